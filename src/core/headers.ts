@@ -1,0 +1,28 @@
+/**
+ * Header names of the answer-once protocol (PROTOCOL.md § Headers).
+ * HTTP header names are case-insensitive; these are the spellings we send.
+ */
+
+/** The intent's ID, sent on every attempt and status poll. The default request header. */
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
+/** The IETF httpapi draft's header; its value is a structured-field string (`"…"`). */
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+
+/** Set to `true` on a response that replays a stored answer instead of running the work. */
+export const REPLAYED_HEADER = 'X-Idempotent-Replayed';
+
+/** Stripe's spelling of {@link REPLAYED_HEADER}; recognised by the client. */
+export const STRIPE_REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/** `Prefer: wait=N` asks the server to hold a 202 up to N seconds (RFC 7240). */
+export const PREFER_HEADER = 'Prefer';
+
+/** Echoes the preference the server applied (`wait=N`). */
+export const PREFERENCE_APPLIED_HEADER = 'Preference-Applied';
+
+export const RETRY_AFTER_HEADER = 'Retry-After';
+export const LOCATION_HEADER = 'Location';
+
+/** Media type of every error body the server writes (RFC 9457). */
+export const PROBLEM_JSON = 'application/problem+json';

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { formatPreferWait, parsePreferWait } from './prefer.js';
+import { parseRetryAfter } from './retry-after.js';
+
+describe('Prefer: wait', () => {
+  it('round-trips a wait in whole seconds', () => {
+    expect(formatPreferWait(10.9)).toBe('wait=10');
+    expect(parsePreferWait(formatPreferWait(25))).toBe(25);
+  });
+
+  it('finds wait among other preferences, in any case and with a quoted value', () => {
+    expect(parsePreferWait('respond-async, WAIT = "7"')).toBe(7);
+    expect(parsePreferWait('return=minimal;foo=bar, wait=3')).toBe(3);
+  });
+
+  it('ignores an absent or malformed wait', () => {
+    expect(parsePreferWait(null)).toBeUndefined();
+    expect(parsePreferWait('respond-async')).toBeUndefined();
+    expect(parsePreferWait('wait=-1')).toBeUndefined();
+    expect(parsePreferWait('wait=1.5')).toBeUndefined();
+  });
+});
+
+describe('Retry-After', () => {
+  it('reads delay-seconds as milliseconds', () => {
+    expect(parseRetryAfter('3')).toBe(3000);
+  });
+
+  it('reads an HTTP-date relative to now, never negative', () => {
+    const now = Date.parse('Mon, 30 Nov 2026 12:00:00 GMT');
+    expect(parseRetryAfter('Mon, 30 Nov 2026 12:00:05 GMT', now)).toBe(5000);
+    expect(parseRetryAfter('Mon, 30 Nov 2026 11:00:00 GMT', now)).toBe(0);
+  });
+
+  it('returns undefined for garbage', () => {
+    expect(parseRetryAfter('soon')).toBeUndefined();
+    expect(parseRetryAfter('')).toBeUndefined();
+    expect(parseRetryAfter(undefined)).toBeUndefined();
+  });
+});

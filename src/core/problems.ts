@@ -1,0 +1,52 @@
+/**
+ * The problem+json `type` URIs and stable `code` strings that cross the wire
+ * (PROTOCOL.md § Errors). Clients branch on `code`; humans read `title` and `detail`.
+ */
+export const PROBLEM_BASE = 'https://answer-once.dev/problems/';
+
+export const PROBLEM_CODES = [
+  /** No `X-Request-Id` / `Idempotency-Key` header on a request that needs one. */
+  'missing-request-id',
+  /** The key is not 8–128 characters of `[A-Za-z0-9_-]`. */
+  'invalid-request-id',
+  /** The key was used before with another method, path or body. */
+  'request-id-reused',
+  /** The stored attempt of this intent failed; resend the same request with the same ID. */
+  'intent-failed',
+  /** Another attempt of this intent is still running (the IETF draft's 409). */
+  'request-in-progress',
+  /** The request body is larger than the server accepts. */
+  'payload-too-large',
+  /** The idempotency store could not be reached; retry with the same ID. */
+  'store-unavailable',
+  /** No intent with this ID is known in the caller's scope. */
+  'intent-not-found',
+] as const;
+
+export type ProblemCode = (typeof PROBLEM_CODES)[number];
+
+/** An RFC 9457 problem details object as answer-once writes it. */
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  /** Stable machine-readable code; see {@link PROBLEM_CODES}. */
+  code?: ProblemCode;
+  /** The intent the problem is about, when known. */
+  requestId?: string;
+  [extension: string]: unknown;
+}
+
+export function problemType(code: ProblemCode): string {
+  return PROBLEM_BASE + code;
+}
+
+/** The `code` of a problem body, if it is one of ours. */
+export function problemCode(body: unknown): ProblemCode | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const code = (body as { code?: unknown }).code;
+  return typeof code === 'string' && (PROBLEM_CODES as readonly string[]).includes(code)
+    ? (code as ProblemCode)
+    : undefined;
+}

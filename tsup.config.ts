@@ -1,0 +1,22 @@
+import { defineConfig } from 'tsup';
+
+// One bundle per public entry point; the dependency arrows of DESIGN.md § Layout hold
+// because each entry only imports what it re-exports, and peers stay external.
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+    react: 'src/react/index.ts',
+    server: 'src/server/index.ts',
+    'server-node': 'src/server/node.ts',
+    redis: 'src/redis/index.ts',
+    msw: 'src/msw/index.ts',
+  },
+  format: ['esm', 'cjs'],
+  dts: true,
+  target: 'es2022',
+  platform: 'neutral',
+  sourcemap: true,
+  clean: true,
+  treeshake: true,
+  splitting: true,
+});
