@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 // One project per kind of test, so each can be run alone (`vitest --project redis`)
 // and each gets the environment it needs. All of them run under `npm test`.
 export default defineConfig({
+  // Tests, examples and benches import `answer-once/…` as users do; tsconfig maps it to src/.
+  resolve: { tsconfigPaths: true },
   test: {
     projects: [
       {
