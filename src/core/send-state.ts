@@ -1,0 +1,155 @@
+/**
+ * The lifecycle of one send, as a pure reducer over typed actions (no client, no React).
+ *
+ *   idle ─start→ sending ─retry→ retrying ─attempt→ sending ─…
+ *                   │  └──────poll→ waiting (202: the server is still generating)
+ *                   ├─answer→ answered   (data, replayed)
+ *                   └─fail→   failed     (error; sending again keeps the requestId)
+ *
+ * Every state carries the same fields, so a UI can read `state.attempt` without
+ * narrowing; `data` is typed only in `answered`, `error` only in `failed`.
+ */
+
+export type SendStatus = 'idle' | 'sending' | 'retrying' | 'waiting' | 'answered' | 'failed';
+
+/** Why the client is about to try again, as the client reported it. */
+export interface RetryInfo {
+  /** A short reason such as `network`, `timeout`, `503`. */
+  readonly reason: string;
+  /** The backoff before the next attempt, in milliseconds. */
+  readonly delayMs: number;
+}
+
+interface Fields {
+  /** The intent's ID; `undefined` only before the first send of an intent. */
+  readonly requestId: string | undefined;
+  /** 1-based number of the attempt in flight (or the last one made); 0 before any. */
+  readonly attempt: number;
+  /** How many retries the client allows after the first attempt, when known. */
+  readonly retryLimit: number | undefined;
+  /** Status polls made while the server reported the intent still running. */
+  readonly polls: number;
+  /** True when the answer was a replay of one stored earlier (the "already answered" badge). */
+  readonly replayed: boolean;
+  /** Set while `retrying`: why and how long until the next attempt. */
+  readonly retry: RetryInfo | undefined;
+}
+
+export type SendState<TData = unknown> =
+  | (Fields & { readonly status: 'idle'; readonly data: undefined; readonly error: undefined })
+  | (Fields & {
+      readonly status: 'sending' | 'retrying' | 'waiting';
+      readonly data: undefined;
+      readonly error: undefined;
+    })
+  | (Fields & { readonly status: 'answered'; readonly data: TData; readonly error: undefined })
+  | (Fields & { readonly status: 'failed'; readonly data: undefined; readonly error: Error });
+
+export type SendAction<TData = unknown> =
+  /** A send began (a new intent, or the same intent again after a failure). */
+  | { readonly type: 'start'; readonly requestId: string }
+  /** The client put an attempt on the wire. */
+  | { readonly type: 'attempt'; readonly attempt: number; readonly retryLimit?: number }
+  /**
+   * Attempt number `attempt` failed in a retryable way; retry number `attempt` (of
+   * `retryLimit`) follows after `delayMs` — so a UI shows "retrying (attempt/retryLimit)".
+   */
+  | {
+      readonly type: 'retry';
+      readonly attempt: number;
+      readonly retryLimit?: number;
+      readonly reason: string;
+      readonly delayMs: number;
+    }
+  /** The server answered 202: the intent is running; the client polls its status. */
+  | { readonly type: 'poll'; readonly polls?: number }
+  | { readonly type: 'answer'; readonly data: TData; readonly replayed: boolean }
+  | { readonly type: 'fail'; readonly error: Error }
+  /** Forget the intent; the next send is a new one. */
+  | { readonly type: 'reset' };
+
+const IDLE: SendState<never> = Object.freeze({
+  status: 'idle',
+  requestId: undefined,
+  attempt: 0,
+  retryLimit: undefined,
+  polls: 0,
+  replayed: false,
+  retry: undefined,
+  data: undefined,
+  error: undefined,
+});
+
+/** The state before anything was sent. */
+export function initialSendState<TData = unknown>(): SendState<TData> {
+  return IDLE;
+}
+
+/** True while a send is in flight (a second `send()` joins it). */
+export function isInFlight(state: SendState<unknown>): boolean {
+  return state.status === 'sending' || state.status === 'retrying' || state.status === 'waiting';
+}
+
+/**
+ * Applies one action. Pure: returns a new state, or the same object when nothing
+ * changed, so subscribers can compare by identity. Progress actions (`attempt`,
+ * `retry`, `poll`) arriving when no send is in flight are ignored: they belong to a
+ * send that was reset or already settled.
+ */
+export function sendReducer<TData>(
+  state: SendState<TData>,
+  action: SendAction<TData>,
+): SendState<TData> {
+  switch (action.type) {
+    case 'start':
+      return {
+        ...IDLE,
+        status: 'sending',
+        requestId: action.requestId,
+        // A resend after failure continues the intent's numbering and known limit.
+        attempt: action.requestId === state.requestId ? state.attempt : 0,
+        retryLimit: state.retryLimit,
+      };
+    case 'attempt':
+      if (!isInFlight(state)) return state;
+      return {
+        ...state,
+        status: 'sending',
+        attempt: action.attempt,
+        retryLimit: action.retryLimit ?? state.retryLimit,
+        retry: undefined,
+      };
+    case 'retry':
+      if (!isInFlight(state)) return state;
+      return {
+        ...state,
+        status: 'retrying',
+        attempt: action.attempt,
+        retryLimit: action.retryLimit ?? state.retryLimit,
+        retry: { reason: action.reason, delayMs: action.delayMs },
+      };
+    case 'poll':
+      if (!isInFlight(state)) return state;
+      return {
+        ...state,
+        status: 'waiting',
+        polls: action.polls ?? state.polls + 1,
+        retry: undefined,
+      };
+    case 'answer':
+      if (!isInFlight(state)) return state;
+      return {
+        ...state,
+        status: 'answered',
+        data: action.data,
+        replayed: action.replayed,
+        retry: undefined,
+        error: undefined,
+      };
+    case 'fail':
+      if (!isInFlight(state)) return state;
+      return { ...state, status: 'failed', error: action.error, data: undefined, retry: undefined };
+    case 'reset':
+      return state.status === 'idle' && state.requestId === undefined ? state : IDLE;
+  }
+}
