@@ -68,7 +68,7 @@ export type SendAction<TData = unknown> =
   /** Forget the intent; the next send is a new one. */
   | { readonly type: 'reset' };
 
-const IDLE: SendState<never> = Object.freeze({
+const IDLE: Extract<SendState<never>, { status: 'idle' }> = Object.freeze({
   status: 'idle',
   requestId: undefined,
   attempt: 0,
@@ -100,56 +100,57 @@ export function sendReducer<TData>(
   state: SendState<TData>,
   action: SendAction<TData>,
 ): SendState<TData> {
+  if (action.type === 'start') {
+    return {
+      ...IDLE,
+      status: 'sending',
+      requestId: action.requestId,
+      // A resend after failure continues the intent's numbering and known limit.
+      attempt: action.requestId === state.requestId ? state.attempt : 0,
+      retryLimit: state.retryLimit,
+    };
+  }
+  if (action.type === 'reset') {
+    return state.status === 'idle' && state.requestId === undefined ? state : IDLE;
+  }
+  if (!isInFlight(state)) return state;
+  const fields = progressFields(state);
   switch (action.type) {
-    case 'start':
-      return {
-        ...IDLE,
-        status: 'sending',
-        requestId: action.requestId,
-        // A resend after failure continues the intent's numbering and known limit.
-        attempt: action.requestId === state.requestId ? state.attempt : 0,
-        retryLimit: state.retryLimit,
-      };
     case 'attempt':
-      if (!isInFlight(state)) return state;
       return {
-        ...state,
+        ...fields,
         status: 'sending',
         attempt: action.attempt,
         retryLimit: action.retryLimit ?? state.retryLimit,
-        retry: undefined,
       };
     case 'retry':
-      if (!isInFlight(state)) return state;
       return {
-        ...state,
+        ...fields,
         status: 'retrying',
         attempt: action.attempt,
         retryLimit: action.retryLimit ?? state.retryLimit,
         retry: { reason: action.reason, delayMs: action.delayMs },
       };
     case 'poll':
-      if (!isInFlight(state)) return state;
-      return {
-        ...state,
-        status: 'waiting',
-        polls: action.polls ?? state.polls + 1,
-        retry: undefined,
-      };
+      return { ...fields, status: 'waiting', polls: action.polls ?? state.polls + 1 };
     case 'answer':
-      if (!isInFlight(state)) return state;
-      return {
-        ...state,
-        status: 'answered',
-        data: action.data,
-        replayed: action.replayed,
-        retry: undefined,
-        error: undefined,
-      };
+      return { ...fields, status: 'answered', data: action.data, replayed: action.replayed };
     case 'fail':
-      if (!isInFlight(state)) return state;
-      return { ...state, status: 'failed', error: action.error, data: undefined, retry: undefined };
-    case 'reset':
-      return state.status === 'idle' && state.requestId === undefined ? state : IDLE;
+      return { ...fields, status: 'failed', error: action.error };
   }
+}
+
+/** The fields an in-flight state carries into its next state, minus per-state extras. */
+function progressFields(state: SendState<unknown>): Fields & { data: undefined; error: undefined } {
+  const { requestId, attempt, retryLimit, polls, replayed } = state;
+  return {
+    requestId,
+    attempt,
+    retryLimit,
+    polls,
+    replayed,
+    retry: undefined,
+    data: undefined,
+    error: undefined,
+  };
 }
