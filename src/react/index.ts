@@ -1,0 +1,12 @@
+/**
+ * `answer-once/react`: the `useSend` hook over the client's send controller.
+ * React 18 or 19 is an optional peer; nothing else in the package imports React.
+ */
+export { useSend } from './use-send.js';
+export type { UseSendOptions, UseSendResult } from './use-send.js';
+export type { SendState, SendStatus, RetryInfo } from '../core/send-state.js';
+export type {
+  ControllerClient,
+  ControllerSendOptions,
+  SendControllerOptions,
+} from '../client/controller.js';
