@@ -1,0 +1,227 @@
+import { StoreUnavailableError } from './errors.js';
+import type {
+  AcquireResult,
+  IdempotencyRecord,
+  IdempotencyStore,
+  ProcessingRecord,
+} from './store.js';
+
+/** Options of {@link MemoryStore}. */
+export interface MemoryStoreOptions {
+  /**
+   * The most records kept. When full, expired records go first, then the oldest
+   * answered ones; a live PROCESSING record is never evicted — when every slot holds
+   * one, `acquire` of a new key throws a `StoreUnavailableError` (the handler's 503).
+   * @default 10_000
+   */
+  maxEntries?: number;
+  /**
+   * How long a PROCESSING record whose lease expired (its worker died and nobody took
+   * it over) is kept, so a late retry still takes over with the same fingerprint.
+   * @default 3_600_000 (1 hour)
+   */
+  abandonedTtlMs?: number;
+  /**
+   * The clock, in epoch milliseconds. Waits arm real timers (`setTimeout`) for the
+   * lease deadline, so a test that injects a clock should also fake timers.
+   * @default Date.now
+   */
+  now?: () => number;
+}
+
+interface ResolvedMemoryStoreOptions {
+  readonly maxEntries: number;
+  readonly abandonedTtlMs: number;
+  readonly now: () => number;
+}
+
+export function normalizeMemoryStoreOptions(options: MemoryStoreOptions = {}): ResolvedMemoryStoreOptions {
+  const { maxEntries = 10_000, abandonedTtlMs = 3_600_000, now = Date.now } = options;
+  if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) {
+    throw new TypeError('answer-once: `maxEntries` must be a positive integer.');
+  }
+  if (!Number.isFinite(abandonedTtlMs) || abandonedTtlMs < 0) {
+    throw new TypeError('answer-once: `abandonedTtlMs` must be a finite number ≥ 0.');
+  }
+  if (typeof now !== 'function') throw new TypeError('answer-once: `now` must be a function.');
+  return { maxEntries, abandonedTtlMs, now };
+}
+
+interface Entry {
+  readonly record: IdempotencyRecord;
+  /** When the record disappears (for PROCESSING: lease end + abandonedTtlMs). */
+  readonly expiresAt: number;
+}
+
+/** Called on every write to a key; returns nothing, re-checks the record itself. */
+type Wake = () => void;
+
+/**
+ * The reference {@link IdempotencyStore}: one process, a `Map`, TTLs checked lazily
+ * (no background timer), a size bound that never evicts a running intent, and `wait`
+ * woken by the writes themselves and by one timer at the lease deadline — never a poll.
+ */
+export class MemoryStore implements IdempotencyStore {
+  readonly #options: ResolvedMemoryStoreOptions;
+  readonly #entries = new Map<string, Entry>();
+  readonly #waiters = new Map<string, Set<Wake>>();
+  #closed = false;
+
+  constructor(options?: MemoryStoreOptions) {
+    this.#options = normalizeMemoryStoreOptions(options);
+  }
+
+  /** The number of records currently held (expired ones may still count until touched). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  async acquire(key: string, fingerprint: string, leaseMs: number): Promise<AcquireResult> {
+    const now = this.#options.now();
+    const current = this.#read(key, now);
+    if (current && current.fingerprint !== fingerprint) return { acquired: false, record: current };
+    if (current?.state === 'completed') return { acquired: false, record: current };
+    if (current?.state === 'processing' && current.leaseExpiresAt > now) {
+      return { acquired: false, record: current };
+    }
+    if (!current) this.#makeRoom(key, now);
+    const record: ProcessingRecord = {
+      state: 'processing',
+      fingerprint,
+      token: crypto.randomUUID(),
+      leaseExpiresAt: now + leaseMs,
+      createdAt: current?.createdAt ?? now,
+    };
+    this.#write(key, record, record.leaseExpiresAt + this.#options.abandonedTtlMs);
+    return {
+      acquired: true,
+      token: record.token,
+      leaseExpiresAt: record.leaseExpiresAt,
+      takeover: current?.state === 'processing',
+      retry: current?.state === 'failed',
+    };
+  }
+
+  async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
+    const now = this.#options.now();
+    const current = this.#held(key, token, now);
+    if (!current) return false;
+    const record: ProcessingRecord = { ...current, leaseExpiresAt: now + leaseMs };
+    this.#write(key, record, record.leaseExpiresAt + this.#options.abandonedTtlMs);
+    return true;
+  }
+
+  async complete(key: string, token: string, result: string, ttlMs: number): Promise<boolean> {
+    const now = this.#options.now();
+    const current = this.#held(key, token, now);
+    if (!current) return false;
+    const { fingerprint, createdAt } = current;
+    this.#write(key, { state: 'completed', fingerprint, result, createdAt, completedAt: now }, now + ttlMs);
+    return true;
+  }
+
+  async fail(key: string, token: string, error: string, ttlMs: number): Promise<boolean> {
+    const now = this.#options.now();
+    const current = this.#held(key, token, now);
+    if (!current) return false;
+    const { fingerprint, createdAt } = current;
+    this.#write(key, { state: 'failed', fingerprint, error, createdAt, failedAt: now }, now + ttlMs);
+    return true;
+  }
+
+  async get(key: string): Promise<IdempotencyRecord | null> {
+    return this.#read(key, this.#options.now()) ?? null;
+  }
+
+  wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<IdempotencyRecord | null> {
+    const deadline = this.#options.now() + Math.max(0, timeoutMs);
+    return new Promise((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const finish = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', finish);
+        this.#unsubscribe(key, check);
+        resolve(this.#read(key, this.#options.now()) ?? null);
+      };
+      // Settles unless the record is still a live PROCESSING one and time remains;
+      // otherwise sleeps until the earlier of the lease deadline and the wait deadline.
+      const check = (): void => {
+        const now = this.#options.now();
+        const record = this.#read(key, now);
+        if (this.#closed || record?.state !== 'processing' || record.leaseExpiresAt <= now || now >= deadline) {
+          finish();
+          return;
+        }
+        clearTimeout(timer);
+        timer = setTimeout(check, Math.max(1, Math.min(deadline, record.leaseExpiresAt) - now));
+      };
+      if (signal?.aborted) {
+        resolve(this.#read(key, this.#options.now()) ?? null);
+        return;
+      }
+      signal?.addEventListener('abort', finish, { once: true });
+      this.#subscribe(key, check);
+      check();
+    });
+  }
+
+  /** Settles every pending `wait` with the record as it is; later waits return at once. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const wakes of [...this.#waiters.values()]) for (const wake of [...wakes]) wake();
+  }
+
+  /**
+   * The PROCESSING record `token` holds, if it still does. An expired lease that nobody
+   * took over is still held: the slow worker may renew or store its answer; the first
+   * takeover issues a new token and fences it out.
+   */
+  #held(key: string, token: string, now: number): ProcessingRecord | undefined {
+    const current = this.#read(key, now);
+    return current?.state === 'processing' && current.token === token ? current : undefined;
+  }
+
+  #read(key: string, now: number): IdempotencyRecord | undefined {
+    const entry = this.#entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt > now) return entry.record;
+    this.#entries.delete(key);
+    return undefined;
+  }
+
+  #write(key: string, record: IdempotencyRecord, expiresAt: number): void {
+    this.#entries.set(key, { record, expiresAt });
+    for (const wake of [...(this.#waiters.get(key) ?? [])]) wake();
+  }
+
+  /** Frees one slot for a new key: expired records first, then the oldest evictable one. */
+  #makeRoom(key: string, now: number): void {
+    if (this.#entries.size < this.#options.maxEntries) return;
+    for (const [candidate, entry] of this.#entries) {
+      if (entry.expiresAt <= now) this.#entries.delete(candidate);
+    }
+    if (this.#entries.size < this.#options.maxEntries) return;
+    for (const [candidate, entry] of this.#entries) {
+      const { record } = entry;
+      if (record.state === 'processing' && record.leaseExpiresAt > now) continue;
+      this.#entries.delete(candidate);
+      for (const wake of [...(this.#waiters.get(candidate) ?? [])]) wake();
+      return;
+    }
+    throw new StoreUnavailableError(
+      `answer-once: the memory store holds ${this.#options.maxEntries} running intents; cannot admit ${key}.`,
+    );
+  }
+
+  #subscribe(key: string, wake: Wake): void {
+    let wakes = this.#waiters.get(key);
+    if (!wakes) this.#waiters.set(key, (wakes = new Set()));
+    wakes.add(wake);
+  }
+
+  #unsubscribe(key: string, wake: Wake): void {
+    const wakes = this.#waiters.get(key);
+    wakes?.delete(wake);
+    if (wakes?.size === 0) this.#waiters.delete(key);
+  }
+}

@@ -1,0 +1,24 @@
+import { PROBLEM_JSON, REQUEST_ID_HEADER } from '../core/headers.js';
+import { type ProblemCode, type ProblemDetails, problemType } from '../core/problems.js';
+
+/** What a problem+json answer carries besides its code. */
+export interface ProblemInit {
+  readonly status: number;
+  readonly title: string;
+  readonly detail?: string;
+  readonly requestId?: string;
+  /** Extra response headers (`Retry-After`, `Location`, …). */
+  readonly headers?: HeadersInit;
+}
+
+/** An RFC 9457 problem+json `Response` with one of the protocol's stable codes. */
+export function problemResponse(code: ProblemCode, init: ProblemInit): Response {
+  const body: ProblemDetails = { type: problemType(code), title: init.title, status: init.status, code };
+  if (init.detail !== undefined) body.detail = init.detail;
+  if (init.requestId !== undefined) body.requestId = init.requestId;
+  const headers = new Headers(init.headers);
+  headers.set('Content-Type', PROBLEM_JSON);
+  headers.set('Cache-Control', 'no-store');
+  if (init.requestId !== undefined) headers.set(REQUEST_ID_HEADER, init.requestId);
+  return new Response(JSON.stringify(body), { status: init.status, headers });
+}

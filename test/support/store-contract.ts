@@ -1,0 +1,252 @@
+/**
+ * The specification every `IdempotencyStore` must meet, as a reusable suite:
+ *
+ *   describeStoreContract('MemoryStore', () => new MemoryStore());
+ *   describeStoreContract('RedisStore', async () => ({ store, teardown }));
+ *
+ * It runs on the real clock (a networked store keeps its own time), with short leases
+ * and TTLs, and a fresh key per test so suites may share one database.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AcquireResult, IdempotencyRecord, IdempotencyStore } from 'answer-once/server';
+
+/** A store under test and how to dispose of it after each test. */
+export interface StoreContractHarness {
+  readonly store: IdempotencyStore;
+  readonly teardown?: () => Promise<void> | void;
+}
+
+export interface StoreContractOptions {
+  /** The lease used by the suite; raise it for a slow store. @default 200 */
+  readonly leaseMs?: number;
+  /** How late a wake-up or expiry may be observed. @default 100 */
+  readonly slackMs?: number;
+}
+
+type Setup = () => Promise<IdempotencyStore | StoreContractHarness> | IdempotencyStore | StoreContractHarness;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function isHarness(value: IdempotencyStore | StoreContractHarness): value is StoreContractHarness {
+  return 'store' in value && typeof (value as { acquire?: unknown }).acquire !== 'function';
+}
+
+function held(result: AcquireResult): Extract<AcquireResult, { acquired: true }> {
+  if (!result.acquired) throw new Error(`expected to acquire, found ${result.record.state}`);
+  return result;
+}
+
+function found(result: AcquireResult): IdempotencyRecord {
+  if (result.acquired) throw new Error('expected not to acquire');
+  return result.record;
+}
+
+export function describeStoreContract(name: string, setup: Setup, options: StoreContractOptions = {}): void {
+  const lease = options.leaseMs ?? 200;
+  const slack = options.slackMs ?? 100;
+  const ttl = 3_600_000;
+
+  describe(`${name} (IdempotencyStore contract)`, () => {
+    let store: IdempotencyStore;
+    let teardown: (() => Promise<void> | void) | undefined;
+    let key: string;
+
+    beforeEach(async () => {
+      const made = await setup();
+      if (isHarness(made)) ({ store, teardown } = made);
+      else [store, teardown] = [made, () => made.close?.()];
+      key = `answer-once-contract:{${crypto.randomUUID()}}`;
+    });
+
+    afterEach(async () => {
+      await teardown?.();
+    });
+
+    it('acquires a key nobody holds, with a fresh token and a lease from now', async () => {
+      const before = Date.now();
+      const first = held(await store.acquire(key, 'fp', lease));
+      expect(first).toMatchObject({ acquired: true, takeover: false, retry: false });
+      expect(first.token).toEqual(expect.any(String));
+      expect(first.leaseExpiresAt).toBeGreaterThanOrEqual(before + lease - slack);
+      expect(first.leaseExpiresAt).toBeLessThanOrEqual(Date.now() + lease + slack);
+      expect(await store.get(key)).toMatchObject({ state: 'processing', fingerprint: 'fp', token: first.token });
+    });
+
+    it('answers a second acquire of a live intent with its PROCESSING record', async () => {
+      const first = held(await store.acquire(key, 'fp', lease));
+      const record = found(await store.acquire(key, 'fp', lease));
+      expect(record).toMatchObject({ state: 'processing', fingerprint: 'fp', token: first.token });
+    });
+
+    it('returns the record unchanged to another fingerprint, whatever its state', async () => {
+      const first = held(await store.acquire(key, 'fp', lease));
+      expect(found(await store.acquire(key, 'other', lease))).toMatchObject({ state: 'processing', fingerprint: 'fp' });
+
+      await sleep(lease + slack); // lease expired: still no takeover for another fingerprint
+      expect(found(await store.acquire(key, 'other', lease))).toMatchObject({ state: 'processing', token: first.token });
+
+      expect(await store.fail(key, first.token, 'boom', ttl)).toBe(true);
+      expect(found(await store.acquire(key, 'other', lease))).toMatchObject({ state: 'failed', error: 'boom' });
+
+      const second = held(await store.acquire(key, 'fp', lease));
+      expect(await store.complete(key, second.token, 'answer', ttl)).toBe(true);
+      expect(found(await store.acquire(key, 'other', lease))).toMatchObject({ state: 'completed', result: 'answer' });
+      expect(await store.get(key)).toMatchObject({ state: 'completed', fingerprint: 'fp', result: 'answer' });
+    });
+
+    it('lets a new worker take over an expired lease with a new token, keeping createdAt', async () => {
+      const first = held(await store.acquire(key, 'fp', lease));
+      const createdAt = (await store.get(key))?.createdAt;
+      await sleep(lease + slack);
+      const second = held(await store.acquire(key, 'fp', lease));
+      expect(second).toMatchObject({ takeover: true, retry: false });
+      expect(second.token).not.toBe(first.token);
+      expect((await store.get(key))?.createdAt).toBe(createdAt);
+    });
+
+    it('rejects the zombie’s renew, complete and fail after a takeover, and keeps the successor’s answer', async () => {
+      const zombie = held(await store.acquire(key, 'fp', lease));
+      await sleep(lease + slack);
+      const successor = held(await store.acquire(key, 'fp', lease));
+      expect(await store.renew(key, zombie.token, lease)).toBe(false);
+      expect(await store.complete(key, zombie.token, 'zombie', ttl)).toBe(false);
+      expect(await store.fail(key, zombie.token, 'zombie', ttl)).toBe(false);
+      expect(await store.get(key)).toMatchObject({ state: 'processing', token: successor.token });
+      expect(await store.complete(key, successor.token, 'successor', ttl)).toBe(true);
+      expect(await store.complete(key, zombie.token, 'zombie', ttl)).toBe(false);
+      expect(await store.get(key)).toMatchObject({ state: 'completed', result: 'successor' });
+    });
+
+    it('rejects writes with a token that never held the key, and a second complete', async () => {
+      const holder = held(await store.acquire(key, 'fp', lease));
+      expect(await store.complete(key, 'not-a-token', 'x', ttl)).toBe(false);
+      expect(await store.renew(`${key}:other`, holder.token, lease)).toBe(false);
+      expect(await store.complete(key, holder.token, 'first', ttl)).toBe(true);
+      expect(await store.complete(key, holder.token, 'second', ttl)).toBe(false);
+      expect(await store.fail(key, holder.token, 'late', ttl)).toBe(false);
+      expect(await store.get(key)).toMatchObject({ state: 'completed', result: 'first' });
+    });
+
+    it('extends a renewed lease so nobody takes over while the holder lives', async () => {
+      const holder = held(await store.acquire(key, 'fp', lease));
+      for (let beat = 0; beat < 4; beat += 1) {
+        await sleep(lease / 2);
+        expect(await store.renew(key, holder.token, lease)).toBe(true);
+      }
+      expect(found(await store.acquire(key, 'fp', lease))).toMatchObject({ state: 'processing', token: holder.token });
+      const record = await store.get(key);
+      expect(record?.state === 'processing' && record.leaseExpiresAt).toBeGreaterThan(Date.now());
+    });
+
+    it('replays a COMPLETED record to the same fingerprint and forgets it after its TTL', async () => {
+      const holder = held(await store.acquire(key, 'fp', lease));
+      expect(await store.complete(key, holder.token, 'answer', 2 * lease)).toBe(true);
+      expect(found(await store.acquire(key, 'fp', lease))).toMatchObject({ state: 'completed', result: 'answer' });
+      const record = await store.get(key);
+      expect(record?.state === 'completed' && record.completedAt).toBeGreaterThanOrEqual(record?.createdAt ?? Infinity);
+      await sleep(2 * lease + slack);
+      expect(await store.get(key)).toBeNull();
+      expect(held(await store.acquire(key, 'fp', lease))).toMatchObject({ takeover: false, retry: false });
+    });
+
+    it('lets a FAILED intent be acquired again as a retry, and forgets it after its TTL', async () => {
+      const first = held(await store.acquire(key, 'fp', lease));
+      expect(await store.fail(key, first.token, 'boom', ttl)).toBe(true);
+      expect(await store.get(key)).toMatchObject({ state: 'failed', error: 'boom', fingerprint: 'fp' });
+      const retry = held(await store.acquire(key, 'fp', lease));
+      expect(retry).toMatchObject({ takeover: false, retry: true });
+      expect(retry.token).not.toBe(first.token);
+
+      expect(await store.fail(key, retry.token, 'again', 2 * lease)).toBe(true);
+      await sleep(2 * lease + slack);
+      expect(await store.get(key)).toBeNull();
+    });
+
+    it('never issues the same token twice, across retries and keys', async () => {
+      const tokens = new Set<string>();
+      for (let round = 0; round < 10; round += 1) {
+        const mine = held(await store.acquire(key, 'fp', lease));
+        const elsewhere = held(await store.acquire(`${key}:${round}`, 'fp', lease));
+        tokens.add(mine.token).add(elsewhere.token);
+        expect(await store.fail(key, mine.token, 'boom', ttl)).toBe(true);
+      }
+      expect(tokens.size).toBe(20);
+    });
+
+    it('returns at once from wait when the record is unknown or already settled', async () => {
+      const start = Date.now();
+      expect(await store.wait(key, 5_000)).toBeNull();
+      const holder = held(await store.acquire(key, 'fp', lease));
+      await store.complete(key, holder.token, 'answer', ttl);
+      expect(await store.wait(key, 5_000)).toMatchObject({ state: 'completed', result: 'answer' });
+      expect(Date.now() - start).toBeLessThan(slack * 2);
+    });
+
+    it('wakes a waiter as soon as the holder completes', async () => {
+      const holder = held(await store.acquire(key, 'fp', 10 * lease));
+      const waiting = store.wait(key, 20 * lease);
+      await sleep(lease / 2);
+      const completedAt = Date.now();
+      await store.complete(key, holder.token, 'answer', ttl);
+      expect(await waiting).toMatchObject({ state: 'completed', result: 'answer' });
+      expect(Date.now() - completedAt).toBeLessThan(slack);
+    });
+
+    it('wakes a waiter as soon as the holder fails', async () => {
+      const holder = held(await store.acquire(key, 'fp', 10 * lease));
+      const waiting = store.wait(key, 20 * lease);
+      await sleep(lease / 2);
+      const failedAt = Date.now();
+      await store.fail(key, holder.token, 'boom', ttl);
+      expect(await waiting).toMatchObject({ state: 'failed', error: 'boom' });
+      expect(Date.now() - failedAt).toBeLessThan(slack);
+    });
+
+    it('wakes a waiter when the holder’s lease expires, with the expired record', async () => {
+      const holder = held(await store.acquire(key, 'fp', lease));
+      const record = await store.wait(key, 20 * lease);
+      const now = Date.now();
+      expect(record).toMatchObject({ state: 'processing', token: holder.token });
+      expect(record?.state === 'processing' && record.leaseExpiresAt).toBeLessThanOrEqual(now);
+      expect(now).toBeLessThan(holder.leaseExpiresAt + slack);
+    });
+
+    it('keeps a waiter waiting across renewals, then times out with the live record', async () => {
+      const holder = held(await store.acquire(key, 'fp', lease));
+      const start = Date.now();
+      const waiting = store.wait(key, 2 * lease);
+      await sleep(lease / 2);
+      await store.renew(key, holder.token, lease);
+      await sleep(lease / 2);
+      await store.renew(key, holder.token, lease);
+      await sleep(lease / 2);
+      await store.renew(key, holder.token, lease);
+      const record = await waiting;
+      const waited = Date.now() - start;
+      expect(record).toMatchObject({ state: 'processing', token: holder.token });
+      expect(waited).toBeGreaterThanOrEqual(2 * lease - 5);
+      expect(waited).toBeLessThan(2 * lease + slack);
+    });
+
+    it('stops waiting when the signal aborts', async () => {
+      held(await store.acquire(key, 'fp', 10 * lease));
+      const controller = new AbortController();
+      const waiting = store.wait(key, 20 * lease, controller.signal);
+      await sleep(lease / 4);
+      const abortedAt = Date.now();
+      controller.abort();
+      expect(await waiting).toMatchObject({ state: 'processing' });
+      expect(Date.now() - abortedAt).toBeLessThan(slack);
+      expect(await store.wait(key, 20 * lease, controller.signal)).toMatchObject({ state: 'processing' });
+    });
+
+    it('lets many waiters on one key all wake on one write', async () => {
+      const holder = held(await store.acquire(key, 'fp', 10 * lease));
+      const waiters = Array.from({ length: 5 }, () => store.wait(key, 20 * lease));
+      await sleep(lease / 4);
+      await store.complete(key, holder.token, 'answer', ttl);
+      const records = await Promise.all(waiters);
+      expect(records.map((record) => record?.state)).toEqual(Array(5).fill('completed'));
+    });
+  });
+}
