@@ -1,0 +1,60 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { serve, toNodeListener } from 'answer-once/server/node';
+
+const echo = async (request: Request): Promise<Response> =>
+  Response.json(
+    { method: request.method, path: new URL(request.url).pathname, body: await request.text() },
+    { status: 201, headers: { 'X-Request-Id': request.headers.get('X-Request-Id') ?? '' } },
+  );
+
+describe('serve', () => {
+  it('serves a fetch handler on loopback and hands it real Requests', async () => {
+    const server = await serve(echo);
+    try {
+      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const response = await fetch(`${server.url}/api/chat`, {
+        method: 'POST',
+        headers: { 'X-Request-Id': 'req-12345678' },
+        body: 'hello',
+      });
+      expect(response.status).toBe(201);
+      expect(response.headers.get('X-Request-Id')).toBe('req-12345678');
+      expect(await response.json()).toEqual({ method: 'POST', path: '/api/chat', body: 'hello' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('closes even while a long-poll is held open', async () => {
+    let release: (() => void) | undefined;
+    const server = await serve(
+      () => new Promise<Response>((resolve) => (release = () => resolve(new Response('late')))),
+    );
+    const held = fetch(server.url).catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await server.close();
+    expect(await held).toBeInstanceOf(Error);
+    release?.();
+  });
+
+  it('names a bad option', async () => {
+    await expect(serve(echo, { port: -1 })).rejects.toThrow(/`port`/);
+    await expect(serve(echo, { hostname: '' })).rejects.toThrow(/`hostname`/);
+  });
+});
+
+describe('toNodeListener', () => {
+  it('plugs a fetch handler into http.createServer', async () => {
+    const server = createServer(toNodeListener(echo));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const response = await fetch(`http://127.0.0.1:${port}/x`, { method: 'PUT', body: 'b' });
+      expect(await response.json()).toEqual({ method: 'PUT', path: '/x', body: 'b' });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
