@@ -1,0 +1,108 @@
+import type { RedisMessageListener, RedisStoreClient, RedisStoreSubscriber } from './client.js';
+import { RedisStoreClosedError, toStoreError } from './errors.js';
+import { withDeadline } from './run-script.js';
+
+interface Channel {
+  readonly listeners: Set<() => void>;
+  readonly dispatch: RedisMessageListener;
+  readonly subscribed: Promise<void>;
+}
+
+/**
+ * The store's one subscriber connection (`client.duplicate()`, opened on the first
+ * `wait`), multiplexed: each record's channel is subscribed once however many waiters
+ * listen on it, and unsubscribed when the last one leaves.
+ */
+export class SettleChannels {
+  readonly #client: RedisStoreClient;
+  readonly #timeoutMs: number;
+  readonly #channels = new Map<string, Channel>();
+  #subscriber: Promise<RedisStoreSubscriber> | undefined;
+  #connection: RedisStoreSubscriber | undefined;
+  #closed = false;
+
+  constructor(client: RedisStoreClient, timeoutMs: number) {
+    this.#client = client;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Calls `onMessage` on every publish to `channel` (and on a reconnection, when messages
+   * may have been missed). Resolves once Redis confirmed the subscription, so a read made
+   * afterwards cannot miss a settle. Returns the function that stops listening.
+   */
+  async listen(channel: string, onMessage: () => void): Promise<() => void> {
+    if (this.#closed) throw new RedisStoreClosedError('answer-once/redis: the store is closed');
+    let entry = this.#channels.get(channel);
+    if (!entry) {
+      const listeners = new Set<() => void>();
+      const dispatch: RedisMessageListener = () => {
+        for (const listener of [...listeners]) listener();
+      };
+      const subscribed = this.#connect().then((subscriber) => subscriber.sSubscribe(channel, dispatch));
+      const created: Channel = { listeners, dispatch, subscribed };
+      subscribed.catch(() => {
+        if (this.#channels.get(channel) === created) this.#channels.delete(channel);
+      });
+      this.#channels.set(channel, created);
+      entry = created;
+    }
+    const joined = entry;
+    joined.listeners.add(onMessage);
+    const stop = (): void => {
+      joined.listeners.delete(onMessage);
+      if (joined.listeners.size > 0 || this.#channels.get(channel) !== joined) return;
+      this.#channels.delete(channel);
+      joined.subscribed
+        .then(async () => (await this.#subscriber)?.sUnsubscribe(channel, joined.dispatch))
+        .catch(() => {});
+    };
+    try {
+      await withDeadline(joined.subscribed, this.#timeoutMs, 'wait');
+    } catch (error) {
+      stop();
+      throw toStoreError(error, 'wait');
+    }
+    return stop;
+  }
+
+  /** Wakes every listener (they re-read and return), then closes the subscriber. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#ringAll();
+    this.#channels.clear();
+    const connection = this.#connection;
+    if (!connection?.isOpen) return;
+    try {
+      await withDeadline(connection.close(), this.#timeoutMs, 'close');
+    } catch {
+      connection.destroy();
+    }
+  }
+
+  #ringAll(): void {
+    for (const { dispatch } of this.#channels.values()) dispatch('', '');
+  }
+
+  #connect(): Promise<RedisStoreSubscriber> {
+    if (this.#subscriber) return this.#subscriber;
+    const subscriber = this.#client.duplicate();
+    this.#connection = subscriber;
+    // Failures surface as rejected subscribes and timed-out waits; reconnection is the client's.
+    subscriber.on('error', () => {});
+    // After a reconnection node-redis resubscribes, but publishes made meanwhile are lost.
+    subscriber.on('ready', () => this.#ringAll());
+    const connecting = subscriber.connect().then(() => subscriber);
+    connecting.catch(() => {
+      if (this.#subscriber === connecting) this.#subscriber = undefined;
+      if (subscriber.isOpen) subscriber.destroy();
+    });
+    this.#subscriber = connecting;
+    return connecting;
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * The slice of node-redis that `RedisStore` uses, as structural types: a client from
+ * `createClient()` (standalone, RESP2 or RESP3, any modules or type mapping) and a
+ * cluster from `createCluster()` both fit, and `redis` stays a type-only, optional peer.
+ */
+
+/** Keys and arguments of one script call; the store always passes exactly one key. */
+export interface RedisScriptCall {
+  keys: string[];
+  arguments: string[];
+}
+
+/** A message listener as node-redis calls it (string mode). */
+export type RedisMessageListener = (message: string, channel: string) => unknown;
+
+/**
+ * The connection `RedisStore` subscribes on: `client.duplicate()`, so one per store.
+ * Sharded pub/sub (`SSUBSCRIBE`, Redis ≥ 7) routes each channel to its key's shard on a
+ * cluster and is plain pub/sub on a standalone server.
+ */
+export interface RedisStoreSubscriber {
+  connect(): Promise<unknown>;
+  sSubscribe(channels: string, listener: RedisMessageListener): Promise<void>;
+  sUnsubscribe(channels: string, listener?: RedisMessageListener): Promise<void>;
+  close(): Promise<void>;
+  destroy(): void;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'ready', listener: () => void): unknown;
+  readonly isOpen: boolean;
+}
+
+/**
+ * What `RedisStore` needs from the client you pass: a connected `createClient()` or
+ * `createCluster()` instance. The store never connects, closes or reconfigures it.
+ */
+export interface RedisStoreClient {
+  evalSha(sha1: string, options: RedisScriptCall): Promise<unknown>;
+  eval(script: string, options: RedisScriptCall): Promise<unknown>;
+  duplicate(): RedisStoreSubscriber;
+}

@@ -1,0 +1,52 @@
+/**
+ * Errors thrown by `RedisStore`. Every store method rejects with one of these, never
+ * with a raw node-redis error, so the layer above can tell "retry later" from "bug".
+ */
+import { StoreUnavailableError } from '../server/errors.js';
+
+/** Redis refused the operation for good (wrong key type, script error, …). `cause` keeps the reply. */
+export class RedisStoreError extends Error {
+  override name: string = 'RedisStoreError';
+}
+
+/**
+ * Redis could not be reached, did not answer within `commandTimeoutMs`, or answered
+ * with a transient state (LOADING, BUSY, CLUSTERDOWN, TRYAGAIN, MASTERDOWN, READONLY, OOM).
+ * Nothing was run; the same request may be retried with the same ID. A
+ * `StoreUnavailableError` of `answer-once/server`, so the handler answers 503 with
+ * `Retry-After` (problem code `store-unavailable`).
+ */
+export class RedisStoreUnavailableError extends StoreUnavailableError {}
+
+/** Redis answered something a store script never returns: a corrupt or foreign record. */
+export class RedisStoreReplyError extends RedisStoreError {
+  override name = 'RedisStoreReplyError' as const;
+}
+
+/** The store was closed; `wait` needs its subscriber connection. */
+export class RedisStoreClosedError extends RedisStoreError {
+  override name = 'RedisStoreClosedError' as const;
+}
+
+const TRANSIENT_REPLIES = /^(LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|READONLY|OOM|NOREPLICAS|MOVED|ASK)\b/;
+
+/** True for a Redis error reply (node-redis `ErrorReply`), as opposed to a client or network error. */
+export function isErrorReply(error: unknown): error is Error {
+  for (let proto: unknown = error; proto != null; proto = Object.getPrototypeOf(proto)) {
+    const ctor = (proto as { constructor?: { name?: unknown } }).constructor;
+    if (Object.hasOwn(proto as object, 'constructor') && ctor?.name === 'ErrorReply') return true;
+  }
+  return false;
+}
+
+/** Wraps anything node-redis threw into the store's error classes. */
+export function toStoreError(error: unknown, operation: string): RedisStoreError | RedisStoreUnavailableError {
+  if (error instanceof RedisStoreError || error instanceof RedisStoreUnavailableError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (isErrorReply(error) && !TRANSIENT_REPLIES.test(message)) {
+    return new RedisStoreError(`answer-once/redis: ${operation} failed: ${message}`, { cause: error });
+  }
+  return new RedisStoreUnavailableError(`answer-once/redis: ${operation}: Redis unavailable (${message})`, {
+    cause: error,
+  });
+}

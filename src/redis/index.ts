@@ -1,0 +1,15 @@
+/**
+ * `answer-once/redis`: the store for many server instances sharing one Redis (standalone
+ * or Cluster), over the official `redis` client (an optional peer dependency).
+ */
+export { RedisStore } from './store.js';
+export { normalizeRedisStoreOptions } from './options.js';
+export {
+  RedisStoreClosedError,
+  RedisStoreError,
+  RedisStoreReplyError,
+  RedisStoreUnavailableError,
+} from './errors.js';
+
+export type { RedisStoreOptions, NormalizedRedisStoreOptions } from './options.js';
+export type { RedisMessageListener, RedisScriptCall, RedisStoreClient, RedisStoreSubscriber } from './client.js';

@@ -1,0 +1,77 @@
+/**
+ * Decoding script replies into store records. Replies arrive as node-redis decoded them
+ * (strings, or Buffers under a Buffer type mapping; numbers, or bigints / strings under a
+ * number type mapping); anything a store script cannot produce is a `RedisStoreReplyError`.
+ */
+import type { IdempotencyRecord } from '../server/store.js';
+import { RedisStoreReplyError } from './errors.js';
+
+const decoder = new TextDecoder();
+
+/** A bulk-string reply as text, `null` for a nil reply. */
+export function text(value: unknown): string | null {
+  if (value == null) return null;
+  if (typeof value === 'string') return value;
+  if (value instanceof Uint8Array) return decoder.decode(value);
+  throw new RedisStoreReplyError(`answer-once/redis: expected a string reply, got ${typeof value}`);
+}
+
+/** An integer reply, or an integer stored as text (the record's time fields). */
+export function integer(value: unknown): number {
+  const number = typeof value === 'number' ? value : Number(typeof value === 'bigint' ? value : text(value));
+  if (!Number.isSafeInteger(number)) {
+    throw new RedisStoreReplyError(`answer-once/redis: expected an integer reply, got ${String(value)}`);
+  }
+  return number;
+}
+
+/** A script's array reply. */
+export function array(value: unknown, minLength: number): readonly unknown[] {
+  if (!Array.isArray(value) || value.length < minLength) {
+    throw new RedisStoreReplyError('answer-once/redis: unexpected script reply shape');
+  }
+  return value;
+}
+
+function required(value: unknown, field: string): string {
+  const decoded = text(value);
+  if (decoded === null) throw new RedisStoreReplyError(`answer-once/redis: record has no ${field}`);
+  return decoded;
+}
+
+/**
+ * Turns a Redis-clock deadline into this process's clock: `redisNow` was read by the same
+ * script, so `deadline - redisNow` is the time left, whatever the two clocks say.
+ */
+export function toLocalDeadline(deadline: number, redisNow: number, receivedAt: number): number {
+  return receivedAt + (deadline - redisNow);
+}
+
+/**
+ * Decodes `{_, now, s, f, t, l, c, r, e, d}` (the read script's reply, and a refused
+ * acquire's). `leaseExpiresAt` is reported in this process's clock; the other times are
+ * Redis's, as stored.
+ */
+export function decodeRecord(reply: unknown, receivedAt: number): IdempotencyRecord | null {
+  const [, now, s, f, t, l, c, r, e, d] = array(reply, 3);
+  const state = text(s);
+  if (state === null) return null;
+  const fingerprint = required(f, 'fingerprint');
+  const createdAt = integer(c);
+  switch (state) {
+    case 'processing':
+      return {
+        state,
+        fingerprint,
+        token: required(t, 'token'),
+        leaseExpiresAt: toLocalDeadline(integer(l), integer(now), receivedAt),
+        createdAt,
+      };
+    case 'completed':
+      return { state, fingerprint, result: required(r, 'result'), createdAt, completedAt: integer(d) };
+    case 'failed':
+      return { state, fingerprint, error: required(e, 'error'), createdAt, failedAt: integer(d) };
+    default:
+      throw new RedisStoreReplyError(`answer-once/redis: record has unknown state "${state}"`);
+  }
+}

@@ -1,0 +1,56 @@
+import type { RedisStoreClient } from './client.js';
+import { isErrorReply, RedisStoreUnavailableError, toStoreError } from './errors.js';
+import type { RedisScript } from './scripts/define.js';
+
+/**
+ * Rejects with `RedisStoreUnavailableError` when `promise` takes longer than `timeoutMs`.
+ * The command may still run later in Redis; every script is safe for that (a late acquire
+ * holds a lease nobody renews, so it lapses; a late settle is fenced by its token).
+ */
+export async function withDeadline<T>(promise: Promise<T>, timeoutMs: number, operation: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new RedisStoreUnavailableError(`answer-once/redis: ${operation}: Redis did not answer within ${timeoutMs} ms`),
+        ),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const isNoScript = (error: unknown): boolean => isErrorReply(error) && error.message.startsWith('NOSCRIPT');
+
+/**
+ * One script call, one round trip: EVALSHA, and only when that server's script cache
+ * lacks the script (fresh server, restart, failover, `SCRIPT FLUSH`) one EVAL, which
+ * also caches it. Works with any client passed in: nothing is registered up front.
+ */
+export async function runScript(
+  client: RedisStoreClient,
+  script: RedisScript,
+  key: string,
+  args: string[],
+  timeoutMs: number,
+): Promise<unknown> {
+  const call = { keys: [key], arguments: args };
+  const attempt = async (): Promise<unknown> => {
+    try {
+      return await client.evalSha(script.sha1, call);
+    } catch (error) {
+      if (!isNoScript(error)) throw error;
+      return await client.eval(script.source, call);
+    }
+  };
+  try {
+    return await withDeadline(attempt(), timeoutMs, script.name);
+  } catch (error) {
+    throw toStoreError(error, script.name);
+  }
+}

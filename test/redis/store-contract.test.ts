@@ -1,0 +1,45 @@
+/**
+ * RedisStore meets the same IdempotencyStore contract as MemoryStore, on a real
+ * `redis-server` and on a real 3-master Redis Cluster.
+ */
+import { afterAll, beforeAll, describe } from 'vitest';
+import { createClient, createCluster } from 'redis';
+import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
+import { describeStoreContract } from '../support/store-contract.js';
+import { RedisClusterServer, RedisServer, requireRedisServer } from '../support/redis-server.js';
+
+const hasRedis = requireRedisServer();
+
+describe.skipIf(!hasRedis)('RedisStore on a standalone redis-server', () => {
+  let server: RedisServer;
+  let client: ReturnType<typeof createClient>;
+
+  beforeAll(async () => {
+    server = await RedisServer.start();
+    client = await createClient({ url: server.url }).on('error', () => {}).connect();
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await server?.stop();
+  });
+
+  describeStoreContract('RedisStore', () => new RedisStore({ client }));
+});
+
+describe.skipIf(!hasRedis)('RedisStore on a 3-master Redis Cluster', () => {
+  let cluster: RedisClusterServer;
+  let client: RedisStoreClient & { close(): Promise<void> };
+
+  beforeAll(async () => {
+    cluster = await RedisClusterServer.start();
+    client = await createCluster({ rootNodes: cluster.rootNodes }).on('error', () => {}).connect();
+  });
+
+  afterAll(async () => {
+    await client?.close();
+    await cluster?.stop();
+  });
+
+  describeStoreContract('RedisStore (Cluster)', () => new RedisStore({ client }));
+});
