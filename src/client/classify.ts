@@ -1,0 +1,52 @@
+/**
+ * What one response means for the intent: the answer, "still running", try again,
+ * send the original again, or give up. Pure over the response (its body is read only
+ * for problem+json error statuses).
+ */
+import { RETRY_AFTER_HEADER } from '../core/headers.js';
+import { problemCode, type ProblemCode } from '../core/problems.js';
+import { parseRetryAfter } from '../core/retry-after.js';
+import type { RetryReason } from './events.js';
+import { isJsonContentType } from './parse.js';
+
+export type Verdict =
+  /** Let ky finish: a 2xx is the answer, any other status becomes an error. */
+  | { readonly kind: 'done' }
+  /** 202: the intent is running; poll `location` (if any). */
+  | { readonly kind: 'accepted'; readonly location: string | null; readonly retryAfter: number | undefined }
+  /** Try the same request again. */
+  | { readonly kind: 'retry'; readonly reason: RetryReason; readonly retryAfter: number | undefined }
+  /** Send the intent's original request again (same ID). */
+  | { readonly kind: 'resend'; readonly reason: RetryReason; readonly retryAfter: number | undefined };
+
+/** Never retried, whatever `retry.statusCodes` says: retrying cannot change the answer. */
+const FINAL_STATUSES = new Set([400, 401, 403, 404, 422]);
+
+async function readProblemCode(response: Response): Promise<ProblemCode | undefined> {
+  if (!isJsonContentType(response.headers.get('content-type'))) return undefined;
+  try {
+    return problemCode(JSON.parse(await response.text()));
+  } catch {
+    return undefined;
+  }
+}
+
+export async function classify(
+  response: Response,
+  retryStatuses: readonly number[],
+  now: number = Date.now(),
+): Promise<Verdict> {
+  const { status } = response;
+  const retryAfter = parseRetryAfter(response.headers.get(RETRY_AFTER_HEADER), now);
+  if (status === 202) return { kind: 'accepted', location: response.headers.get('location'), retryAfter };
+  if (status < 400) return { kind: 'done' };
+  const code = await readProblemCode(response);
+  if (code === 'intent-failed' || (status === 404 && code === 'intent-not-found')) {
+    return { kind: 'resend', reason: code, retryAfter };
+  }
+  if (status === 409 && (code === undefined || code === 'request-in-progress')) {
+    return { kind: 'retry', reason: 'in-progress', retryAfter };
+  }
+  if (FINAL_STATUSES.has(status) || !retryStatuses.includes(status)) return { kind: 'done' };
+  return { kind: 'retry', reason: 'status', retryAfter };
+}

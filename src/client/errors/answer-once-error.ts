@@ -1,0 +1,36 @@
+/** What every answer-once error knows about the intent it ended. */
+export interface IntentErrorContext {
+  /** The intent's ID: send again with `{ requestId }` to continue the same intent. */
+  readonly requestId: string;
+  /** Requests made to the send route for this intent. */
+  readonly attempts: number;
+  /** Status polls made for this intent. */
+  readonly polls: number;
+}
+
+/**
+ * Base class of every error `send()` and `resume()` reject with (errors thrown by your
+ * own ky hooks pass through unchanged). `retryable` says whether sending the same
+ * intent again — same `requestId` — may succeed; the server will not run it twice.
+ */
+export class AnswerOnceError extends Error {
+  override name: string = 'AnswerOnceError';
+  readonly requestId: string;
+  readonly attempts: number;
+  readonly polls: number;
+  /** True when sending this intent again (same `requestId`) may succeed. */
+  readonly retryable: boolean;
+
+  constructor(
+    message: string,
+    context: IntentErrorContext,
+    retryable: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(`answer-once: ${message}`, options);
+    this.requestId = context.requestId;
+    this.attempts = context.attempts;
+    this.polls = context.polls;
+    this.retryable = retryable;
+  }
+}

@@ -1,0 +1,39 @@
+import type { ProblemDetails } from '../../core/problems.js';
+import { AnswerOnceError, type IntentErrorContext } from './answer-once-error.js';
+
+/** The server's answer, as the error classes that come from a response keep it. */
+export interface ErrorResponse {
+  readonly response: Response;
+  /** The parsed body (JSON when the server said so, else text), if any. */
+  readonly data: unknown;
+  /** The body when it is problem+json (RFC 9457). */
+  readonly problem: ProblemDetails | undefined;
+}
+
+/**
+ * The server answered with an error status this client does not retry (400, 401, 403,
+ * 404, other 4xx), or a retryable one (408, 425, 429, 5xx) on every attempt the retry
+ * limit allowed; `retryable` tells the two apart.
+ */
+export class ResponseError extends AnswerOnceError {
+  override name = 'ResponseError' as const;
+  readonly status: number;
+  readonly response: Response;
+  readonly data: unknown;
+  readonly problem: ProblemDetails | undefined;
+
+  constructor(answer: ErrorResponse, context: IntentErrorContext, retryable: boolean, cause?: unknown) {
+    const { status } = answer.response;
+    const why = answer.problem?.detail ?? answer.problem?.title ?? answer.response.statusText;
+    super(
+      `the server answered ${status}${why ? ` (${why})` : ''}${retryable ? ' on every attempt' : ''}.`,
+      context,
+      retryable,
+      { cause },
+    );
+    this.status = status;
+    this.response = answer.response;
+    this.data = answer.data;
+    this.problem = answer.problem;
+  }
+}

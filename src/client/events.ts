@@ -1,0 +1,101 @@
+/**
+ * What `onEvent` reports while one intent travels. Every event names its `requestId`,
+ * so one listener can follow many intents. The shapes are a public contract: the send
+ * controller (`answer-once/react`) turns them into UI state.
+ */
+import type { AnswerOnceError } from './errors/answer-once-error.js';
+
+/** Why the client is about to try again. */
+export type RetryReason =
+  /** No response arrived: offline, connection reset, DNS failure. */
+  | 'network'
+  /** The attempt took longer than `timeout`. */
+  | 'timeout'
+  /** The server answered a retryable status (408, 425, 429, 5xx). */
+  | 'status'
+  /** The server is still running an earlier attempt of this intent (409). */
+  | 'in-progress'
+  /** The server reports this intent failed; the original request is sent again. */
+  | 'intent-failed'
+  /** The status route does not know this intent; the original request is sent again. */
+  | 'intent-not-found';
+
+/** A request of this intent went on the wire to the send route (not a status poll). */
+export type AttemptEvent = {
+  readonly type: 'attempt';
+  readonly requestId: string;
+  /** 1-based: 1 is the first send, 2 the first retry… */
+  readonly attempt: number;
+  /** Retries allowed after the first attempt: a UI shows "retrying (attempt/retryLimit)". */
+  readonly retryLimit: number;
+};
+
+/** An attempt or poll failed in a way worth retrying; the next one follows after `delay`. */
+export type RetryEvent = {
+  readonly type: 'retry';
+  readonly requestId: string;
+  /** Retry number, 1-based (retry n follows the failure of attempt n); at most `retryLimit`. */
+  readonly attempt: number;
+  readonly retryLimit: number;
+  readonly reason: RetryReason;
+  /** Milliseconds until the retry (from `Retry-After` when the server sent one). */
+  readonly delay: number;
+  /** The HTTP status that caused it, when a response arrived. */
+  readonly status?: number;
+};
+
+/** The server answered 202: it is running this intent. A UI shows "still generating…". */
+export type AcceptedEvent = {
+  readonly type: 'accepted';
+  readonly requestId: string;
+  /** Where the client will poll, or `undefined` when it will resend instead. */
+  readonly statusUrl: string | undefined;
+  /** Milliseconds until the first poll. */
+  readonly delay: number;
+};
+
+/** A status poll went on the wire (`Prefer: wait=N`, same ID). */
+export type PollEvent = {
+  readonly type: 'poll';
+  readonly requestId: string;
+  /** 1-based count of polls made for this intent so far. */
+  readonly polls: number;
+  readonly url: string;
+};
+
+/** The answer is one the server had stored: no new work ran for it. */
+export type ReplayedEvent = {
+  readonly type: 'replayed';
+  readonly requestId: string;
+  readonly status: number;
+};
+
+/** The intent is over: answered, or failed with `error`. Always the last event. */
+export type SettledEvent =
+  | {
+      readonly type: 'settled';
+      readonly requestId: string;
+      readonly outcome: 'answered';
+      readonly replayed: boolean;
+      readonly attempts: number;
+      readonly polls: number;
+    }
+  | {
+      readonly type: 'settled';
+      readonly requestId: string;
+      readonly outcome: 'failed';
+      readonly error: AnswerOnceError | Error;
+      readonly attempts: number;
+      readonly polls: number;
+    };
+
+export type SendEvent =
+  | AttemptEvent
+  | RetryEvent
+  | AcceptedEvent
+  | PollEvent
+  | ReplayedEvent
+  | SettledEvent;
+
+/** Receives every {@link SendEvent}. Must not throw; a throwing listener is ignored. */
+export type SendEventListener = (event: SendEvent) => void;

@@ -1,0 +1,80 @@
+/**
+ * Rapid clicks: calls sharing a join key while one is in flight share its run — one
+ * request, one ID, one result. Each caller may leave early with its own signal; the run
+ * itself is aborted only when every caller has left. After it settles, the key is free
+ * and the next call starts a new intent.
+ */
+import type { IntentErrorContext } from './errors/answer-once-error.js';
+import type { SendEvent, SendEventListener } from './events.js';
+
+interface Shared<T> {
+  readonly promise: Promise<T>;
+  readonly controller: AbortController;
+  readonly listeners: Set<SendEventListener>;
+  /** What the run has done so far, for the error of a caller who leaves early. */
+  readonly progress: { requestId: string; attempts: number; polls: number };
+  callers: number;
+}
+
+export type Start<T> = (signal: AbortSignal | undefined, emit: SendEventListener) => Promise<T>;
+
+/** Calls `listener` and ignores what it throws: a UI bug must not break the send. */
+export function notify(listener: SendEventListener | undefined, event: SendEvent): void {
+  try {
+    listener?.(event);
+  } catch {
+    // Listeners must not throw; see SendEventListener.
+  }
+}
+
+export function createJoiner<T>(leave: (signal: AbortSignal, progress: IntentErrorContext) => unknown) {
+  const inFlight = new Map<string, Shared<T>>();
+
+  return function join(
+    key: string | undefined,
+    requestId: string,
+    start: Start<T>,
+    signal: AbortSignal | undefined,
+    listener: SendEventListener | undefined,
+  ): Promise<T> {
+    if (key === undefined) return start(signal, (event) => notify(listener, event));
+    let shared = inFlight.get(key);
+    if (!shared) {
+      const controller = new AbortController();
+      const listeners = new Set<SendEventListener>();
+      const progress = { requestId, attempts: 0, polls: 0 };
+      const promise = start(controller.signal, (event) => {
+        if (event.type === 'attempt') progress.attempts = event.attempt;
+        if (event.type === 'poll') progress.polls = event.polls;
+        for (const each of listeners) notify(each, event);
+      }).finally(() => inFlight.delete(key));
+      shared = { promise, controller, listeners, progress, callers: 0 };
+      inFlight.set(key, shared);
+    }
+    return attach(shared, signal, listener);
+  };
+
+  function attach(shared: Shared<T>, signal: AbortSignal | undefined, listener: SendEventListener | undefined) {
+    shared.callers += 1;
+    if (listener) shared.listeners.add(listener);
+    const detach = () => {
+      shared.callers -= 1;
+      if (listener) shared.listeners.delete(listener);
+    };
+    if (!signal) return shared.promise.finally(detach);
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => {
+        detach();
+        if (shared.callers === 0) shared.controller.abort(signal.reason);
+        reject(leave(signal, { ...shared.progress }));
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      shared.promise.then(resolve, reject).finally(() => {
+        if (signal.aborted) return;
+        signal.removeEventListener('abort', onAbort);
+        detach();
+      });
+    });
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * The status poll of an intent: a GET to its status URL carrying the same ID and
+ * `Prefer: wait=N`. Same-origin polls keep the original request's headers (the status
+ * route is scoped by the app's own auth); a cross-origin `Location` gets only the ID,
+ * so credentials never leak to another origin.
+ */
+import { PREFER_HEADER } from '../core/headers.js';
+import { formatPreferWait } from '../core/prefer.js';
+
+const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding'];
+
+export function pollRequest(
+  url: URL,
+  sent: Request,
+  idHeader: string,
+  idValue: string,
+  waitSeconds: number,
+): Request {
+  const sameOrigin = url.origin === new URL(sent.url).origin;
+  const headers = new Headers(sameOrigin ? sent.headers : undefined);
+  for (const name of BODY_HEADERS) headers.delete(name);
+  headers.set(idHeader, idValue);
+  if (waitSeconds > 0) headers.set(PREFER_HEADER, formatPreferWait(waitSeconds));
+  return new Request(url, {
+    method: 'GET',
+    headers,
+    credentials: sent.credentials,
+    mode: sent.mode,
+  });
+}

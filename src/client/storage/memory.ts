@@ -1,0 +1,20 @@
+import { byCreatedAt, type IntentStorage, type StoredIntent } from './types.js';
+
+/**
+ * Keeps pending intents in memory: they survive a remount or a client re-creation in
+ * the same page, not a reload. Useful in Node, workers and tests.
+ */
+export function memoryStorageAdapter(): IntentStorage {
+  const intents = new Map<string, StoredIntent>();
+  return {
+    save(intent) {
+      intents.set(intent.requestId, structuredClone(intent));
+    },
+    remove(requestId) {
+      intents.delete(requestId);
+    },
+    list() {
+      return [...intents.values()].map((intent) => structuredClone(intent)).sort(byCreatedAt);
+    },
+  };
+}

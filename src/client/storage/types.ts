@@ -1,0 +1,54 @@
+/**
+ * A pending intent as written to storage: enough to send the very same request again,
+ * with the same ID, after a reload. Plain JSON.
+ */
+export interface StoredIntent {
+  /** Record format version. */
+  readonly v: 1;
+  readonly requestId: string;
+  /** The `input` given to `send()`, so a UI can find the intent it owns. */
+  readonly input: string;
+  /** The absolute URL the request went to. */
+  readonly url: string;
+  readonly method: string;
+  /** `Content-Type` and the headers passed to `send()` (never the client's own headers). */
+  readonly headers: readonly (readonly [string, string])[];
+  /** The request body as text, when there is one. */
+  readonly body?: string;
+  /** Epoch milliseconds when the intent was first sent. */
+  readonly createdAt: number;
+}
+
+/**
+ * Where a client keeps its pending intents between page loads. Methods may be sync or
+ * async; each call is independent (one record per `requestId`), so several tabs sharing
+ * one storage do not overwrite each other.
+ */
+export interface IntentStorage {
+  /** Writes (or overwrites) the record of `intent.requestId`. */
+  save(intent: StoredIntent): void | Promise<void>;
+  /** Forgets `requestId`; a no-op when unknown. */
+  remove(requestId: string): void | Promise<void>;
+  /** Every pending intent, oldest first. */
+  list(): readonly StoredIntent[] | Promise<readonly StoredIntent[]>;
+}
+
+/** True when `value` looks like a record this version wrote. */
+export function isStoredIntent(value: unknown): value is StoredIntent {
+  if (typeof value !== 'object' || value === null) return false;
+  const r = value as Record<string, unknown>;
+  return (
+    r.v === 1 &&
+    typeof r.requestId === 'string' &&
+    typeof r.input === 'string' &&
+    typeof r.url === 'string' &&
+    typeof r.method === 'string' &&
+    Array.isArray(r.headers) &&
+    (r.body === undefined || typeof r.body === 'string') &&
+    typeof r.createdAt === 'number'
+  );
+}
+
+export function byCreatedAt(a: StoredIntent, b: StoredIntent): number {
+  return a.createdAt - b.createdAt;
+}

@@ -1,0 +1,81 @@
+import { byCreatedAt, isStoredIntent, type IntentStorage, type StoredIntent } from './types.js';
+
+/** Options of the Web Storage adapters. */
+export interface WebStorageAdapterOptions {
+  /**
+   * Prefix of the keys written, one key per intent (`<prefix><requestId>`).
+   * @default 'answer-once:'
+   */
+  prefix?: string;
+}
+
+type WebStorageName = 'sessionStorage' | 'localStorage';
+
+function resolvePrefix(options: WebStorageAdapterOptions): string {
+  const { prefix = 'answer-once:' } = options;
+  if (typeof prefix !== 'string' || prefix === '') {
+    throw new TypeError('answer-once: `prefix` must be a non-empty string.');
+  }
+  return prefix;
+}
+
+/**
+ * Pending intents in a Web Storage area (`sessionStorage`, `localStorage`, or any object
+ * with the `Storage` interface). Unreadable entries under the prefix are skipped.
+ */
+export function webStorageAdapter(
+  storage: Storage | (() => Storage),
+  options: WebStorageAdapterOptions = {},
+): IntentStorage {
+  const prefix = resolvePrefix(options);
+  const area = typeof storage === 'function' ? storage : () => storage;
+  return {
+    save(intent) {
+      area().setItem(prefix + intent.requestId, JSON.stringify(intent));
+    },
+    remove(requestId) {
+      area().removeItem(prefix + requestId);
+    },
+    list() {
+      const store = area();
+      const intents: StoredIntent[] = [];
+      for (let i = 0; i < store.length; i++) {
+        const key = store.key(i);
+        if (key === null || !key.startsWith(prefix)) continue;
+        try {
+          const value: unknown = JSON.parse(store.getItem(key) ?? '');
+          if (isStoredIntent(value)) intents.push(value);
+        } catch {
+          // Not ours, or corrupted: leave it alone.
+        }
+      }
+      return intents.sort(byCreatedAt);
+    },
+  };
+}
+
+function globalArea(name: WebStorageName): () => Storage {
+  return () => {
+    const area = (globalThis as { [key in WebStorageName]?: Storage })[name];
+    if (!area) {
+      throw new TypeError(`answer-once: ${name} is not available here; use memoryStorageAdapter() outside the browser.`);
+    }
+    return area;
+  };
+}
+
+/**
+ * Pending intents in `sessionStorage`: they survive a reload of this tab, not a new tab.
+ * Resolved on first use, so creating it during server-side rendering is safe.
+ */
+export function sessionStorageAdapter(options: WebStorageAdapterOptions = {}): IntentStorage {
+  return webStorageAdapter(globalArea('sessionStorage'), options);
+}
+
+/**
+ * Pending intents in `localStorage`: every tab of the origin sees them, so whichever
+ * resumes first finishes them (the server answers each ID once).
+ */
+export function localStorageAdapter(options: WebStorageAdapterOptions = {}): IntentStorage {
+  return webStorageAdapter(globalArea('localStorage'), options);
+}

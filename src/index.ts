@@ -1,0 +1,38 @@
+/**
+ * answer-once — the client. One user intent, one ID on every attempt and poll, at most
+ * one model call, exactly one answer. Browser-safe: no Node built-ins.
+ */
+export { createClient } from './client/client.js';
+export { AnswerOnceError } from './client/errors/answer-once-error.js';
+export { AbortError } from './client/errors/abort-error.js';
+export { ConnectionError } from './client/errors/connection-error.js';
+export { DeadlineExceededError } from './client/errors/deadline-exceeded-error.js';
+export { IntentFailedError } from './client/errors/intent-failed-error.js';
+export { RequestIdReusedError } from './client/errors/request-id-reused-error.js';
+export { ResponseError } from './client/errors/response-error.js';
+export { UnreplayableBodyError } from './client/errors/unreplayable-body-error.js';
+export { memoryStorageAdapter } from './client/storage/memory.js';
+export { localStorageAdapter, sessionStorageAdapter, webStorageAdapter } from './client/storage/web.js';
+export { newRequestId, isValidRequestId } from './core/ids.js';
+
+export type { AnswerOnceClient, PendingSend, ResumeOptions, ResumeOutcome, StoredSendOptions } from './client/client.js';
+export type { IntentErrorContext } from './client/errors/answer-once-error.js';
+export type { ErrorResponse } from './client/errors/response-error.js';
+export type {
+  AcceptedEvent,
+  AttemptEvent,
+  PollEvent,
+  ReplayedEvent,
+  RetryEvent,
+  RetryReason,
+  SendEvent,
+  SendEventListener,
+  SettledEvent,
+} from './client/events.js';
+export type { ClientOptions, RetryPolicy } from './client/options.js';
+export type { ParseMode } from './client/parse.js';
+export type { SendResult } from './client/run-intent.js';
+export type { SendOptions } from './client/send-options.js';
+export type { IntentStorage, StoredIntent } from './client/storage/types.js';
+export type { WebStorageAdapterOptions } from './client/storage/web.js';
+export type { ProblemCode, ProblemDetails } from './core/problems.js';
