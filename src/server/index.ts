@@ -2,7 +2,14 @@
  * `answer-once/server`: the reference server of the answer-once protocol for any
  * Fetch-API runtime (Node, Deno, Bun, workers, Next.js route handlers).
  */
+export { createIdempotencyHandler } from './handler.js';
+export { runOnce } from './run-once.js';
 export { MemoryStore } from './memory-store.js';
+export { withCors, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from './cors.js';
+export { encodeKey, DEFAULT_KEY_PREFIX } from './key.js';
+export { fingerprintRequest } from './fingerprint.js';
+export { jsonCodec } from './codec.js';
+export { DEFAULT_REPLAY_HEADERS } from './handler-options.js';
 export {
   IdempotencyError,
   IntentFailedError,
@@ -15,7 +22,19 @@ export {
   StoreUnavailableError,
 } from './errors.js';
 
+export type {
+  HandlerContext,
+  IdempotencyHandlerOptions,
+  IdempotentRouteHandler,
+  ScopeResolver,
+} from './handler-options.js';
+export type { RunContext, RunOnceOptions, RunOnceResult } from './run-once.js';
+export type { LeaseOptions } from './lease-options.js';
 export type { MemoryStoreOptions } from './memory-store.js';
+export type { CorsOptions } from './cors.js';
+export type { Scope } from './key.js';
+export type { Codec } from './codec.js';
+export type { IdempotencyEvent, IdempotencyEventListener, StoreOperation } from './events.js';
 export type {
   AcquireResult,
   CompletedRecord,

@@ -1,0 +1,134 @@
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  LOCATION_HEADER,
+  PREFER_HEADER,
+  PREFERENCE_APPLIED_HEADER,
+  REPLAYED_HEADER,
+  REQUEST_ID_HEADER,
+  RETRY_AFTER_HEADER,
+} from '../core/headers.js';
+import { assertNumber } from './lease-options.js';
+
+/** Options of {@link withCors} and the handler's `cors` option. */
+export interface CorsOptions {
+  /**
+   * Which origins may call: `'*'`, one origin, a list, or a predicate.
+   * @default '*'
+   */
+  origin?: string | readonly string[] | ((origin: string) => boolean);
+  /**
+   * Send `Access-Control-Allow-Credentials: true` (cookies); the origin is then echoed, never `*`.
+   * @default false
+   */
+  credentials?: boolean;
+  /**
+   * Request headers allowed besides the protocol's (`X-Request-Id`, `Idempotency-Key`,
+   * `Prefer`, `Content-Type`, `Authorization`).
+   * @default []
+   */
+  allowHeaders?: readonly string[];
+  /**
+   * Response headers exposed besides the protocol's (`X-Idempotent-Replayed`, `Location`,
+   * `Retry-After`, `X-Request-Id`, `Preference-Applied`).
+   * @default []
+   */
+  exposeHeaders?: readonly string[];
+  /**
+   * Methods a preflight allows.
+   * @default ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
+   */
+  methods?: readonly string[];
+  /**
+   * How long a browser may cache a preflight answer, in seconds.
+   * @default 600
+   */
+  maxAgeSeconds?: number;
+}
+
+/** The request headers the protocol needs a browser to be allowed to send. */
+export const CORS_ALLOW_HEADERS = [REQUEST_ID_HEADER, IDEMPOTENCY_KEY_HEADER, PREFER_HEADER, 'Content-Type', 'Authorization'];
+
+/** The response headers a browser hides from scripts unless exposed. */
+export const CORS_EXPOSE_HEADERS = [
+  REPLAYED_HEADER,
+  LOCATION_HEADER,
+  RETRY_AFTER_HEADER,
+  REQUEST_ID_HEADER,
+  PREFERENCE_APPLIED_HEADER,
+];
+
+export interface ResolvedCorsOptions {
+  readonly allows: (origin: string) => boolean;
+  readonly wildcard: boolean;
+  readonly credentials: boolean;
+  readonly allowHeaders: string;
+  readonly exposeHeaders: string;
+  readonly methods: string;
+  readonly maxAgeSeconds: number;
+}
+
+export function normalizeCorsOptions(options: CorsOptions = {}): ResolvedCorsOptions {
+  const { origin = '*', credentials = false, allowHeaders = [], exposeHeaders = [], maxAgeSeconds = 600 } = options;
+  const methods = options.methods ?? ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+  let allows: (candidate: string) => boolean;
+  if (typeof origin === 'function') allows = origin;
+  else if (typeof origin === 'string') allows = (candidate) => origin === '*' || candidate === origin;
+  else if (Array.isArray(origin) && origin.every((item) => typeof item === 'string')) {
+    allows = (candidate) => origin.includes(candidate);
+  } else throw new TypeError('answer-once: `cors.origin` must be a string, a list of strings or a function.');
+  for (const [name, list] of [['allowHeaders', allowHeaders], ['exposeHeaders', exposeHeaders], ['methods', methods]] as const) {
+    if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) {
+      throw new TypeError(`answer-once: \`cors.${name}\` must be a list of strings.`);
+    }
+  }
+  if (typeof credentials !== 'boolean') throw new TypeError('answer-once: `cors.credentials` must be a boolean.');
+  assertNumber('cors.maxAgeSeconds', maxAgeSeconds);
+  return {
+    allows,
+    wildcard: origin === '*' && !credentials,
+    credentials,
+    allowHeaders: [...CORS_ALLOW_HEADERS, ...allowHeaders].join(', '),
+    exposeHeaders: [...CORS_EXPOSE_HEADERS, ...exposeHeaders].join(', '),
+    methods: methods.join(', '),
+    maxAgeSeconds: Math.floor(maxAgeSeconds),
+  };
+}
+
+type Handle = (request: Request) => Promise<Response>;
+
+function isPreflight(request: Request): boolean {
+  return request.method === 'OPTIONS' && request.headers.has('Access-Control-Request-Method');
+}
+
+/** Copies `response` with CORS headers for `origin` (responses may have immutable headers). */
+function decorate(response: Response, origin: string | null, cors: ResolvedCorsOptions): Response {
+  if (origin === null || !cors.allows(origin)) return response;
+  const headers = new Headers(response.headers);
+  headers.set('Access-Control-Allow-Origin', cors.wildcard ? '*' : origin);
+  if (!cors.wildcard) headers.append('Vary', 'Origin');
+  if (cors.credentials) headers.set('Access-Control-Allow-Credentials', 'true');
+  headers.set('Access-Control-Expose-Headers', cors.exposeHeaders);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/**
+ * Wraps a handler so browsers on other origins can use the protocol: answers
+ * preflights (204) and exposes the headers the client reads — without which a browser
+ * hides `X-Idempotent-Replayed`, `Location` and `Retry-After` from scripts.
+ */
+export function withCors(handle: Handle, options?: CorsOptions | ResolvedCorsOptions): Handle {
+  const cors = options && 'allows' in options ? options : normalizeCorsOptions(options);
+  return async function handleWithCors(request: Request): Promise<Response> {
+    const origin = request.headers.get('Origin');
+    if (!isPreflight(request)) return decorate(await handle(request), origin, cors);
+    const headers = new Headers({ Vary: 'Origin' });
+    if (origin !== null && cors.allows(origin)) {
+      headers.set('Access-Control-Allow-Origin', cors.wildcard ? '*' : origin);
+      headers.set('Access-Control-Allow-Methods', cors.methods);
+      headers.set('Access-Control-Allow-Headers', cors.allowHeaders);
+      headers.set('Access-Control-Max-Age', String(cors.maxAgeSeconds));
+      if (cors.credentials) headers.set('Access-Control-Allow-Credentials', 'true');
+    }
+    return new Response(null, { status: 204, headers });
+  };
+}

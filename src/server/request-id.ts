@@ -1,0 +1,35 @@
+import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../core/headers.js';
+import { isValidRequestId } from '../core/ids.js';
+import { InvalidRequestIdError, MissingRequestIdError } from './errors.js';
+
+/** A structured-field string (`"abc"`) unquoted; anything else as sent, trimmed. */
+function unquote(value: string): string {
+  const trimmed = value.trim();
+  return trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"') ? trimmed.slice(1, -1) : trimmed;
+}
+
+/**
+ * The intent's ID from `X-Request-Id` or `Idempotency-Key` (sf-string or bare token).
+ * Throws `MissingRequestIdError` when neither is sent, `InvalidRequestIdError` when the
+ * value is not 8–128 characters of `[A-Za-z0-9_-]` or the two headers disagree.
+ */
+export function readRequestId(headers: Headers): string {
+  const fromRequestId = headers.get(REQUEST_ID_HEADER);
+  const fromIdempotencyKey = headers.get(IDEMPOTENCY_KEY_HEADER);
+  if (fromRequestId === null && fromIdempotencyKey === null) {
+    throw new MissingRequestIdError(
+      `answer-once: send the intent's ID in the ${REQUEST_ID_HEADER} (or ${IDEMPOTENCY_KEY_HEADER}) header.`,
+    );
+  }
+  const ids = [fromRequestId, fromIdempotencyKey].filter((value) => value !== null).map(unquote);
+  const [id] = ids;
+  if (id === undefined || ids.some((other) => other !== id)) {
+    throw new InvalidRequestIdError(
+      `answer-once: ${REQUEST_ID_HEADER} and ${IDEMPOTENCY_KEY_HEADER} name different intents.`,
+    );
+  }
+  if (!isValidRequestId(id)) {
+    throw new InvalidRequestIdError('answer-once: a request ID is 8–128 characters of A–Z, a–z, 0–9, "_" and "-".');
+  }
+  return id;
+}

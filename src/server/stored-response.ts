@@ -1,0 +1,129 @@
+import { concat } from './body.js';
+
+/**
+ * How the handler stores an HTTP answer in a COMPLETED record (PROTOCOL.md § Stored
+ * answer): status, the allow-listed headers, and the body as UTF-8 text when it is
+ * valid UTF-8, base64 otherwise. An answer over `maxResponseBytes` is stored without
+ * its body and `replayable: false`.
+ */
+export type StoredResponse =
+  | {
+      readonly v: 1;
+      readonly replayable: true;
+      readonly status: number;
+      readonly headers: readonly (readonly [string, string])[];
+      readonly encoding: 'utf8' | 'base64';
+      readonly body: string;
+    }
+  | {
+      readonly v: 1;
+      readonly replayable: false;
+      readonly status: number;
+      readonly headers: readonly (readonly [string, string])[];
+    };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+function fromBase64(text: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+function encodeBody(bytes: Uint8Array): { encoding: 'utf8' | 'base64'; body: string } {
+  try {
+    return { encoding: 'utf8', body: utf8.decode(bytes) };
+  } catch {
+    return { encoding: 'base64', body: toBase64(bytes) };
+  }
+}
+
+function keptHeaders(headers: Headers, allow: ReadonlySet<string>): [string, string][] {
+  return [...headers].filter(([name]) => allow.has(name.toLowerCase()));
+}
+
+/**
+ * Reads `response` to the end (an AI answer streamed by the handler too: it is stored
+ * whole) and returns what to store and what to send. Over `maxBytes` the reading stops,
+ * the caller still gets the whole answer streamed on, and the record is not replayable.
+ */
+export async function captureResponse(
+  response: Response,
+  maxBytes: number,
+  replayHeaders: ReadonlySet<string>,
+): Promise<{ readonly stored: StoredResponse; readonly delivered: Response }> {
+  const { status, statusText, headers } = response;
+  const kept = keptHeaders(headers, replayHeaders);
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  const reader = response.body?.getReader();
+  for (;;) {
+    const next = reader ? await reader.read() : ({ done: true, value: undefined } as const);
+    if (next.done) {
+      const bytes = concat(chunks, length);
+      const body = length === 0 && NULL_BODY_STATUSES.has(status) ? null : bytes;
+      return {
+        stored: { v: 1, replayable: true, status, headers: kept, ...encodeBody(bytes) },
+        delivered: new Response(body, { status, statusText, headers }),
+      };
+    }
+    chunks.push(next.value);
+    length += next.value.byteLength;
+    if (length > maxBytes && reader) {
+      const rest = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (const chunk of chunks) controller.enqueue(chunk);
+        },
+        async pull(controller) {
+          const more = await reader.read();
+          if (more.done) controller.close();
+          else controller.enqueue(more.value);
+        },
+        cancel: (reason) => reader.cancel(reason),
+      });
+      return {
+        stored: { v: 1, replayable: false, status, headers: kept },
+        delivered: new Response(rest, { status, statusText, headers }),
+      };
+    }
+  }
+}
+
+/** Parses a stored answer; throws a TypeError when it is not one. */
+export function parseStoredResponse(stored: string): StoredResponse {
+  const value = JSON.parse(stored) as Partial<StoredResponse> | null;
+  if (value?.v !== 1 || typeof value.status !== 'number' || !Array.isArray(value.headers)) {
+    throw new TypeError('answer-once: the stored record is not an HTTP answer.');
+  }
+  return value as StoredResponse;
+}
+
+/** The stored answer's body bytes, or `null` for an empty body of a null-body status. */
+export function storedBody(stored: Extract<StoredResponse, { replayable: true }>): Uint8Array<ArrayBuffer> | null {
+  const bytes = stored.encoding === 'utf8' ? new TextEncoder().encode(stored.body) : fromBase64(stored.body);
+  return bytes.byteLength === 0 && NULL_BODY_STATUSES.has(stored.status) ? null : bytes;
+}
+
+/** What the handler stores in a FAILED record. */
+export interface StoredFailure {
+  readonly status: number;
+  readonly retryAfter?: string;
+}
+
+export function parseStoredFailure(stored: string): StoredFailure {
+  try {
+    const value = JSON.parse(stored) as Partial<StoredFailure> | null;
+    if (typeof value?.status === 'number') return value as StoredFailure;
+  } catch {
+    // A record written by another layer (runOnce): answer it as a plain 500.
+  }
+  return { status: 500 };
+}
