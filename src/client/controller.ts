@@ -15,60 +15,36 @@
 import { newRequestId } from '../core/ids.js';
 import {
   initialSendState,
-  isInFlight,
   sendReducer,
   type SendAction,
   type SendState,
 } from '../core/send-state.js';
 import { Subscribable } from '../core/subscribable.js';
+import type { AnswerOnceClient } from './client.js';
+import type { SendEvent } from './events.js';
+import type { SendOptions } from './send-options.js';
 
 /**
- * What the controller needs from a client; `createClient()`'s result satisfies it.
- * Structural, so a test double or a wrapped client works too.
+ * What the controller needs from a client: `createClient()`'s result, or any object with
+ * its `send` (and, for `resume()`, its `pending`).
  */
-export interface ControllerClient {
-  send(input: string, options: ControllerSendOptions & { requestId: string }): Promise<{
-    readonly data: unknown;
-    readonly replayed: boolean;
-    readonly requestId: string;
-  }>;
+export type ControllerClient = Pick<AnswerOnceClient, 'send'> & Partial<Pick<AnswerOnceClient, 'pending'>>;
+
+/**
+ * The per-send options the controller passes to `client.send` (json, headers, signal,
+ * onEvent…). `requestId` and `intentKey` are the controller's to set.
+ */
+export interface ControllerSendOptions<TJson = unknown>
+  extends Omit<SendOptions, 'json' | 'requestId' | 'intentKey'> {
   /**
-   * The intent a previous page left pending for `input` in the client's storage, if any.
-   * Optional: a client without storage never has one.
+   * The body, sent as JSON; kept in the state as `json` (what the user asked).
+   * @default undefined
    */
-  pending?(input: string): Promise<PendingIntent | undefined> | PendingIntent | undefined;
+  readonly json?: TJson;
 }
 
-/** A pending intent as the controller resumes it. */
-export interface PendingIntent {
-  readonly requestId: string;
-  readonly options: ControllerSendOptions;
-}
-
-/** The per-send request options the controller passes through (json, headers, signal…). */
-export interface ControllerSendOptions {
-  readonly json?: unknown;
-  readonly headers?: HeadersInit;
-  readonly signal?: AbortSignal;
-  readonly requestId?: string;
-  readonly onEvent?: (event: ControllerEvent) => void;
-  readonly [option: string]: unknown;
-}
-
-/** The client events the controller turns into state. */
-export type ControllerEvent =
-  | { readonly type: 'attempt'; readonly attempt: number; readonly retryLimit?: number }
-  | {
-      readonly type: 'retry';
-      readonly attempt: number;
-      readonly retryLimit?: number;
-      readonly reason: string;
-      readonly delay: number;
-    }
-  | { readonly type: 'poll'; readonly polls?: number }
-  | { readonly type: 'replayed' | 'settled'; readonly [field: string]: unknown };
-
-function toSendAction<TData>(event: ControllerEvent): SendAction<TData> | undefined {
+/** The client events that move the state; `replayed` and `settled` are read from the result. */
+function toSendAction(event: SendEvent): SendAction<never, never> | undefined {
   switch (event.type) {
     case 'attempt':
       return { type: 'attempt', attempt: event.attempt, retryLimit: event.retryLimit };
@@ -77,13 +53,26 @@ function toSendAction<TData>(event: ControllerEvent): SendAction<TData> | undefi
         type: 'retry',
         attempt: event.attempt,
         retryLimit: event.retryLimit,
-        reason: event.reason,
+        reason: event.status === undefined ? event.reason : `${event.reason} ${event.status}`,
         delayMs: event.delay,
       };
+    case 'accepted':
+      return { type: 'poll', polls: 0 };
     case 'poll':
       return { type: 'poll', polls: event.polls };
     default:
       return undefined;
+  }
+}
+
+/** The JSON value of a stored text body, when its content type says JSON. */
+function storedJson(options: SendOptions): unknown {
+  const type = new Headers(options.headers).get('content-type') ?? '';
+  if (typeof options.body !== 'string' || !/[/+]json\b/i.test(type)) return undefined;
+  try {
+    return JSON.parse(options.body) as unknown;
+  } catch {
+    return undefined;
   }
 }
 
@@ -93,20 +82,20 @@ export interface SendControllerOptions {
    * the options passed to `send()` are merged over them.
    * @default {}
    */
-  readonly request?: ControllerSendOptions;
+  readonly request?: ControllerSendOptions<unknown>;
 }
 
-export class SendController<TData = unknown> extends Subscribable {
+export class SendController<TData = unknown, TJson = unknown> extends Subscribable {
   #client: ControllerClient;
   #input: string;
-  #defaults: ControllerSendOptions;
-  #state: SendState<TData> = initialSendState<TData>();
-  #inFlight: Promise<SendState<TData>> | undefined;
+  #defaults: ControllerSendOptions<unknown>;
+  #state: SendState<TData, TJson> = initialSendState<TData, TJson>();
+  #inFlight: Promise<SendState<TData, TJson>> | undefined;
   /** The request of the current intent, kept so a failed intent is resent unchanged. */
-  #request: ControllerSendOptions | undefined;
+  #request: ControllerSendOptions<TJson> | undefined;
   /** Bumped by `reset()`: events and outcomes of an older generation are dropped. */
   #generation = 0;
-  #resumed: Promise<SendState<TData>> | undefined;
+  #resumed: Promise<SendState<TData, TJson>> | undefined;
 
   constructor(client: ControllerClient, input: string, options: SendControllerOptions = {}) {
     super();
@@ -116,7 +105,7 @@ export class SendController<TData = unknown> extends Subscribable {
   }
 
   /** The current state; the same object until something changes. */
-  getSnapshot = (): SendState<TData> => this.#state;
+  getSnapshot = (): SendState<TData, TJson> => this.#state;
 
   /** Replaces client, input and defaults; the next send uses them. */
   setOptions(client: ControllerClient, input: string, options: SendControllerOptions = {}): void {
@@ -126,17 +115,18 @@ export class SendController<TData = unknown> extends Subscribable {
   }
 
   /**
-   * Sends the intent. Resolves with the settled state (`answered` or `failed`), never
-   * rejects: a UI reads `state.status`. See the class comment for which intent is sent.
+   * Sends the intent. Resolves with this send's settled state (`answered` or `failed`)
+   * and never rejects: a UI reads `status`. See the class comment for which intent is
+   * sent; `options` are ignored while a send is in flight or when a failed one is resent.
    */
-  send = (options: ControllerSendOptions = {}): Promise<SendState<TData>> => {
+  send = (options: ControllerSendOptions<TJson> = {}): Promise<SendState<TData, TJson>> => {
     if (this.#inFlight) return this.#inFlight;
-    const again = this.#state.status === 'failed' && this.#request !== undefined;
-    const requestId = again ? this.#state.requestId! : newRequestId();
-    if (!again) this.#request = { ...this.#defaults, ...options };
-    return this.#run(requestId, this.#request!, (opts) =>
-      this.#client.send(this.#input, { ...opts, requestId }),
-    );
+    const failed = this.#state.status === 'failed' ? this.#state.requestId : undefined;
+    if (failed !== undefined && this.#request !== undefined) {
+      return this.#run(failed, this.#request, this.#state.json);
+    }
+    this.#request = { ...(this.#defaults as ControllerSendOptions<TJson>), ...options };
+    return this.#run(newRequestId(), this.#request);
   };
 
   /**
@@ -148,7 +138,7 @@ export class SendController<TData = unknown> extends Subscribable {
     this.#generation += 1;
     this.#inFlight = undefined;
     this.#request = undefined;
-    this.#dispatch({ type: 'reset' });
+    this.#publish(sendReducer(this.#state, { type: 'reset' }));
   };
 
   /**
@@ -157,69 +147,65 @@ export class SendController<TData = unknown> extends Subscribable {
    * with the settled state, or the current one when nothing was pending. Runs at most
    * once per controller, so React StrictMode's doubled effects resume once.
    */
-  resume = (): Promise<SendState<TData>> => {
+  resume = (): Promise<SendState<TData, TJson>> => {
     this.#resumed ??= this.#resume();
     return this.#resumed;
   };
 
-  async #resume(): Promise<SendState<TData>> {
+  async #resume(): Promise<SendState<TData, TJson>> {
     if (this.#inFlight) return this.#inFlight;
     const pending = await this.#client.pending?.(this.#input);
     if (!pending || this.#inFlight || this.#state.status !== 'idle') return this.#state;
-    this.#request = pending.options;
-    return this.#run(pending.requestId, pending.options, (opts) =>
-      this.#client.send(this.#input, { ...opts, requestId: pending.requestId }),
-    );
+    // Resend the stored body byte for byte (the server fingerprints it); show it as JSON.
+    this.#request = { ...this.#defaults, ...pending.options } as ControllerSendOptions<TJson>;
+    return this.#run(pending.requestId, this.#request, storedJson(pending.options) as TJson);
   }
 
   #run(
     requestId: string,
-    request: ControllerSendOptions,
-    call: (options: ControllerSendOptions) => ReturnType<ControllerClient['send']>,
-  ): Promise<SendState<TData>> {
+    request: ControllerSendOptions<TJson>,
+    json: TJson | undefined = request.json,
+  ): Promise<SendState<TData, TJson>> {
     const generation = this.#generation;
-    const current = () => generation === this.#generation;
-    this.#dispatch({ type: 'start', requestId });
+    // Each send keeps its own line of states; it is shown only while it is current.
+    let own = sendReducer(this.#state, { type: 'start', requestId, json });
+    const apply = (action: SendAction<TData, TJson>) => {
+      own = sendReducer(own, action);
+      if (generation === this.#generation) this.#publish(own);
+    };
+    this.#publish(own);
     const userOnEvent = request.onEvent;
-    const promise = call({
-      ...request,
-      onEvent: (event) => {
-        userOnEvent?.(event);
-        const action = toSendAction<TData>(event);
-        if (action && current()) this.#dispatch(action);
-      },
-    }).then(
-      (result) => {
-        if (current()) {
-          this.#dispatch({ type: 'answer', data: result.data as TData, replayed: result.replayed });
-        }
-      },
-      (error: unknown) => {
-        if (current()) this.#dispatch({ type: 'fail', error: toError(error) });
-      },
-    ).then(() => {
-      if (current()) this.#inFlight = undefined;
-      return this.#state;
-    });
+    const promise = this.#client
+      .send<TData>(this.#input, {
+        ...request,
+        requestId,
+        onEvent: (event) => {
+          userOnEvent?.(event);
+          const action = toSendAction(event);
+          if (action) apply(action);
+        },
+      })
+      .then(
+        (result) => apply({ type: 'answer', data: result.data, replayed: result.replayed }),
+        (error: unknown) => apply({ type: 'fail', error: toError(error) }),
+      )
+      .then(() => {
+        if (generation === this.#generation) this.#inFlight = undefined;
+        return own;
+      });
     this.#inFlight = promise;
     return promise;
   }
 
-  #dispatch(action: SendAction<TData>): void {
-    const next = sendReducer(this.#state, action);
-    if (next === this.#state) return;
-    this.#state = next;
+  #publish(state: SendState<TData, TJson>): void {
+    if (state === this.#state) return;
+    this.#state = state;
     for (const listener of this.listeners) listener();
-  }
-
-  /** True while a send is in flight. */
-  get sending(): boolean {
-    return isInFlight(this.#state);
   }
 }
 
 function normalizeControllerOptions(options: SendControllerOptions): {
-  request: ControllerSendOptions;
+  request: ControllerSendOptions<unknown>;
 } {
   if (typeof options !== 'object' || options === null) {
     throw new TypeError('answer-once: `options` must be an object.');

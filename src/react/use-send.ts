@@ -17,17 +17,19 @@ export interface UseSendOptions extends SendControllerOptions {
   readonly resume?: boolean;
 }
 
-export interface UseSendResult<TData> {
+export interface UseSendResult<TData, TJson> {
   /**
    * Sends the intent; resolves with the settled state and never rejects. While a send
    * is in flight it returns that send's promise (a double click is one request); after
    * a failure it resends the same intent with the same `requestId`.
    */
-  readonly send: (options?: ControllerSendOptions) => Promise<SendState<TData>>;
+  readonly send: (options?: ControllerSendOptions<TJson>) => Promise<SendState<TData, TJson>>;
   /** Forgets the intent; the next `send()` is a new one with a new ID. */
   readonly reset: () => void;
   readonly state: SendStatus;
   readonly data: TData | undefined;
+  /** The JSON body of the intent (what was asked), while it is sent and after. */
+  readonly json: TJson | undefined;
   /** True when the answer was a stored one replayed: show an "already answered" badge. */
   readonly replayed: boolean;
   readonly error: Error | undefined;
@@ -37,23 +39,23 @@ export interface UseSendResult<TData> {
   /** The client's retry limit, once the first attempt reported it. */
   readonly retryLimit: number | undefined;
   /** The whole state object, for narrowing on `status`. */
-  readonly snapshot: SendState<TData>;
+  readonly snapshot: SendState<TData, TJson>;
 }
 
 /**
  * One user intent at a time through `client`: its state for buttons, spinners and
  * "already answered" badges. A thin subscription to a {@link SendController}.
  */
-export function useSend<TData = unknown>(
+export function useSend<TData = unknown, TJson = unknown>(
   client: ControllerClient,
   input: string,
   options: UseSendOptions = {},
-): UseSendResult<TData> {
+): UseSendResult<TData, TJson> {
   const { resume = false, ...controllerOptions } = options;
   if (typeof resume !== 'boolean') {
     throw new TypeError('answer-once/react: `options.resume` must be a boolean.');
   }
-  const [controller] = useState(() => new SendController<TData>(client, input, controllerOptions));
+  const [controller] = useState(() => new SendController<TData, TJson>(client, input, controllerOptions));
   useEffect(() => {
     controller.setOptions(client, input, controllerOptions);
   });
@@ -71,6 +73,7 @@ export function useSend<TData = unknown>(
     reset: controller.reset,
     state: snapshot.status,
     data: snapshot.data,
+    json: snapshot.json,
     replayed: snapshot.replayed,
     error: snapshot.error,
     requestId: snapshot.requestId,

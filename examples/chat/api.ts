@@ -1,0 +1,134 @@
+/**
+ * The demo's API: `POST /api/chat` (idempotent, through `answer-once/server`), the
+ * status route the client polls, `GET /api/stats`, and the trouble switch. Faults are
+ * applied here, on the server, for real: a lost response is a dropped TCP connection
+ * after the answer was stored; a 503 is answered before anything runs.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { HttpBindings } from '@hono/node-server';
+import { createIdempotencyHandler, withCors, type IdempotencyStore } from 'answer-once/server';
+import type { FakeModel } from './fake-model.js';
+import { isTroubleMode, TroubleSwitch, type TroubleMode } from './trouble.js';
+
+export interface ChatApiOptions {
+  readonly model: FakeModel;
+  readonly store: IdempotencyStore;
+  /**
+   * How long the gateway in front of the model waits before answering 504 (the work
+   * carries on). Only the `slow` fault makes the model take longer than this.
+   * @default 3 × the model's delay, at least 1000
+   */
+  readonly gatewayTimeoutMs?: number;
+}
+
+export type ChatApi = (request: Request, env: HttpBindings) => Promise<Response>;
+
+/** `slow` multiplies the model's delay by this much: well past the gateway timeout. */
+const SLOWDOWN = 5;
+const MAX_QUESTION_CHARS = 4000;
+
+export function createChatApi(options: ChatApiOptions): ChatApi {
+  const { model, store } = options;
+  const gatewayTimeoutMs = options.gatewayTimeoutMs ?? Math.max(1000, model.delayMs * 3);
+  const trouble = new TroubleSwitch();
+  const intents = new Set<string>();
+  // Which fault the request being handled drew; read inside the model handler.
+  const drawn = new AsyncLocalStorage<TroubleMode>();
+
+  const idempotent = createIdempotencyHandler({
+    store,
+    // A real app takes these from its own auth (a session cookie, a bearer token):
+    // never from a header the client sets. The demo has a single anonymous visitor.
+    scope: () => ({ user: 'demo-visitor', session: 'demo' }),
+    statusPath: '/api/status',
+    // The model call: the only work that costs. `ctx.signal` fires if another worker
+    // took this intent over; a client disconnect does NOT stop it (its answer is kept).
+    handler: async function chat(request) {
+      const question = await readQuestion(request);
+      if (typeof question !== 'string') return question;
+      const slow = drawn.getStore() === 'slow';
+      const { text, call } = await model.answer(question, slow ? SLOWDOWN : 1);
+      return Response.json({ answer: text, call });
+    },
+  });
+
+  async function sendChat(request: Request): Promise<Response> {
+    const id = request.headers.get('X-Request-Id') ?? request.headers.get('Idempotency-Key');
+    if (id) intents.add(id.replace(/^"|"$/g, ''));
+    const mode = trouble.take();
+    if (mode === '503') {
+      return problem(503, 'The model gateway is overloaded (simulated). Retry with the same ID.', {
+        'Retry-After': '1',
+      });
+    }
+    const work = drawn.run(mode, () => idempotent(request));
+    const response = await withGatewayTimeout(work, gatewayTimeoutMs);
+    if (mode === 'lose') {
+      // The answer is stored; now the "network" loses it on the way back.
+      await response.arrayBuffer();
+      bindings.get(request)?.incoming.socket.destroy();
+    }
+    return response;
+  }
+
+  async function route(request: Request): Promise<Response> {
+    const { pathname } = new URL(request.url);
+    if (pathname === '/api/chat' && request.method === 'POST') return sendChat(request);
+    if (pathname.startsWith('/api/status/')) return idempotent(request);
+    if (pathname === '/api/stats' && request.method === 'GET') {
+      return json({ modelCalls: model.calls, intents: intents.size });
+    }
+    if (pathname === '/api/trouble' && request.method === 'GET') return json({ mode: trouble.next });
+    if (pathname === '/api/trouble' && request.method === 'PUT') {
+      const body: unknown = await request.json().catch(() => undefined);
+      const mode = (body as { mode?: unknown } | undefined)?.mode;
+      if (!isTroubleMode(mode)) return problem(400, '`mode` must be none, lose, 503 or slow.');
+      trouble.arm(mode);
+      return json({ mode });
+    }
+    return problem(404, `No route for ${request.method} ${pathname}.`);
+  }
+
+  // Every route works cross-origin; the protocol's headers are exposed to scripts.
+  const routeWithCors = withCors(route, { methods: ['GET', 'POST', 'PUT'] });
+  // node:http's objects of each request, for the `lose` fault to drop the connection.
+  const bindings = new WeakMap<Request, HttpBindings>();
+  return function chatApi(request, env) {
+    bindings.set(request, env);
+    return routeWithCors(request);
+  };
+}
+
+async function readQuestion(request: Request): Promise<string | Response> {
+  const body: unknown = await request.json().catch(() => undefined);
+  const content = (body as { content?: unknown } | undefined)?.content;
+  if (typeof content !== 'string' || content.trim() === '' || content.length > MAX_QUESTION_CHARS) {
+    return problem(400, `\`content\` must be a non-empty string of at most ${MAX_QUESTION_CHARS} characters.`);
+  }
+  return content;
+}
+
+/** The gateway gives up after `ms` with a 504; the work behind it keeps running. */
+async function withGatewayTimeout(work: Promise<Response>, ms: number): Promise<Response> {
+  work.catch(() => undefined); // a rejection after the timeout won is the handler's to log
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<Response>((resolve) => {
+    timer = setTimeout(() => resolve(problem(504, 'The gateway timed out waiting for the model.')), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function json(body: unknown): Response {
+  return Response.json(body, { headers: { 'Cache-Control': 'no-store' } });
+}
+
+function problem(status: number, detail: string, headers: Record<string, string> = {}): Response {
+  return Response.json(
+    { type: 'about:blank', title: detail, status, detail },
+    { status, headers: { 'Content-Type': 'application/problem+json', ...headers } },
+  );
+}

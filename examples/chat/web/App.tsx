@@ -1,0 +1,80 @@
+import { useEffect, useRef, useState } from 'react';
+import { useSend } from 'answer-once/react';
+import type { ChatAnswer, ChatQuestion } from './api.js';
+import { client } from './client.js';
+import { Composer } from './Composer.js';
+import { addTurn, loadTurns, saveTurns, type Turn } from './history.js';
+import { Transcript } from './Transcript.js';
+import { TroubleSwitch } from './TroubleSwitch.js';
+import { useServerStatus } from './use-server-status.js';
+
+export function App() {
+  // resume: an intent a reload interrupted is finished with its original ID.
+  const chat = useSend<ChatAnswer, ChatQuestion>(client, 'chat', { resume: true });
+  const { snapshot, reset } = chat;
+  const [turns, setTurns] = useState<readonly Turn[]>(loadTurns);
+  const [draft, setDraft] = useState('');
+  const server = useServerStatus();
+  const bottom = useRef<HTMLDivElement>(null);
+  const busy = snapshot.status === 'sending' || snapshot.status === 'retrying' || snapshot.status === 'waiting';
+
+  // An answered intent becomes a turn of the conversation; the hook is free for the next.
+  useEffect(() => {
+    if (snapshot.status !== 'answered' || snapshot.requestId === undefined) return;
+    const { requestId, data, replayed, json } = snapshot;
+    setTurns((turns) =>
+      addTurn(turns, {
+        id: requestId,
+        question: json?.content ?? '',
+        answer: data.answer,
+        call: data.call,
+        replayed,
+      }),
+    );
+    reset();
+  }, [snapshot, reset]);
+
+  useEffect(() => saveTurns(turns), [turns]);
+  useEffect(() => bottom.current?.scrollIntoView({ block: 'end' }), [turns, snapshot.status]);
+  const { refresh } = server;
+  useEffect(refresh, [snapshot.status, refresh]);
+
+  const send = () => {
+    // A click while a send is in flight joins it: one request, one answer.
+    if (busy) return void chat.send();
+    const content = draft.trim();
+    if (content === '') return;
+    if (snapshot.status === 'failed') reset(); // a new question is a new intent
+    setDraft('');
+    void chat.send({ json: { content } });
+  };
+
+  return (
+    <div className="app">
+      <header className="top">
+        <div className="brand">
+          <span className="logo" aria-hidden="true">
+            1×
+          </span>
+          <div>
+            <h1>answer-once</h1>
+            <p>chat demo · one intent, one model call, one answer</p>
+          </div>
+        </div>
+        <TroubleSwitch value={server.trouble} onChange={server.setTrouble} />
+      </header>
+      <main className="chat">
+        <Transcript turns={turns} pending={snapshot} onRetry={() => void chat.send()} />
+        <div ref={bottom} />
+      </main>
+      <div className="dock">
+        <Composer value={draft} busy={busy} onChange={setDraft} onSend={send} />
+        <footer className="stats" aria-live="polite">
+          model calls: <strong data-testid="model-calls">{server.stats?.modelCalls ?? '–'}</strong>
+          {' · '}
+          intents: <strong data-testid="intents">{server.stats?.intents ?? '–'}</strong>
+        </footer>
+      </div>
+    </div>
+  );
+}

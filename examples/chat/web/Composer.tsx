@@ -1,0 +1,41 @@
+import type { FormEvent, KeyboardEvent } from 'react';
+
+export interface ComposerProps {
+  readonly value: string;
+  readonly busy: boolean;
+  readonly onChange: (value: string) => void;
+  readonly onSend: () => void;
+}
+
+/**
+ * The message box and send button. The button stays enabled while a send is in
+ * flight on purpose: a second click joins the first request (useSend), it costs nothing.
+ */
+export function Composer({ value, busy, onChange, onSend }: ComposerProps) {
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onSend();
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      onSend();
+    }
+  };
+  return (
+    <form className="composer" onSubmit={submit}>
+      <textarea
+        data-testid="composer"
+        aria-label="Message"
+        placeholder="Ask anything — then try a network fault above."
+        rows={1}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        onKeyDown={onKeyDown}
+      />
+      <button data-testid="send" type="submit" className={busy ? 'send busy' : 'send'}>
+        {busy ? 'Sending…' : 'Send'}
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,87 @@
+import type { SendState } from 'answer-once/react';
+import type { ChatAnswer, ChatQuestion } from './api.js';
+import type { Turn } from './history.js';
+
+export interface TranscriptProps {
+  readonly turns: readonly Turn[];
+  /** The intent in flight or failed, if any. */
+  readonly pending: SendState<ChatAnswer, ChatQuestion>;
+  readonly onRetry: () => void;
+}
+
+/** What the pending answer bubble says in each state of the send. */
+function pendingLabel(state: SendState<ChatAnswer, ChatQuestion>): string {
+  switch (state.status) {
+    case 'retrying':
+      return `retrying (${state.attempt}/${state.retryLimit ?? '?'})…`;
+    case 'waiting':
+      return 'still generating…';
+    default:
+      return 'thinking…';
+  }
+}
+
+function shortId(id: string): string {
+  return `${id.slice(0, 6)}…${id.slice(-4)}`;
+}
+
+export function Transcript({ turns, pending, onRetry }: TranscriptProps) {
+  const showPending = pending.status !== 'idle' && pending.status !== 'answered';
+  if (turns.length === 0 && !showPending) {
+    return (
+      <section className="transcript empty" aria-live="polite">
+        <h2>Same question sent twice: answered once.</h2>
+        <p>
+          Every message is one <em>intent</em> with one request ID. Double-click send, drop the
+          response, or reload mid-answer: the model runs once and you get exactly one answer.
+        </p>
+      </section>
+    );
+  }
+  return (
+    <section className="transcript" aria-live="polite">
+      {turns.map((turn) => (
+        <article key={turn.id} className="turn">
+          <p className="bubble user">{turn.question}</p>
+          <div className="bubble assistant" data-testid="answer" data-request-id={turn.id}>
+            <p className="text">{turn.answer}</p>
+            <p className="meta">
+              {turn.replayed && (
+                <span className="badge replayed" data-testid="replayed-badge" title="The server replayed its stored answer: no second model call.">
+                  already answered
+                </span>
+              )}
+              <span className="id" title={turn.id}>
+                intent {shortId(turn.id)} · model call #{turn.call}
+              </span>
+            </p>
+          </div>
+        </article>
+      ))}
+      {showPending && (
+        <article className="turn" data-testid="pending">
+          {pending.json && <p className="bubble user">{pending.json.content}</p>}
+          {pending.status === 'failed' ? (
+            <div className="bubble assistant failed" role="alert">
+              <p className="text">Not answered: {pending.error.message}</p>
+              <p className="meta">
+                <button type="button" className="retry" data-testid="retry" onClick={onRetry}>
+                  Try again (same intent)
+                </button>
+              </p>
+            </div>
+          ) : (
+            <div className="bubble assistant status" data-testid="status" data-state={pending.status}>
+              <span className="dots" aria-hidden="true">
+                <i />
+                <i />
+                <i />
+              </span>
+              <span>{pendingLabel(pending)}</span>
+            </div>
+          )}
+        </article>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,46 @@
+import type { TroubleMode } from '../trouble.js';
+
+const CHOICES: ReadonlyArray<{ mode: TroubleMode; label: string; hint: string }> = [
+  { mode: 'none', label: 'Normal', hint: 'No trouble.' },
+  {
+    mode: 'lose',
+    label: 'Lose next response',
+    hint: 'The server runs the model, stores the answer, then drops the connection.',
+  },
+  { mode: '503', label: '503 next request', hint: 'The server answers 503 before running anything.' },
+  {
+    mode: 'slow',
+    label: 'Slow model',
+    hint: 'The model takes much longer than the gateway timeout: 504, then “still generating…”.',
+  },
+];
+
+export interface TroubleSwitchProps {
+  readonly value: TroubleMode;
+  readonly onChange: (mode: TroubleMode) => void;
+}
+
+/** The network-trouble switch: arms one fault for the next chat request. */
+export function TroubleSwitch({ value, onChange }: TroubleSwitchProps) {
+  return (
+    <fieldset className="trouble" aria-label="Network trouble for the next request">
+      <legend>Network trouble (next request)</legend>
+      <div className="segmented" role="radiogroup">
+        {CHOICES.map(({ mode, label, hint }) => (
+          <button
+            key={mode}
+            type="button"
+            role="radio"
+            aria-checked={value === mode}
+            title={hint}
+            data-testid={`trouble-${mode}`}
+            className={value === mode ? 'segment active' : 'segment'}
+            onClick={() => onChange(mode)}
+          >
+            {label}
+          </button>
+        ))}
+      </div>
+    </fieldset>
+  );
+}

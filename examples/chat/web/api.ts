@@ -1,0 +1,47 @@
+/**
+ * Where the page talks to: its own origin's `/api` by default, or another origin given
+ * as `?api=http://127.0.0.1:8788/api` (the cross-origin case: CORS must expose the
+ * protocol headers for the client to see replays and 202s).
+ */
+import type { TroubleMode } from '../trouble.js';
+
+export interface ChatQuestion {
+  readonly content: string;
+}
+
+export interface ChatAnswer {
+  readonly answer: string;
+  readonly call: number;
+}
+
+export interface Stats {
+  readonly modelCalls: number;
+  readonly intents: number;
+}
+
+export const apiBase: string = new URL(
+  new URLSearchParams(location.search).get('api') ?? '/api',
+  location.href,
+).href.replace(/\/$/, '');
+
+export async function fetchStats(signal?: AbortSignal): Promise<Stats> {
+  const response = await fetch(`${apiBase}/stats`, { signal, cache: 'no-store' });
+  if (!response.ok) throw new Error(`stats: HTTP ${response.status}`);
+  return (await response.json()) as Stats;
+}
+
+export async function fetchTrouble(signal?: AbortSignal): Promise<TroubleMode> {
+  const response = await fetch(`${apiBase}/trouble`, { signal, cache: 'no-store' });
+  if (!response.ok) throw new Error(`trouble: HTTP ${response.status}`);
+  return ((await response.json()) as { mode: TroubleMode }).mode;
+}
+
+export async function armTrouble(mode: TroubleMode): Promise<TroubleMode> {
+  const response = await fetch(`${apiBase}/trouble`, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ mode }),
+  });
+  if (!response.ok) throw new Error(`trouble: HTTP ${response.status}`);
+  return ((await response.json()) as { mode: TroubleMode }).mode;
+}

@@ -1,0 +1,35 @@
+/**
+ * The conversation so far (answered turns only), kept in sessionStorage so a reload
+ * shows it again. The pending turn is not stored here: the client's storage adapter
+ * keeps the pending intent, and `useSend(..., { resume: true })` finishes it.
+ */
+export interface Turn {
+  /** The intent's requestId: one turn per intent. */
+  readonly id: string;
+  readonly question: string;
+  readonly answer: string;
+  /** The answer was a stored one replayed: no model call was made for this delivery. */
+  readonly replayed: boolean;
+  /** The model call that produced the answer (as the server reports it). */
+  readonly call: number;
+}
+
+const KEY = 'answer-once-demo:turns';
+
+export function loadTurns(): readonly Turn[] {
+  try {
+    const parsed: unknown = JSON.parse(sessionStorage.getItem(KEY) ?? '[]');
+    return Array.isArray(parsed) ? (parsed as Turn[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+export function saveTurns(turns: readonly Turn[]): void {
+  sessionStorage.setItem(KEY, JSON.stringify(turns));
+}
+
+/** Appends `turn` unless a turn of the same intent is already there. */
+export function addTurn(turns: readonly Turn[], turn: Turn): readonly Turn[] {
+  return turns.some((t) => t.id === turn.id) ? turns : [...turns, turn];
+}
