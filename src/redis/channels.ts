@@ -96,7 +96,10 @@ export class SettleChannels {
     // Failures surface as rejected subscribes and timed-out waits; reconnection is the client's.
     subscriber.on('error', () => {});
     // After a reconnection node-redis resubscribes, but publishes made meanwhile are lost.
-    subscriber.on('ready', () => this.#ringAll());
+    let connections = 0;
+    subscriber.on('ready', () => {
+      if (++connections > 1) this.#ringAll();
+    });
     const connecting = subscriber.connect().then(() => subscriber);
     connecting.catch(() => {
       if (this.#subscriber === connecting) this.#subscriber = undefined;

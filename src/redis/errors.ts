@@ -2,9 +2,8 @@
  * Errors thrown by `RedisStore`. Every store method rejects with one of these, never
  * with a raw node-redis error, so the layer above can tell "retry later" from "bug".
  */
-import { StoreUnavailableError } from '../server/errors.js';
 
-/** Redis refused the operation for good (wrong key type, script error, …). `cause` keeps the reply. */
+/** The base class: a store call failed. `cause` keeps what node-redis threw. */
 export class RedisStoreError extends Error {
   override name: string = 'RedisStoreError';
 }
@@ -12,11 +11,14 @@ export class RedisStoreError extends Error {
 /**
  * Redis could not be reached, did not answer within `commandTimeoutMs`, or answered
  * with a transient state (LOADING, BUSY, CLUSTERDOWN, TRYAGAIN, MASTERDOWN, READONLY, OOM).
- * Nothing was run; the same request may be retried with the same ID. A
- * `StoreUnavailableError` of `answer-once/server`, so the handler answers 503 with
- * `Retry-After` (problem code `store-unavailable`).
+ * Nothing was run; the same request may be retried with the same ID: the handler wraps
+ * it in its `StoreUnavailableError` and answers 503 with `Retry-After`.
  */
-export class RedisStoreUnavailableError extends StoreUnavailableError {}
+export class RedisStoreUnavailableError extends RedisStoreError {
+  override name = 'RedisStoreUnavailableError' as const;
+  /** The problem code this becomes on the wire. */
+  readonly code = 'store-unavailable' as const;
+}
 
 /** Redis answered something a store script never returns: a corrupt or foreign record. */
 export class RedisStoreReplyError extends RedisStoreError {
@@ -40,8 +42,8 @@ export function isErrorReply(error: unknown): error is Error {
 }
 
 /** Wraps anything node-redis threw into the store's error classes. */
-export function toStoreError(error: unknown, operation: string): RedisStoreError | RedisStoreUnavailableError {
-  if (error instanceof RedisStoreError || error instanceof RedisStoreUnavailableError) return error;
+export function toStoreError(error: unknown, operation: string): RedisStoreError {
+  if (error instanceof RedisStoreError) return error;
   const message = error instanceof Error ? error.message : String(error);
   if (isErrorReply(error) && !TRANSIENT_REPLIES.test(message)) {
     return new RedisStoreError(`answer-once/redis: ${operation} failed: ${message}`, { cause: error });

@@ -11,10 +11,11 @@ export interface RedisStoreOptions {
   client: RedisStoreClient;
 
   /**
-   * Prepended to every key the store writes (and to its pub/sub channels). It must not
-   * contain `{` or `}`: the keys already carry a Cluster hash tag that the prefix must not
-   * shadow.
-   * @default 'answer-once:'
+   * Prepended to every key the store writes (and to its pub/sub channels), e.g. to share
+   * one Redis between environments. The handler's keys already start with its own
+   * `keyPrefix` (`answer-once:{…}`). It must not contain `{` or `}`: the keys carry a
+   * Cluster hash tag that the prefix must not shadow.
+   * @default ''
    */
   prefix?: string;
 
@@ -71,7 +72,7 @@ export function normalizeRedisStoreOptions(options: RedisStoreOptions): Normaliz
       'answer-once/redis: expected `client` to be a node-redis client (createClient() or createCluster())',
     );
   }
-  const prefix = options.prefix ?? 'answer-once:';
+  const prefix = options.prefix ?? '';
   if (typeof prefix !== 'string' || /[{}]/.test(prefix)) {
     throw new TypeError('answer-once/redis: expected `prefix` to be a string without `{` or `}`');
   }

@@ -12,7 +12,7 @@ const hasRedis = requireRedisServer();
 
 describe.skipIf(!hasRedis)('RedisStore on a standalone redis-server', () => {
   let server: RedisServer;
-  let client: ReturnType<typeof createClient>;
+  let client: RedisStoreClient & { close(): Promise<void> };
 
   beforeAll(async () => {
     server = await RedisServer.start();

@@ -129,10 +129,26 @@ export class RedisServer {
     return this.#child?.pid;
   }
 
-  /** Stops the server gracefully (SIGTERM: an append-only file is flushed) and starts it again on the same port and directory. */
-  async restart(): Promise<void> {
+  /** Stops the process gracefully (SIGTERM: an append-only file is flushed), keeping its port and directory for `boot()`. */
+  async halt(): Promise<void> {
     await this.#kill('SIGTERM');
+  }
+
+  /** Starts the process again on the same port and directory after `halt()`. */
+  async boot(): Promise<void> {
+    if (this.#child) throw new Error(`redis-server on :${this.port} is running`);
     await this.#spawn();
+  }
+
+  /** `halt()` then `boot()`: what a Redis restart looks like to its clients. */
+  async restart(): Promise<void> {
+    await this.halt();
+    await this.boot();
+  }
+
+  /** Freezes (SIGSTOP) or thaws (SIGCONT) the process: a Redis that hangs without closing connections. */
+  signal(signal: 'SIGSTOP' | 'SIGCONT'): void {
+    this.#child?.kill(signal);
   }
 
   /** Stops the server and removes its directory. */

@@ -1,0 +1,257 @@
+/**
+ * What RedisStore promises beyond the shared contract, checked against a real
+ * redis-server: round trips counted by Redis, script-cache loss, expiries, Redis's clock,
+ * cross-instance wake-ups on one subscriber connection, and failing fast when Redis is away.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createClient, RESP_TYPES } from 'redis';
+import { RedisStore, RedisStoreError, RedisStoreUnavailableError, type RedisStoreClient } from 'answer-once/redis';
+import type { AcquireResult } from 'answer-once/server';
+import { rawCommand, RedisServer, requireRedisServer } from '../support/redis-server.js';
+import { measureCalls, scriptRoundTrips } from '../support/redis-stats.js';
+
+const hasRedis = requireRedisServer();
+const LEASE = 300;
+const TTL = 60_000;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const newKey = (): string => `answer-once:{user:session:${randomUUID()}}`;
+
+interface Client {
+  close(): Promise<void>;
+  destroy(): void;
+}
+
+function tokenOf(result: AcquireResult): string {
+  if (!result.acquired) throw new Error(`expected to acquire, found ${result.record.state}`);
+  return result.token;
+}
+
+/** Runs every script once, so Redis's script cache holds them (a cold cache costs one EVAL each, once). */
+async function warmUp(store: RedisStore): Promise<void> {
+  const key = newKey();
+  const token = tokenOf(await store.acquire(key, 'fp', LEASE));
+  await store.renew(key, token, LEASE);
+  await store.complete(key, token, 'x', TTL);
+  await store.get(key);
+}
+
+describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
+  let server: RedisServer;
+  const clients: Client[] = [];
+  const stores: RedisStore[] = [];
+
+  async function connect(): Promise<RedisStoreClient> {
+    const client = await createClient({ url: server.url }).on('error', () => {}).connect();
+    clients.push(client);
+    return client;
+  }
+
+  async function open(options: { prefix?: string; commandTimeoutMs?: number; client?: RedisStoreClient } = {}): Promise<RedisStore> {
+    const store = new RedisStore({ ...options, client: options.client ?? (await connect()) });
+    stores.push(store);
+    return store;
+  }
+
+  const calls = (fn: () => Promise<unknown>) => measureCalls([server.port], fn);
+
+  beforeAll(async () => {
+    server = await RedisServer.start();
+  });
+
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((store) => store.close()));
+    await Promise.all(clients.splice(0).map((client) => client.close().catch(() => client.destroy())));
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('runs a first attempt in acquire + renewals + complete round trips, and replays in one', async () => {
+    const store = await open();
+    const key = newKey();
+    await warmUp(store);
+    let token = '';
+    const firstRun = await calls(async () => {
+      token = tokenOf(await store.acquire(key, 'fp', LEASE));
+      await store.renew(key, token, LEASE);
+      await store.complete(key, token, 'answer', TTL);
+    });
+    expect(firstRun).toMatchObject({ evalsha: 3 });
+    expect(scriptRoundTrips(firstRun)).toBe(3);
+    expect(firstRun).not.toHaveProperty('get');
+    expect(firstRun).not.toHaveProperty('set');
+
+    let replay: AcquireResult | undefined;
+    const replayCalls = await calls(async () => {
+      replay = await store.acquire(key, 'fp', LEASE);
+    });
+    expect(scriptRoundTrips(replayCalls)).toBe(1);
+    expect(replay).toMatchObject({ acquired: false, record: { state: 'completed', result: 'answer' } });
+
+    const read = await calls(() => store.get(key));
+    expect(scriptRoundTrips(read)).toBe(1);
+  });
+
+  it('recovers when Redis forgets its scripts (SCRIPT FLUSH): one EVAL, then EVALSHA again', async () => {
+    const store = await open();
+    const key = newKey();
+    await store.get(key);
+    await rawCommand(server.port, 'SCRIPT FLUSH');
+    const afterFlush = await calls(() => store.acquire(key, 'fp', LEASE));
+    expect(afterFlush).toMatchObject({ evalsha: 1, eval: 1 });
+    const next = await calls(() => store.acquire(key, 'fp', LEASE));
+    expect(next).toEqual(expect.objectContaining({ evalsha: 1 }));
+    expect(next).not.toHaveProperty('eval');
+    expect(await store.get(key)).toMatchObject({ state: 'processing' });
+  });
+
+  it('stores each intent at prefix + key, one hash whose Redis expiry is lease + grace, then the TTL', async () => {
+    const store = await open({ prefix: 'test:' });
+    const pttl = async (key: string): Promise<number> => Number(/^:(-?\d+)/.exec(await rawCommand(server.port, `PTTL test:${key}`))?.[1]);
+    const key = newKey();
+    const token = tokenOf(await store.acquire(key, 'fp', LEASE));
+    expect(await rawCommand(server.port, `TYPE test:${key}`)).toBe('+hash\r\n');
+    const processingTtl = await pttl(key);
+    expect(processingTtl).toBeGreaterThan(60_000);
+    expect(processingTtl).toBeLessThanOrEqual(60_000 + LEASE);
+
+    await store.complete(key, token, 'answer', 5_000);
+    const completedTtl = await pttl(key);
+    expect(completedTtl).toBeGreaterThan(4_000);
+    expect(completedTtl).toBeLessThanOrEqual(5_000);
+
+    const failedKey = newKey();
+    await store.fail(failedKey, tokenOf(await store.acquire(failedKey, 'fp', LEASE)), 'boom', 3_000);
+    const failedTtl = await pttl(failedKey);
+    expect(failedTtl).toBeGreaterThan(2_000);
+    expect(failedTtl).toBeLessThanOrEqual(3_000);
+  });
+
+  it('judges leases by Redis’s clock, and reports deadlines in this process’s clock, even an hour off', async () => {
+    const store = await open();
+    const key = newKey();
+    const realNow = Date.now.bind(Date);
+    const skew = 3_600_000;
+    vi.spyOn(Date, 'now').mockImplementation(() => realNow() + skew);
+    try {
+      const first = await store.acquire(key, 'fp', LEASE);
+      expect(first.acquired && first.leaseExpiresAt - Date.now()).toBeGreaterThan(LEASE - 50);
+      expect(first.acquired && first.leaseExpiresAt - Date.now()).toBeLessThanOrEqual(LEASE);
+      // An hour ahead locally, yet the lease is alive: nobody takes it over.
+      expect(await store.acquire(key, 'fp', LEASE)).toMatchObject({ acquired: false, record: { state: 'processing' } });
+      await sleep(LEASE + 20);
+      expect(await store.acquire(key, 'fp', LEASE)).toMatchObject({ acquired: true, takeover: true });
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it('wakes a waiter on one instance when another instance completes, on one subscriber per store', async () => {
+    const waitingInstance = await open();
+    const workingInstance = await open();
+    const keys = Array.from({ length: 20 }, newKey);
+    const tokens = await Promise.all(keys.map(async (key) => tokenOf(await workingInstance.acquire(key, 'fp', 30_000))));
+    const clientsBefore = Number(/connected_clients:(\d+)/.exec(await rawCommand(server.port, 'INFO clients'))?.[1]);
+
+    // Three waiters per key, 60 in all, multiplexed on one connection and one subscription per key.
+    const waits = keys.flatMap((key) => [0, 1, 2].map(() => waitingInstance.wait(key, 30_000)));
+    await sleep(100);
+    const clientsDuring = Number(/connected_clients:(\d+)/.exec(await rawCommand(server.port, 'INFO clients'))?.[1]);
+    expect(clientsDuring - clientsBefore).toBe(1);
+    const shardSubs = await rawCommand(server.port, `PUBSUB SHARDNUMSUB ${keys[0]}`);
+    expect(shardSubs).toMatch(/\r\n:1\r\n$/);
+
+    const started = Date.now();
+    await Promise.all(keys.map((key, index) => workingInstance.complete(key, tokens[index]!, `answer ${index}`, TTL)));
+    const records = await Promise.all(waits);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(records.map((record) => record?.state === 'completed' && record.result)).toEqual(
+      keys.flatMap((_, index) => Array(3).fill(`answer ${index}`)),
+    );
+  });
+
+  it('waits without polling Redis: one read to start, one when woken', async () => {
+    const waiter = await open();
+    const worker = await open();
+    const key = newKey();
+    const token = tokenOf(await worker.acquire(key, 'fp', 30_000));
+    const during = await calls(async () => {
+      const waiting = waiter.wait(key, 30_000);
+      await sleep(1_000);
+      await worker.complete(key, token, 'answer', TTL);
+      expect(await waiting).toMatchObject({ state: 'completed' });
+    });
+    // read + complete + read after the publish: nothing in the second of waiting.
+    expect(scriptRoundTrips(during)).toBe(3);
+    expect(during).toMatchObject({ ssubscribe: 1, spublish: 1 });
+  });
+
+  it('replays a result byte for byte: unicode, newlines, a 1 MB answer', async () => {
+    const store = await open();
+    const result = `{"text":"答案 ✓ 🚀\\n\\u0000"}${'x'.repeat(1_000_000)}`;
+    const key = newKey();
+    await store.complete(key, tokenOf(await store.acquire(key, 'fp', LEASE)), result, TTL);
+    const replay = await store.acquire(key, 'fp', LEASE);
+    expect(replay.acquired === false && replay.record.state === 'completed' && replay.record.result === result).toBe(true);
+  });
+
+  it('works through a RESP3 client that maps strings to Buffers', async () => {
+    const resp3 = await createClient({ url: server.url, RESP: 3 }).on('error', () => {}).connect();
+    clients.push(resp3);
+    const store = await open({ client: resp3.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer }) });
+    const key = newKey();
+    const token = tokenOf(await store.acquire(key, 'fp', LEASE));
+    expect(await store.complete(key, token, 'answer ✓', TTL)).toBe(true);
+    expect(await store.get(key)).toMatchObject({ state: 'completed', fingerprint: 'fp', result: 'answer ✓' });
+  });
+
+  it('reports a key of another type as a RedisStoreError, not as Redis being unavailable', async () => {
+    const store = await open();
+    const key = newKey();
+    await rawCommand(server.port, `SET ${key} not-a-hash`);
+    const error = await store.acquire(key, 'fp', LEASE).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RedisStoreError);
+    expect(error).not.toBeInstanceOf(RedisStoreUnavailableError);
+    expect((error as Error).message).toMatch(/WRONGTYPE/);
+  });
+
+  it('rejects with RedisStoreUnavailableError within commandTimeoutMs when Redis hangs', async () => {
+    const store = await open({ commandTimeoutMs: 300 });
+    const key = newKey();
+    server.signal('SIGSTOP');
+    try {
+      const started = Date.now();
+      const error = await store.acquire(key, 'fp', LEASE).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(RedisStoreUnavailableError);
+      expect(error).toMatchObject({ code: 'store-unavailable' });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+      expect(Date.now() - started).toBeLessThan(600);
+      await expect(store.wait(newKey(), 5_000)).rejects.toBeInstanceOf(RedisStoreUnavailableError);
+    } finally {
+      server.signal('SIGCONT');
+    }
+    expect(await store.get(key)).not.toBeUndefined();
+  });
+
+  it('fails at once while Redis is down (disableOfflineQueue) and works again once it is back', async () => {
+    const client = createClient({ url: server.url, disableOfflineQueue: true, socket: { reconnectStrategy: 50 } });
+    await client.on('error', () => {}).connect();
+    clients.push(client);
+    const store = await open({ client });
+    const key = newKey();
+    await server.halt();
+    try {
+      await sleep(100);
+      const started = Date.now();
+      await expect(store.acquire(key, 'fp', LEASE)).rejects.toBeInstanceOf(RedisStoreUnavailableError);
+      await expect(store.get(key)).rejects.toBeInstanceOf(RedisStoreUnavailableError);
+      expect(Date.now() - started).toBeLessThan(100);
+    } finally {
+      await server.boot();
+    }
+    await vi.waitFor(() => expect(client.isReady).toBe(true), { timeout: 5_000, interval: 50 });
+    expect(await store.acquire(key, 'fp', LEASE)).toMatchObject({ acquired: true });
+  });
+});
