@@ -22,6 +22,11 @@ export type Verdict =
 /** Never retried, whatever `retry.statusCodes` says: retrying cannot change the answer. */
 const FINAL_STATUSES = new Set([400, 401, 403, 404, 422]);
 
+/** True when `status` is worth another attempt under `retryStatuses`. */
+export function isRetryableStatus(status: number, retryStatuses: readonly number[]): boolean {
+  return status === 409 || (!FINAL_STATUSES.has(status) && retryStatuses.includes(status));
+}
+
 async function readProblemCode(response: Response): Promise<ProblemCode | undefined> {
   if (!isJsonContentType(response.headers.get('content-type'))) return undefined;
   try {
@@ -47,6 +52,6 @@ export async function classify(
   if (status === 409 && (code === undefined || code === 'request-in-progress')) {
     return { kind: 'retry', reason: 'in-progress', retryAfter };
   }
-  if (FINAL_STATUSES.has(status) || !retryStatuses.includes(status)) return { kind: 'done' };
+  if (!isRetryableStatus(status, retryStatuses)) return { kind: 'done' };
   return { kind: 'retry', reason: 'status', retryAfter };
 }

@@ -4,6 +4,7 @@
  * error unchanged.
  */
 import { isHTTPError, isNetworkError, isTimeoutError } from 'ky';
+import { isRetryableStatus } from './classify.js';
 import { problemCode, type ProblemDetails } from '../core/problems.js';
 import { AbortError } from './errors/abort-error.js';
 import { AnswerOnceError, type IntentErrorContext } from './errors/answer-once-error.js';
@@ -35,8 +36,7 @@ export function toSendError(
     const code = problemCode(data);
     if (response.status === 422 && code === 'request-id-reused') return new RequestIdReusedError(answer, context, error);
     if (code === 'intent-failed') return new IntentFailedError(answer, context, error);
-    const retryable = response.status === 409 || client.retry.statusCodes.includes(response.status);
-    return new ResponseError(answer, context, retryable, error);
+    return new ResponseError(answer, context, isRetryableStatus(response.status, client.retry.statusCodes), error);
   }
   if (isTimeoutError(error) && elapsed >= client.totalTimeout) {
     return new DeadlineExceededError(client.totalTimeout, context, error);
