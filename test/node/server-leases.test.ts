@@ -1,0 +1,209 @@
+import { describe, expect, it } from 'vitest';
+import { type IdempotencyStore, MemoryStore } from 'answer-once/server';
+import { chatApp, chatRequest, gate, sleep, statusRequest } from './server-support.js';
+
+const ID = 'req-0000000001';
+
+/** A view of `store` from a worker whose heartbeats no longer reach it (a network partition). */
+function withoutHeartbeats(store: IdempotencyStore): IdempotencyStore {
+  return {
+    acquire: (...args) => store.acquire(...args),
+    renew: async () => {
+      throw new Error('ETIMEDOUT');
+    },
+    complete: (...args) => store.complete(...args),
+    fail: (...args) => store.fail(...args),
+    get: (...args) => store.get(...args),
+    wait: (...args) => store.wait(...args),
+  };
+}
+
+/** A store whose every call fails, like a Redis that went away. */
+const downStore: IdempotencyStore = {
+  acquire: () => Promise.reject(new Error('ECONNREFUSED')),
+  renew: () => Promise.reject(new Error('ECONNREFUSED')),
+  complete: () => Promise.reject(new Error('ECONNREFUSED')),
+  fail: () => Promise.reject(new Error('ECONNREFUSED')),
+  get: () => Promise.reject(new Error('ECONNREFUSED')),
+  wait: () => Promise.reject(new Error('ECONNREFUSED')),
+};
+
+describe('createIdempotencyHandler: leases and fencing', () => {
+  it('runs a handler 3× longer than the lease once while duplicates keep arriving', async () => {
+    const app = chatApp({ leaseMs: 100, work: () => sleep(300).then(() => undefined) });
+    const first = app.handle(chatRequest());
+    const duplicates: number[] = [];
+    for (let i = 0; i < 15; i += 1) {
+      await sleep(20);
+      duplicates.push((await app.handle(chatRequest())).status);
+    }
+    expect((await first).status).toBe(200);
+    expect(duplicates.filter((status) => status === 202).length).toBeGreaterThanOrEqual(13);
+    expect(duplicates.every((status) => status === 202 || status === 200)).toBe(true);
+    expect(app.calls).toHaveLength(1);
+    expect(app.events.filter((event) => event.type === 'acquired')).toHaveLength(1);
+  });
+
+  it('rejects a zombie’s late answer after a takeover, reports it, and keeps the successor’s', async () => {
+    const store = new MemoryStore();
+    const release = gate();
+    const zombie = chatApp({
+      store: withoutHeartbeats(store),
+      leaseMs: 100,
+      work: () => release.promise.then(() => Response.json({ answer: 'zombie' })),
+    });
+    const successor = chatApp({ store, leaseMs: 100, work: () => Response.json({ answer: 'successor' }) });
+
+    const zombieAnswer = zombie.handle(chatRequest());
+    await sleep(150); // the zombie's lease lapsed: its heartbeats never arrived
+    const taken = await successor.handle(chatRequest());
+    expect(await taken.json()).toEqual({ answer: 'successor' });
+    expect(successor.calls[0]?.context.takeover).toBe(true);
+    expect(zombie.calls[0]?.context.signal.aborted).toBe(false);
+
+    release.open();
+    const late = await zombieAnswer;
+    expect(await late.json()).toEqual({ answer: 'successor' });
+    expect(late.headers.get('X-Idempotent-Replayed')).toBe('true');
+    expect(zombie.events).toContainEqual(expect.objectContaining({ type: 'fenced', operation: 'complete' }));
+    expect(await (await successor.handle(statusRequest(ID))).json()).toEqual({ answer: 'successor' });
+  });
+
+  it('aborts the work’s signal when a heartbeat finds the lease taken over', async () => {
+    const store = new MemoryStore();
+    const app = chatApp({
+      store,
+      leaseMs: 90,
+      heartbeatMs: 30,
+      work: ({ context }) =>
+        new Promise<Response>((resolve) => {
+          context.signal.addEventListener('abort', () => resolve(new Response('stopped')));
+        }),
+    });
+    const running = app.handle(chatRequest());
+    await sleep(10);
+    const key = app.calls[0]?.context.key ?? '';
+    const record = await store.get(key);
+    // Force a takeover as if the lease had lapsed: fail it under its own token, re-acquire.
+    if (record?.state !== 'processing') throw new Error('expected a running intent');
+    await store.fail(key, record.token, '{"status":500}', 60_000);
+    await store.acquire(key, record.fingerprint, 60_000);
+    const response = await running;
+    expect(app.calls[0]?.context.signal.aborted).toBe(true);
+    expect(app.events).toContainEqual({ type: 'lease-lost', key });
+    expect(response.status).toBe(202); // the successor is still running
+  });
+
+  it('answers 503 store-unavailable with Retry-After when the store is down, and never runs the work', async () => {
+    const app = chatApp({ store: downStore, retryAfterSeconds: 2 });
+    const response = await app.handle(chatRequest());
+    expect(response.status).toBe(503);
+    expect(response.headers.get('Retry-After')).toBe('2');
+    expect(await response.json()).toMatchObject({ code: 'store-unavailable', requestId: ID });
+    expect((await app.handle(statusRequest(ID))).status).toBe(503);
+    expect(app.calls).toHaveLength(0);
+    expect(app.events).toContainEqual(expect.objectContaining({ type: 'store-error', operation: 'acquire' }));
+  });
+
+  it('answers 503 store-unavailable when the memory store is full of running intents', async () => {
+    const release = gate();
+    const app = chatApp({ store: new MemoryStore({ maxEntries: 1 }), work: () => release.promise.then(() => undefined) });
+    const first = app.handle(chatRequest());
+    await sleep(10);
+    const second = await app.handle(chatRequest({ id: 'req-0000000002' }));
+    expect(second.status).toBe(503);
+    expect(app.calls).toHaveLength(1);
+    release.open();
+    await first;
+  });
+});
+
+describe('createIdempotencyHandler: the status route', () => {
+  it('replays a completed intent with 200 and X-Idempotent-Replayed', async () => {
+    const app = chatApp();
+    const original = await (await app.handle(chatRequest())).json();
+    const status = await app.handle(statusRequest(ID));
+    expect(status.status).toBe(200);
+    expect(status.headers.get('X-Idempotent-Replayed')).toBe('true');
+    expect(await status.json()).toEqual(original);
+  });
+
+  it('answers 202 while running, and long-polls to the answer with Prefer: wait', async () => {
+    const release = gate();
+    const app = chatApp({ inProgressStatus: 409, work: () => release.promise.then(() => undefined) });
+    const first = app.handle(chatRequest());
+    await sleep(10);
+    const running = await app.handle(statusRequest(ID));
+    expect(running.status).toBe(202);
+    expect(running.headers.get('Location')).toBe(`/api/status/${ID}`);
+    const polled = app.handle(statusRequest(ID, { headers: { Prefer: 'wait=10' } }));
+    await sleep(100);
+    const completedAt = performance.now();
+    release.open();
+    const answer = await polled;
+    expect(performance.now() - completedAt).toBeLessThan(50);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('Preference-Applied')).toBe('wait=10');
+    await first;
+  });
+
+  it('answers 404 for an unknown ID and 400 for a malformed one', async () => {
+    const app = chatApp();
+    expect((await app.handle(statusRequest('req-never-sent'))).status).toBe(404);
+    expect((await app.handle(statusRequest('no'))).status).toBe(400);
+  });
+
+  it('answers intent-failed for a failed intent and for one whose worker died', async () => {
+    const store = new MemoryStore();
+    const app = chatApp({
+      store,
+      work: () => {
+        throw new Error('boom');
+      },
+    });
+    await app.handle(chatRequest());
+    const failed = await app.handle(statusRequest(ID));
+    expect(failed.status).toBe(500);
+    expect(await failed.json()).toMatchObject({ code: 'intent-failed' });
+
+    const key = app.calls[0]?.context.key.replace(ID, 'req-0000000002') ?? '';
+    await store.acquire(key, 'fp', 20);
+    await sleep(30);
+    const dead = await app.handle(statusRequest('req-0000000002'));
+    expect(dead.status).toBe(503);
+    expect(await dead.json()).toMatchObject({ code: 'intent-failed' });
+  });
+});
+
+describe('createIdempotencyHandler: CORS', () => {
+  it('answers a preflight allowing the protocol’s request headers', async () => {
+    const app = chatApp({ cors: { origin: ['https://chat.example'] } });
+    const preflight = await app.handle(
+      new Request('http://app.test/api/chat', {
+        method: 'OPTIONS',
+        headers: {
+          Origin: 'https://chat.example',
+          'Access-Control-Request-Method': 'POST',
+          'Access-Control-Request-Headers': 'x-request-id, prefer, content-type',
+        },
+      }),
+    );
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('Access-Control-Allow-Origin')).toBe('https://chat.example');
+    const allowed = preflight.headers.get('Access-Control-Allow-Headers')?.toLowerCase() ?? '';
+    for (const header of ['x-request-id', 'idempotency-key', 'prefer', 'content-type']) expect(allowed).toContain(header);
+    expect(app.calls).toHaveLength(0);
+  });
+
+  it('exposes the headers the client reads, and nothing to a foreign origin', async () => {
+    const app = chatApp({ cors: { origin: ['https://chat.example'] } });
+    const response = await app.handle(chatRequest({ headers: { Origin: 'https://chat.example' } }));
+    expect(response.headers.get('Access-Control-Allow-Origin')).toBe('https://chat.example');
+    const exposed = response.headers.get('Access-Control-Expose-Headers')?.toLowerCase() ?? '';
+    for (const header of ['x-idempotent-replayed', 'location', 'retry-after', 'x-request-id', 'preference-applied']) {
+      expect(exposed).toContain(header);
+    }
+    const foreign = await app.handle(chatRequest({ id: 'req-0000000002', headers: { Origin: 'https://evil.example' } }));
+    expect(foreign.headers.get('Access-Control-Allow-Origin')).toBeNull();
+  });
+});

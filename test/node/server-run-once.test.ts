@@ -1,0 +1,171 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type IdempotencyEvent,
+  type IdempotencyStore,
+  IntentInProgressError,
+  LeaseLostError,
+  MemoryStore,
+  RequestIdReusedError,
+  runOnce,
+  StoreUnavailableError,
+} from 'answer-once/server';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `store` with some methods replaced (a flaky network, a counter). */
+function overriding(store: IdempotencyStore, overrides: Partial<IdempotencyStore>): IdempotencyStore {
+  return {
+    acquire: (...args) => store.acquire(...args),
+    renew: (...args) => store.renew(...args),
+    complete: (...args) => store.complete(...args),
+    fail: (...args) => store.fail(...args),
+    get: (...args) => store.get(...args),
+    wait: (...args) => store.wait(...args),
+    ...overrides,
+  };
+}
+
+describe('runOnce', () => {
+  it('runs the work once per key and replays its value to every later delivery', async () => {
+    const store = new MemoryStore();
+    let runs = 0;
+    const work = async () => ({ summary: `summary #${++runs}` });
+    const first = await runOnce(store, 'order-1', work);
+    const again = await runOnce(store, 'order-1', work);
+    expect(first).toEqual({ value: { summary: 'summary #1' }, replayed: false });
+    expect(again).toEqual({ value: { summary: 'summary #1' }, replayed: true });
+    expect(runs).toBe(1);
+  });
+
+  it('lets a redelivery wait for the live worker and share its value', async () => {
+    const store = new MemoryStore();
+    let runs = 0;
+    const work = async () => {
+      runs += 1;
+      await sleep(100);
+      return 'answer';
+    };
+    const results = await Promise.all([runOnce(store, 'm', work), runOnce(store, 'm', work), runOnce(store, 'm', work)]);
+    expect(results.map((result) => result.value)).toEqual(['answer', 'answer', 'answer']);
+    expect(results.filter((result) => result.replayed)).toHaveLength(2);
+    expect(runs).toBe(1);
+  });
+
+  it('renews the lease while the work runs 3× longer than it, so nobody runs it twice', async () => {
+    const store = new MemoryStore();
+    let runs = 0;
+    const work = async () => {
+      runs += 1;
+      await sleep(300);
+      return runs;
+    };
+    const first = runOnce(store, 'slow', work, { leaseMs: 100 });
+    await sleep(150);
+    const second = runOnce(store, 'slow', work, { leaseMs: 100 });
+    expect(await first).toEqual({ value: 1, replayed: false });
+    expect(await second).toEqual({ value: 1, replayed: true });
+    expect(runs).toBe(1);
+  });
+
+  it('stops renewing once the work settles', async () => {
+    const store = new MemoryStore();
+    let renews = 0;
+    const counting: IdempotencyStore = overriding(store, {
+      renew: (key: string, token: string, leaseMs: number) => {
+        renews += 1;
+        return store.renew(key, token, leaseMs);
+      },
+    });
+    await runOnce(counting, 'k', () => sleep(100).then(() => 'done'), { leaseMs: 60, heartbeatMs: 20 });
+    const afterwards = renews;
+    expect(afterwards).toBeGreaterThanOrEqual(3);
+    await sleep(100);
+    expect(renews).toBe(afterwards);
+  });
+
+  it('stores a thrown error as FAILED, rethrows it, and runs again on the next delivery', async () => {
+    const store = new MemoryStore();
+    let runs = 0;
+    const work = async ({ retry }: { retry: boolean }) => {
+      runs += 1;
+      if (!retry) throw new RangeError('model overloaded');
+      return 'second time lucky';
+    };
+    await expect(runOnce(store, 'k', work)).rejects.toThrow(RangeError);
+    expect(await store.get('k')).toMatchObject({ state: 'failed' });
+    expect(await runOnce(store, 'k', work)).toEqual({ value: 'second time lucky', replayed: false });
+    expect(runs).toBe(2);
+  });
+
+  it('takes over the key of a worker that died and says so', async () => {
+    const store = new MemoryStore();
+    await store.acquire('k', '', 50);
+    await sleep(60);
+    const seen: boolean[] = [];
+    const result = await runOnce(store, 'k', async ({ takeover }) => {
+      seen.push(takeover);
+      return 'rescued';
+    });
+    expect(result).toEqual({ value: 'rescued', replayed: false });
+    expect(seen).toEqual([true]);
+  });
+
+  it('rejects a zombie’s result after a takeover: LeaseLostError, a fenced event, the successor’s value kept', async () => {
+    const store = new MemoryStore();
+    const partitioned: IdempotencyStore = overriding(store, {
+      renew: () => Promise.reject(new Error('ETIMEDOUT')),
+    });
+    const events: IdempotencyEvent[] = [];
+    const zombie = runOnce(partitioned, 'k', () => sleep(250).then(() => 'zombie'), {
+      leaseMs: 100,
+      onEvent: (event) => events.push(event),
+    });
+    await sleep(150);
+    const successor = await runOnce(store, 'k', async () => 'successor', { leaseMs: 100 });
+    expect(successor).toEqual({ value: 'successor', replayed: false });
+    await expect(zombie).rejects.toBeInstanceOf(LeaseLostError);
+    expect(events).toContainEqual({ type: 'fenced', key: 'k', operation: 'complete' });
+    expect(events).toContainEqual(expect.objectContaining({ type: 'store-error', operation: 'renew' }));
+    expect(await runOnce(store, 'k', async () => 'third')).toEqual({ value: 'successor', replayed: true });
+  });
+
+  it('refuses the same key with another fingerprint', async () => {
+    const store = new MemoryStore();
+    await runOnce(store, 'k', async () => 1, { fingerprint: 'a' });
+    await expect(runOnce(store, 'k', async () => 2, { fingerprint: 'b' })).rejects.toBeInstanceOf(RequestIdReusedError);
+  });
+
+  it('gives up waiting for a live holder after waitMs', async () => {
+    const store = new MemoryStore();
+    const holder = runOnce(store, 'k', () => sleep(300).then(() => 'x'));
+    await sleep(10);
+    const start = Date.now();
+    await expect(runOnce(store, 'k', async () => 'y', { waitMs: 100 })).rejects.toBeInstanceOf(IntentInProgressError);
+    expect(Date.now() - start).toBeLessThan(250);
+    await holder;
+  });
+
+  it('never runs the work when the store is down', async () => {
+    let runs = 0;
+    const down: IdempotencyStore = overriding(new MemoryStore(), {
+      acquire: () => Promise.reject(new Error('ECONNREFUSED')),
+    });
+    await expect(runOnce(down, 'k', async () => ++runs)).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(runs).toBe(0);
+  });
+
+  it('uses the given codec to store and revive values', async () => {
+    const store = new MemoryStore();
+    const codec = { encode: (date: Date) => date.toISOString(), decode: (text: string) => new Date(text) };
+    await runOnce(store, 'k', async () => new Date(0), { codec });
+    const { value } = await runOnce(store, 'k', async () => new Date(1), { codec });
+    expect(value).toBeInstanceOf(Date);
+    expect(value.getTime()).toBe(0);
+  });
+
+  it('names the bad option', async () => {
+    const store = new MemoryStore();
+    await expect(runOnce(store, 'k', async () => 1, { waitMs: -1 })).rejects.toThrow(/`waitMs`/);
+    await expect(runOnce(store, 'k', async () => 1, { leaseMs: 100, heartbeatMs: 100 })).rejects.toThrow(/`heartbeatMs`/);
+  });
+});

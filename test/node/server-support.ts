@@ -1,0 +1,101 @@
+/**
+ * Helpers shared by the server specs: an app whose "model call" is counted and can be
+ * held open, and plain `Request` builders that sign in as a user the way an app would.
+ */
+import {
+  createIdempotencyHandler,
+  type HandlerContext,
+  type IdempotencyEvent,
+  type IdempotencyHandlerOptions,
+  type IdempotencyStore,
+  MemoryStore,
+} from 'answer-once/server';
+
+export const ORIGIN = 'http://app.test';
+
+export interface Gate {
+  readonly promise: Promise<void>;
+  open(): void;
+}
+
+export function gate(): Gate {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One call of the app's handler, as the app saw it. */
+export interface Call {
+  readonly question: string;
+  readonly context: HandlerContext;
+}
+
+export interface ChatApp<S extends IdempotencyStore> {
+  readonly handle: (request: Request) => Promise<Response>;
+  readonly store: S;
+  readonly calls: Call[];
+  readonly events: IdempotencyEvent[];
+}
+
+/**
+ * A chat endpoint: `POST /api/chat { question }` → `{ answer, run }`. The user comes from
+ * `Authorization: Bearer <user>[/<session>]`, as an app's auth middleware would decide.
+ */
+export function chatApp<S extends IdempotencyStore = MemoryStore>(
+  overrides: Partial<Omit<IdempotencyHandlerOptions, 'store'>> & {
+    readonly store?: S;
+    readonly work?: (call: Call) => Promise<Response | undefined> | Response | undefined;
+  } = {},
+): ChatApp<S> {
+  const calls: Call[] = [];
+  const events: IdempotencyEvent[] = [];
+  const { work, store = new MemoryStore() as IdempotencyStore as S, ...options } = overrides;
+  const handle = createIdempotencyHandler({
+    store,
+    statusPath: '/api/status',
+    scope: (request) => {
+      const token = request.headers.get('Authorization')?.replace(/^Bearer /, '');
+      if (!token) return new Response('sign in first', { status: 401 });
+      const [user = '', session = ''] = token.split('/');
+      return { user, session };
+    },
+    handler: async (request, context) => {
+      const { question } = (await request.json()) as { question: string };
+      const call = { question, context };
+      calls.push(call);
+      const custom = await work?.(call);
+      return custom ?? Response.json({ answer: `echo: ${question}`, run: calls.length });
+    },
+    onEvent: (event) => events.push(event),
+    ...options,
+  });
+  return { handle, store, calls, events };
+}
+
+export interface SendOptions {
+  readonly user?: string;
+  readonly id?: string | null;
+  readonly question?: string;
+  readonly headers?: Record<string, string>;
+  readonly path?: string;
+  readonly method?: string;
+  readonly body?: BodyInit;
+}
+
+export function chatRequest(options: SendOptions = {}): Request {
+  const { user = 'alice', id = 'req-0000000001', question = 'hello?', path = '/api/chat', method = 'POST' } = options;
+  const headers = new Headers({ 'Content-Type': 'application/json', ...options.headers });
+  if (user) headers.set('Authorization', `Bearer ${user}`);
+  if (id !== null) headers.set('X-Request-Id', id);
+  return new Request(`${ORIGIN}${path}`, { method, headers, body: options.body ?? JSON.stringify({ question }) });
+}
+
+export function statusRequest(id: string, options: { user?: string; headers?: Record<string, string> } = {}): Request {
+  const headers = new Headers(options.headers);
+  headers.set('Authorization', `Bearer ${options.user ?? 'alice'}`);
+  return new Request(`${ORIGIN}/api/status/${id}`, { headers });
+}
+
+export { createIdempotencyHandler };
