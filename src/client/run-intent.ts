@@ -74,6 +74,8 @@ export async function runIntent<TData>(
   /** An unsent copy of the original request, refreshed by ky after every send-route attempt. */
   let original: Request | undefined;
   let lastRequest: Request | undefined;
+  /** Where this intent's status is polled, once a 202 said so. */
+  let statusUrl: URL | undefined;
 
   const context = () => ({ requestId, attempts, polls });
   const nextDelay = (retryAfter: number | undefined) =>
@@ -141,8 +143,9 @@ export async function runIntent<TData>(
             const verdict = await classify(answer, retry.statusCodes);
             if (verdict.kind === 'done') return;
             if (verdict.kind === 'accepted') {
-              const target = verdict.location ?? client.statusUrl?.(requestId);
-              const url = target === undefined ? undefined : new URL(target, answer.url || request.url);
+              const target = verdict.location ?? (statusUrl ? undefined : client.statusUrl?.(requestId));
+              const url = target === undefined ? statusUrl : new URL(target, answer.url || request.url);
+              statusUrl = url;
               const held = parsePreferWait(answer.headers.get(PREFERENCE_APPLIED_HEADER)) !== undefined;
               const delay = Math.min(verdict.retryAfter ?? (held ? 0 : client.pollInterval), retry.maxRetryAfter);
               if (!accepted) {

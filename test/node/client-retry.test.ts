@@ -1,7 +1,7 @@
 import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConnectionError, createClient, DeadlineExceededError, ResponseError, type SendEvent } from 'answer-once';
-import { idOf, ORIGIN, problem, useMsw } from '../support/protocol-fake.js';
+import { advance, idOf, ORIGIN, problem, useMsw } from '../support/protocol-fake.js';
 
 const server = await useMsw();
 
@@ -128,9 +128,9 @@ describe('client retries', () => {
     const ids = scripted([status(503, { 'Retry-After': '3' }), ok]);
     const client = createClient({ baseUrl: ORIGIN, retry: { delay: 0 } });
     const sending = client.send('chat', { json: {} });
-    await vi.advanceTimersByTimeAsync(2_900);
+    await advance(2_900);
     expect(ids).toHaveLength(1);
-    await vi.advanceTimersByTimeAsync(200);
+    await advance(200);
     await expect(sending).resolves.toMatchObject({ attempts: 2 });
     expect(ids).toHaveLength(2);
   });
@@ -141,7 +141,7 @@ describe('client retries', () => {
     const delays: number[] = [];
     const client = createClient({ baseUrl: ORIGIN, retry: { maxRetryAfter: 5_000 } });
     const sending = client.send('chat', { json: {}, onEvent: (e) => e.type === 'retry' && delays.push(e.delay) });
-    await vi.advanceTimersByTimeAsync(7_100);
+    await advance(7_100);
     await expect(sending).resolves.toMatchObject({ attempts: 3 });
     expect(delays).toEqual([2_000, 5_000]);
   });
@@ -151,7 +151,7 @@ describe('client retries', () => {
     const ids = scripted([status(503, { 'Retry-After': '4' })]);
     const client = createClient({ baseUrl: ORIGIN, totalTimeout: 10_000, retry: { limit: 100 } });
     const sending = client.send('chat', { json: {} }).catch((e: unknown) => e);
-    await vi.advanceTimersByTimeAsync(10_100);
+    await advance(10_100);
     const error = await sending;
     expect(error).toBeInstanceOf(DeadlineExceededError);
     expect((error as DeadlineExceededError).retryable).toBe(true);
@@ -166,12 +166,12 @@ describe('client retries', () => {
     const sending = createClient({ baseUrl: ORIGIN })
       .send('chat', { json: {}, signal: controller.signal, onEvent: (e) => events.push(e.type) })
       .catch((e: unknown) => e);
-    await vi.advanceTimersByTimeAsync(1_000);
+    await advance(1_000);
     controller.abort(new Error('user left'));
     const error = (await sending) as Error;
     expect(error.name).toBe('AbortError');
     expect((error.cause as Error).message).toBe('user left');
-    await vi.advanceTimersByTimeAsync(60_000);
+    await advance(60_000);
     expect(ids).toHaveLength(1);
     expect(events).toEqual(['attempt', 'retry', 'settled']);
   });

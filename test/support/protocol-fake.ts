@@ -113,3 +113,15 @@ export async function useMsw() {
   afterAll(() => server.close());
   return server;
 }
+
+/**
+ * Advances fake timers by `ms` in `step`s, letting real I/O (msw's interceptor) run
+ * between steps, so a response is never overtaken by a timer that fires "later".
+ */
+export async function advance(ms: number, step = 50): Promise<void> {
+  const { vi } = await import('vitest');
+  for (let elapsed = 0; elapsed < ms; elapsed += step) {
+    await vi.advanceTimersByTimeAsync(Math.min(step, ms - elapsed));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}

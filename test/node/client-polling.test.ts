@@ -1,0 +1,256 @@
+import { http, HttpResponse } from 'msw';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  AnswerOnceError,
+  createClient,
+  DeadlineExceededError,
+  IntentFailedError,
+  type SendEvent,
+} from 'answer-once';
+import { advance, createProtocolFake, idOf, ORIGIN, problem, useMsw } from '../support/protocol-fake.js';
+
+const server = await useMsw();
+
+interface Seen {
+  readonly method: string;
+  readonly path: string;
+  readonly id: string | undefined;
+  readonly prefer: string | null;
+  readonly auth: string | null;
+}
+
+/** Records every request the routes below receive. */
+function journal() {
+  const seen: Seen[] = [];
+  const note = (request: Request) =>
+    seen.push({
+      method: request.method,
+      path: new URL(request.url).pathname,
+      id: idOf(request),
+      prefer: request.headers.get('prefer'),
+      auth: request.headers.get('authorization'),
+    });
+  return { seen, note };
+}
+
+const accepted = (headers: Record<string, string> = {}) =>
+  new HttpResponse(null, { status: 202, headers: { 'Retry-After': '0', ...headers } });
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('client polling after 202', () => {
+  it('polls Location, resolved against the request URL, with the same ID and Prefer: wait, until 200', async () => {
+    const { seen, note } = journal();
+    let polls = 0;
+    server.use(
+      http.post(`${ORIGIN}/api/chat`, ({ request }) => (note(request), accepted({ Location: 'status/s1' }))),
+      http.get(`${ORIGIN}/api/status/s1`, ({ request }) => {
+        note(request);
+        polls += 1;
+        return polls < 3 ? accepted() : HttpResponse.json({ answer: 'done' });
+      }),
+    );
+    const events: SendEvent[] = [];
+    const client = createClient({ baseUrl: `${ORIGIN}/api/`, pollWait: 7, onEvent: (e) => events.push(e) });
+    const result = await client.send('chat', { json: { q: 1 } });
+    expect(result).toMatchObject({ data: { answer: 'done' }, attempts: 1, polls: 3, replayed: false });
+    expect(seen.map((s) => [s.method, s.path, s.id, s.prefer])).toEqual([
+      ['POST', '/api/chat', result.requestId, null],
+      ['GET', '/api/status/s1', result.requestId, 'wait=7'],
+      ['GET', '/api/status/s1', result.requestId, 'wait=7'],
+      ['GET', '/api/status/s1', result.requestId, 'wait=7'],
+    ]);
+    expect(events.map((e) => e.type)).toEqual(['attempt', 'accepted', 'poll', 'poll', 'poll', 'settled']);
+    expect(events[1]).toEqual({
+      type: 'accepted',
+      requestId: result.requestId,
+      statusUrl: `${ORIGIN}/api/status/s1`,
+      delay: 0,
+    });
+  });
+
+  it('polls statusUrl(requestId) when the 202 has no Location', async () => {
+    const { seen, note } = journal();
+    server.use(
+      http.post(`${ORIGIN}/chat`, ({ request }) => (note(request), accepted())),
+      http.get(`${ORIGIN}/intents/:id`, ({ request }) => (note(request), HttpResponse.json({ ok: 1 }))),
+    );
+    const client = createClient({ baseUrl: ORIGIN, statusUrl: (id) => `/intents/${id}` });
+    const result = await client.send('chat', { json: {} });
+    expect(seen.map((s) => s.path)).toEqual(['/chat', `/intents/${result.requestId}`]);
+  });
+
+  it('re-sends the original request (same ID) to poll when there is no status URL at all', async () => {
+    const fake = createProtocolFake();
+    const { seen, note } = journal();
+    let calls = 0;
+    server.use(
+      http.post(`${ORIGIN}/chat`, ({ request }) => {
+        note(request);
+        calls += 1;
+        return calls < 3 ? accepted() : HttpResponse.json({ ok: true });
+      }),
+    );
+    const result = await createClient({ baseUrl: ORIGIN, pollInterval: 1 }).send('chat', { json: {} });
+    expect(result).toMatchObject({ attempts: 1, polls: 2 });
+    expect(seen.map((s) => [s.method, s.id])).toEqual([
+      ['POST', result.requestId],
+      ['POST', result.requestId],
+      ['POST', result.requestId],
+    ]);
+    expect(fake.stats.workRuns).toBe(0);
+  });
+
+  it('waits the Retry-After of a 202 before polling', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const { seen, note } = journal();
+    server.use(
+      http.post(`${ORIGIN}/chat`, ({ request }) => (note(request), accepted({ Location: '/s', 'Retry-After': '5' }))),
+      http.get(`${ORIGIN}/s`, ({ request }) => (note(request), HttpResponse.json({}))),
+    );
+    const sending = createClient({ baseUrl: ORIGIN }).send('chat', { json: {} });
+    await advance(4_900);
+    expect(seen).toHaveLength(1);
+    await advance(200);
+    await expect(sending).resolves.toMatchObject({ polls: 1 });
+  });
+
+  it('keeps only the ID on a poll to another origin, never the credentials', async () => {
+    const { seen, note } = journal();
+    server.use(
+      http.post(`${ORIGIN}/chat`, ({ request }) => (note(request), accepted({ Location: 'http://127.0.0.2:4010/s' }))),
+      http.get('http://127.0.0.2:4010/s', ({ request }) => (note(request), HttpResponse.json({}))),
+    );
+    const client = createClient({ baseUrl: ORIGIN, headers: { Authorization: 'Bearer secret' } });
+    const { requestId } = await client.send('chat', { json: {} });
+    expect(seen.map((s) => [s.auth, s.id])).toEqual([
+      ['Bearer secret', requestId],
+      [null, requestId],
+    ]);
+  });
+
+  it('marks an answer the status route replays from storage as replayed', async () => {
+    let release!: () => void;
+    const fake = createProtocolFake({ work: () => new Promise((r) => (release = () => r({ text: 'slow answer' }))) });
+    server.use(...fake.handlers);
+    const first = createClient({ baseUrl: ORIGIN }).send('chat', { json: { q: 1 }, requestId: 'double-send-0001' });
+    await vi.waitFor(() => expect(fake.records.get('double-send-0001')?.state).toBe('processing'));
+    const events: SendEvent['type'][] = [];
+    // Another tab (another client) sends the same intent while the first attempt still runs.
+    const again = createClient({ baseUrl: ORIGIN, pollInterval: 1 }).send('chat', {
+      json: { q: 1 },
+      requestId: 'double-send-0001',
+      onEvent: (e) => events.push(e.type),
+    });
+    await vi.waitFor(() => expect(events).toContain('poll'));
+    release();
+    const [a, b] = await Promise.all([first, again]);
+    expect(a).toMatchObject({ data: { text: 'slow answer' }, replayed: false, polls: 0 });
+    expect(b).toMatchObject({ data: { text: 'slow answer' }, replayed: true, attempts: 1 });
+    expect(b.polls).toBeGreaterThan(0);
+    expect(events).toEqual(expect.arrayContaining(['accepted', 'replayed']));
+    expect(fake.stats.workRuns).toBe(1);
+  });
+});
+
+describe('client after the server reports the intent failed', () => {
+  it('resends the original request with the same ID, and the work runs again', async () => {
+    let runs = 0;
+    const fake = createProtocolFake({
+      work: () => {
+        runs += 1;
+        if (runs === 1) throw new Error('model overloaded');
+        return { answer: 'second time lucky' };
+      },
+    });
+    server.use(...fake.handlers);
+    const reasons: string[] = [];
+    const result = await createClient({ baseUrl: ORIGIN, retry: { delay: 0 } }).send('chat', {
+      json: { q: 1 },
+      onEvent: (e) => e.type === 'retry' && reasons.push(e.reason),
+    });
+    expect(result).toMatchObject({ data: { answer: 'second time lucky' }, attempts: 2 });
+    expect(reasons).toEqual(['intent-failed']);
+    expect(fake.stats.workRuns).toBe(2);
+    expect([...fake.records.keys()]).toEqual([result.requestId]);
+  });
+
+  it('resends the original request when a status poll reports the intent failed', async () => {
+    const { seen, note } = journal();
+    let posts = 0;
+    server.use(
+      http.post(`${ORIGIN}/chat`, async ({ request }) => {
+        note(request);
+        posts += 1;
+        expect(await request.json()).toEqual({ q: 'original' });
+        return posts === 1 ? accepted({ Location: '/s' }) : HttpResponse.json({ ok: true });
+      }),
+      http.get(`${ORIGIN}/s`, ({ request }) => (note(request), problem(500, 'intent-failed'))),
+    );
+    const result = await createClient({ baseUrl: ORIGIN, retry: { delay: 0 } }).send('chat', { json: { q: 'original' } });
+    expect(seen.map((s) => [s.method, s.id])).toEqual([
+      ['POST', result.requestId],
+      ['GET', result.requestId],
+      ['POST', result.requestId],
+    ]);
+    expect(result).toMatchObject({ attempts: 2, polls: 1 });
+  });
+
+  it('counts resends against the retry limit, then rejects with a retryable IntentFailedError', async () => {
+    const fake = createProtocolFake({
+      work: () => {
+        throw new Error('always fails');
+      },
+    });
+    server.use(...fake.handlers);
+    const error = (await createClient({ baseUrl: ORIGIN, retry: { limit: 2, delay: 0 } })
+      .send('chat', { json: {} })
+      .catch((e: unknown) => e)) as IntentFailedError;
+    expect(error).toBeInstanceOf(IntentFailedError);
+    expect(error).toBeInstanceOf(AnswerOnceError);
+    expect(error).toMatchObject({ retryable: true, attempts: 3, status: 500 });
+    expect(error.problem?.code).toBe('intent-failed');
+    expect(error.cause).toBeInstanceOf(Error);
+    expect(fake.stats.workRuns).toBe(3);
+  });
+});
+
+describe('client deadline and abort while waiting', () => {
+  it('stops polling at totalTimeout with a DeadlineExceededError', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+    const { seen, note } = journal();
+    server.use(
+      http.post(`${ORIGIN}/chat`, ({ request }) => (note(request), accepted({ Location: '/s', 'Retry-After': '2' }))),
+      http.get(`${ORIGIN}/s`, ({ request }) => (note(request), accepted({ 'Retry-After': '2' }))),
+    );
+    const sending = createClient({ baseUrl: ORIGIN, totalTimeout: 9_000 })
+      .send('chat', { json: {} })
+      .catch((e: unknown) => e);
+    await advance(9_100);
+    const error = (await sending) as DeadlineExceededError;
+    expect(error).toBeInstanceOf(DeadlineExceededError);
+    expect(error.polls).toBe(4); // polls at 2, 4, 6, 8 s
+    expect(seen).toHaveLength(5);
+  });
+
+  it('stops polling at once when the signal aborts', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const { seen, note } = journal();
+    server.use(
+      http.post(`${ORIGIN}/chat`, ({ request }) => (note(request), accepted({ Location: '/s', 'Retry-After': '1' }))),
+      http.get(`${ORIGIN}/s`, ({ request }) => (note(request), accepted({ 'Retry-After': '1' }))),
+    );
+    const controller = new AbortController();
+    const sending = createClient({ baseUrl: ORIGIN })
+      .send('chat', { json: {}, signal: controller.signal })
+      .catch((e: unknown) => e);
+    await advance(2_500);
+    controller.abort();
+    expect(((await sending) as Error).name).toBe('AbortError');
+    const count = seen.length;
+    await advance(30_000);
+    expect(seen).toHaveLength(count);
+  });
+});
