@@ -5,7 +5,7 @@
  * the reference server (answer-once/server); it exists so the client can be specified
  * on its own.
  */
-import { http, HttpResponse } from 'msw';
+import { http, HttpResponse, type JsonBodyType } from 'msw';
 
 export const ORIGIN = 'http://127.0.0.1:4010';
 
@@ -58,7 +58,7 @@ export function createProtocolFake(options: ProtocolFakeOptions = {}) {
       stats.lost += 1;
       return HttpResponse.error();
     }
-    return HttpResponse.json(value, { headers: replayed ? { 'X-Idempotent-Replayed': 'true' } : {} });
+    return HttpResponse.json(value as JsonBodyType, { headers: replayed ? { 'X-Idempotent-Replayed': 'true' } : {} });
   };
 
   async function run(id: string | undefined, text: string) {
@@ -108,7 +108,7 @@ export async function useMsw() {
   const { setupServer } = await import('msw/node');
   const { afterAll, afterEach, beforeAll } = await import('vitest');
   const server = setupServer();
-  beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+  beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
   afterEach(() => server.resetHandlers());
   afterAll(() => server.close());
   return server;
