@@ -1,0 +1,73 @@
+/**
+ * A real 3-master Redis Cluster: records stay in their hash tag's slot, and the same
+ * multi-process chaos spec as on one redis-server passes.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCluster } from 'redis';
+import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
+import { describeChaos } from '../support/redis-chaos.js';
+import { rawCommand, RedisClusterServer, requireRedisServer } from '../support/redis-server.js';
+import { measureCalls, scriptRoundTrips } from '../support/redis-stats.js';
+
+const hasRedis = requireRedisServer();
+
+const slotOf = async (port: number, key: string): Promise<number> =>
+  Number(/^:(\d+)/.exec(await rawCommand(port, `CLUSTER KEYSLOT ${key}`))?.[1]);
+
+describe.skipIf(!hasRedis)('answer-once/redis on a 3-master Redis Cluster', () => {
+  let cluster: RedisClusterServer;
+
+  beforeAll(async () => {
+    cluster = await RedisClusterServer.start();
+  });
+
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  describe('RedisStore', () => {
+    let client: RedisStoreClient & { close(): Promise<void> };
+    let store: RedisStore;
+
+    beforeAll(async () => {
+      client = await createCluster({ rootNodes: cluster.rootNodes }).on('error', () => {}).connect();
+      store = new RedisStore({ client, prefix: 'env:' });
+    });
+
+    afterAll(async () => {
+      await store?.close();
+      await client?.close();
+    });
+
+    it('keeps every record in its hash tag’s slot, spread over all three masters', async () => {
+      const ports = cluster.nodes.map((node) => node.port);
+      const holders = new Set<number>();
+      for (let index = 0; index < 30; index += 1) {
+        const tag = `{user:session:${randomUUID()}}`;
+        const key = `answer-once:${tag}`;
+        const claim = await store.acquire(key, 'fp', 5_000);
+        expect(claim.acquired && (await store.complete(key, claim.token, 'answer', 60_000))).toBe(true);
+        expect(await slotOf(ports[0]!, `env:${key}`)).toBe(await slotOf(ports[0]!, tag));
+        for (const port of ports) {
+          if ((await rawCommand(port, `EXISTS env:${key}`)) === ':1\r\n') holders.add(port);
+        }
+      }
+      expect(holders.size).toBe(3);
+    });
+
+    it('replays in one round trip on the Cluster too, counted by the masters', async () => {
+      const key = `answer-once:{user:session:${randomUUID()}}`;
+      const claim = await store.acquire(key, 'fp', 5_000);
+      if (!claim.acquired) throw new Error('expected to acquire');
+      await store.complete(key, claim.token, 'answer', 60_000);
+      const calls = await measureCalls(
+        cluster.nodes.map((node) => node.port),
+        () => store.acquire(key, 'fp', 5_000),
+      );
+      expect(scriptRoundTrips(calls)).toBe(1);
+    });
+  });
+
+  describeChaos('Cluster', () => ({ urls: cluster.rootNodes.map((node) => node.url), cluster: true }));
+});
