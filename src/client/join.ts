@@ -47,14 +47,21 @@ export function createJoiner<T>(leave: (signal: AbortSignal, progress: IntentErr
         if (event.type === 'attempt') progress.attempts = event.attempt;
         if (event.type === 'poll') progress.polls = event.polls;
         for (const each of listeners) notify(each, event);
-      }).finally(() => inFlight.delete(key));
+      }).finally(() => {
+        if (inFlight.get(key) === shared) inFlight.delete(key);
+      });
       shared = { promise, controller, listeners, progress, callers: 0 };
       inFlight.set(key, shared);
     }
-    return attach(shared, signal, listener);
+    return attach(key, shared, signal, listener);
   };
 
-  function attach(shared: Shared<T>, signal: AbortSignal | undefined, listener: SendEventListener | undefined) {
+  function attach(
+    key: string,
+    shared: Shared<T>,
+    signal: AbortSignal | undefined,
+    listener: SendEventListener | undefined,
+  ): Promise<T> {
     shared.callers += 1;
     if (listener) shared.listeners.add(listener);
     const detach = () => {
@@ -65,7 +72,11 @@ export function createJoiner<T>(leave: (signal: AbortSignal, progress: IntentErr
     return new Promise<T>((resolve, reject) => {
       const onAbort = () => {
         detach();
-        if (shared.callers === 0) shared.controller.abort(signal.reason);
+        if (shared.callers === 0) {
+          // Nobody waits any more: stop the run, and free the key for the next click now.
+          if (inFlight.get(key) === shared) inFlight.delete(key);
+          shared.controller.abort(signal.reason);
+        }
         reject(leave(signal, { ...shared.progress }));
       };
       if (signal.aborted) return onAbort();
