@@ -1,6 +1,8 @@
 /**
  * The demo's API: `POST /api/chat` (idempotent, through `answer-once/server`), the
- * status route the client polls, `GET /api/stats`, and the trouble switch. Faults are
+ * status route the client polls, `GET /api/stats` (`{ modelCalls, intents, requests }`:
+ * model calls made, distinct intent IDs seen, chat requests received) and the trouble
+ * switch. Faults are
  * applied here, on the server, for real: a lost response is a dropped TCP connection
  * after the answer was stored; a 503 is answered before anything runs.
  */
@@ -32,6 +34,7 @@ export function createChatApi(options: ChatApiOptions): ChatApi {
   const gatewayTimeoutMs = options.gatewayTimeoutMs ?? Math.max(1000, model.delayMs * 3);
   const trouble = new TroubleSwitch();
   const intents = new Set<string>();
+  let requests = 0;
   // Which fault the request being handled drew; read inside the model handler.
   const drawn = new AsyncLocalStorage<TroubleMode>();
 
@@ -53,6 +56,7 @@ export function createChatApi(options: ChatApiOptions): ChatApi {
   });
 
   async function sendChat(request: Request): Promise<Response> {
+    requests += 1;
     const id = request.headers.get('X-Request-Id') ?? request.headers.get('Idempotency-Key');
     if (id) intents.add(id.replace(/^"|"$/g, ''));
     const mode = trouble.take();
@@ -76,7 +80,7 @@ export function createChatApi(options: ChatApiOptions): ChatApi {
     if (pathname === '/api/chat' && request.method === 'POST') return sendChat(request);
     if (pathname.startsWith('/api/status/')) return idempotent(request);
     if (pathname === '/api/stats' && request.method === 'GET') {
-      return json({ modelCalls: model.calls, intents: intents.size });
+      return json({ modelCalls: model.calls, intents: intents.size, requests });
     }
     if (pathname === '/api/trouble' && request.method === 'GET') return json({ mode: trouble.next });
     if (pathname === '/api/trouble' && request.method === 'PUT') {

@@ -34,8 +34,13 @@ export function App() {
     reset();
   }, [snapshot, reset]);
 
-  useEffect(() => saveTurns(turns), [turns]);
-  useEffect(() => bottom.current?.scrollIntoView({ block: 'end' }), [turns, snapshot.status]);
+  useEffect(() => {
+    saveTurns(turns);
+  }, [turns]);
+  useEffect(() => {
+    // Braces matter: recent Chromium returns a promise from scrollIntoView.
+    void bottom.current?.scrollIntoView({ block: 'end' });
+  }, [turns, snapshot.status]);
   const { refresh } = server;
   useEffect(refresh, [snapshot.status, refresh]);
 
@@ -73,6 +78,10 @@ export function App() {
           model calls: <strong data-testid="model-calls">{server.stats?.modelCalls ?? '–'}</strong>
           {' · '}
           intents: <strong data-testid="intents">{server.stats?.intents ?? '–'}</strong>
+          <span className="requests" title="Requests that reached the server: retries and resumes included.">
+            {' · '}
+            requests: <strong data-testid="requests">{server.stats?.requests ?? '–'}</strong>
+          </span>
         </footer>
       </div>
     </div>

@@ -15,8 +15,12 @@ export interface ChatAnswer {
 }
 
 export interface Stats {
+  /** Model calls made: what the visitor pays for. */
   readonly modelCalls: number;
+  /** Distinct intent IDs the server saw. */
   readonly intents: number;
+  /** Chat requests that reached the server: retries, resends and resumes included. */
+  readonly requests: number;
 }
 
 export const apiBase: string = new URL(

@@ -14,9 +14,16 @@ export interface DemoProcess {
   /** The page's URL, e.g. `http://127.0.0.1:41234/`. */
   readonly url: string;
   /** `GET /api/stats` of this server. */
-  stats(): Promise<{ modelCalls: number; intents: number }>;
+  stats(): Promise<DemoStats>;
   /** Stops the process (SIGTERM, then SIGKILL after a grace period). */
   stop(): Promise<void>;
+}
+
+/** The demo's counters: model calls, distinct intents, chat requests received. */
+export interface DemoStats {
+  readonly modelCalls: number;
+  readonly intents: number;
+  readonly requests: number;
 }
 
 export interface DemoProcessOptions {
@@ -38,7 +45,7 @@ export async function startDemoProcess({ modelDelayMs }: DemoProcessOptions): Pr
       url,
       async stats() {
         const response = await fetch(new URL('/api/stats', url));
-        return (await response.json()) as { modelCalls: number; intents: number };
+        return (await response.json()) as DemoStats;
       },
       stop: () => stop(child),
     };

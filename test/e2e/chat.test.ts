@@ -1,0 +1,166 @@
+/**
+ * The chat demo in real Chromium against the real demo server (`examples/chat/server.ts`
+ * as a child process): what a visitor sees, and what the model was asked to do.
+ */
+import { mkdir } from 'node:fs/promises';
+import type { Browser, BrowserContext, Page, Request as PwRequest } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { chromiumAvailable, launchChromium } from './support/chromium.js';
+import { startDemoProcess, type DemoProcess } from './support/demo-process.js';
+
+const SCREENSHOTS = 'test-results/e2e';
+/** Long enough to reload the page mid-answer, short enough for a quick suite. */
+const MODEL_DELAY_MS = 1500;
+const UI_TIMEOUT_MS = 20_000;
+
+describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
+  let demo: DemoProcess;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  /** Every POST to a chat route this page made, with the intent ID it carried. */
+  let chatPosts: { url: string; requestId: string | undefined }[];
+
+  beforeAll(async () => {
+    await mkdir(SCREENSHOTS, { recursive: true });
+    [demo, browser] = await Promise.all([
+      startDemoProcess({ modelDelayMs: MODEL_DELAY_MS }),
+      launchChromium(),
+    ]);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await demo?.stop();
+  });
+
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: { width: 1000, height: 720 } });
+    page = await context.newPage();
+    chatPosts = [];
+    page.on('request', (request: PwRequest) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/chat') {
+        chatPosts.push({ url: request.url(), requestId: request.headers()['x-request-id'] });
+      }
+    });
+  });
+
+  afterEach(async ({ task }) => {
+    const name = task.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase();
+    await page.screenshot({ path: `${SCREENSHOTS}/${name}.png` }).catch(() => undefined);
+    await context.close();
+  });
+
+  async function ask(question: string, click: 'click' | 'dblclick' = 'click'): Promise<void> {
+    await page.getByTestId('composer').fill(question);
+    await page.getByTestId('send')[click]();
+  }
+
+  async function armTrouble(mode: 'lose' | '503' | 'slow'): Promise<void> {
+    const option = page.getByTestId(`trouble-${mode}`);
+    await option.click();
+    await expect.poll(() => option.getAttribute('aria-checked')).toBe('true');
+  }
+
+  /** Model calls as the footer shows them, once it agrees with the server. */
+  async function footerModelCalls(server: DemoProcess = demo): Promise<number> {
+    const { modelCalls } = await server.stats();
+    await expect
+      .poll(() => page.getByTestId('model-calls').textContent(), { timeout: UI_TIMEOUT_MS })
+      .toBe(String(modelCalls));
+    return modelCalls;
+  }
+
+  it('answers a double-clicked send once: one request, one answer, one model call', async () => {
+    const before = await demo.stats();
+    await page.goto(demo.url);
+    await ask('What happens if I double-click?', 'dblclick');
+
+    const answers = page.getByTestId('answer');
+    await answers.first().waitFor({ timeout: UI_TIMEOUT_MS });
+    // Give a duplicate every chance to show up before counting.
+    await page.waitForTimeout(MODEL_DELAY_MS + 500);
+
+    await expect.poll(() => answers.count()).toBe(1);
+    expect(chatPosts).toHaveLength(1);
+    expect(await page.getByTestId('replayed-badge').count()).toBe(0);
+    expect(await footerModelCalls()).toBe(before.modelCalls + 1);
+    expect((await demo.stats()).intents).toBe(before.intents + 1);
+  });
+
+  it('still answers when the response is lost, without a second model call, and shows the badge', async () => {
+    await page.goto(demo.url);
+    await armTrouble('lose');
+    const before = await demo.stats();
+    await ask('What if the network drops your reply?');
+
+    const answer = page.getByTestId('answer');
+    await answer.waitFor({ timeout: UI_TIMEOUT_MS });
+    await expect(answer.getByTestId('replayed-badge').isVisible()).resolves.toBe(true);
+    await expect(answer.textContent()).resolves.toContain('What if the network drops your reply?');
+
+    // Two requests reached the server (the lost one and its retry — resent by the client,
+    // or silently by Chromium itself when a reused connection drops), one model call.
+    expect(new Set(chatPosts.map((post) => post.requestId)).size).toBe(1);
+    expect(await footerModelCalls()).toBe(before.modelCalls + 1);
+    const after = await demo.stats();
+    expect(after.requests).toBe(before.requests + 2);
+    expect(after.intents).toBe(before.intents + 1);
+  });
+
+  it('finishes an intent after a reload mid-answer: the same answer, with the badge, one model call', async () => {
+    await page.goto(demo.url);
+    const before = await demo.stats();
+    await ask('Can I reload while you think?');
+    await page.getByTestId('status').waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(chatPosts).toHaveLength(1);
+    const sentId = chatPosts[0]!.requestId;
+
+    await page.reload(); // the model is still generating
+    const answer = page.getByTestId('answer');
+    await answer.waitFor({ timeout: UI_TIMEOUT_MS });
+
+    // The resumed request carried the same intent ID, and the answer is the stored one.
+    expect(chatPosts.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(chatPosts.map((post) => post.requestId))).toEqual(new Set([sentId]));
+    await expect(answer.getAttribute('data-request-id')).resolves.toBe(sentId);
+    await expect(answer.getByTestId('replayed-badge').isVisible()).resolves.toBe(true);
+    const modelCalls = await footerModelCalls();
+    expect(modelCalls).toBe(before.modelCalls + 1);
+    await expect(answer.textContent()).resolves.toContain(`model call #${modelCalls}`);
+    await expect(page.getByTestId('answer').count()).resolves.toBe(1);
+  });
+
+  describe('with the API on another origin', () => {
+    let api: DemoProcess;
+
+    beforeAll(async () => {
+      api = await startDemoProcess({ modelDelayMs: MODEL_DELAY_MS });
+    });
+
+    afterAll(async () => {
+      await api?.stop();
+    });
+
+    it('works across origins (CORS exposes the replay header): answer and badge shown', async () => {
+      const apiBase = new URL('/api', api.url).href;
+      expect(new URL(apiBase).origin).not.toBe(new URL(demo.url).origin);
+      const pageServerBefore = await demo.stats();
+      const apiBefore = await api.stats();
+
+      await page.goto(`${demo.url}?api=${encodeURIComponent(apiBase)}`);
+      await armTrouble('lose'); // a cross-origin PUT: preflighted
+      await ask('Does this work from another origin?');
+
+      const answer = page.getByTestId('answer');
+      await answer.waitFor({ timeout: UI_TIMEOUT_MS });
+      await expect(answer.getByTestId('replayed-badge').isVisible()).resolves.toBe(true);
+      expect(new Set(chatPosts.map((post) => new URL(post.url).origin))).toEqual(
+        new Set([new URL(api.url).origin]),
+      );
+      expect(await footerModelCalls(api)).toBe(apiBefore.modelCalls + 1);
+      expect((await api.stats()).requests).toBe(apiBefore.requests + 2);
+      expect(await demo.stats()).toEqual(pageServerBefore);
+    });
+  });
+});
