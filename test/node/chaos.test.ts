@@ -1,0 +1,129 @@
+/**
+ * Chaos: 10,000 intents from the real client against the reference server in msw, while
+ * 30 % of responses are lost after the work ran, 10 % of requests fail with 503 before
+ * it, and 5 % of workers crash mid-work. Seeded, so a failure replays exactly.
+ */
+import { setupServer } from 'msw/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'answer-once';
+import { createIdempotentMock, type Fault } from 'answer-once/msw';
+import { encodeKey, MemoryStore } from 'answer-once/server';
+
+const INTENTS = 10_000;
+const CONCURRENCY = 250;
+const SEED = 0x5eed;
+
+/** mulberry32: a tiny seeded PRNG. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Tally {
+  started: number;
+  completed: number;
+  crashes: number;
+}
+
+const server = setupServer();
+beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
+afterAll(() => server.close());
+
+describe('chaos: the real client against the reference server', () => {
+  it(
+    'answers each of 10,000 intents once, with the stored answer, its work completed exactly once',
+    async () => {
+      const random = seeded(SEED);
+      const tallies = new Map<string, Tally>();
+      const tally = (id: string): Tally => {
+        let entry = tallies.get(id);
+        if (!entry) tallies.set(id, (entry = { started: 0, completed: 0, crashes: 0 }));
+        return entry;
+      };
+      let runs = 0;
+      const store = new MemoryStore({ maxEntries: 2 * INTENTS });
+      const mock = createIdempotentMock({
+        url: 'https://chaos.test/api/chat',
+        store,
+        leaseMs: 100,
+        retryAfterSeconds: 0,
+        handler: async (request, { requestId, signal }) => {
+          tally(requestId).started += 1;
+          const { question } = (await request.json()) as { question: number };
+          await new Promise<void>((resolve, reject) => {
+            const timer = setTimeout(resolve, 1 + Math.floor(random() * 5));
+            signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+          });
+          tally(requestId).completed += 1;
+          return Response.json({ question, answer: question * 2, run: ++runs });
+        },
+        faults: (_request, { requestId }): Fault | undefined => {
+          const roll = random();
+          if (roll < 0.1) return { type: 'fail-before', status: 503 };
+          if (roll < 0.15) {
+            if (requestId !== undefined) tally(requestId).crashes += 1;
+            return { type: 'crash', afterMs: Math.floor(random() * 3) };
+          }
+          if (roll < 0.45) return { type: 'lose-response' };
+          return undefined;
+        },
+      });
+      server.use(...mock.handlers);
+
+      const client = createClient({
+        baseUrl: 'https://chaos.test/',
+        retry: { limit: 40, delay: 2, backoffLimit: 20, random },
+        timeout: 10_000,
+        totalTimeout: 100_000,
+        pollWait: 1,
+        pollInterval: 10,
+      });
+
+      const answers = new Map<string, unknown>();
+      const failures: unknown[] = [];
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < INTENTS) {
+          const question = next++;
+          try {
+            const result = await client.send<{ question: number }>('api/chat', { json: { question } });
+            expect(answers.has(result.requestId)).toBe(false);
+            answers.set(result.requestId, result.data);
+          } catch (error) {
+            failures.push(error);
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+
+      expect(failures).toEqual([]);
+      expect(answers.size).toBe(INTENTS);
+      let mismatched = 0;
+      for (const [requestId, data] of answers) {
+        const record = await store.get(encodeKey({ user: 'test-user' }, requestId));
+        const stored = record?.state === 'completed' ? (JSON.parse(record.result) as { body: string }).body : undefined;
+        if (stored === undefined || JSON.stringify(JSON.parse(stored)) !== JSON.stringify(data)) mismatched += 1;
+      }
+      expect(mismatched).toBe(0);
+
+      const entries = [...tallies.values()];
+      expect(entries.filter((entry) => entry.completed !== 1)).toEqual([]);
+      expect(entries.filter((entry) => entry.started > 1 + entry.crashes)).toEqual([]);
+      const crashes = entries.reduce((sum, entry) => sum + entry.crashes, 0);
+      console.info(
+        `chaos: ${INTENTS} intents, ${mock.stats.requests} requests, ${runs} completed runs, ` +
+          `${entries.reduce((sum, entry) => sum + entry.started, 0)} starts, faults ${JSON.stringify(mock.stats.faults)}, ` +
+          `${crashes} crashes`,
+      );
+      expect(mock.stats.faults.crash).toBeGreaterThan(0);
+    },
+    // ~100 s alone on 2 cores (msw costs 1.5–3.5 ms of CPU per request); room for a busy CI.
+    300_000,
+  );
+});
