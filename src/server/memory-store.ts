@@ -9,9 +9,10 @@ import type {
 /** Options of {@link MemoryStore}. */
 export interface MemoryStoreOptions {
   /**
-   * The most records kept. When full, expired records go first, then the oldest
-   * answered ones; a live PROCESSING record is never evicted — when every slot holds
-   * one, `acquire` of a new key throws a `StoreUnavailableError` (the handler's 503).
+   * The most records kept. When full, the least recently written record that is
+   * expired or answered is evicted; a live PROCESSING record never is — when every slot
+   * holds one, `acquire` of a new key throws a `StoreUnavailableError` (the handler's
+   * 503). Size it for every answer that must still be replayable within your retry window.
    * @default 10_000
    */
   maxEntries?: number;
@@ -57,8 +58,8 @@ interface Entry {
 type Wake = () => void;
 
 /**
- * The reference {@link IdempotencyStore}: one process, a `Map`, TTLs checked lazily
- * (no background timer), a size bound that never evicts a running intent, and `wait`
+ * The reference {@link IdempotencyStore}: one process, a `Map` in write order, TTLs
+ * checked lazily (no background timer), a size bound that never evicts a running intent, and `wait`
  * woken by the writes themselves and by one timer at the lease deadline — never a poll.
  */
 export class MemoryStore implements IdempotencyStore {
@@ -190,20 +191,19 @@ export class MemoryStore implements IdempotencyStore {
   }
 
   #write(key: string, record: IdempotencyRecord, expiresAt: number): void {
+    this.#entries.delete(key); // re-inserted at the back: the Map's order is write order
     this.#entries.set(key, { record, expiresAt });
     for (const wake of [...(this.#waiters.get(key) ?? [])]) wake();
   }
 
-  /** Frees one slot for a new key: expired records first, then the oldest evictable one. */
+  /**
+   * Frees one slot for a new key: the least recently written record that is expired or
+   * answered. Writes move a record to the back, so the scan from the front is short.
+   */
   #makeRoom(key: string, now: number): void {
     if (this.#entries.size < this.#options.maxEntries) return;
-    for (const [candidate, entry] of this.#entries) {
-      if (entry.expiresAt <= now) this.#entries.delete(candidate);
-    }
-    if (this.#entries.size < this.#options.maxEntries) return;
-    for (const [candidate, entry] of this.#entries) {
-      const { record } = entry;
-      if (record.state === 'processing' && record.leaseExpiresAt > now) continue;
+    for (const [candidate, { record, expiresAt }] of this.#entries) {
+      if (expiresAt > now && record.state === 'processing' && record.leaseExpiresAt > now) continue;
       this.#entries.delete(candidate);
       for (const wake of [...(this.#waiters.get(candidate) ?? [])]) wake();
       return;
