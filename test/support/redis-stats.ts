@@ -38,3 +38,19 @@ export async function measureCalls(ports: readonly number[], fn: () => Promise<u
 export function scriptRoundTrips(calls: CommandCalls): number {
   return (calls['evalsha'] ?? 0) + (calls['eval'] ?? 0);
 }
+
+/**
+ * Microseconds Redis spent executing `commands` (those clients send). A script's time
+ * includes what it runs inside, which Redis also books under those commands' own names,
+ * so summing every command would count it twice.
+ */
+export async function serverMicros(ports: readonly number[], commands: readonly string[]): Promise<number> {
+  let micros = 0;
+  for (const port of ports) {
+    const info = await rawCommand(port, 'INFO commandstats');
+    for (const [, name = '', usec] of info.matchAll(/^cmdstat_([^:]+):calls=\d+,usec=(\d+)/gm)) {
+      if (commands.includes(name)) micros += Number(usec);
+    }
+  }
+  return micros;
+}
