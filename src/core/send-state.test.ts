@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { initialSendState, isInFlight, sendReducer, type SendAction, type SendState } from './send-state.js';
+
+type State = SendState<string, { content: string }>;
+
+function run(actions: SendAction<string, { content: string }>[], from: State = initialSendState()): State {
+  return actions.reduce(sendReducer, from);
+}
+
+const start = { type: 'start', requestId: 'intent-0001', json: { content: 'hi' } } as const;
+
+describe('sendReducer', () => {
+  it('walks sending → retrying → sending → waiting → answered with the attempt, limit and replay flag', () => {
+    const steps: State[] = [];
+    let state: State = initialSendState();
+    for (const action of [
+      start,
+      { type: 'attempt', attempt: 1, retryLimit: 4 },
+      { type: 'retry', attempt: 1, retryLimit: 4, reason: 'network', delayMs: 300 },
+      { type: 'attempt', attempt: 2, retryLimit: 4 },
+      { type: 'poll', polls: 1 },
+      { type: 'answer', data: 'hello', replayed: true },
+    ] as const) {
+      state = sendReducer(state, action);
+      steps.push(state);
+    }
+    expect(steps.map((s) => s.status)).toEqual(['sending', 'sending', 'retrying', 'sending', 'waiting', 'answered']);
+    expect(steps[2]).toMatchObject({ attempt: 1, retryLimit: 4, retry: { reason: 'network', delayMs: 300 } });
+    expect(state).toMatchObject({
+      status: 'answered',
+      requestId: 'intent-0001',
+      json: { content: 'hi' },
+      data: 'hello',
+      replayed: true,
+      attempt: 2,
+      polls: 1,
+      retry: undefined,
+    });
+  });
+
+  it('keeps the requestId and attempt count when a failed intent is sent again', () => {
+    const failed = run([start, { type: 'attempt', attempt: 5 }, { type: 'fail', error: new Error('down') }]);
+    expect(failed).toMatchObject({ status: 'failed', requestId: 'intent-0001', error: { message: 'down' } });
+
+    const again = sendReducer(failed, start);
+    expect(again).toMatchObject({ status: 'sending', requestId: 'intent-0001', attempt: 5, error: undefined });
+  });
+
+  it('starts a new intent from zero attempts', () => {
+    const answered = run([start, { type: 'attempt', attempt: 3 }, { type: 'answer', data: 'a', replayed: false }]);
+    const next = sendReducer(answered, { type: 'start', requestId: 'intent-0002' });
+    expect(next).toMatchObject({ status: 'sending', requestId: 'intent-0002', attempt: 0, data: undefined });
+  });
+
+  it('ignores progress that arrives after the send settled or before one started', () => {
+    const answered = run([start, { type: 'answer', data: 'a', replayed: false }]);
+    for (const late of [
+      { type: 'attempt', attempt: 2 },
+      { type: 'retry', attempt: 1, reason: 'timeout', delayMs: 1 },
+      { type: 'poll' },
+      { type: 'fail', error: new Error('late') },
+    ] as const) {
+      expect(sendReducer(answered, late)).toBe(answered);
+      expect(sendReducer(initialSendState(), late)).toBe(initialSendState());
+    }
+  });
+
+  it('returns to idle on reset, and a reset of idle changes nothing', () => {
+    const waiting = run([start, { type: 'poll' }]);
+    expect(isInFlight(waiting)).toBe(true);
+    const idle = sendReducer(waiting, { type: 'reset' });
+    expect(idle).toBe(initialSendState());
+    expect(isInFlight(idle)).toBe(false);
+    expect(sendReducer(idle, { type: 'reset' })).toBe(idle);
+  });
+});
