@@ -1,5 +1,6 @@
 import {
   LOCATION_HEADER,
+  PROBLEM_JSON,
   PREFERENCE_APPLIED_HEADER,
   REPLAYED_HEADER,
   REQUEST_ID_HEADER,
@@ -42,7 +43,10 @@ export function replayAnswer(record: CompletedRecord, context: AnswerContext): R
         requestId: context.requestId,
         answeredStatus: stored.status,
       },
-      { status: 410, headers: { 'Content-Type': 'application/problem+json', [REPLAYED_HEADER]: 'true' } },
+      {
+        status: 410,
+        headers: { 'Content-Type': PROBLEM_JSON, 'Cache-Control': 'no-store', [REPLAYED_HEADER]: 'true' },
+      },
     );
     return withProtocolHeaders(response, context);
   }

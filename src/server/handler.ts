@@ -70,6 +70,7 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
       record = await storeCall('wait', key, () => store.wait(key, waitMs, request.signal), context);
       waitedSeconds = waitMs / 1000;
     }
+    if (record?.state === 'completed') emit(onEvent, { type: 'replayed', key });
     return statusAnswer(record, { requestId, waitedSeconds, statusRoute: true }, resolved, Date.now());
   }
 
@@ -78,8 +79,9 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
     const { key, requestId, fingerprint } = intent;
     const context = { onEvent, retryAfterSeconds, requestId };
     let waitedSeconds: number | undefined;
-    // At most two claims: the first, and one after a wait that ended in a dead or failed holder.
-    for (let round = 0; round < 2; round += 1) {
+    // At most two claims: the first, and one after a wait that ended in a dead or failed
+    // holder; the second round answers whatever it finds.
+    for (let round = 0; ; round += 1) {
       const claim = await storeCall('acquire', key, () => store.acquire(key, fingerprint, resolved.leaseMs), context);
       const answer: AnswerContext = { requestId, waitedSeconds, statusRoute: false };
       if (claim.acquired) {
@@ -104,7 +106,6 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
       }
       // Failed, gone, or its worker died: claim it again (a retry or a takeover).
     }
-    throw new Error('answer-once: unreachable');
   }
 
   function answerRecord(key: string, record: IdempotencyRecord, answer: AnswerContext): Response {
