@@ -188,6 +188,37 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     expect(during).toMatchObject({ ssubscribe: 1, spublish: 1 });
   });
 
+  it('lets exactly one of 60 concurrent acquirers on 6 connections win, on a fresh key and on an expired lease', async () => {
+    const instances = await Promise.all(Array.from({ length: 6 }, () => open()));
+    const race = (key: string) =>
+      Promise.all(instances.flatMap((store) => Array.from({ length: 10 }, () => store.acquire(key, 'fp', LEASE))));
+    const key = newKey();
+    const fresh = await race(key);
+    expect(fresh.filter((claim) => claim.acquired)).toHaveLength(1);
+    await sleep(LEASE + 20);
+    const takeover = await race(key);
+    expect(takeover.filter((claim) => claim.acquired)).toEqual([expect.objectContaining({ takeover: true })]);
+  });
+
+  it('ends pending waits with the current record on close(), and closes its subscriber connection', async () => {
+    const worker = await open();
+    const waiter = await open();
+    const key = newKey();
+    tokenOf(await worker.acquire(key, 'fp', 30_000));
+    const connected = async (): Promise<number> =>
+      Number(/connected_clients:(\d+)/.exec(await rawCommand(server.port, 'INFO clients'))?.[1]);
+    const before = await connected();
+    const waiting = waiter.wait(key, 30_000);
+    await sleep(100);
+    expect(await connected()).toBe(before + 1);
+    const closedAt = Date.now();
+    await waiter.close();
+    expect(await waiting).toMatchObject({ state: 'processing' });
+    expect(Date.now() - closedAt).toBeLessThan(500);
+    expect(await connected()).toBe(before);
+    await expect(waiter.wait(key, 1_000)).rejects.toThrow(/closed/);
+  });
+
   it('replays a result byte for byte: unicode, newlines, a 1 MB answer', async () => {
     const store = await open();
     const result = `{"text":"答案 ✓ 🚀\\n\\u0000"}${'x'.repeat(1_000_000)}`;
