@@ -1,6 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { createClient } from 'answer-once';
+import { createIdempotencyHandler } from 'answer-once/server';
 import { serve, toNodeListener } from 'answer-once/server/node';
 
 const echo = async (request: Request): Promise<Response> =>
@@ -55,6 +57,35 @@ describe('toNodeListener', () => {
       expect(await response.json()).toEqual({ method: 'PUT', path: '/x', body: 'b' });
     } finally {
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('serve(createIdempotencyHandler(…))', () => {
+  it('answers the real client over loopback: a run, a replay, and a long-poll across a busy intent', async () => {
+    let calls = 0;
+    const handle = createIdempotencyHandler({
+      scope: () => ({ user: 'u' }),
+      handler: async (request) => {
+        calls += 1;
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        return Response.json({ echo: await request.json(), call: calls });
+      },
+      retryAfterSeconds: 0,
+    });
+    const server = await serve(handle);
+    try {
+      // Two tabs (two clients, so they do not join in-process) send one restored intent.
+      const [tab1, tab2] = [1, 2].map(() => createClient({ baseUrl: `${server.url}/`, pollWait: 5 }));
+      const requestId = 'req-over-http-1';
+      const first = tab1!.send('api/chat', { json: { q: 1 }, requestId });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const second = await tab2!.send('api/chat', { json: { q: 1 }, requestId }); // 202, then a long-poll
+      expect(second).toMatchObject({ data: { echo: { q: 1 }, call: 1 }, replayed: true, polls: 1 });
+      expect(await first).toMatchObject({ data: { echo: { q: 1 }, call: 1 }, replayed: false });
+      expect(calls).toBe(1);
+    } finally {
+      await server.close();
     }
   });
 });
