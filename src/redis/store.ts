@@ -12,16 +12,17 @@ import { RENEW } from './scripts/renew.js';
 import { SETTLE } from './scripts/settle.js';
 import type { RedisScript } from './scripts/define.js';
 
+/** A duration in whole milliseconds (rounded up: Redis expiries are integers), as an argument. */
 function checkMs(name: string, value: number, min: number): string {
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new TypeError(`answer-once/redis: expected \`${name}\` to be an integer ≥ ${min} (ms), got ${String(value)}`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > Number.MAX_SAFE_INTEGER) {
+    throw new TypeError(`answer-once/redis: expected \`${name}\` to be a number ≥ ${min} (ms), got ${String(value)}`);
   }
-  return String(value);
+  return String(Math.ceil(value));
 }
 
-function checkText(name: string, value: string): string {
-  if (typeof value !== 'string' || value === '') {
-    throw new TypeError(`answer-once/redis: expected \`${name}\` to be a non-empty string`);
+function checkText(name: string, value: string, nonEmpty = false): string {
+  if (typeof value !== 'string' || (nonEmpty && value === '')) {
+    throw new TypeError(`answer-once/redis: expected \`${name}\` to be a ${nonEmpty ? 'non-empty ' : ''}string`);
   }
   return value;
 }
@@ -118,14 +119,20 @@ export class RedisStore implements IdempotencyStore {
   }
 
   #key(key: string): string {
-    return this.#options.prefix + checkText('key', key);
+    return this.#options.prefix + checkText('key', key, true);
   }
 
   #run(script: RedisScript, key: string, args: string[]): Promise<unknown> {
     return runScript(this.#options.client, script, this.#key(key), args, this.#options.commandTimeoutMs);
   }
 
-  async #settle(key: string, token: string, state: 'completed' | 'failed', payload: string, ttlMs: number) {
+  async #settle(
+    key: string,
+    token: string,
+    state: 'completed' | 'failed',
+    payload: string,
+    ttlMs: number,
+  ): Promise<boolean> {
     if (typeof payload !== 'string') {
       throw new TypeError(`answer-once/redis: expected \`${state === 'completed' ? 'result' : 'error'}\` to be a string`);
     }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createClient, RESP_TYPES } from 'redis';
 import { RedisStore, RedisStoreError, RedisStoreUnavailableError, type RedisStoreClient } from 'answer-once/redis';
-import type { AcquireResult } from 'answer-once/server';
+import { runOnce, type AcquireResult } from 'answer-once/server';
 import { rawCommand, RedisServer, requireRedisServer } from '../support/redis-server.js';
 import { measureCalls, scriptRoundTrips } from '../support/redis-stats.js';
 
@@ -217,6 +217,29 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     expect(Date.now() - closedAt).toBeLessThan(500);
     expect(await connected()).toBe(before);
     await expect(waiter.wait(key, 1_000)).rejects.toThrow(/closed/);
+  });
+
+  it('runs a queue consumer’s work once per message across two instances, with runOnce’s defaults', async () => {
+    const consumers = [await open(), await open()];
+    const runs = new Map<string, number>();
+    const messages = Array.from({ length: 20 }, () => `order-${randomUUID()}`);
+    // At-least-once delivery: every message reaches both consumers, at the same time.
+    const results = await Promise.all(
+      messages.flatMap((id) =>
+        consumers.map((store) =>
+          runOnce(store, `answer-once:{queue:${id}}`, async () => {
+            runs.set(id, (runs.get(id) ?? 0) + 1);
+            await sleep(20);
+            return { reply: `model answer for ${id}`, at: randomUUID() };
+          }),
+        ),
+      ),
+    );
+    expect([...runs.values()]).toEqual(Array(20).fill(1));
+    for (let index = 0; index < results.length; index += 2) {
+      expect(results[index]!.value).toEqual(results[index + 1]!.value);
+      expect([results[index]!.replayed, results[index + 1]!.replayed].sort()).toEqual([false, true]);
+    }
   });
 
   it('replays a result byte for byte: unicode, newlines, a 1 MB answer', async () => {
