@@ -1,7 +1,7 @@
 /**
  * What one response means for the intent: the answer, "still running", try again,
- * send the original again, or give up. Pure over the response (its body is read only
- * for problem+json error statuses).
+ * send the original again, or give up. Pure over the response (a copy of its body is read
+ * for JSON error statuses, so ky still gets the body for its HTTPError).
  */
 import { RETRY_AFTER_HEADER } from '../core/headers.js';
 import { problemCode, type ProblemCode } from '../core/problems.js';
@@ -30,7 +30,7 @@ export function isRetryableStatus(status: number, retryStatuses: readonly number
 async function readProblemCode(response: Response): Promise<ProblemCode | undefined> {
   if (!isJsonContentType(response.headers.get('content-type'))) return undefined;
   try {
-    return problemCode(JSON.parse(await response.text()));
+    return problemCode(JSON.parse(await response.clone().text()));
   } catch {
     return undefined;
   }

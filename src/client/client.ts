@@ -53,6 +53,18 @@ export interface AnswerOnceClient {
   readonly ky: KyInstance;
 }
 
+/** `init` plus one header; a plain object stays plain (ky merges those cheaply). */
+function withHeader(init: HeadersInit | undefined, name: string, value: string): HeadersInit {
+  if (init === undefined || (Object.getPrototypeOf(init) === Object.prototype && !Array.isArray(init))) {
+    const lower = name.toLowerCase();
+    const rest = Object.entries((init ?? {}) as Record<string, string>).filter(([key]) => key.toLowerCase() !== lower);
+    return { ...Object.fromEntries(rest), [name]: value };
+  }
+  const headers = new Headers(init);
+  headers.set(name, value);
+  return headers;
+}
+
 function toSendOptions(stored: StoredIntent): StoredSendOptions {
   return { method: stored.method, headers: stored.headers.map(([k, v]) => [k, v]), body: stored.body ?? null };
 }
@@ -60,7 +72,12 @@ function toSendOptions(stored: StoredIntent): StoredSendOptions {
 export function createClient(options: ClientOptions = {}): AnswerOnceClient {
   const client = normalizeClientOptions(options);
   const { storage } = client;
-  const instance = client.ky.extend(client.kyOptions);
+  // The parent instance's own `fetch` (if any) is what the client's fetch wraps.
+  let baseFetch = client.kyOptions.fetch;
+  const instance = client.ky.extend((defaults) => {
+    baseFetch ??= defaults.fetch;
+    return client.kyOptions;
+  });
   const join = createJoiner<SendResult>((signal, progress) => new AbortError(progress, signal.reason));
 
   function persister(requestId: string, input: string, send: NormalizedSendOptions, store: IntentStorage) {
@@ -92,10 +109,9 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
       notify(client.onEvent, event);
       listener(event);
     };
-    const headers = new Headers(send.headers);
-    headers.set(client.headerName, client.formatId(requestId));
+    const headers = withHeader(send.headers, client.headerName, client.formatId(requestId));
     try {
-      const result = await runIntent(client, instance, {
+      const result = await runIntent(client, instance, baseFetch, {
         requestId,
         input,
         method: send.method,

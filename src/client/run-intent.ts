@@ -1,18 +1,18 @@
 /**
  * One intent as ONE ky call. ky owns the attempt loop, per-attempt and total timeouts,
- * abortable delays, request cloning and hooks; this module only decides, per response
- * or error, what the protocol says comes next, and hands ky that decision:
- * - a retryable failure → `ky.retry({ delay })` (responses) or `shouldRetry` (network);
- * - 202 → `ky.retry({ request: <status poll> })`: polls are retries of the same call, so
- *   `totalTimeout` and the signal cover them too;
- * - the server reports the intent failed → `ky.retry({ request: <original> })`.
+ * abortable delays, request cloning, hooks and errors; this module only decides, per
+ * response or error, what the protocol says comes next, and hands ky that decision from
+ * inside the call's `fetch` (so no response is ever cloned to inspect it):
+ * - a retryable status → a forced retry with the delay computed here;
+ * - 202 → a forced retry whose request is the status poll: polls are retries of the same
+ *   call, so `totalTimeout` and the signal cover them too;
+ * - the server reports the intent failed → a forced retry with the original request;
+ * - a network error or timeout → ky's own retry, through `shouldRetry`.
  * Delays are computed here (full jitter, `Retry-After` capped) so the `retry` event can
  * announce them before the wait.
  */
-import { isHTTPError, isNetworkError, isTimeoutError, replaceOption, type KyInstance } from 'ky';
+import { ForceRetryError, isHTTPError, isNetworkError, isTimeoutError, replaceOption, type Input, type KyInstance } from 'ky';
 import { backoffDelay } from '../core/backoff.js';
-import { PREFERENCE_APPLIED_HEADER } from '../core/headers.js';
-import { parsePreferWait } from '../core/prefer.js';
 import { classify } from './classify.js';
 import type { RetryReason, SendEvent } from './events.js';
 import type { ResolvedClientOptions } from './options.js';
@@ -43,7 +43,7 @@ export interface IntentRequest {
   readonly method: string;
   readonly json?: unknown;
   readonly body?: BodyInit | null;
-  readonly headers: Headers;
+  readonly headers: HeadersInit;
   readonly searchParams?: unknown;
   readonly parse: ParseMode;
   readonly signal: AbortSignal | undefined;
@@ -52,52 +52,82 @@ export interface IntentRequest {
   readonly persist: ((request: Request) => Promise<void>) | undefined;
 }
 
-const ALL_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'trace', 'query'] as const;
+type Fetch = typeof globalThis.fetch;
+
+const ALL_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'trace', 'query'];
 
 export async function runIntent<TData>(
   client: ResolvedClientOptions,
   instance: KyInstance,
+  baseFetch: Fetch | undefined,
   intent: IntentRequest,
 ): Promise<SendResult<TData>> {
-  const { requestId, emit } = intent;
-  const { retry, headerName } = client;
-  const idValue = client.formatId(requestId);
+  const { requestId, emit, persist } = intent;
+  const { retry } = client;
   const startedAt = Date.now();
   let attempts = 0;
   let polls = 0;
   let retries = 0;
   let networkDelay = 0;
-  /** What the request in flight is counted as, and which route it goes to. */
-  let counted: 'attempt' | 'poll' = 'attempt';
-  let route: 'send' | 'status' = 'send';
-  let accepted = false;
-  /** An unsent copy of the original request, refreshed by ky after every send-route attempt. */
+  /** Whether the request in flight goes to the send route (an attempt) or polls. */
+  let polling = false;
+  /** A copy of the send-route request, kept only once a 202 switches to polling. */
   let original: Request | undefined;
-  let lastRequest: Request | undefined;
-  /** Where this intent's status is polled, once a 202 said so. */
   let statusUrl: URL | undefined;
+  let lastRequest: Request | undefined;
 
-  const context = () => ({ requestId, attempts, polls });
-  const nextDelay = (retryAfter: number | undefined) =>
-    retryAfter === undefined
-      ? backoffDelay(retries, { base: retry.delay, cap: retry.backoffLimit, random: retry.random })
-      : Math.min(retryAfter, retry.maxRetryAfter);
-  const takeRetry = (reason: RetryReason, retryAfter: number | undefined, status?: number): number | undefined => {
+  const takeRetry = (reason: RetryReason, retryAfter: number | undefined, status?: number) => {
     if (retries >= retry.limit) return undefined;
     retries += 1;
-    const delay = nextDelay(retryAfter);
-    emit({ type: 'retry', requestId, attempt: retries, retryLimit: retry.limit, reason, delay, ...(status === undefined ? {} : { status }) });
+    const delay =
+      retryAfter === undefined
+        ? backoffDelay(retries, { base: retry.delay, cap: retry.backoffLimit, random: retry.random })
+        : Math.min(retryAfter, retry.maxRetryAfter);
+    emit({ type: 'retry', requestId, attempt: retries, retryLimit: retry.limit, reason, delay, ...(status && { status }) });
     return delay;
   };
-  const count = (url: string) => {
-    if (counted === 'attempt') {
+
+  async function fetchAndDecide(input: Input, init?: RequestInit): Promise<Response> {
+    // ky always passes the Request it built; anything else is wrapped the same way.
+    const request = input instanceof Request ? input : new Request(input, init);
+    if (polling) {
+      polls += 1;
+      emit({ type: 'poll', requestId, polls, url: request.url });
+    } else {
+      if (attempts === 0 && persist) await persist(request);
       attempts += 1;
       emit({ type: 'attempt', requestId, attempt: attempts, retryLimit: retry.limit });
-    } else {
-      polls += 1;
-      emit({ type: 'poll', requestId, polls, url });
     }
-  };
+    // Only a request that may have to be sent again after polling is copied, and only
+    // once (its body is text or bytes ky already holds; see README § Bodies).
+    const copy = !polling && original === undefined && request.body ? request.clone() : undefined;
+    lastRequest = request;
+    const response = await (baseFetch ?? globalThis.fetch)(request, init);
+    const verdict = await classify(response, retry.statusCodes);
+    if (verdict.kind === 'done') return response;
+    let next: Request | undefined;
+    let delay: number | undefined;
+    if (verdict.kind === 'accepted') {
+      const target = verdict.location ?? (statusUrl ? undefined : client.statusUrl?.(requestId));
+      statusUrl = target === undefined ? statusUrl : new URL(target, response.url || request.url);
+      if (!polling) original ??= copy ?? new Request(request);
+      delay = Math.min(verdict.retryAfter ?? client.pollInterval, retry.maxRetryAfter);
+      if (!polling) emit({ type: 'accepted', requestId, statusUrl: statusUrl?.href, delay });
+      polling = true;
+      next = statusUrl
+        ? pollRequest(statusUrl, request, client.headerName, client.formatId(requestId), client.pollWait)
+        : original!.clone();
+    } else {
+      delay = takeRetry(verdict.reason, verdict.retryAfter, response.status);
+      if (delay === undefined) return response;
+      if (verdict.kind === 'resend' && polling) {
+        polling = false;
+        next = original!.clone();
+      }
+    }
+    void response.body?.cancel().catch(() => undefined);
+    throw new ForceRetryError({ delay, code: verdict.kind, ...(next && { request: next }) });
+  }
 
   let response: Response | undefined;
   try {
@@ -111,66 +141,25 @@ export async function runIntent<TData>(
       timeout: client.timeout,
       totalTimeout: client.totalTimeout,
       throwHttpErrors: true,
+      fetch: fetchAndDecide,
       retry: replaceOption({
         limit: Number.MAX_SAFE_INTEGER,
-        methods: [...ALL_METHODS],
+        methods: ALL_METHODS,
         statusCodes: [],
-        afterStatusCodes: [],
-        backoffLimit: Number.POSITIVE_INFINITY,
         delay: () => networkDelay,
         shouldRetry: ({ error }) => {
-          if (isHTTPError(error) || intent.signal?.aborted) return false;
+          if (isHTTPError(error) || intent.signal?.aborted || Date.now() - startedAt >= client.totalTimeout) return false;
           if (!isNetworkError(error) && !isTimeoutError(error)) return false;
-          if (Date.now() - startedAt >= client.totalTimeout) return false;
           const delay = takeRetry(isTimeoutError(error) ? 'timeout' : 'network', undefined);
-          if (delay === undefined) return false;
-          networkDelay = delay;
-          return true;
+          networkDelay = delay ?? 0;
+          return delay !== undefined;
         },
       }),
-      hooks: {
-        beforeRequest: [
-          async ({ request }) => {
-            await intent.persist?.(request);
-            count(request.url);
-          },
-        ],
-        beforeRetry: [({ request }) => count(request.url)],
-        afterResponse: [
-          async ({ request, response: answer }) => {
-            lastRequest = request;
-            if (route === 'send') original = request;
-            const verdict = await classify(answer, retry.statusCodes);
-            if (verdict.kind === 'done') return;
-            if (verdict.kind === 'accepted') {
-              const target = verdict.location ?? (statusUrl ? undefined : client.statusUrl?.(requestId));
-              const url = target === undefined ? statusUrl : new URL(target, answer.url || request.url);
-              statusUrl = url;
-              const held = parsePreferWait(answer.headers.get(PREFERENCE_APPLIED_HEADER)) !== undefined;
-              const delay = Math.min(verdict.retryAfter ?? (held ? 0 : client.pollInterval), retry.maxRetryAfter);
-              if (!accepted) {
-                accepted = true;
-                emit({ type: 'accepted', requestId, statusUrl: url?.href, delay });
-              }
-              counted = 'poll';
-              route = url ? 'status' : 'send';
-              const next = url ? pollRequest(url, request, headerName, idValue, client.pollWait) : original;
-              return instance.retry({ request: next, delay, code: 'poll' });
-            }
-            const delay = takeRetry(verdict.reason, verdict.retryAfter, answer.status);
-            if (delay === undefined) return;
-            if (verdict.kind === 'retry') return instance.retry({ delay, code: verdict.reason });
-            counted = 'attempt';
-            route = 'send';
-            return instance.retry({ request: original, delay, code: verdict.reason });
-          },
-        ],
-      },
     });
   } catch (error) {
-    throw toSendError(error, context(), client, intent.signal, Date.now() - startedAt);
+    throw toSendError(error, { requestId, attempts, polls }, client, intent.signal, Date.now() - startedAt);
   }
-  if (!response) throw toSendError(undefined, context(), client, intent.signal, Date.now() - startedAt);
+  if (!response) throw toSendError(undefined, { requestId, attempts, polls }, client, intent.signal, 0);
   const replayed = client.replayedHeaders.some((name) => response.headers.get(name)?.trim().toLowerCase() === 'true');
   if (replayed) emit({ type: 'replayed', requestId, status: response.status });
   const data = (await readData(response, lastRequest!, intent.parse, client.parseJson)) as TData;

@@ -1,0 +1,104 @@
+/**
+ * Client overhead and size. Run: `npm run bench:client`.
+ *
+ * 1. Median wall time per sequential send against a loopback node:http server, for
+ *    plain `ky.post` (the baseline) and `client.send`, measured in the same process,
+ *    interleaved in rounds so drift hits every row alike. Goal: client ≤ 1.05× ky.
+ * 2. The client entry's size, minified and gzipped, with ky and ulid external (they are
+ *    dependencies a user already has or shares). Goal: ≤ 4 kB.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import ky from 'ky';
+import { createClient, memoryStorageAdapter } from 'answer-once';
+
+const WARMUP = 300;
+const ROUNDS = 10;
+const PER_ROUND = 300;
+
+function handle(request: IncomingMessage, response: ServerResponse): void {
+  let size = 0;
+  request.on('data', (chunk: Buffer) => (size += chunk.length));
+  request.on('end', () => {
+    const body = JSON.stringify({ reply: 'ok', received: size, id: request.headers['x-request-id'] ?? null });
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    response.end(body);
+  });
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+}
+
+async function main(): Promise<void> {
+  const server = createServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const body = { sessionId: 'bench', content: 'What is the capital of France?' };
+
+  const plain = ky.create({ baseUrl: origin });
+  const client = createClient({ baseUrl: origin });
+  const stored = createClient({ baseUrl: origin, storage: memoryStorageAdapter() });
+  const rows: [string, () => Promise<unknown>][] = [
+    ['ky.post (baseline)', () => plain.post('chat', { json: body }).json()],
+    ['client.send', () => client.send('chat', { json: body })],
+    ['client.send + memory storage', () => stored.send('chat', { json: body })],
+  ];
+
+  try {
+    for (const [, run] of rows) for (let i = 0; i < WARMUP; i++) await run();
+    const samples = new Map<string, number[]>(rows.map(([name]) => [name, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, run] of rows) {
+        const times = samples.get(name)!;
+        for (let i = 0; i < PER_ROUND; i++) {
+          const start = performance.now();
+          await run();
+          times.push(performance.now() - start);
+        }
+      }
+    }
+    const baseline = median(samples.get(rows[0]![0])!);
+    console.log(`\nMedian time per send, ${ROUNDS * PER_ROUND} sequential sends each, loopback node:http, Node ${process.version}\n`);
+    console.log('| send | median (µs) | p95 (µs) | vs ky.post |');
+    console.log('| --- | ---: | ---: | ---: |');
+    for (const [name] of rows) {
+      const times = samples.get(name)!;
+      const m = median(times);
+      console.log(
+        `| ${name} | ${(m * 1000).toFixed(0)} | ${(percentile(times, 0.95) * 1000).toFixed(0)} | ${(m / baseline).toFixed(3)}× |`,
+      );
+    }
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  const bundle = await build({
+    entryPoints: [new URL('../src/index.ts', import.meta.url).pathname],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    external: ['ky', 'ulid'],
+    write: false,
+  });
+  const code = bundle.outputFiles[0]!.contents;
+  const gzipped = gzipSync(code, { level: 9 }).length;
+  console.log('\nClient entry size (src/index.ts, esbuild --minify, ky and ulid external)\n');
+  console.log('| minified | min+gzip | goal |');
+  console.log('| ---: | ---: | ---: |');
+  console.log(`| ${(code.length / 1024).toFixed(2)} kB | ${(gzipped / 1024).toFixed(2)} kB | ≤ 4.00 kB |`);
+}
+
+await main();
