@@ -12,7 +12,7 @@ import { isJsonContentType } from './parse.js';
 export type Verdict =
   /** Let ky finish: a 2xx is the answer, any other status becomes an error. */
   | { readonly kind: 'done' }
-  /** 202: the intent is running; poll `location` (if any). */
+  /** 202 (or 409 in progress with a Location): the intent is running; poll `location`. */
   | { readonly kind: 'accepted'; readonly location: string | null; readonly retryAfter: number | undefined }
   /** Try the same request again. */
   | { readonly kind: 'retry'; readonly reason: RetryReason; readonly retryAfter: number | undefined }
@@ -43,9 +43,15 @@ export async function classify(
 ): Promise<Verdict> {
   const { status } = response;
   const retryAfter = parseRetryAfter(response.headers.get(RETRY_AFTER_HEADER), now);
-  if (status === 202) return { kind: 'accepted', location: response.headers.get('location'), retryAfter };
+  const location = response.headers.get('location');
+  if (status === 202) return { kind: 'accepted', location, retryAfter };
   if (status < 400) return { kind: 'done' };
   const code = await readProblemCode(response);
+  // An IETF-style server answers 409 while the first attempt runs; with a Location it
+  // is a 202 in all but name.
+  if (status === 409 && location && (code === undefined || code === 'request-in-progress')) {
+    return { kind: 'accepted', location, retryAfter };
+  }
   if (code === 'intent-failed' || (status === 404 && code === 'intent-not-found')) {
     return { kind: 'resend', reason: code, retryAfter };
   }

@@ -103,6 +103,20 @@ describe('client polling after 202', () => {
     expect(fake.stats.workRuns).toBe(0);
   });
 
+  it('treats 409 "request in progress" with a Location as a 202 and polls it', async () => {
+    const { seen, note } = journal();
+    server.use(
+      http.post(`${ORIGIN}/chat`, ({ request }) => (note(request), problem(409, 'request-in-progress', { headers: { Location: '/s' } }))),
+      http.get(`${ORIGIN}/s`, ({ request }) => (note(request), HttpResponse.json({ ok: true }))),
+    );
+    const result = await createClient({ baseUrl: ORIGIN }).send('chat', { json: {} });
+    expect(result).toMatchObject({ attempts: 1, polls: 1, data: { ok: true } });
+    expect(seen.map((s) => [s.method, s.path, s.id])).toEqual([
+      ['POST', '/chat', result.requestId],
+      ['GET', '/s', result.requestId],
+    ]);
+  });
+
   it('waits the Retry-After of a 202 before polling', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const { seen, note } = journal();
