@@ -67,12 +67,12 @@ export function createChatApi(options: ChatApiOptions): ChatApi {
     }
     const work = drawn.run(mode, () => idempotent(request));
     const response = await withGatewayTimeout(work, gatewayTimeoutMs);
-    if (mode === 'lose') {
-      // The answer is stored; now the "network" loses it on the way back.
-      await response.arrayBuffer();
-      bindings.get(request)?.incoming.socket.destroy();
-    }
-    return response;
+    if (mode !== 'lose') return response;
+    // The answer is stored; now the "network" loses it on the way back: the connection
+    // closes before a single byte of the response is written.
+    await response.body?.cancel();
+    bindings.get(request)?.incoming.socket.destroy();
+    return new Response(null, { status: 204 }); // written nowhere: the socket is gone
   }
 
   async function route(request: Request): Promise<Response> {

@@ -25,9 +25,9 @@ export async function buildPage(): Promise<ReadonlyMap<string, PageAsset>> {
     root: fileURLToPath(new URL('./web', import.meta.url)),
     configFile: false,
     logLevel: 'warn',
-    mode: process.env.DEMO_MODE ?? 'production',
+    mode: 'production',
     resolve: { tsconfigPaths: true },
-    build: { write: false, sourcemap: false, reportCompressedSize: false, minify: process.env.DEMO_MINIFY !== '0' },
+    build: { write: false, sourcemap: false, reportCompressedSize: false },
   });
   const outputs = (Array.isArray(result) ? result : [result]) as Rolldown.RolldownOutput[];
   const assets = new Map<string, PageAsset>();

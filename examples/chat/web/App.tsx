@@ -21,13 +21,14 @@ export function App() {
   // An answered intent becomes a turn of the conversation; the hook is free for the next.
   useEffect(() => {
     if (snapshot.status !== 'answered' || snapshot.requestId === undefined) return;
-    const { requestId, data, replayed, json } = snapshot;
+    const { requestId, data, replayed, json, attempt } = snapshot;
     setTurns((turns) =>
       addTurn(turns, {
         id: requestId,
         question: json?.content ?? '',
         answer: data.answer,
         call: data.call,
+        attempts: Math.max(1, attempt),
         replayed,
       }),
     );
@@ -70,7 +71,7 @@ export function App() {
       </header>
       <main className="chat">
         <Transcript turns={turns} pending={snapshot} onRetry={() => void chat.send()} />
-        <div ref={bottom} />
+        <div className="end" ref={bottom} />
       </main>
       <div className="dock">
         <Composer value={draft} busy={busy} onChange={setDraft} onSend={send} />

@@ -52,7 +52,8 @@ export function Transcript({ turns, pending, onRetry }: TranscriptProps) {
                 </span>
               )}
               <span className="id" title={turn.id}>
-                intent {shortId(turn.id)} · model call #{turn.call}
+                intent {shortId(turn.id)}
+                {turn.attempts > 1 && ` · ${turn.attempts} attempts`} · model call #{turn.call}
               </span>
             </p>
           </div>

@@ -41,6 +41,11 @@ export function TroubleSwitch({ value, onChange }: TroubleSwitchProps) {
           </button>
         ))}
       </div>
+      <p className="hint" data-testid="trouble-hint">
+        {value === 'none'
+          ? 'Pick a fault: it hits your next message only.'
+          : `Armed: ${CHOICES.find((choice) => choice.mode === value)?.hint}`}
+      </p>
     </fieldset>
   );
 }

@@ -12,6 +12,8 @@ export interface Turn {
   readonly replayed: boolean;
   /** The model call that produced the answer (as the server reports it). */
   readonly call: number;
+  /** Requests the client made for this intent (1 unless it had to retry). */
+  readonly attempts: number;
 }
 
 const KEY = 'answer-once-demo:turns';
