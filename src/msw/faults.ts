@@ -13,16 +13,30 @@ export type Fault =
    * The request is answered with `status` before the store or the work are touched (a
    * load balancer's 503, an overloaded gateway).
    */
-  | { readonly type: 'fail-before'; readonly status?: number; readonly retryAfterSeconds?: number }
+  | {
+      readonly type: 'fail-before';
+      /** The status answered. @default 503 */
+      readonly status?: number;
+      /** Sends `Retry-After` with this many seconds when given. @default undefined */
+      readonly retryAfterSeconds?: number;
+    }
   /** The request is held `ms` milliseconds before the server sees it. */
-  | { readonly type: 'delay'; readonly ms: number }
+  | {
+      readonly type: 'delay';
+      /** Milliseconds. Required. */
+      readonly ms: number;
+    }
   /**
    * The worker dies `afterMs` into the work: the work's signal aborts, the lease is never
    * renewed nor released, and the client sees a network error. The next request of the
    * intent takes it over once the lease has lapsed. A request that does not get to run
    * the work (the intent is answered or running) just loses its response.
    */
-  | { readonly type: 'crash'; readonly afterMs?: number };
+  | {
+      readonly type: 'crash';
+      /** How far into the work the worker dies, in milliseconds. @default 0 */
+      readonly afterMs?: number;
+    };
 
 export type FaultType = Fault['type'];
 

@@ -64,12 +64,21 @@ function requestIdOf(request: Request, statusPrefix: string): { requestId: strin
   return { requestId: raw?.trim().replace(/^"(.*)"$/, '$1'), statusRoute: false };
 }
 
-/**
- * Runs the reference server (`createIdempotencyHandler`) inside msw, so an app's UI
- * tests talk to a server that speaks the whole protocol — and can be told, per request,
- * to lose a response after the work ran, fail before it, delay, or crash mid-work.
- */
-export function createIdempotentMock(options: IdempotentMockOptions): IdempotentMock {
+interface ResolvedMockOptions {
+  readonly url: string;
+  readonly statusPath: string;
+  readonly statusUrl: string;
+  readonly store: IdempotencyStore;
+  readonly scope: ScopeResolver;
+  readonly decide: FaultDecider | undefined;
+  /** The server's options, passed on to `createIdempotencyHandler` (which validates them). */
+  readonly server: Omit<IdempotencyHandlerOptions, 'scope' | 'store' | 'statusPath'>;
+}
+
+export function normalizeIdempotentMockOptions(options: IdempotentMockOptions): ResolvedMockOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError('answer-once/msw: createIdempotentMock() needs an options object.');
+  }
   const { url, faults: decide, store = new MemoryStore(), scope = () => ({ user: 'test-user' }), ...server } = options;
   if (typeof url !== 'string' || !URL.canParse(url)) {
     throw new TypeError('answer-once/msw: `url` must be the absolute URL of the idempotent route.');
@@ -77,8 +86,17 @@ export function createIdempotentMock(options: IdempotentMockOptions): Idempotent
   if (decide !== undefined && typeof decide !== 'function') {
     throw new TypeError('answer-once/msw: `faults` must be a function (request, context) => Fault | undefined.');
   }
-  const statusPath = server.statusPath ?? '/api/status';
-  const statusUrl = new URL(statusPath, url).href;
+  const { statusPath = '/api/status', ...rest } = server;
+  return { url, statusPath, statusUrl: new URL(statusPath, url).href, store, scope, decide, server: rest };
+}
+
+/**
+ * Runs the reference server (`createIdempotencyHandler`) inside msw, so an app's UI
+ * tests talk to a server that speaks the whole protocol — and can be told, per request,
+ * to lose a response after the work ran, fail before it, delay, or crash mid-work.
+ */
+export function createIdempotentMock(options: IdempotentMockOptions): IdempotentMock {
+  const { url, statusPath, statusUrl, store, scope, decide, server } = normalizeIdempotentMockOptions(options);
   const statusPrefix = `${new URL(statusUrl).pathname}/`;
   const stats: IdempotentMockStats = {
     requests: 0,

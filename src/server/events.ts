@@ -10,7 +10,10 @@ export type IdempotencyEvent =
   | { readonly type: 'acquired'; readonly key: string; readonly takeover: boolean; readonly retry: boolean }
   /** The work's result was stored as the intent's answer. */
   | { readonly type: 'completed'; readonly key: string }
-  /** The work failed (threw, or answered 5xx/408/425/429); stored as FAILED. */
+  /**
+   * The work failed; stored as FAILED. `error` is what the work threw, or, for an HTTP
+   * answer of 5xx/408/425/429, `{ status, retryAfter? }`.
+   */
   | { readonly type: 'failed'; readonly key: string; readonly error: unknown }
   /** A stored answer was replayed instead of running the work. */
   | { readonly type: 'replayed'; readonly key: string }

@@ -36,6 +36,11 @@ interface Intent {
 /**
  * Makes `handler` idempotent per intent: `async function handle(request): Promise<Response>`
  * for any Fetch-API runtime. See PROTOCOL.md for every answer it gives.
+ *
+ * The handler's response is read to its end before it is stored, so a streamed AI answer
+ * reaches its first caller only once complete — the price of replaying it byte for byte.
+ * An error the handler throws is answered as `intent-failed` without its message; it
+ * reaches `onEvent` as a `failed` event (log it there).
  */
 export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (request: Request) => Promise<Response> {
   const resolved = normalizeHandlerOptions(options);
@@ -144,10 +149,10 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
           const failure: StoredFailure = { status: response.status, ...(retryAfter === null ? {} : { retryAfter }) };
           if (response.status >= 500) {
             await response.body?.cancel();
-            return failVerdict(failure, answer, new Error(`handler answered ${response.status}`));
+            return failVerdict(failure, answer, failure);
           }
           const passedOn = new Response(response.body, response);
-          return { kind: 'fail', error: JSON.stringify(failure), value: passedOn };
+          return { kind: 'fail', error: JSON.stringify(failure), value: passedOn, cause: failure };
         }
         const { stored, delivered } = await captureResponse(response, resolved.maxResponseBytes, resolved.replayHeaders);
         return { kind: 'complete', result: JSON.stringify(stored), value: delivered };
@@ -168,8 +173,8 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
   return resolved.cors ? withCors(handle, resolved.cors) : handle;
 }
 
-function failVerdict(failure: StoredFailure, answer: AnswerContext, _cause: unknown): Verdict<Response> {
-  return { kind: 'fail', error: JSON.stringify(failure), value: failedAnswer(failure, answer) };
+function failVerdict(failure: StoredFailure, answer: AnswerContext, cause: unknown): Verdict<Response> {
+  return { kind: 'fail', error: JSON.stringify(failure), value: failedAnswer(failure, answer), cause };
 }
 
 async function resolveScope(request: Request, options: ResolvedHandlerOptions): Promise<Scope | Response> {

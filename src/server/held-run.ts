@@ -5,7 +5,13 @@ import type { IdempotencyStore } from './store.js';
 /** What the work decided: store it as the answer, or record the attempt as failed. */
 export type Verdict<T> =
   | { readonly kind: 'complete'; readonly result: string; readonly value: T }
-  | { readonly kind: 'fail'; readonly error: string; readonly value: T };
+  | {
+      readonly kind: 'fail';
+      readonly error: string;
+      readonly value: T;
+      /** What went wrong, for the `failed` event (the stored `error` may hide it). */
+      readonly cause?: unknown;
+    };
 
 /**
  * How the verdict's write went: `stored`; `fenced` (a successor holds the intent, the
@@ -82,6 +88,9 @@ export async function runHeld<T>(
     emit(onEvent, { type: 'store-error', key, operation, error });
     return { verdict, write: 'store-error' };
   }
-  emit(onEvent, verdict.kind === 'complete' ? { type: 'completed', key } : { type: 'failed', key, error: verdict.value });
+  emit(
+    onEvent,
+    verdict.kind === 'complete' ? { type: 'completed', key } : { type: 'failed', key, error: verdict.cause ?? verdict.value },
+  );
   return { verdict, write: 'stored' };
 }

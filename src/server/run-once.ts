@@ -140,7 +140,7 @@ async function execute<T>(
         const value = await work({ key, signal, ...attempt });
         return { kind: 'complete', result: options.codec.encode(value), value: { ok: true, value } };
       } catch (error) {
-        return { kind: 'fail', error: encodeError(error), value: { ok: false, error } };
+        return { kind: 'fail', error: encodeError(error), value: { ok: false, error }, cause: error };
       }
     },
     options,

@@ -131,6 +131,9 @@ describe('createIdempotencyHandler: the state table', () => {
     const problem = (await failed.json()) as Record<string, unknown>;
     expect(problem).toMatchObject({ code: 'intent-failed', status: 500, requestId: ID });
     expect(JSON.stringify(problem)).not.toContain('model timeout');
+    expect(app.events).toContainEqual(
+      expect.objectContaining({ type: 'failed', error: expect.objectContaining({ message: 'model timeout' }) }),
+    );
     const retried = await app.handle(chatRequest());
     expect(retried.status).toBe(200);
     expect(app.calls.map((call) => call.context.retry)).toEqual([false, true]);
