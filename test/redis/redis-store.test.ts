@@ -289,6 +289,21 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     expect(await store.get(key)).not.toBeUndefined();
   });
 
+  it('re-reads after its subscriber reconnects, since publishes made meanwhile are lost', async () => {
+    const client = createClient({ url: server.url, socket: { reconnectStrategy: 50 } });
+    await client.on('error', () => {}).connect();
+    clients.push(client);
+    const store = await open({ client });
+    const key = newKey();
+    tokenOf(await store.acquire(key, 'fp', 30_000));
+    const waiting = store.wait(key, 30_000);
+    await sleep(100);
+    await server.restart(); // no persistence in this suite: the record is gone after it
+    const restartedAt = Date.now();
+    expect(await waiting).toBeNull();
+    expect(Date.now() - restartedAt).toBeLessThan(3_000);
+  });
+
   it('fails at once while Redis is down (disableOfflineQueue) and works again once it is back', async () => {
     const client = createClient({ url: server.url, disableOfflineQueue: true, socket: { reconnectStrategy: 50 } });
     await client.on('error', () => {}).connect();
