@@ -154,8 +154,13 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
           const passedOn = new Response(response.body, response);
           return { kind: 'fail', error: JSON.stringify(failure), value: passedOn, cause: failure };
         }
-        const { stored, delivered } = await captureResponse(response, resolved.maxResponseBytes, resolved.replayHeaders);
-        return { kind: 'complete', result: JSON.stringify(stored), value: delivered };
+        try {
+          const { stored, delivered } = await captureResponse(response, resolved.maxResponseBytes, resolved.replayHeaders);
+          return { kind: 'complete', result: JSON.stringify(stored), value: delivered };
+        } catch (error) {
+          // The answer's stream broke (the model connection dropped): not an answer.
+          return failVerdict({ status: 502 }, answer, error);
+        }
       },
       resolved,
     );

@@ -168,6 +168,28 @@ describe('createIdempotencyHandler: the state table', () => {
     expect(app.calls).toHaveLength(2);
   });
 
+  it('records an answer whose stream breaks as FAILED (502 intent-failed), and runs again on resend', async () => {
+    let breaks = 1;
+    const app = chatApp({
+      work: () => {
+        if (breaks-- <= 0) return undefined;
+        return new Response(
+          new ReadableStream<Uint8Array>({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode('Once upon'));
+              controller.error(new Error('model connection reset'));
+            },
+          }),
+        );
+      },
+    });
+    const broken = await app.handle(chatRequest());
+    expect(broken.status).toBe(502);
+    expect(await broken.json()).toMatchObject({ code: 'intent-failed' });
+    expect((await app.handle(chatRequest())).status).toBe(200);
+    expect(app.calls).toHaveLength(2);
+  });
+
   it('keeps a 4xx answer of the work as the answer and replays it', async () => {
     const app = chatApp({ work: () => Response.json({ error: 'too long' }, { status: 400 }) });
     await app.handle(chatRequest());
