@@ -2,12 +2,13 @@
  * The demo's API: `POST /api/chat` (idempotent, through `answer-once/server`), the
  * status route the client polls, `GET /api/stats` (`{ modelCalls, intents, requests }`:
  * model calls made, distinct intent IDs seen, chat requests received) and the trouble
- * switch. Faults are
- * applied here, on the server, for real: a lost response is a dropped TCP connection
- * after the answer was stored; a 503 is answered before anything runs.
+ * switch. Faults are applied here, on the server, for real: a lost response is a dropped
+ * TCP connection after the answer was stored; a 503 is answered before anything runs; a
+ * slow model outlasts the gateway's timeout while the work goes on.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { HttpBindings } from '@hono/node-server';
+import { isValidRequestId } from 'answer-once';
 import { createIdempotencyHandler, withCors, type IdempotencyStore } from 'answer-once/server';
 import type { FakeModel } from './fake-model.js';
 import { isTroubleMode, TroubleSwitch, type TroubleMode } from './trouble.js';
@@ -44,21 +45,23 @@ export function createChatApi(options: ChatApiOptions): ChatApi {
     // never from a header the client sets. The demo has a single anonymous visitor.
     scope: () => ({ user: 'demo-visitor', session: 'demo' }),
     statusPath: '/api/status',
-    // The model call: the only work that costs. `ctx.signal` fires if another worker
-    // took this intent over; a client disconnect does NOT stop it (its answer is kept).
-    handler: async function chat(request) {
+    // The model call: the only work that costs. `signal` fires if another worker took
+    // this intent over; a client disconnect does NOT stop it (its answer is kept).
+    handler: async function chat(request, { signal }) {
       const question = await readQuestion(request);
       if (typeof question !== 'string') return question;
       const slow = drawn.getStore() === 'slow';
-      const { text, call } = await model.answer(question, slow ? SLOWDOWN : 1);
+      const { text, call } = await model.answer(question, { slowdown: slow ? SLOWDOWN : 1, signal });
       return Response.json({ answer: text, call });
     },
   });
 
   async function sendChat(request: Request): Promise<Response> {
     requests += 1;
-    const id = request.headers.get('X-Request-Id') ?? request.headers.get('Idempotency-Key');
-    if (id) intents.add(id.replace(/^"|"$/g, ''));
+    const id = (request.headers.get('X-Request-Id') ?? request.headers.get('Idempotency-Key') ?? '')
+      .trim()
+      .replace(/^"(.*)"$/, '$1');
+    if (isValidRequestId(id)) intents.add(id);
     const mode = trouble.take();
     if (mode === '503') {
       return problem(503, 'The model gateway is overloaded (simulated). Retry with the same ID.', {

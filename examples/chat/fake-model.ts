@@ -55,11 +55,14 @@ export class FakeModel {
 
   /**
    * Answers `prompt` after the configured delay (times `slowdown`). The call is counted
-   * when it starts, as a paid API call would be.
+   * when it starts, as a paid API call would be; `signal` stops the wait.
    */
-  async answer(prompt: string, slowdown = 1): Promise<ModelAnswer> {
+  async answer(
+    prompt: string,
+    { slowdown = 1, signal }: { slowdown?: number; signal?: AbortSignal } = {},
+  ): Promise<ModelAnswer> {
     const call = ++this.#calls;
-    await sleep(this.delayMs * slowdown);
+    await sleep(this.delayMs * slowdown, undefined, { signal });
     const opener = OPENERS[call % OPENERS.length];
     const closer = CLOSERS[call % CLOSERS.length];
     const stamp = new Date().toISOString().slice(11, 23);
