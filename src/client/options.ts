@@ -6,6 +6,7 @@
 import ky, { type KyInstance, type Options as KyOptions } from 'ky';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, REQUEST_ID_HEADER, STRIPE_REPLAYED_HEADER } from '../core/headers.js';
 import type { SendEventListener } from './events.js';
+import { fail, integer, optionalFunction } from './validate.js';
 import type { ParseMode } from './parse.js';
 import type { IntentStorage } from './storage/types.js';
 
@@ -146,26 +147,8 @@ export interface ResolvedClientOptions {
   readonly parseJson: KyOptions['parseJson'];
 }
 
-const MAX_TIMEOUT = 2_147_483_647;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 export const PARSE_MODES: readonly ParseMode[] = ['auto', 'json', 'text', 'none'];
-
-function fail(option: string, expected: string): never {
-  throw new TypeError(`answer-once: \`${option}\` must be ${expected}.`);
-}
-
-function count(value: unknown, option: string, fallback: number, min = 0): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > MAX_TIMEOUT) {
-    fail(option, `an integer from ${min} to ${MAX_TIMEOUT}`);
-  }
-  return value;
-}
-
-function optionalFunction<T>(value: T, option: string): T {
-  if (value !== undefined && typeof value !== 'function') fail(option, 'a function');
-  return value;
-}
 
 function normalizeRetryPolicy(retry: RetryPolicy | number | undefined): ResolvedRetryPolicy {
   const policy: RetryPolicy = typeof retry === 'number' ? { limit: retry } : (retry ?? {});
@@ -175,10 +158,10 @@ function normalizeRetryPolicy(retry: RetryPolicy | number | undefined): Resolved
     fail('retry.statusCodes', 'an array of 4xx/5xx statuses');
   }
   return {
-    limit: count(policy.limit, 'retry.limit', 4),
-    delay: count(policy.delay, 'retry.delay', 300),
-    backoffLimit: count(policy.backoffLimit, 'retry.backoffLimit', 10_000),
-    maxRetryAfter: count(policy.maxRetryAfter, 'retry.maxRetryAfter', 30_000),
+    limit: integer(policy.limit, 'retry.limit', 4),
+    delay: integer(policy.delay, 'retry.delay', 300),
+    backoffLimit: integer(policy.backoffLimit, 'retry.backoffLimit', 10_000),
+    maxRetryAfter: integer(policy.maxRetryAfter, 'retry.maxRetryAfter', 30_000),
     statusCodes: [...statusCodes],
     random: optionalFunction(policy.random, 'retry.random') ?? Math.random,
   };
@@ -207,8 +190,8 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
   if (typeof base !== 'function' || typeof base.extend !== 'function') fail('ky', 'a ky instance');
   if (typeof headerName !== 'string' || !TOKEN.test(headerName)) fail('headerName', 'a header name');
   if (typeof replayedHeader !== 'string' || !TOKEN.test(replayedHeader)) fail('replayedHeader', 'a header name');
-  if (timeout !== false) count(timeout, 'timeout', 0, 1);
-  const wait = count(pollWait, 'pollWait', 10);
+  if (timeout !== false) integer(timeout, 'timeout', 0, 1);
+  const wait = integer(pollWait, 'pollWait', 10);
   if (timeout !== false && wait * 1000 >= timeout) fail('pollWait', `shorter than \`timeout\` (${timeout} ms)`);
   if (storage !== undefined && (typeof storage !== 'object' || storage === null || typeof storage.save !== 'function')) {
     fail('storage', 'an IntentStorage adapter');
@@ -223,9 +206,9 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
     replayedHeaders: [replayedHeader, STRIPE_REPLAYED_HEADER],
     retry: normalizeRetryPolicy(retry),
     timeout,
-    totalTimeout: count(totalTimeout, 'totalTimeout', 120_000, 1),
+    totalTimeout: integer(totalTimeout, 'totalTimeout', 120_000, 1),
     pollWait: wait,
-    pollInterval: count(pollInterval, 'pollInterval', 1_000),
+    pollInterval: integer(pollInterval, 'pollInterval', 1_000),
     statusUrl: optionalFunction(statusUrl, 'statusUrl'),
     storage,
     onEvent: optionalFunction(onEvent, 'onEvent'),

@@ -8,6 +8,7 @@ import { isValidRequestId } from '../core/ids.js';
 import type { SendEventListener } from './events.js';
 import { PARSE_MODES } from './options.js';
 import type { ParseMode } from './parse.js';
+import { fail, optionalFunction } from './validate.js';
 
 export interface SendOptions {
   /**
@@ -74,10 +75,6 @@ export interface NormalizedSendOptions extends Omit<SendOptions, 'method' | 'req
   readonly joinKey: string | undefined;
 }
 
-function fail(option: string, expected: string): never {
-  throw new TypeError(`answer-once: \`${option}\` must be ${expected}.`);
-}
-
 export function normalizeSendOptions(options: SendOptions = {}): NormalizedSendOptions {
   if (typeof options !== 'object' || options === null) fail('options', 'an object');
   const { method = 'POST', requestId, intentKey, signal, onEvent, parse } = options;
@@ -89,7 +86,7 @@ export function normalizeSendOptions(options: SendOptions = {}): NormalizedSendO
     fail('intentKey', 'a non-empty string');
   }
   if (signal !== undefined && !(signal instanceof AbortSignal)) fail('signal', 'an AbortSignal');
-  if (onEvent !== undefined && typeof onEvent !== 'function') fail('onEvent', 'a function');
+  optionalFunction(onEvent, 'onEvent');
   if (parse !== undefined && !PARSE_MODES.includes(parse)) fail('parse', `one of ${PARSE_MODES.join(', ')}`);
   if (options.json !== undefined && options.body != null) fail('json', 'omitted when `body` is given');
   return {

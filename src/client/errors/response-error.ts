@@ -11,26 +11,28 @@ export interface ErrorResponse {
 }
 
 /**
- * The server answered with an error status this client does not retry (400, 401, 403,
- * 404, other 4xx), or a retryable one (408, 425, 429, 5xx) on every attempt the retry
- * limit allowed; `retryable` tells the two apart.
+ * The server answered with an error status: one this client does not retry (400, 401,
+ * 403, 404, other 4xx), or a retryable one (408, 425, 429, 5xx) on every attempt the
+ * retry limit allowed — `retryable` tells the two apart. `RequestIdReusedError` and
+ * `IntentFailedError` are the protocol's two answers with a meaning of their own.
  */
 export class ResponseError extends AnswerOnceError {
-  override name = 'ResponseError' as const;
+  override name: string = 'ResponseError';
   readonly status: number;
   readonly response: Response;
   readonly data: unknown;
   readonly problem: ProblemDetails | undefined;
 
-  constructor(answer: ErrorResponse, context: IntentErrorContext, retryable: boolean, cause?: unknown) {
-    const { status } = answer.response;
-    const why = answer.problem?.detail ?? answer.problem?.title ?? answer.response.statusText;
-    super(
-      `the server answered ${status}${why ? ` (${why})` : ''}${retryable ? ' on every attempt' : ''}.`,
-      context,
-      retryable,
-      { cause },
-    );
+  constructor(
+    answer: ErrorResponse,
+    context: IntentErrorContext,
+    retryable: boolean,
+    cause?: unknown,
+    message?: string,
+  ) {
+    const { status, statusText } = answer.response;
+    const why = answer.problem?.detail ?? answer.problem?.title ?? statusText;
+    super(message ?? `the server answered ${status}${why ? ` (${why})` : ''}.`, context, retryable, { cause });
     this.status = status;
     this.response = answer.response;
     this.data = answer.data;

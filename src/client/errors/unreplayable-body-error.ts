@@ -11,7 +11,7 @@ export class UnreplayableBodyError extends AnswerOnceError {
 
   constructor(kind: string, context: IntentErrorContext) {
     super(
-      `a ${kind} body cannot be stored to resume after a reload; send JSON, text or form fields, or use a client without \`storage\`.`,
+      `a ${kind} body cannot be stored for resume; send JSON, text or form fields, or drop \`storage\`.`,
       context,
       false,
     );

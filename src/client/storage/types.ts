@@ -33,20 +33,11 @@ export interface IntentStorage {
   list(): readonly StoredIntent[] | Promise<readonly StoredIntent[]>;
 }
 
-/** True when `value` looks like a record this version wrote. */
+/** True when `value` looks like a record this version wrote (the rest is ours by construction). */
 export function isStoredIntent(value: unknown): value is StoredIntent {
   if (typeof value !== 'object' || value === null) return false;
   const r = value as Record<string, unknown>;
-  return (
-    r.v === 1 &&
-    typeof r.requestId === 'string' &&
-    typeof r.input === 'string' &&
-    typeof r.url === 'string' &&
-    typeof r.method === 'string' &&
-    Array.isArray(r.headers) &&
-    (r.body === undefined || typeof r.body === 'string') &&
-    typeof r.createdAt === 'number'
-  );
+  return r.v === 1 && typeof r.requestId === 'string' && typeof r.url === 'string' && Array.isArray(r.headers);
 }
 
 export function byCreatedAt(a: StoredIntent, b: StoredIntent): number {
