@@ -108,6 +108,21 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
     expect(after.intents).toBe(before.intents + 1);
   });
 
+  it('shows "retrying (1/5)" after a 503 before the work, then answers with one model call and no badge', async () => {
+    await page.goto(demo.url);
+    await armTrouble('503');
+    const before = await demo.stats();
+    await ask('What if the gateway is overloaded?');
+
+    await page.getByText('retrying (1/5)…').waitFor({ timeout: UI_TIMEOUT_MS });
+    const answer = page.getByTestId('answer');
+    await answer.waitFor({ timeout: UI_TIMEOUT_MS });
+    await expect(answer.textContent()).resolves.toContain('2 attempts');
+    expect(await answer.getByTestId('replayed-badge').count()).toBe(0);
+    expect(chatPosts).toHaveLength(2);
+    expect(await footerModelCalls()).toBe(before.modelCalls + 1);
+  });
+
   it('finishes an intent after a reload mid-answer: the same answer, with the badge, one model call', async () => {
     await page.goto(demo.url);
     const before = await demo.stats();
