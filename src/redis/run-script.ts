@@ -7,22 +7,22 @@ import type { RedisScript } from './scripts/define.js';
  * The command may still run later in Redis; every script is safe for that (a late acquire
  * holds a lease nobody renews, so it lapses; a late settle is fenced by its token).
  */
-export async function withDeadline<T>(promise: Promise<T>, timeoutMs: number, operation: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new RedisStoreUnavailableError(`answer-once/redis: ${operation}: Redis did not answer within ${timeoutMs} ms`),
-        ),
-      timeoutMs,
+export function withDeadline<T>(promise: Promise<T>, timeoutMs: number, operation: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new RedisStoreUnavailableError(`answer-once/redis: ${operation}: Redis did not answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
     );
   });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 const isNoScript = (error: unknown): boolean => isErrorReply(error) && error.message.startsWith('NOSCRIPT');
