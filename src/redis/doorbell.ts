@@ -3,6 +3,9 @@
  * timer, or an abort. A ring that lands while the waiter is busy reading Redis is kept,
  * so no message is lost between a read and the next wait.
  */
+/** setTimeout's limit; a longer delay would fire at once (and turn a wait into a busy loop). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export class Doorbell {
   #rung = false;
   #wake: (() => void) | undefined;
@@ -21,7 +24,7 @@ export class Doorbell {
           this.#wake = undefined;
           resolve();
         };
-        const timer = setTimeout(done, Math.max(0, timeoutMs));
+        const timer = setTimeout(done, Math.min(Math.max(0, timeoutMs), MAX_TIMER_MS));
         signal?.addEventListener('abort', done, { once: true });
         this.#wake = done;
       });
