@@ -164,6 +164,7 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
       const apiBefore = await api.stats();
 
       await page.goto(`${demo.url}?api=${encodeURIComponent(apiBase)}`);
+      await expect(page.getByTestId('api-origin').textContent()).resolves.toContain(new URL(api.url).origin);
       await armTrouble('lose'); // a cross-origin PUT: preflighted
       await ask('Does this work from another origin?');
 

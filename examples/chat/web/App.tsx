@@ -1,12 +1,14 @@
 import { useEffect, useRef, useState } from 'react';
 import { useSend } from 'answer-once/react';
-import type { ChatAnswer, ChatQuestion } from './api.js';
+import { apiBase, type ChatAnswer, type ChatQuestion } from './api.js';
 import { client } from './client.js';
 import { Composer } from './Composer.js';
 import { addTurn, loadTurns, saveTurns, type Turn } from './history.js';
 import { Transcript } from './Transcript.js';
 import { TroubleSwitch } from './TroubleSwitch.js';
 import { useServerStatus } from './use-server-status.js';
+
+const apiOrigin = new URL(apiBase).origin;
 
 export function App() {
   // resume: an intent a reload interrupted is finished with its original ID.
@@ -64,7 +66,15 @@ export function App() {
           </span>
           <div>
             <h1>answer-once</h1>
-            <p>chat demo · one intent, one model call, one answer</p>
+            <p>
+              chat demo · one intent, one model call, one answer
+              {apiOrigin !== location.origin && (
+                <span className="cross-origin" data-testid="api-origin">
+                  {' · API on '}
+                  {apiOrigin}
+                </span>
+              )}
+            </p>
           </div>
         </div>
         <TroubleSwitch value={server.trouble} onChange={server.setTrouble} />
