@@ -20,9 +20,11 @@ export interface RetryInfo {
   readonly delayMs: number;
 }
 
-interface Fields {
+interface Fields<TJson> {
   /** The intent's ID; `undefined` only before the first send of an intent. */
   readonly requestId: string | undefined;
+  /** The JSON body of the intent (what the user asked), kept to render it and resend it. */
+  readonly json: TJson | undefined;
   /** 1-based number of the attempt in flight (or the last one made); 0 before any. */
   readonly attempt: number;
   /** How many retries the client allows after the first attempt, when known. */
@@ -35,19 +37,19 @@ interface Fields {
   readonly retry: RetryInfo | undefined;
 }
 
-export type SendState<TData = unknown> =
-  | (Fields & { readonly status: 'idle'; readonly data: undefined; readonly error: undefined })
-  | (Fields & {
+export type SendState<TData = unknown, TJson = unknown> =
+  | (Fields<TJson> & { readonly status: 'idle'; readonly data: undefined; readonly error: undefined })
+  | (Fields<TJson> & {
       readonly status: 'sending' | 'retrying' | 'waiting';
       readonly data: undefined;
       readonly error: undefined;
     })
-  | (Fields & { readonly status: 'answered'; readonly data: TData; readonly error: undefined })
-  | (Fields & { readonly status: 'failed'; readonly data: undefined; readonly error: Error });
+  | (Fields<TJson> & { readonly status: 'answered'; readonly data: TData; readonly error: undefined })
+  | (Fields<TJson> & { readonly status: 'failed'; readonly data: undefined; readonly error: Error });
 
-export type SendAction<TData = unknown> =
+export type SendAction<TData = unknown, TJson = unknown> =
   /** A send began (a new intent, or the same intent again after a failure). */
-  | { readonly type: 'start'; readonly requestId: string }
+  | { readonly type: 'start'; readonly requestId: string; readonly json?: TJson }
   /** The client put an attempt on the wire. */
   | { readonly type: 'attempt'; readonly attempt: number; readonly retryLimit?: number }
   /**
@@ -68,9 +70,10 @@ export type SendAction<TData = unknown> =
   /** Forget the intent; the next send is a new one. */
   | { readonly type: 'reset' };
 
-const IDLE: Extract<SendState<never>, { status: 'idle' }> = Object.freeze({
+const IDLE: Extract<SendState<never, never>, { status: 'idle' }> = Object.freeze({
   status: 'idle',
   requestId: undefined,
+  json: undefined,
   attempt: 0,
   retryLimit: undefined,
   polls: 0,
@@ -81,12 +84,12 @@ const IDLE: Extract<SendState<never>, { status: 'idle' }> = Object.freeze({
 });
 
 /** The state before anything was sent. */
-export function initialSendState<TData = unknown>(): SendState<TData> {
+export function initialSendState<TData = unknown, TJson = unknown>(): SendState<TData, TJson> {
   return IDLE;
 }
 
 /** True while a send is in flight (a second `send()` joins it). */
-export function isInFlight(state: SendState<unknown>): boolean {
+export function isInFlight(state: SendState<unknown, unknown>): boolean {
   return state.status === 'sending' || state.status === 'retrying' || state.status === 'waiting';
 }
 
@@ -96,15 +99,16 @@ export function isInFlight(state: SendState<unknown>): boolean {
  * `retry`, `poll`) arriving when no send is in flight are ignored: they belong to a
  * send that was reset or already settled.
  */
-export function sendReducer<TData>(
-  state: SendState<TData>,
-  action: SendAction<TData>,
-): SendState<TData> {
+export function sendReducer<TData, TJson>(
+  state: SendState<TData, TJson>,
+  action: SendAction<TData, TJson>,
+): SendState<TData, TJson> {
   if (action.type === 'start') {
     return {
       ...IDLE,
       status: 'sending',
       requestId: action.requestId,
+      json: action.json,
       // A resend after failure continues the intent's numbering and known limit.
       attempt: action.requestId === state.requestId ? state.attempt : 0,
       retryLimit: state.retryLimit,
@@ -141,10 +145,13 @@ export function sendReducer<TData>(
 }
 
 /** The fields an in-flight state carries into its next state, minus per-state extras. */
-function progressFields(state: SendState<unknown>): Fields & { data: undefined; error: undefined } {
-  const { requestId, attempt, retryLimit, polls, replayed } = state;
+function progressFields<TJson>(
+  state: SendState<unknown, TJson>,
+): Fields<TJson> & { data: undefined; error: undefined } {
+  const { requestId, json, attempt, retryLimit, polls, replayed } = state;
   return {
     requestId,
+    json,
     attempt,
     retryLimit,
     polls,
