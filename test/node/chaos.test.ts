@@ -14,7 +14,7 @@ const INTENTS = Number(process.env.CHAOS_INTENTS ?? 10_000);
 const CONCURRENCY = 250;
 const SEED = 0x5eed;
 
-/** mulberry32: a tiny seeded PRNG. */
+/** mulberry32: a tiny seeded PRNG (for the client's backoff jitter). */
 function seeded(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
@@ -24,6 +24,17 @@ function seeded(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/**
+ * A number in [0, 1) fixed by the seed and `parts` (FNV-1a, then one mulberry32 step):
+ * each request's fault depends on its intent and attempt number only, not on how the
+ * 250 concurrent senders interleave, so a run's faults replay exactly.
+ */
+function roll(...parts: readonly (string | number)[]): number {
+  let hash = 0x811c9dc5 ^ SEED;
+  for (const char of parts.join('|')) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193);
+  return seeded(hash)();
 }
 
 interface Tally {
@@ -40,7 +51,7 @@ describe('chaos: the real client against the reference server', () => {
   it(
     `answers each of ${INTENTS.toLocaleString('en-US')} intents once, with the stored answer, its work completed exactly once`,
     async () => {
-      const random = seeded(SEED);
+      const random = seeded(SEED); // the client's jitter
       const tallies = new Map<string, Tally>();
       const tally = (id: string): Tally => {
         let entry = tallies.get(id);
@@ -58,20 +69,20 @@ describe('chaos: the real client against the reference server', () => {
           tally(requestId).started += 1;
           const { question } = (await request.json()) as { question: number };
           await new Promise<void>((resolve, reject) => {
-            const timer = setTimeout(resolve, 1 + Math.floor(random() * 5));
+            const timer = setTimeout(resolve, 1 + Math.floor(roll(requestId, 'work', tally(requestId).started) * 5));
             signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
           });
           tally(requestId).completed += 1;
           return Response.json({ question, answer: question * 2, run: ++runs });
         },
-        faults: (_request, { requestId }): Fault | undefined => {
-          const roll = random();
-          if (roll < 0.1) return { type: 'fail-before', status: 503 };
-          if (roll < 0.15) {
-            if (requestId !== undefined) tally(requestId).crashes += 1;
-            return { type: 'crash', afterMs: Math.floor(random() * 3) };
+        faults: (_request, { requestId = '', nth, statusRoute }): Fault | undefined => {
+          const dice = roll(requestId, nth, statusRoute ? 'status' : 'send');
+          if (dice < 0.1) return { type: 'fail-before', status: 503 };
+          if (dice < 0.15) {
+            tally(requestId).crashes += 1;
+            return { type: 'crash', afterMs: Math.floor(roll(requestId, nth, 'crash') * 3) };
           }
-          if (roll < 0.45) return { type: 'lose-response' };
+          if (dice < 0.45) return { type: 'lose-response' };
           return undefined;
         },
       });
@@ -92,8 +103,9 @@ describe('chaos: the real client against the reference server', () => {
       const worker = async (): Promise<void> => {
         while (next < INTENTS) {
           const question = next++;
+          const requestId = `chaos-${String(question).padStart(8, '0')}`;
           try {
-            const result = await client.send<{ question: number }>('api/chat', { json: { question } });
+            const result = await client.send<{ question: number }>('api/chat', { json: { question }, requestId });
             expect(answers.has(result.requestId)).toBe(false);
             answers.set(result.requestId, result.data);
           } catch (error) {
@@ -122,7 +134,10 @@ describe('chaos: the real client against the reference server', () => {
           `${entries.reduce((sum, entry) => sum + entry.started, 0)} starts, faults ${JSON.stringify(mock.stats.faults)}, ` +
           `${crashes} crashes`,
       );
-      expect(mock.stats.faults.crash).toBeGreaterThan(0);
+      const share = (count: number) => count / mock.stats.requests;
+      expect(share(mock.stats.faults['lose-response'])).toBeCloseTo(0.3, 1);
+      expect(share(mock.stats.faults['fail-before'])).toBeCloseTo(0.1, 1);
+      expect(share(mock.stats.faults.crash)).toBeCloseTo(0.05, 1);
     },
     // ~100 s alone on 2 cores (msw costs 1.5–3.5 ms of CPU per request); room for a busy CI.
     300_000,
