@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   type IdempotencyEvent,
   type IdempotencyStore,
@@ -7,6 +7,7 @@ import {
   MemoryStore,
   RequestIdReusedError,
   runOnce,
+  type RunOnceResult,
   StoreUnavailableError,
 } from 'answer-once/server';
 
@@ -161,6 +162,16 @@ describe('runOnce', () => {
     const { value } = await runOnce(store, 'k', async () => new Date(1), { codec });
     expect(value).toBeInstanceOf(Date);
     expect(value.getTime()).toBe(0);
+  });
+
+  it('infers the value type from the work and the codec', async () => {
+    const store = new MemoryStore();
+    const result = await runOnce(store, 'typed', async () => ({ summary: 'text', tokens: 3 }));
+    expectTypeOf(result).toEqualTypeOf<RunOnceResult<{ summary: string; tokens: number }>>();
+    const codec = { encode: (date: Date) => date.toISOString(), decode: (text: string) => new Date(text) };
+    expectTypeOf(runOnce(store, 'dated', async () => new Date(), { codec })).resolves.toEqualTypeOf<RunOnceResult<Date>>();
+    // @ts-expect-error a codec of another type does not fit the work's value
+    await runOnce(store, 'wrong', async () => 1, { codec }).catch(() => {});
   });
 
   it('names the bad option', async () => {
