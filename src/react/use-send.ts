@@ -45,6 +45,22 @@ export interface UseSendResult<TData, TJson> {
 /**
  * One user intent at a time through `client`: its state for buttons, spinners and
  * "already answered" badges. A thin subscription to a {@link SendController}.
+ *
+ * @example
+ * const client = createClient({ baseUrl: '/api/', storage: sessionStorageAdapter() });
+ *
+ * function Chat() {
+ *   const chat = useSend<{ answer: string }>(client, 'chat', { resume: true });
+ *   return (
+ *     <>
+ *       <button onClick={() => chat.send({ json: { content: 'Hi' } })}>Send</button>
+ *       {chat.state === 'retrying' && `retrying (${chat.attempt}/${chat.retryLimit})…`}
+ *       {chat.state === 'waiting' && 'still generating…'}
+ *       {chat.data?.answer} {chat.replayed && <Badge>already answered</Badge>}
+ *       {chat.state === 'failed' && <button onClick={() => chat.send()}>Try again</button>}
+ *     </>
+ *   );
+ * }
  */
 export function useSend<TData = unknown, TJson = unknown>(
   client: ControllerClient,
