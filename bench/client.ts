@@ -12,11 +12,11 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import ky from 'ky';
-import { createClient, memoryStorageAdapter } from 'answer-once';
+import { createClient, memoryStorageAdapter, newRequestId } from 'answer-once';
 
 const WARMUP = 300;
-const ROUNDS = 10;
-const PER_ROUND = 300;
+const ROUNDS = 20;
+const PER_ROUND = 200;
 
 function handle(request: IncomingMessage, response: ServerResponse): void {
   let size = 0;
@@ -48,43 +48,89 @@ async function main(): Promise<void> {
   const plain = ky.create({ baseUrl: origin });
   const client = createClient({ baseUrl: origin });
   const stored = createClient({ baseUrl: origin, storage: memoryStorageAdapter() });
+  let given = 0;
   const rows: [string, () => Promise<unknown>][] = [
     ['ky.post (baseline)', () => plain.post('chat', { json: body }).json()],
     ['client.send', () => client.send('chat', { json: body })],
+    // The same send with the ID supplied: the client's own cost, without minting a ULID.
+    ['client.send, requestId given', () => client.send('chat', { json: body, requestId: `bench-intent-${given++}` })],
     ['client.send + memory storage', () => stored.send('chat', { json: body })],
   ];
 
   try {
     for (const [, run] of rows) for (let i = 0; i < WARMUP; i++) await run();
     const samples = new Map<string, number[]>(rows.map(([name]) => [name, []]));
+    // Per round, each row's median over the baseline's: robust to load that drifts over time.
+    const roundRatios = new Map<string, number[]>(rows.map(([name]) => [name, []]));
     for (let round = 0; round < ROUNDS; round++) {
+      const roundMedians: number[] = [];
       for (const [name, run] of rows) {
-        const times = samples.get(name)!;
+        const times: number[] = [];
         for (let i = 0; i < PER_ROUND; i++) {
           const start = performance.now();
           await run();
           times.push(performance.now() - start);
         }
+        samples.get(name)!.push(...times);
+        roundMedians.push(median(times));
       }
+      rows.forEach(([name], i) => roundRatios.get(name)!.push(roundMedians[i]! / roundMedians[0]!));
     }
     const baseline = median(samples.get(rows[0]![0])!);
     console.log(`\nMedian time per send, ${ROUNDS * PER_ROUND} sequential sends each, loopback node:http, Node ${process.version}\n`);
-    console.log('| send | median (µs) | p95 (µs) | vs ky.post |');
-    console.log('| --- | ---: | ---: | ---: |');
+    console.log('| send | median (µs) | p95 (µs) | vs ky.post | median of per-round ratios |');
+    console.log('| --- | ---: | ---: | ---: | ---: |');
     for (const [name] of rows) {
       const times = samples.get(name)!;
       const m = median(times);
       console.log(
-        `| ${name} | ${(m * 1000).toFixed(0)} | ${(percentile(times, 0.95) * 1000).toFixed(0)} | ${(m / baseline).toFixed(3)}× |`,
+        `| ${name} | ${(m * 1000).toFixed(0)} | ${(percentile(times, 0.95) * 1000).toFixed(0)} | ${(m / baseline).toFixed(3)}× | ${median(roundRatios.get(name)!).toFixed(3)}× |`,
       );
     }
+    const mint: number[] = [];
+    for (let i = 0; i < 2_000; i++) {
+      const start = performance.now();
+      newRequestId();
+      mint.push(performance.now() - start);
+    }
+    console.log(`\nnewRequestId() alone: median ${(median(mint) * 1000).toFixed(1)} µs per ID (src/core/ids.ts → ulid())`);
   } finally {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  const bundle = await build({
-    entryPoints: [new URL('../src/index.ts', import.meta.url).pathname],
+  console.log('\nClient entry size (esbuild --minify, ESM, ES2022, ky and ulid external, gzip -9)\n');
+  console.log('| what an app bundles | minified | min+gzip | goal |');
+  console.log('| --- | ---: | ---: | ---: |');
+  for (const [label, size] of await sizes()) {
+    console.log(`| ${label} | ${(size.min / 1024).toFixed(2)} kB | ${(size.gzip / 1024).toFixed(2)} kB | ≤ 4.00 kB |`);
+  }
+}
+
+const CLIENT_EXPORTS = [
+  'createClient',
+  'AnswerOnceError',
+  'AbortError',
+  'ConnectionError',
+  'DeadlineExceededError',
+  'IntentFailedError',
+  'RequestIdReusedError',
+  'ResponseError',
+  'UnreplayableBodyError',
+  'memoryStorageAdapter',
+  'localStorageAdapter',
+  'sessionStorageAdapter',
+  'webStorageAdapter',
+  'newRequestId',
+  'isValidRequestId',
+];
+
+/** Bundles a module re-exporting `names` from the entry (all of it when `*`). */
+async function bundleSize(names: string[] | '*'): Promise<{ min: number; gzip: number }> {
+  const entry = new URL('../src/index.ts', import.meta.url).pathname;
+  const contents = names === '*' ? `export * from '${entry}';` : `export { ${names.join(', ')} } from '${entry}';`;
+  const result = await build({
+    stdin: { contents, loader: 'ts', resolveDir: process.cwd() },
     bundle: true,
     minify: true,
     format: 'esm',
@@ -93,12 +139,16 @@ async function main(): Promise<void> {
     external: ['ky', 'ulid'],
     write: false,
   });
-  const code = bundle.outputFiles[0]!.contents;
-  const gzipped = gzipSync(code, { level: 9 }).length;
-  console.log('\nClient entry size (src/index.ts, esbuild --minify, ky and ulid external)\n');
-  console.log('| minified | min+gzip | goal |');
-  console.log('| ---: | ---: | ---: |');
-  console.log(`| ${(code.length / 1024).toFixed(2)} kB | ${(gzipped / 1024).toFixed(2)} kB | ≤ 4.00 kB |`);
+  const code = result.outputFiles[0]!.contents;
+  return { min: code.length, gzip: gzipSync(code, { level: 9 }).length };
+}
+
+async function sizes(): Promise<[string, { min: number; gzip: number }][]> {
+  return [
+    ['the whole entry (with the send controller of issue 5)', await bundleSize('*')],
+    ['the client: createClient, errors, storage adapters', await bundleSize(CLIENT_EXPORTS)],
+    ['createClient alone', await bundleSize(['createClient'])],
+  ];
 }
 
 await main();

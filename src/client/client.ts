@@ -53,15 +53,26 @@ export interface AnswerOnceClient {
   readonly ky: KyInstance;
 }
 
-/** `init` plus one header; a plain object stays plain (ky merges those cheaply). */
-function withHeader(init: HeadersInit | undefined, name: string, value: string): HeadersInit {
+/**
+ * The request's headers: `init`, the ID header (always ours), and a JSON content type
+ * unless one is set. A plain object stays plain, which ky merges cheaply.
+ */
+function requestHeaders(init: HeadersInit | undefined, name: string, value: string, json: boolean): HeadersInit {
   if (init === undefined || (Object.getPrototypeOf(init) === Object.prototype && !Array.isArray(init))) {
+    const headers: Record<string, string> = {};
     const lower = name.toLowerCase();
-    const rest = Object.entries((init ?? {}) as Record<string, string>).filter(([key]) => key.toLowerCase() !== lower);
-    return { ...Object.fromEntries(rest), [name]: value };
+    for (const [key, item] of Object.entries((init ?? {}) as Record<string, string>)) {
+      if (key.toLowerCase() !== lower) headers[key] = item;
+    }
+    if (json && !Object.keys(headers).some((key) => key.toLowerCase() === 'content-type')) {
+      headers['content-type'] = 'application/json';
+    }
+    headers[name] = value;
+    return headers;
   }
   const headers = new Headers(init);
   headers.set(name, value);
+  if (json && !headers.has('content-type')) headers.set('content-type', 'application/json');
   return headers;
 }
 
@@ -72,26 +83,35 @@ function toSendOptions(stored: StoredIntent): StoredSendOptions {
 export function createClient(options: ClientOptions = {}): AnswerOnceClient {
   const client = normalizeClientOptions(options);
   const { storage } = client;
-  // The parent instance's own `fetch` (if any) is what the client's fetch wraps.
+  // The parent instance's own `fetch` (if any) is what the client's fetch wraps, and its
+  // `stringifyJson` what serialises a `json` body (once per intent, replayed as is).
   let baseFetch = client.kyOptions.fetch;
+  let stringifyJson = client.kyOptions.stringifyJson;
   const instance = client.ky.extend((defaults) => {
     baseFetch ??= defaults.fetch;
+    stringifyJson ??= defaults.stringifyJson;
     return client.kyOptions;
   });
   const join = createJoiner<SendResult>((signal, progress) => new AbortError(progress, signal.reason));
 
-  function persister(requestId: string, input: string, send: NormalizedSendOptions, store: IntentStorage) {
+  function persister(requestId: string, input: string, send: NormalizedSendOptions, body: BodyInit | null | undefined) {
     const headers = [...new Headers(send.headers)];
     return async (request: Request) => {
       const type = request.headers.get('content-type');
-      await store.save({
+      const text =
+        typeof body === 'string' || body instanceof URLSearchParams
+          ? String(body)
+          : request.body
+            ? await request.clone().text()
+            : undefined;
+      await storage!.save({
         v: 1,
         requestId,
         input,
         url: request.url,
         method: request.method,
         headers: type === null || headers.some(([k]) => k === 'content-type') ? headers : [['content-type', type], ...headers],
-        ...(request.body && { body: await request.clone().text() }),
+        ...(text !== undefined && { body: text }),
         createdAt: Date.now(),
       });
     };
@@ -109,20 +129,21 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
       notify(client.onEvent, event);
       listener(event);
     };
-    const headers = withHeader(send.headers, client.headerName, client.formatId(requestId));
+    const json = send.json !== undefined;
+    const body = json ? (stringifyJson ?? JSON.stringify)(send.json) : send.body;
+    const headers = requestHeaders(send.headers, client.headerName, client.formatId(requestId), json);
     try {
       const result = await runIntent(client, instance, baseFetch, {
         requestId,
         input,
         method: send.method,
-        json: send.json,
-        body: send.body,
+        body,
         headers,
         searchParams: send.searchParams,
         parse: send.parse ?? client.parse,
         signal,
         emit,
-        persist: storage && persister(requestId, label, send, storage),
+        persist: storage && persister(requestId, label, send, body),
       });
       emit({ type: 'settled', requestId, outcome: 'answered', replayed: result.replayed, attempts: result.attempts, polls: result.polls });
       return result;

@@ -41,8 +41,8 @@ export interface IntentRequest {
   readonly requestId: string;
   readonly input: string | URL;
   readonly method: string;
-  readonly json?: unknown;
-  readonly body?: BodyInit | null;
+  /** Sent on every attempt and resend; a `json` body arrives here already serialised. */
+  readonly body: BodyInit | null | undefined;
   readonly headers: HeadersInit;
   readonly searchParams?: unknown;
   readonly parse: ParseMode;
@@ -54,7 +54,11 @@ export interface IntentRequest {
 
 type Fetch = typeof globalThis.fetch;
 
-const ALL_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'trace', 'query'];
+/** The send-route request again, from its re-readable body (string, form, bytes…). */
+function replayOf(sent: Request, body: BodyInit | null | undefined): Request {
+  const { method, headers, credentials, mode } = sent;
+  return new Request(sent.url, { method, headers, credentials, mode, body: body ?? null });
+}
 
 export async function runIntent<TData>(
   client: ResolvedClientOptions,
@@ -75,6 +79,7 @@ export async function runIntent<TData>(
   let original: Request | undefined;
   let statusUrl: URL | undefined;
   let lastRequest: Request | undefined;
+  const isStream = typeof ReadableStream !== 'undefined' && intent.body instanceof ReadableStream;
 
   const takeRetry = (reason: RetryReason, retryAfter: number | undefined, status?: number) => {
     if (retries >= retry.limit) return undefined;
@@ -98,9 +103,8 @@ export async function runIntent<TData>(
       attempts += 1;
       emit({ type: 'attempt', requestId, attempt: attempts, retryLimit: retry.limit });
     }
-    // Only a request that may have to be sent again after polling is copied, and only
-    // once (its body is text or bytes ky already holds; see README § Bodies).
-    const copy = !polling && original === undefined && request.body ? request.clone() : undefined;
+    // A stream body can be read once: keep a copy in case polling ends in a resend.
+    const copy = !polling && original === undefined && isStream ? request.clone() : undefined;
     lastRequest = request;
     const response = await (baseFetch ?? globalThis.fetch)(request, init);
     const verdict = await classify(response, retry.statusCodes);
@@ -110,7 +114,7 @@ export async function runIntent<TData>(
     if (verdict.kind === 'accepted') {
       const target = verdict.location ?? (statusUrl ? undefined : client.statusUrl?.(requestId));
       statusUrl = target === undefined ? statusUrl : new URL(target, response.url || request.url);
-      if (!polling) original ??= copy ?? new Request(request);
+      if (!polling) original ??= copy ?? replayOf(request, intent.body);
       delay = Math.min(verdict.retryAfter ?? client.pollInterval, retry.maxRetryAfter);
       if (!polling) emit({ type: 'accepted', requestId, statusUrl: statusUrl?.href, delay });
       polling = true;
@@ -133,7 +137,6 @@ export async function runIntent<TData>(
   try {
     response = await instance(intent.input, {
       method: intent.method,
-      json: intent.json,
       body: intent.body,
       headers: intent.headers,
       searchParams: intent.searchParams as never,
@@ -144,7 +147,8 @@ export async function runIntent<TData>(
       fetch: fetchAndDecide,
       retry: replaceOption({
         limit: Number.MAX_SAFE_INTEGER,
-        methods: ALL_METHODS,
+        // The intent's own method, and GET for status polls: both carry the key.
+        methods: [intent.method.toLowerCase(), 'get'],
         statusCodes: [],
         delay: () => networkDelay,
         shouldRetry: ({ error }) => {
