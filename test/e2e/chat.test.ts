@@ -23,10 +23,15 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
 
   beforeAll(async () => {
     await mkdir(SCREENSHOTS, { recursive: true });
-    [demo, browser] = await Promise.all([
+    // Both start at once; whichever did start is kept for afterAll to stop, even if the
+    // other failed.
+    const [server, chromium] = await Promise.allSettled([
       startDemoProcess({ modelDelayMs: MODEL_DELAY_MS }),
       launchChromium(),
     ]);
+    if (server.status === 'fulfilled') demo = server.value;
+    if (chromium.status === 'fulfilled') browser = chromium.value;
+    for (const started of [server, chromium]) if (started.status === 'rejected') throw started.reason;
   });
 
   afterAll(async () => {
@@ -47,8 +52,8 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
 
   afterEach(async ({ task }) => {
     const name = task.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase();
-    await page.screenshot({ path: `${SCREENSHOTS}/${name}.png` }).catch(() => undefined);
-    await context.close();
+    await page?.screenshot({ path: `${SCREENSHOTS}/${name}.png` }).catch(() => undefined);
+    await context?.close();
   });
 
   async function ask(question: string, click: 'click' | 'dblclick' = 'click'): Promise<void> {
