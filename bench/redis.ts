@@ -137,14 +137,13 @@ interface Row {
   readonly latencyMicros: number;
 }
 
-/** Round trips and Redis CPU per operation: a warm-up (loads the scripts into Redis's cache), then one counted batch. */
-async function countedByRedis(path: Path): Promise<{ roundTrips: number; serverMicros: number }> {
+/** Round trips per operation: a warm-up (loads the scripts into Redis's cache), then one counted batch. */
+async function roundTrips(path: Path): Promise<number> {
   await inParallel(200, await path.prepare(200));
   const counted = await path.prepare(1_000);
-  const [before, microsBefore] = [await commandCalls([server.port]), await serverMicros([server.port], SENT)];
+  const before = await commandCalls([server.port]);
   await inParallel(1_000, counted);
-  const [after, microsAfter] = [await commandCalls([server.port]), await serverMicros([server.port], SENT)];
-  return { roundTrips: sentCommands(before, after) / 1_000, serverMicros: (microsAfter - microsBefore) / 1_000 };
+  return sentCommands(before, await commandCalls([server.port])) / 1_000;
 }
 
 /**
@@ -152,16 +151,19 @@ async function countedByRedis(path: Path): Promise<{ roundTrips: number; serverM
  * else the machine does during the run weighs on every path alike.
  */
 async function measureAll(): Promise<Row[]> {
-  const counted: { roundTrips: number; serverMicros: number }[] = [];
-  for (const path of paths) counted.push(await countedByRedis(path));
+  const trips: number[] = [];
+  for (const path of paths) trips.push(await roundTrips(path));
+  const micros: number[] = paths.map(() => 0);
   const throughput: number[][] = paths.map(() => []);
   const latency: number[][] = paths.map(() => []);
   for (let round = 0; round < ROUNDS; round += 1) {
     for (const [index, path] of paths.entries()) {
       const operation = await path.prepare(OPS);
+      const microsBefore = await serverMicros([server.port], SENT);
       const started = performance.now();
       await inParallel(OPS, operation);
       throughput[index]!.push(OPS / ((performance.now() - started) / 1_000));
+      micros[index]! += (await serverMicros([server.port], SENT)) - microsBefore;
       const sequential = await path.prepare(LATENCY_OPS);
       for (let op = 0; op < LATENCY_OPS; op += 1) {
         const begun = performance.now();
@@ -172,7 +174,8 @@ async function measureAll(): Promise<Row[]> {
   }
   return paths.map((path, index) => ({
     name: path.name,
-    ...counted[index]!,
+    roundTrips: trips[index]!,
+    serverMicros: micros[index]! / (ROUNDS * OPS),
     opsPerSecond: median(throughput[index]!),
     latencyMicros: median(latency[index]!),
   }));
@@ -203,7 +206,8 @@ try {
   console.log(line(header));
   console.log(`|${widths.map((width, column) => (column === 0 ? '-'.repeat(width + 2) : `${'-'.repeat(width + 1)}:`)).join('|')}|`);
   for (const cells of table) console.log(line(cells));
-  console.log('\nround trips = commands clients sent and Redis CPU = usec, both from Redis INFO commandstats; ratios vs the GET/SET row of the same kind (first run or replay)\n');
+  console.log('\nround trips: commands clients sent, counted by Redis (INFO commandstats) over 1,000 ops; Redis CPU/op: their usec over all throughput batches;');
+  console.log('ratios: against the GET/SET row of the same kind (first run or replay)\n');
 } finally {
   await store.close();
   await client.close();

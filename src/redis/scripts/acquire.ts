@@ -20,7 +20,7 @@ if state and (r[2] ~= ARGV[1] or not claimable) then
   return {0, now, r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]}
 end
 local lease = now + tonumber(ARGV[2])
-redis.call('HDEL', KEYS[1], 'r', 'e', 'd')
+if state == 'failed' then redis.call('HDEL', KEYS[1], 'e', 'd') end
 redis.call('HSET', KEYS[1], 's', 'processing', 'f', ARGV[1], 't', ARGV[4], 'l', ms(lease), 'c', r[5] or ms(now))
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) + tonumber(ARGV[3]))
 return {1, now, ARGV[4], lease, state == 'processing' and 1 or 0, state == 'failed' and 1 or 0}

@@ -13,7 +13,7 @@ export const SETTLE = defineScript(
   `
 local r = redis.call('HMGET', KEYS[1], 's', 't')
 if r[1] ~= 'processing' or r[2] ~= ARGV[1] then return 0 end
-redis.call('HDEL', KEYS[1], 't', 'l', 'r', 'e')
+redis.call('HDEL', KEYS[1], 't', 'l')
 redis.call('HSET', KEYS[1], 's', ARGV[2], ARGV[2] == 'completed' and 'r' or 'e', ARGV[3], 'd', ms(now))
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('SPUBLISH', KEYS[1], ARGV[2])
