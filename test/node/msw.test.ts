@@ -122,9 +122,9 @@ describe('createIdempotentMock', () => {
   });
 
   it('serves the status route with long-polls', async () => {
-    mount(150);
+    const { work } = mount(150);
     const running = send();
-    await sleep(20);
+    for (let waited = 0; work.started === 0 && waited < 2_000; waited += 1) await sleep(1);
     const polled = await fetch(`https://api.test/api/status/${ID}`, {
       headers: { 'X-Request-Id': ID, Prefer: 'wait=5' },
     });

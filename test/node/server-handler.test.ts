@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeKey, fingerprintRequest, MemoryStore } from 'answer-once/server';
-import { chatApp, chatRequest, gate, sleep, statusRequest } from './server-support.js';
+import { chatApp, chatRequest, gate, sleep, statusRequest, until } from './server-support.js';
 
 const ID = 'req-0000000001';
 
@@ -40,7 +40,7 @@ describe('createIdempotencyHandler: the state table', () => {
     const release = gate();
     const app = chatApp({ work: () => release.promise.then(() => undefined) });
     const first = app.handle(chatRequest());
-    await sleep(10);
+    await until(() => app.calls.length > 0);
     const resend = await app.handle(chatRequest());
     expect(resend.status).toBe(202);
     expect(resend.headers.get('Location')).toBe(`/api/status/${ID}`);
@@ -55,7 +55,7 @@ describe('createIdempotencyHandler: the state table', () => {
     const release = gate();
     const app = chatApp({ inProgressStatus: 409, retryAfterSeconds: 2, work: () => release.promise.then(() => undefined) });
     const first = app.handle(chatRequest());
-    await sleep(10);
+    await until(() => app.calls.length > 0);
     const resend = await app.handle(chatRequest());
     expect(resend.status).toBe(409);
     expect(resend.headers.get('Content-Type')).toBe('application/problem+json');
@@ -69,7 +69,7 @@ describe('createIdempotencyHandler: the state table', () => {
     const release = gate();
     const app = chatApp({ work: () => release.promise.then(() => undefined) });
     const first = app.handle(chatRequest());
-    await sleep(10);
+    await until(() => app.calls.length > 0);
     const held = app.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
     await sleep(200);
     const completedAt = performance.now();
@@ -88,7 +88,7 @@ describe('createIdempotencyHandler: the state table', () => {
     const release = gate();
     const app = chatApp({ maxWaitMs: 1_000, work: () => release.promise.then(() => undefined) });
     const first = app.handle(chatRequest());
-    await sleep(10);
+    await until(() => app.calls.length > 0);
     const start = performance.now();
     const response = await app.handle(chatRequest({ headers: { Prefer: 'wait=60' } }));
     const held = performance.now() - start;
@@ -213,7 +213,7 @@ describe('createIdempotencyHandler: the state table', () => {
     });
     const first = app.handle(chatRequest({ question: 'first' }));
     if (mode !== 'running') await first;
-    else await sleep(10);
+    else await until(() => app.calls.length > 0);
     const reused = await app.handle(chatRequest({ question: 'second' }));
     expect(reused.status).toBe(422);
     expect(await reused.json()).toMatchObject({ code: 'request-id-reused', requestId: ID });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type IdempotencyStore, MemoryStore } from 'answer-once/server';
-import { chatApp, chatRequest, gate, sleep, statusRequest } from './server-support.js';
+import { chatApp, chatRequest, gate, sleep, statusRequest, until } from './server-support.js';
 
 const ID = 'req-0000000001';
 
@@ -60,6 +60,7 @@ describe('createIdempotencyHandler: leases and fencing', () => {
     const successor = chatApp({ store, leaseMs: 100, work: () => Response.json({ answer: 'successor' }) });
 
     const zombieAnswer = zombie.handle(chatRequest());
+    await until(() => zombie.calls.length > 0);
     await sleep(150); // the zombie's lease lapsed: its heartbeats never arrived
     const taken = await successor.handle(chatRequest());
     expect(await taken.json()).toEqual({ answer: 'successor' });
@@ -86,7 +87,7 @@ describe('createIdempotencyHandler: leases and fencing', () => {
         }),
     });
     const running = app.handle(chatRequest());
-    await sleep(10);
+    await until(() => app.calls.length > 0);
     const key = app.calls[0]?.context.key ?? '';
     const record = await store.get(key);
     // Force a takeover as if the lease had lapsed: fail it under its own token, re-acquire.
@@ -114,7 +115,7 @@ describe('createIdempotencyHandler: leases and fencing', () => {
     const release = gate();
     const app = chatApp({ store: new MemoryStore({ maxEntries: 1 }), work: () => release.promise.then(() => undefined) });
     const first = app.handle(chatRequest());
-    await sleep(10);
+    await until(() => app.calls.length > 0);
     const second = await app.handle(chatRequest({ id: 'req-0000000002' }));
     expect(second.status).toBe(503);
     expect(app.calls).toHaveLength(1);
@@ -129,7 +130,7 @@ describe('createIdempotencyHandler: many instances, one store', () => {
     const release = gate();
     const [east, west] = [chatApp({ store, work: () => release.promise.then(() => undefined) }), chatApp({ store })];
     const first = east!.handle(chatRequest());
-    await sleep(10);
+    await until(() => east!.calls.length > 0);
     const held = west!.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
     await sleep(50);
     release.open();
@@ -154,7 +155,7 @@ describe('createIdempotencyHandler: the status route', () => {
     const release = gate();
     const app = chatApp({ inProgressStatus: 409, work: () => release.promise.then(() => undefined) });
     const first = app.handle(chatRequest());
-    await sleep(10);
+    await until(() => app.calls.length > 0);
     const running = await app.handle(statusRequest(ID));
     expect(running.status).toBe(202);
     expect(running.headers.get('Location')).toBe(`/api/status/${ID}`);

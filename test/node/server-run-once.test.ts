@@ -138,8 +138,9 @@ describe('runOnce', () => {
 
   it('gives up waiting for a live holder after waitMs', async () => {
     const store = new MemoryStore();
-    const holder = runOnce(store, 'k', () => sleep(300).then(() => 'x'));
-    await sleep(10);
+    let started = false;
+    const holder = runOnce(store, 'k', () => ((started = true), sleep(300).then(() => 'x')));
+    while (!started) await sleep(1);
     const start = Date.now();
     await expect(runOnce(store, 'k', async () => 'y', { waitMs: 100 })).rejects.toBeInstanceOf(IntentInProgressError);
     expect(Date.now() - start).toBeLessThan(250);

@@ -26,6 +26,13 @@ export function gate(): Gate {
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Resolves once `condition()` holds (checked every millisecond, for at most `timeoutMs`). */
+export async function until(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !condition(); await sleep(1)) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+  }
+}
+
 /** One call of the app's handler, as the app saw it. */
 export interface Call {
   readonly question: string;
