@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     ['ky.post (baseline)', () => plain.post('chat', { json: body }).json()],
     ['client.send', () => client.send('chat', { json: body })],
     // The same send with the ID supplied: the client's own cost, without minting a ULID.
-    ['client.send, requestId given', () => client.send('chat', { json: body, requestId: `bench-intent-${given++}` })],
+    ['client.send, requestId given (no ULID minted)', () => client.send('chat', { json: body, requestId: `bench-intent-${given++}` })],
     ['client.send + memory storage', () => stored.send('chat', { json: body })],
   ];
 
