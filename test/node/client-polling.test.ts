@@ -103,6 +103,16 @@ describe('client polling after 202', () => {
     expect(fake.stats.workRuns).toBe(0);
   });
 
+  it('sends the IETF Idempotency-Key, quoted, on every poll too', async () => {
+    const keys: (string | null)[] = [];
+    server.use(
+      http.post(`${ORIGIN}/chat`, ({ request }) => (keys.push(request.headers.get('idempotency-key')), accepted({ Location: '/s' }))),
+      http.get(`${ORIGIN}/s`, ({ request }) => (keys.push(request.headers.get('idempotency-key')), HttpResponse.json({}))),
+    );
+    const { requestId } = await createClient({ baseUrl: ORIGIN, headerName: 'Idempotency-Key' }).send('chat', { json: {} });
+    expect(keys).toEqual([`"${requestId}"`, `"${requestId}"`]);
+  });
+
   it('treats 409 "request in progress" with a Location as a 202 and polls it', async () => {
     const { seen, note } = journal();
     server.use(
