@@ -10,7 +10,7 @@ import { formatPreferWait } from '../core/prefer.js';
 import { PROBLEM_BASE } from '../core/problems.js';
 import type { ResolvedHandlerOptions } from './handler-options.js';
 import { problemResponse } from './problem.js';
-import type { CompletedRecord, IdempotencyRecord, ProcessingRecord } from './store.js';
+import type { CompletedRecord, IdempotencyRecord } from './store.js';
 import { parseStoredFailure, parseStoredResponse, storedBody, type StoredFailure } from './stored-response.js';
 
 /** Per-answer facts: the intent, and the `Prefer: wait` the server applied (seconds). */
@@ -56,7 +56,7 @@ export function replayAnswer(record: CompletedRecord, context: AnswerContext): R
 }
 
 /** "Yours is running": 202 + `Location` + `Retry-After`, or the draft's 409 problem. */
-export function inProgressAnswer(_record: ProcessingRecord, context: AnswerContext, options: AnswerOptions): Response {
+export function inProgressAnswer(context: AnswerContext, options: AnswerOptions): Response {
   const location = `${options.statusPath}/${context.requestId}`;
   const headers = { [LOCATION_HEADER]: location, [RETRY_AFTER_HEADER]: String(options.retryAfterSeconds) };
   const response =
@@ -102,7 +102,7 @@ export function statusAnswer(record: IdempotencyRecord | null, context: AnswerCo
       return failedAnswer(parseStoredFailure(record.error), context);
     case 'processing':
       return record.leaseExpiresAt > now
-        ? inProgressAnswer(record, context, options)
+        ? inProgressAnswer(context, options)
         : failedAnswer({ status: 503 }, context, 'The worker stopped before answering; resend the request to take it over.');
   }
 }

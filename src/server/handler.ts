@@ -1,7 +1,7 @@
 import { PREFER_HEADER, REQUEST_ID_HEADER, RETRY_AFTER_HEADER } from '../core/headers.js';
 import { isValidRequestId } from '../core/ids.js';
 import { parsePreferWait } from '../core/prefer.js';
-import { type AnswerContext, failedAnswer, inProgressAnswer, replayAnswer, statusAnswer } from './answers.js';
+import { type AnswerContext, failedAnswer, inProgressAnswer, statusAnswer } from './answers.js';
 import { readBodyLimited } from './body.js';
 import { withCors } from './cors.js';
 import { IdempotencyError, InvalidRequestIdError, RequestIdReusedError } from './errors.js';
@@ -102,12 +102,12 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
       }
       if (record.state !== 'processing') return answerRecord(key, record, answer);
       emit(onEvent, { type: 'in-progress', key });
-      if (intent.waitMs === 0 || round > 0) return inProgressAnswer(record, answer, resolved);
+      if (intent.waitMs === 0 || round > 0) return inProgressAnswer(answer, resolved);
       waitedSeconds = intent.waitMs / 1000;
       const settled = await storeCall('wait', key, () => store.wait(key, intent.waitMs, intent.request.signal), context);
       if (settled?.state === 'completed') return answerRecord(key, settled, { ...answer, waitedSeconds });
       if (settled?.state === 'processing' && settled.leaseExpiresAt > Date.now()) {
-        return inProgressAnswer(settled, { ...answer, waitedSeconds }, resolved);
+        return inProgressAnswer({ ...answer, waitedSeconds }, resolved);
       }
       // Failed, gone, or its worker died: claim it again (a retry or a takeover).
     }
