@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type IdempotencyStore, MemoryStore } from 'answer-once/server';
+import { type IdempotencyStore, MemoryStore, withCors } from 'answer-once/server';
 import { chatApp, chatRequest, gate, sleep, statusRequest, until } from './server-support.js';
 
 const ID = 'req-0000000001';
@@ -216,6 +216,15 @@ describe('createIdempotencyHandler: CORS', () => {
     const allowed = preflight.headers.get('Access-Control-Allow-Headers')?.toLowerCase() ?? '';
     for (const header of ['x-request-id', 'idempotency-key', 'prefer', 'content-type']) expect(allowed).toContain(header);
     expect(app.calls).toHaveLength(0);
+  });
+
+  it('echoes the origin, never *, when credentials are allowed (withCors over any handler)', async () => {
+    const handle = withCors(async () => new Response('ok'), { credentials: true });
+    const response = await handle(new Request('http://app.test/x', { headers: { Origin: 'https://a.example' } }));
+    expect(response.headers.get('Access-Control-Allow-Origin')).toBe('https://a.example');
+    expect(response.headers.get('Access-Control-Allow-Credentials')).toBe('true');
+    expect(response.headers.get('Vary')).toContain('Origin');
+    expect(await response.text()).toBe('ok');
   });
 
   it('exposes the headers the client reads, and nothing to a foreign origin', async () => {
