@@ -14,6 +14,7 @@
 import { ForceRetryError, isHTTPError, isNetworkError, isTimeoutError, replaceOption, type Input, type KyInstance } from 'ky';
 import { backoffDelay } from '../core/backoff.js';
 import { classify } from './classify.js';
+import { ResponseError } from './errors/response-error.js';
 import type { RetryReason, SendEvent } from './events.js';
 import type { ResolvedClientOptions } from './options.js';
 import { readData, type ParseMode } from './parse.js';
@@ -166,6 +167,13 @@ export async function runIntent<TData>(
   if (!response) throw toSendError(undefined, { requestId, attempts, polls }, client, intent.signal, 0);
   const replayed = client.replayedHeaders.some((name) => response.headers.get(name)?.trim().toLowerCase() === 'true');
   if (replayed) emit({ type: 'replayed', requestId, status: response.status });
-  const data = (await readData(response, lastRequest!, intent.parse, client.parseJson)) as TData;
+  let data: TData;
+  try {
+    data = (await readData(response, lastRequest!, intent.parse, client.parseJson)) as TData;
+  } catch (error) {
+    const answer = { response, data: undefined, problem: undefined };
+    const message = 'the answer arrived but its body could not be read; set `parse` to match what the server sends.';
+    throw new ResponseError(answer, { requestId, attempts, polls }, false, error, message);
+  }
   return { data, response, requestId, replayed, attempts, polls };
 }

@@ -1,6 +1,6 @@
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { createClient, type SendEvent } from 'answer-once';
+import { createClient, ResponseError, type SendEvent } from 'answer-once';
 import { createProtocolFake, idOf, ORIGIN, useMsw } from '../support/protocol-fake.js';
 
 const server = await useMsw();
@@ -67,6 +67,16 @@ describe('client.send', () => {
     const raw = await client.send('chat', { body: 'q', parse: 'none' });
     expect(raw.data).toBeUndefined();
     expect(await raw.response.text()).toBe('plain answer');
+  });
+
+  it('rejects with a ResponseError, not a bare SyntaxError, when a JSON answer cannot be parsed', async () => {
+    server.use(
+      http.post(`${ORIGIN}/chat`, () => new HttpResponse('{"truncated', { headers: { 'content-type': 'application/json' } })),
+    );
+    const error = await createClient({ baseUrl: ORIGIN }).send('chat', { json: {} }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseError);
+    expect(error).toMatchObject({ status: 200, retryable: false, attempts: 1 });
+    expect((error as Error).cause).toBeInstanceOf(SyntaxError);
   });
 
   it('reports replayed when the server replays a stored answer (X-Idempotent-Replayed or Stripe)', async () => {
