@@ -18,5 +18,7 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   treeshake: true,
+  // Node-only entries import `node:*`; keep the protocol (every supported Node has it).
+  removeNodeProtocol: false,
   splitting: true,
 });

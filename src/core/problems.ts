@@ -21,6 +21,8 @@ export const PROBLEM_CODES = [
   'store-unavailable',
   /** No intent with this ID is known in the caller's scope. */
   'intent-not-found',
+  /** The intent was answered, but its answer was over `maxResponseBytes` and not kept (410). */
+  'response-not-replayable',
 ] as const;
 
 export type ProblemCode = (typeof PROBLEM_CODES)[number];

@@ -7,7 +7,7 @@ import {
   RETRY_AFTER_HEADER,
 } from '../core/headers.js';
 import { formatPreferWait } from '../core/prefer.js';
-import { PROBLEM_BASE } from '../core/problems.js';
+import { problemType } from '../core/problems.js';
 import type { ResolvedHandlerOptions } from './handler-options.js';
 import { problemResponse } from './problem.js';
 import type { CompletedRecord, IdempotencyRecord } from './store.js';
@@ -37,7 +37,8 @@ export function replayAnswer(record: CompletedRecord, context: AnswerContext): R
   if (!stored.replayable) {
     const response = Response.json(
       {
-        type: `${PROBLEM_BASE}response-not-replayable`,
+        type: problemType('response-not-replayable'),
+        code: 'response-not-replayable',
         title: 'answer-once: this intent was answered, but its answer was too large to keep for replay.',
         status: 410,
         requestId: context.requestId,

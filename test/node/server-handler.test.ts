@@ -352,7 +352,7 @@ describe('createIdempotencyHandler: limits', () => {
     const replay = await app.handle(chatRequest());
     expect(replay.status).toBe(410);
     expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
-    expect(await replay.json()).toMatchObject({ answeredStatus: 200, requestId: ID });
+    expect(await replay.json()).toMatchObject({ code: 'response-not-replayable', answeredStatus: 200, requestId: ID });
     expect(app.calls).toHaveLength(1);
   });
 
