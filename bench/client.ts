@@ -62,15 +62,20 @@ async function main(): Promise<void> {
     const samples = new Map<string, number[]>(rows.map(([name]) => [name, []]));
     // Per round, each row's median over the baseline's: robust to load that drifts over time.
     const roundRatios = new Map<string, number[]>(rows.map(([name]) => [name, []]));
+    // Process CPU time (client and server alike) per send: steadier than wall time on a busy box.
+    const cpu = new Map<string, number>(rows.map(([name]) => [name, 0]));
     for (let round = 0; round < ROUNDS; round++) {
       const roundMedians: number[] = [];
       for (const [name, run] of rows) {
         const times: number[] = [];
+        const cpuStart = process.cpuUsage();
         for (let i = 0; i < PER_ROUND; i++) {
           const start = performance.now();
           await run();
           times.push(performance.now() - start);
         }
+        const used = process.cpuUsage(cpuStart);
+        cpu.set(name, cpu.get(name)! + used.user + used.system);
         samples.get(name)!.push(...times);
         roundMedians.push(median(times));
       }
@@ -78,13 +83,14 @@ async function main(): Promise<void> {
     }
     const baseline = median(samples.get(rows[0]![0])!);
     console.log(`\nMedian time per send, ${ROUNDS * PER_ROUND} sequential sends each, loopback node:http, Node ${process.version}\n`);
-    console.log('| send | median (µs) | p95 (µs) | vs ky.post | median of per-round ratios |');
-    console.log('| --- | ---: | ---: | ---: | ---: |');
+    console.log('| send | median (µs) | p95 (µs) | vs ky.post | median of per-round ratios | CPU per send (µs) | CPU vs ky.post |');
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+    const cpuBaseline = cpu.get(rows[0]![0])!;
     for (const [name] of rows) {
       const times = samples.get(name)!;
       const m = median(times);
       console.log(
-        `| ${name} | ${(m * 1000).toFixed(0)} | ${(percentile(times, 0.95) * 1000).toFixed(0)} | ${(m / baseline).toFixed(3)}× | ${median(roundRatios.get(name)!).toFixed(3)}× |`,
+        `| ${name} | ${(m * 1000).toFixed(0)} | ${(percentile(times, 0.95) * 1000).toFixed(0)} | ${(m / baseline).toFixed(3)}× | ${median(roundRatios.get(name)!).toFixed(3)}× | ${(cpu.get(name)! / (ROUNDS * PER_ROUND)).toFixed(0)} | ${(cpu.get(name)! / cpuBaseline).toFixed(3)}× |`,
       );
     }
     const mint: number[] = [];
