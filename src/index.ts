@@ -13,7 +13,8 @@ export { ResponseError } from './client/errors/response-error.js';
 export { UnreplayableBodyError } from './client/errors/unreplayable-body-error.js';
 export { memoryStorageAdapter } from './client/storage/memory.js';
 export { localStorageAdapter, sessionStorageAdapter, webStorageAdapter } from './client/storage/web.js';
-export { newRequestId, isValidRequestId } from './core/ids.js';
+export { newRequestId } from './core/ids.js';
+export { isValidRequestId } from './core/request-id.js';
 
 export type { AnswerOnceClient, PendingSend, ResumeOptions, ResumeOutcome, StoredSendOptions } from './client/client.js';
 export type { IntentErrorContext } from './client/errors/answer-once-error.js';

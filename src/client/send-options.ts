@@ -4,7 +4,7 @@
  * stable contract (the send controller of `answer-once/react` relies on them).
  */
 import type { SearchParamsOption } from 'ky';
-import { isValidRequestId } from '../core/ids.js';
+import { isValidRequestId } from '../core/request-id.js';
 import type { SendEventListener } from './events.js';
 import { PARSE_MODES } from './options.js';
 import type { ParseMode } from './parse.js';

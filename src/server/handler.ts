@@ -1,5 +1,5 @@
 import { PREFER_HEADER, REQUEST_ID_HEADER, RETRY_AFTER_HEADER } from '../core/headers.js';
-import { isValidRequestId } from '../core/ids.js';
+import { isValidRequestId } from '../core/request-id.js';
 import { parsePreferWait } from '../core/prefer.js';
 import { type AnswerContext, failedAnswer, inProgressAnswer, statusAnswer } from './answers.js';
 import { readBodyLimited } from './body.js';

@@ -1,5 +1,5 @@
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../core/headers.js';
-import { isValidRequestId } from '../core/ids.js';
+import { isValidRequestId } from '../core/request-id.js';
 import { InvalidRequestIdError, MissingRequestIdError } from './errors.js';
 
 /** A structured-field string (`"abc"`) unquoted; anything else as sent, trimmed. */
