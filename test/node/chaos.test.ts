@@ -8,23 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'answer-once';
 import { createIdempotentMock, type Fault } from 'answer-once/msw';
 import { encodeKey, MemoryStore } from 'answer-once/server';
+import { seeded } from '../support/seeded.js';
 
 /** `CHAOS_INTENTS=1000 npx vitest run …` for a quick local run; the suite's claim is 10,000. */
 const INTENTS = Number(process.env.CHAOS_INTENTS ?? 10_000);
 const CONCURRENCY = 250;
 const SEED = 0x5eed;
-
-/** mulberry32: a tiny seeded PRNG (for the client's backoff jitter). */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A number in [0, 1) fixed by the seed and `parts` (FNV-1a, then one mulberry32 step):

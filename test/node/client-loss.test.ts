@@ -6,7 +6,8 @@
 import ky from 'ky';
 import { describe, expect, it } from 'vitest';
 import { createClient } from 'answer-once';
-import { createProtocolFake, ORIGIN, seeded, useMsw } from '../support/protocol-fake.js';
+import { createProtocolFake, ORIGIN, useMsw } from '../support/protocol-fake.js';
+import { seeded } from '../support/seeded.js';
 
 const server = await useMsw();
 

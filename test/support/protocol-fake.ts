@@ -23,18 +23,6 @@ type Record =
   | { state: 'completed'; body: string; answer: unknown }
   | { state: 'failed'; body: string };
 
-/** mulberry32: a tiny seeded PRNG so lossy runs are reproducible. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export function problem(status: number, code: string, init: ResponseInit = {}): Response {
   return HttpResponse.json(
     { type: `https://answer-once.dev/problems/${code}`, title: code, status, code },

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServerInstance, type InstanceEvent } from './redis-instances.js';
+import { seeded } from './seeded.js';
 
 /** Where the instances find Redis. */
 export interface ChaosRedis {
@@ -47,18 +48,6 @@ export async function sendAttempt(
   return { status: response.status, bytes, body, replayed: response.headers.get('x-idempotent-replayed') === 'true' };
 }
 
-/** A small deterministic PRNG (mulberry32), so a failing run can be replayed with its seed. */
-export function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 export const newIntentId = (): string => `chaos-${randomUUID()}`;
 
 function count(events: readonly InstanceEvent[], type: string): Map<string, number> {
@@ -87,7 +76,7 @@ export function describeChaos(name: string, redis: () => ChaosRedis): void {
     });
 
     it('completes each of 2,000 intents exactly once while attempts alternate instances and 30 % of responses are lost', async () => {
-      const random = prng(20261130);
+      const random = seeded(20261130);
       const intents = Array.from({ length: 2_000 }, newIntentId);
       const delivered = new Map<string, Set<string>>();
       let attempts = 0;

@@ -1,0 +1,14 @@
+/**
+ * mulberry32: a tiny seeded PRNG returning numbers in [0, 1), so a lossy or chaotic run
+ * (and the client's jitter within it) replays exactly from its seed.
+ */
+export function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
