@@ -50,7 +50,7 @@ export type AcceptedEvent = {
   readonly requestId: string;
   /** Where the client will poll, or `undefined` when it will resend instead. */
   readonly statusUrl: string | undefined;
-  /** Milliseconds until the first poll. */
+  /** Milliseconds until the first poll: 0 when it long-polls (`pollWait`) a status URL. */
   readonly delay: number;
 };
 

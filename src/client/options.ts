@@ -36,8 +36,9 @@ export interface RetryPolicy {
    */
   maxRetryAfter?: number;
   /**
-   * Statuses retried with the same ID. 409 "request in progress" is always retried;
-   * 400, 401, 403, 404 and 422 never are.
+   * Statuses retried with the same ID. 409 "request in progress" (no problem `code`, or
+   * `request-in-progress`) is always retried, a 409 with any other code never is;
+   * neither are 400, 401, 403, 404 and 422.
    * @default [408, 425, 429, 500, 502, 503, 504]
    */
   statusCodes?: readonly number[];
@@ -85,13 +86,18 @@ export interface ClientOptions
    */
   totalTimeout?: number;
   /**
-   * Seconds a status poll asks the server to hold the answer (`Prefer: wait=N`).
+   * Seconds a status poll asks the server to hold the answer (`Prefer: wait=N`). With a
+   * status URL known, the first poll leaves as soon as the 202 arrives, and each next one
+   * as soon as a poll comes back 202 after the server held it as long as it said
+   * (`Preference-Applied: wait=N`). A server that ignores the preference, or lets go
+   * early, is polled at its `Retry-After` (or `pollInterval`) instead. `0` turns
+   * long-polling off: every poll waits `Retry-After`/`pollInterval`.
    * @default 10
    */
   pollWait?: number;
   /**
    * Milliseconds between polls when a 202 has no `Retry-After` and the server did not
-   * hold the poll.
+   * hold the poll (see `pollWait`).
    * @default 1_000
    */
   pollInterval?: number;

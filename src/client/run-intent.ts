@@ -5,7 +5,7 @@
  * inside the call's `fetch` (so no response is ever cloned to inspect it):
  * - a retryable status → a forced retry with the delay computed here;
  * - 202 → a forced retry whose request is the status poll: polls are retries of the same
- *   call, so `totalTimeout` and the signal cover them too;
+ *   call, so `totalTimeout` and the signal cover them too; a long-poll leaves at once;
  * - the server reports the intent failed → a forced retry with the original request;
  * - a network error or timeout → ky's own retry, through `shouldRetry`.
  * Delays are computed here (full jitter, `Retry-After` capped) so the `retry` event can
@@ -13,6 +13,8 @@
  */
 import { ForceRetryError, isHTTPError, isNetworkError, isTimeoutError, replaceOption, type Input, type KyInstance } from 'ky';
 import { backoffDelay } from '../core/backoff.js';
+import { PREFERENCE_APPLIED_HEADER } from '../core/headers.js';
+import { parsePreferWait } from '../core/prefer.js';
 import { classify } from './classify.js';
 import { ResponseError } from './errors/response-error.js';
 import type { RetryReason, SendEvent } from './events.js';
@@ -61,6 +63,19 @@ function replayOf(sent: Request, body: BodyInit | null | undefined): Request {
   return new Request(sent.url, { method, headers, credentials, mode, body: body ?? null });
 }
 
+/** Timer slack when checking that a server held a poll as long as it said it would. */
+const HOLD_SLACK_MS = 100;
+
+/**
+ * True when a poll's 202 says the server applied `Prefer: wait=N` (`Preference-Applied`,
+ * N ≥ 1) and it did hold the poll about that long (capped at the `pollWait` asked for):
+ * polling again at once is then a long-poll, not hammering.
+ */
+function heldFully(response: Response, elapsed: number, pollWait: number): boolean {
+  const applied = parsePreferWait(response.headers.get(PREFERENCE_APPLIED_HEADER));
+  return applied !== undefined && applied > 0 && elapsed >= Math.min(applied, pollWait) * 1000 - HOLD_SLACK_MS;
+}
+
 export async function runIntent<TData>(
   client: ResolvedClientOptions,
   instance: KyInstance,
@@ -107,6 +122,7 @@ export async function runIntent<TData>(
     // A stream body can be read once: keep a copy in case polling ends in a resend.
     const copy = !polling && original === undefined && isStream ? request.clone() : undefined;
     lastRequest = request;
+    const sentAt = Date.now();
     const response = await (baseFetch ?? globalThis.fetch)(request, init);
     const verdict = await classify(response, retry.statusCodes);
     if (verdict.kind === 'done') return response;
@@ -116,7 +132,14 @@ export async function runIntent<TData>(
       const target = verdict.location ?? (statusUrl ? undefined : client.statusUrl?.(requestId));
       statusUrl = target === undefined ? statusUrl : new URL(target, response.url || request.url);
       if (!polling) original ??= copy ?? replayOf(request, intent.body);
-      delay = Math.min(verdict.retryAfter ?? client.pollInterval, retry.maxRetryAfter);
+      // Long-polling: the poll itself is the wait, so it leaves at once after the 202 of
+      // the send route, and after a poll the server held as long as it said it would.
+      // Otherwise (no status URL, `pollWait: 0`, a server that ignores `Prefer` or let
+      // go early) the 202's `Retry-After` or `pollInterval` paces the polls.
+      delay =
+        statusUrl && client.pollWait > 0 && (!polling || heldFully(response, Date.now() - sentAt, client.pollWait))
+          ? 0
+          : Math.min(verdict.retryAfter ?? client.pollInterval, retry.maxRetryAfter);
       if (!polling) emit({ type: 'accepted', requestId, statusUrl: statusUrl?.href, delay });
       polling = true;
       next = statusUrl

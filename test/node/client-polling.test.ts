@@ -36,6 +36,9 @@ function journal() {
 const accepted = (headers: Record<string, string> = {}) =>
   new HttpResponse(null, { status: 202, headers: { 'Retry-After': '0', ...headers } });
 
+/** Milliseconds from the first request to each, to the nearest 100 (timers add 1 ms each). */
+const offsets = (times: number[]) => times.map((t) => Math.round((t - times[0]!) / 100) * 100);
+
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -127,18 +130,71 @@ describe('client polling after 202', () => {
     ]);
   });
 
-  it('waits the Retry-After of a 202 before polling', async () => {
+  it('without long-polling (pollWait: 0), waits the Retry-After of a 202 before polling', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const { seen, note } = journal();
     server.use(
       http.post(`${ORIGIN}/chat`, ({ request }) => (note(request), accepted({ Location: '/s', 'Retry-After': '5' }))),
       http.get(`${ORIGIN}/s`, ({ request }) => (note(request), HttpResponse.json({}))),
     );
-    const sending = createClient({ baseUrl: ORIGIN }).send('chat', { json: {} });
+    const sending = createClient({ baseUrl: ORIGIN, pollWait: 0 }).send('chat', { json: {} });
     await advance(4_900);
     expect(seen).toHaveLength(1);
     await advance(200);
     await expect(sending).resolves.toMatchObject({ polls: 1 });
+    expect(seen[1]!.prefer).toBeNull();
+  });
+
+  it('long-polls at once after a 202, and again at once after each poll the server held', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const sentAt: number[] = [];
+    let polls = 0;
+    server.use(
+      http.post(`${ORIGIN}/chat`, () => (sentAt.push(Date.now()), accepted({ Location: '/s', 'Retry-After': '5' }))),
+      http.get(`${ORIGIN}/s`, async ({ request }) => {
+        sentAt.push(Date.now());
+        polls += 1;
+        if (polls === 3) return HttpResponse.json({ answer: 'done' });
+        // A server that applies `Prefer: wait=2`: it holds the poll 2 s, then says so.
+        expect(request.headers.get('prefer')).toBe('wait=2');
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        return accepted({ 'Retry-After': '5', 'Preference-Applied': 'wait=2' });
+      }),
+    );
+    const events: SendEvent[] = [];
+    const sending = createClient({ baseUrl: ORIGIN, pollWait: 2 }).send('chat', {
+      json: {},
+      onEvent: (e) => events.push(e),
+    });
+    await advance(50);
+    // The first poll left with the 202, not 5 s (its Retry-After) later.
+    expect(sentAt).toHaveLength(2);
+    await advance(4_100);
+    await expect(sending).resolves.toMatchObject({ data: { answer: 'done' }, polls: 3 });
+    expect(offsets(sentAt)).toEqual([0, 0, 2_000, 4_000]);
+    expect(events.find((e) => e.type === 'accepted')).toMatchObject({ delay: 0 });
+  });
+
+  it.each([
+    ['does not apply the preference', {}],
+    ['applies it but answers sooner than it said', { 'Preference-Applied': 'wait=10' }],
+  ])('polls a server that %s at its Retry-After, not in a tight loop', async (_, extra: Record<string, string>) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const sentAt: number[] = [];
+    let polls = 0;
+    server.use(
+      http.post(`${ORIGIN}/chat`, () => (sentAt.push(Date.now()), accepted({ Location: '/s', 'Retry-After': '3' }))),
+      http.get(`${ORIGIN}/s`, () => {
+        sentAt.push(Date.now());
+        polls += 1;
+        return polls < 3 ? accepted({ 'Retry-After': '3', ...extra }) : HttpResponse.json({ answer: 'done' });
+      }),
+    );
+    const sending = createClient({ baseUrl: ORIGIN }).send('chat', { json: {} });
+    await advance(6_100);
+    await expect(sending).resolves.toMatchObject({ polls: 3 });
+    // One poll at once (it asked to hold), then the server's pace: every 3 s.
+    expect(offsets(sentAt)).toEqual([0, 0, 3_000, 6_000]);
   });
 
   it('keeps only the ID on a poll to another origin, never the credentials', async () => {
@@ -255,8 +311,8 @@ describe('client deadline and abort while waiting', () => {
     await advance(9_100);
     const error = (await sending) as DeadlineExceededError;
     expect(error).toBeInstanceOf(DeadlineExceededError);
-    expect(error.polls).toBe(4); // polls at 2, 4, 6, 8 s
-    expect(seen).toHaveLength(5);
+    expect(error.polls).toBe(5); // polls at 0, 2, 4, 6, 8 s
+    expect(seen).toHaveLength(6);
   });
 
   it('stops polling at once when the signal aborts', async () => {
