@@ -4,7 +4,6 @@
  * for JSON error statuses, so ky still gets the body for its HTTPError).
  */
 import { RETRY_AFTER_HEADER } from '../core/headers.js';
-import { problemCode, type ProblemCode } from '../core/problems.js';
 import { parseRetryAfter } from '../core/retry-after.js';
 import type { RetryReason } from './events.js';
 import { isJsonContentType } from './parse.js';
@@ -22,15 +21,26 @@ export type Verdict =
 /** Never retried, whatever `retry.statusCodes` says: retrying cannot change the answer. */
 const FINAL_STATUSES = new Set([400, 401, 403, 404, 422]);
 
-/** True when `status` is worth another attempt under `retryStatuses`. */
-export function isRetryableStatus(status: number, retryStatuses: readonly number[]): boolean {
-  return status === 409 || (!FINAL_STATUSES.has(status) && retryStatuses.includes(status));
+/** The `code` of a problem body, whoever wrote it (ours, or an app's own codes). */
+export function rawProblemCode(body: unknown): string | undefined {
+  const code = typeof body === 'object' && body !== null ? (body as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
 }
 
-async function readProblemCode(response: Response): Promise<ProblemCode | undefined> {
+/**
+ * True when an answer with `status` and problem `code` is worth another attempt under
+ * `retryStatuses`. A 409 is "still in progress" (IETF draft) only without a code or with
+ * `request-in-progress`; a 409 with any other code is a real conflict, final.
+ */
+export function isRetryableStatus(status: number, code: string | undefined, retryStatuses: readonly number[]): boolean {
+  if (status === 409) return code === undefined || code === 'request-in-progress';
+  return !FINAL_STATUSES.has(status) && retryStatuses.includes(status);
+}
+
+async function readProblemCode(response: Response): Promise<string | undefined> {
   if (!isJsonContentType(response.headers.get('content-type'))) return undefined;
   try {
-    return problemCode(JSON.parse(await response.clone().text()));
+    return rawProblemCode(JSON.parse(await response.clone().text()));
   } catch {
     return undefined;
   }
@@ -55,9 +65,6 @@ export async function classify(
   if (code === 'intent-failed' || (status === 404 && code === 'intent-not-found')) {
     return { kind: 'resend', reason: code, retryAfter };
   }
-  if (status === 409 && (code === undefined || code === 'request-in-progress')) {
-    return { kind: 'retry', reason: 'in-progress', retryAfter };
-  }
-  if (!isRetryableStatus(status, retryStatuses)) return { kind: 'done' };
-  return { kind: 'retry', reason: 'status', retryAfter };
+  if (!isRetryableStatus(status, code, retryStatuses)) return { kind: 'done' };
+  return { kind: 'retry', reason: status === 409 ? 'in-progress' : 'status', retryAfter };
 }

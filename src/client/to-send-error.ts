@@ -4,7 +4,7 @@
  * error unchanged.
  */
 import { isHTTPError, isNetworkError, isTimeoutError } from 'ky';
-import { isRetryableStatus } from './classify.js';
+import { isRetryableStatus, rawProblemCode } from './classify.js';
 import { problemCode, type ProblemDetails } from '../core/problems.js';
 import { AbortError } from './errors/abort-error.js';
 import { AnswerOnceError, type IntentErrorContext } from './errors/answer-once-error.js';
@@ -36,7 +36,8 @@ export function toSendError(
     const code = problemCode(data);
     if (response.status === 422 && code === 'request-id-reused') return new RequestIdReusedError(answer, context, error);
     if (code === 'intent-failed') return new IntentFailedError(answer, context, error);
-    return new ResponseError(answer, context, isRetryableStatus(response.status, client.retry.statusCodes), error);
+    const retryable = isRetryableStatus(response.status, rawProblemCode(data), client.retry.statusCodes);
+    return new ResponseError(answer, context, retryable, error);
   }
   if (isTimeoutError(error) && elapsed >= client.totalTimeout) {
     return new DeadlineExceededError(client.totalTimeout, context, error);

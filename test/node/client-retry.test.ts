@@ -64,6 +64,16 @@ describe('client retries', () => {
     expect(ids).toEqual([result.requestId, result.requestId]);
   });
 
+  it('does not retry a 409 whose problem code names another conflict, and says it is not retryable', async () => {
+    const ids = scripted([() => problem(409, 'edit-conflict'), ok]);
+    const error = (await createClient({ baseUrl: ORIGIN, retry: { delay: 0 } })
+      .send('chat', { json: {} })
+      .catch((e: unknown) => e)) as ResponseError;
+    expect(error).toBeInstanceOf(ResponseError);
+    expect(error).toMatchObject({ status: 409, retryable: false, attempts: 1 });
+    expect(ids).toHaveLength(1);
+  });
+
   it.each([400, 401, 403, 404, 422])('never retries %i, even when listed in retry.statusCodes', async (code) => {
     const ids = scripted([status(code), ok]);
     const client = createClient({ baseUrl: ORIGIN, retry: { delay: 0, statusCodes: [code, 503] } });
