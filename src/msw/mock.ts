@@ -83,6 +83,10 @@ export function normalizeIdempotentMockOptions(options: IdempotentMockOptions): 
   if (typeof url !== 'string' || !URL.canParse(url)) {
     throw new TypeError('answer-once/msw: `url` must be the absolute URL of the idempotent route.');
   }
+  // The mock wraps `handler` to count runs, so the server's own check never sees it: check it here.
+  if (typeof server.handler !== 'function') {
+    throw new TypeError('answer-once/msw: `handler` must be a function (request, context) => Response.');
+  }
   if (decide !== undefined && typeof decide !== 'function') {
     throw new TypeError('answer-once/msw: `faults` must be a function (request, context) => Fault | undefined.');
   }

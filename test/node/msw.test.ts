@@ -138,5 +138,6 @@ describe('createIdempotentMock', () => {
     expect(() => mock.inject({ type: 'explode' } as never)).toThrow(/type/);
     expect(() => mock.inject({ type: 'fail-before', status: 200 })).toThrow(/status/);
     expect(() => createIdempotentMock({ url: '/relative', handler: () => new Response() })).toThrow(/`url`/);
+    expect(() => createIdempotentMock({ url: URL_ } as IdempotentMockOptions)).toThrow(/`handler`/);
   });
 });
