@@ -148,7 +148,7 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
           const retryAfter = response.headers.get(RETRY_AFTER_HEADER);
           const failure: StoredFailure = { status: response.status, ...(retryAfter === null ? {} : { retryAfter }) };
           if (response.status >= 500) {
-            await response.body?.cancel();
+            await discardBody(response);
             return failVerdict(failure, answer, failure);
           }
           const passedOn = new Response(response.body, response);
@@ -166,7 +166,7 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
     );
     if (write === 'fenced') {
       // A successor holds the intent: answer what a resend would get, never our own result.
-      await verdict.value.body?.cancel();
+      await discardBody(verdict.value);
       const record = await storeCall('get', key, () => store.get(key), { onEvent, retryAfterSeconds, requestId });
       return record === null ? failedAnswer({ status: 503 }, answer) : statusAnswer(record, answer, resolved, Date.now());
     }
@@ -176,6 +176,15 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
   }
 
   return resolved.cors ? withCors(handle, resolved.cors) : handle;
+}
+
+/**
+ * Drops a body nobody will read. Cancelling a stream that already errored (the model's
+ * connection broke) rejects with that error; it must not escape and leave the intent
+ * PROCESSING with no answer until its lease lapses.
+ */
+async function discardBody(response: Response): Promise<void> {
+  await response.body?.cancel().catch(() => undefined);
 }
 
 function failVerdict(failure: StoredFailure, answer: AnswerContext, cause: unknown): Verdict<Response> {

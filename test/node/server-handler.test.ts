@@ -155,6 +155,26 @@ describe('createIdempotencyHandler: the state table', () => {
     expect(app.calls).toHaveLength(2);
   });
 
+  it('records a 5xx answer whose body stream broke as FAILED, and runs again on resend', async () => {
+    let failures = 1;
+    const app = chatApp({
+      work: () => {
+        if (failures-- <= 0) return undefined;
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.error(new Error('upstream reset'));
+          },
+        });
+        return new Response(body, { status: 503 });
+      },
+    });
+    const failed = await app.handle(chatRequest());
+    expect(failed.status).toBe(503);
+    expect(await failed.json()).toMatchObject({ code: 'intent-failed' });
+    expect((await app.handle(chatRequest())).status).toBe(200);
+    expect(app.calls).toHaveLength(2);
+  });
+
   it('passes 408/425/429 through unchanged and does not keep them as the answer', async () => {
     let limited = 1;
     const app = chatApp({
