@@ -175,8 +175,9 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
     };
     this.#publish(own);
     const userOnEvent = request.onEvent;
-    const promise = this.#client
-      .send<TData>(this.#input, {
+    // Async, so a client whose send() throws synchronously still ends this send `failed`.
+    const sent = (async () =>
+      this.#client.send<TData>(this.#input, {
         ...request,
         requestId,
         onEvent: (event) => {
@@ -184,7 +185,8 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
           const action = toSendAction(event);
           if (action) apply(action);
         },
-      })
+      }))();
+    const promise = sent
       .then(
         (result) => apply({ type: 'answer', data: result.data, replayed: result.replayed }),
         (error: unknown) => apply({ type: 'fail', error: toError(error) }),

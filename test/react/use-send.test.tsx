@@ -226,6 +226,23 @@ describe('useSend', () => {
     expect(seen).toEqual(['idle', 'sending', 'waiting', 'answered']);
   });
 
+  it('ends failed, never stuck in sending, when the client throws instead of rejecting', async () => {
+    const throwing = {
+      send: () => {
+        throw new TypeError('bad send options');
+      },
+    } as unknown as AnswerOnceClient;
+    let chat!: ReturnType<typeof useSend<ChatAnswer, ChatQuestion>>;
+    function Probe() {
+      chat = useSend<ChatAnswer, ChatQuestion>(throwing, 'chat');
+      return null;
+    }
+    render(<Probe />);
+    const outcome = await act(() => chat.send({ json: { content: 'hello' } }));
+    expect(outcome).toMatchObject({ status: 'failed', error: { message: 'bad send options' } });
+    expect(chat.state).toBe('failed');
+  });
+
   it('rejects a non-boolean resume option with a TypeError naming it', () => {
     const client = chatClient();
     function Bad() {
