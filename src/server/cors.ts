@@ -102,12 +102,17 @@ function isPreflight(request: Request): boolean {
 
 /** Copies `response` with CORS headers for `origin` (responses may have immutable headers). */
 function decorate(response: Response, origin: string | null, cors: ResolvedCorsOptions): Response {
-  if (origin === null || !cors.allows(origin)) return response;
+  const allowed = origin !== null && cors.allows(origin);
+  if (!allowed && cors.wildcard) return response;
   const headers = new Headers(response.headers);
-  headers.set('Access-Control-Allow-Origin', cors.wildcard ? '*' : origin);
+  // Unless every origin gets `*`, the answer depends on Origin — also the one WITHOUT
+  // CORS headers (Fetch § 3.2.5): else a shared cache may hand it to an allowed origin.
   if (!cors.wildcard) headers.append('Vary', 'Origin');
-  if (cors.credentials) headers.set('Access-Control-Allow-Credentials', 'true');
-  headers.set('Access-Control-Expose-Headers', cors.exposeHeaders);
+  if (allowed) {
+    headers.set('Access-Control-Allow-Origin', cors.wildcard ? '*' : origin);
+    if (cors.credentials) headers.set('Access-Control-Allow-Credentials', 'true');
+    headers.set('Access-Control-Expose-Headers', cors.exposeHeaders);
+  }
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 

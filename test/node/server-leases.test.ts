@@ -237,5 +237,9 @@ describe('createIdempotencyHandler: CORS', () => {
     }
     const foreign = await app.handle(chatRequest({ id: 'req-0000000002', headers: { Origin: 'https://evil.example' } }));
     expect(foreign.headers.get('Access-Control-Allow-Origin')).toBeNull();
+    // The answer depends on Origin even when it carries no CORS headers: caches must know.
+    expect(foreign.headers.get('Vary')).toContain('Origin');
+    const sameOrigin = await app.handle(chatRequest({ id: 'req-0000000003' }));
+    expect(sameOrigin.headers.get('Vary')).toContain('Origin');
   });
 });
