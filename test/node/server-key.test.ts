@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { encodeKey, fingerprintRequest } from 'answer-once/server';
 
 describe('encodeKey', () => {
@@ -36,6 +36,34 @@ describe('fingerprintRequest', () => {
       await crypto.subtle.digest('SHA-256', new TextEncoder().encode('POST\n/api/chat\n{"question":"hi"}')),
     );
     expect(fingerprint).toBe(Buffer.from(expected).toString('hex'));
+  });
+
+  // PROTOCOL.md § 5.2's test vectors, fixed strings: what another language's server must match.
+  const vectors = [
+    ['POST', '/api/chat', '{"question":"hi"}', 'e1d01a0844975df4aae3c234f290c5615fd47a2ec20ea84b017511d01ce1a4f3'],
+    ['GET', '/api/chat?x=1', '', '3f3a0bac4e96e08d9dea7cc861cc1d2e9904e02b645bc3df9caa6d0f6cad7688'],
+  ] as const;
+
+  it('matches the protocol’s test vectors', async () => {
+    for (const [method, path, text, expected] of vectors) {
+      expect(await fingerprintRequest(method, path, new TextEncoder().encode(text))).toBe(expected);
+    }
+  });
+
+  it('matches them with WebCrypto too, where node:crypto is not at hand (workers, browsers)', async () => {
+    const host = process as { getBuiltinModule?: unknown };
+    const getBuiltinModule = host.getBuiltinModule;
+    host.getBuiltinModule = undefined;
+    vi.resetModules();
+    try {
+      const webOnly = await import('../../src/server/fingerprint.js');
+      for (const [method, path, text, expected] of vectors) {
+        expect(await webOnly.fingerprintRequest(method, path, new TextEncoder().encode(text))).toBe(expected);
+      }
+    } finally {
+      host.getBuiltinModule = getBuiltinModule;
+      vi.resetModules();
+    }
   });
 
   it('changes with any of the three', async () => {
