@@ -21,6 +21,14 @@ describe('encodeKey', () => {
     expect(key.match(/[{}]/g)).toEqual(['{', '}']);
   });
 
+  it('matches the protocol’s example keys', () => {
+    const id = '01JD6X0Y4Z5KQ8R2M3N7P9S1T0';
+    expect(encodeKey({ user: 'a:b', session: 'c' }, id)).toBe(`answer-once:{a%3Ab:c:${id}}`);
+    expect(encodeKey({ user: 'a', session: 'b:c' }, id)).toBe(`answer-once:{a:b%3Ac:${id}}`);
+    expect(encodeKey({ user: 'zoë@example.com' }, id)).toBe(`answer-once:{zo%C3%AB%40example%2Ecom::${id}}`);
+    expect(encodeKey({ user: '\uD800' }, id)).toBe(`answer-once:{%EF%BF%BD::${id}}`); // a lone surrogate is U+FFFD
+  });
+
   it('treats a missing session as the empty one and honours a prefix', () => {
     expect(encodeKey({ user: 'u' }, 'req-0000000001', 'chat:')).toBe('chat:{u::req-0000000001}');
     expect(() => encodeKey({ user: 'u' }, 'req-0000000001', 'a{')).toThrow(/`keyPrefix`/);
