@@ -64,11 +64,13 @@ describe('toNodeListener', () => {
 describe('serve(createIdempotencyHandler(…))', () => {
   it('answers the real client over loopback: a run, a replay, and a long-poll across a busy intent', async () => {
     let calls = 0;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
     const handle = createIdempotencyHandler({
       scope: () => ({ user: 'u' }),
       handler: async (request) => {
         calls += 1;
-        await new Promise((resolve) => setTimeout(resolve, 150));
+        await released; // the model is still generating until the second tab was told so
         return Response.json({ echo: await request.json(), call: calls });
       },
       retryAfterSeconds: 0,
@@ -79,12 +81,21 @@ describe('serve(createIdempotencyHandler(…))', () => {
       const [tab1, tab2] = [1, 2].map(() => createClient({ baseUrl: `${server.url}/`, pollWait: 5 }));
       const requestId = 'req-over-http-1';
       const first = tab1!.send('api/chat', { json: { q: 1 }, requestId });
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      const second = await tab2!.send('api/chat', { json: { q: 1 }, requestId }); // 202, then a long-poll
+      for (const deadline = Date.now() + 10_000; calls === 0 && Date.now() < deadline; ) {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      const second = await tab2!.send('api/chat', {
+        json: { q: 1 },
+        requestId,
+        onEvent: (event) => {
+          if (event.type === 'accepted') release(); // 202: now let the one run finish
+        },
+      });
       expect(second).toMatchObject({ data: { echo: { q: 1 }, call: 1 }, replayed: true, polls: 1 });
       expect(await first).toMatchObject({ data: { echo: { q: 1 }, call: 1 }, replayed: false });
       expect(calls).toBe(1);
     } finally {
+      release();
       await server.close();
     }
   });
