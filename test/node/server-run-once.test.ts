@@ -77,7 +77,7 @@ describe('runOnce', () => {
         return store.renew(key, token, leaseMs);
       },
     });
-    await runOnce(counting, 'k', () => sleep(100).then(() => 'done'), { leaseMs: 60, heartbeatMs: 20 });
+    await runOnce(counting, 'k', () => sleep(200).then(() => 'done'), { leaseMs: 60, heartbeatMs: 20 });
     const afterwards = renews;
     expect(afterwards).toBeGreaterThanOrEqual(3);
     await sleep(100);
@@ -117,13 +117,17 @@ describe('runOnce', () => {
       renew: () => Promise.reject(new Error('ETIMEDOUT')),
     });
     const events: IdempotencyEvent[] = [];
-    const zombie = runOnce(partitioned, 'k', () => sleep(250).then(() => 'zombie'), {
+    let wake!: () => void;
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    // The zombie answers only after its successor did, however slow the box.
+    const zombie = runOnce(partitioned, 'k', () => woken.then(() => 'zombie'), {
       leaseMs: 100,
       onEvent: (event) => events.push(event),
     });
     await sleep(150);
     const successor = await runOnce(store, 'k', async () => 'successor', { leaseMs: 100 });
     expect(successor).toEqual({ value: 'successor', replayed: false });
+    wake();
     await expect(zombie).rejects.toBeInstanceOf(LeaseLostError);
     expect(events).toContainEqual({ type: 'fenced', key: 'k', operation: 'complete' });
     expect(events).toContainEqual(expect.objectContaining({ type: 'store-error', operation: 'renew' }));
@@ -139,12 +143,17 @@ describe('runOnce', () => {
   it('gives up waiting for a live holder after waitMs', async () => {
     const store = new MemoryStore();
     let started = false;
-    const holder = runOnce(store, 'k', () => ((started = true), sleep(300).then(() => 'x')));
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    const holder = runOnce(store, 'k', () => ((started = true), finished.then(() => 'x')));
     while (!started) await sleep(1);
     const start = Date.now();
     await expect(runOnce(store, 'k', async () => 'y', { waitMs: 100 })).rejects.toBeInstanceOf(IntentInProgressError);
-    expect(Date.now() - start).toBeLessThan(250);
-    await holder;
+    const waited = Date.now() - start;
+    expect(waited).toBeGreaterThanOrEqual(99);
+    expect(waited).toBeLessThan(5_000); // waitMs, not the 30 s default
+    finish();
+    expect(await holder).toEqual({ value: 'x', replayed: false });
   });
 
   it('never runs the work when the store is down', async () => {
