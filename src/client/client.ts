@@ -58,10 +58,11 @@ export interface AnswerOnceClient {
  * unless one is set. A plain object stays plain, which ky merges cheaply.
  */
 function requestHeaders(init: HeadersInit | undefined, name: string, value: string, json: boolean): HeadersInit {
-  if (init === undefined || (Object.getPrototypeOf(init) === Object.prototype && !Array.isArray(init))) {
+  if (init === undefined) return json ? { 'content-type': 'application/json', [name]: value } : { [name]: value };
+  if (Object.getPrototypeOf(init) === Object.prototype && !Array.isArray(init)) {
     const headers: Record<string, string> = {};
     const lower = name.toLowerCase();
-    for (const [key, item] of Object.entries((init ?? {}) as Record<string, string>)) {
+    for (const [key, item] of Object.entries(init as Record<string, string>)) {
       if (key.toLowerCase() !== lower) headers[key] = item;
     }
     if (json && !Object.keys(headers).some((key) => key.toLowerCase() === 'content-type')) {
@@ -123,12 +124,17 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
     label: string,
     send: NormalizedSendOptions,
     signal: AbortSignal | undefined,
-    listener: SendEventListener,
+    listener: SendEventListener | undefined,
   ): Promise<SendResult> {
-    const emit = (event: SendEvent) => {
-      notify(client.onEvent, event);
-      listener(event);
-    };
+    const { onEvent } = client;
+    // Nobody listening: no emitter, so no event object is ever built.
+    const emit =
+      onEvent || listener
+        ? (event: SendEvent) => {
+            notify(onEvent, event);
+            notify(listener, event);
+          }
+        : undefined;
     const json = send.json !== undefined;
     const body = json ? (stringifyJson ?? JSON.stringify)(send.json) : send.body;
     const headers = requestHeaders(send.headers, client.headerName, client.formatId(requestId), json);
@@ -145,15 +151,15 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
         emit,
         persist: storage && persister(requestId, label, send, body),
       });
-      emit({ type: 'settled', requestId, outcome: 'answered', replayed: result.replayed, attempts: result.attempts, polls: result.polls });
+      emit?.({ type: 'settled', requestId, outcome: 'answered', replayed: result.replayed, attempts: result.attempts, polls: result.polls });
       return result;
     } catch (error) {
       const { attempts = 0, polls = 0 } = error as { attempts?: number; polls?: number };
-      emit({ type: 'settled', requestId, outcome: 'failed', error: error as Error, attempts, polls });
+      emit?.({ type: 'settled', requestId, outcome: 'failed', error: error as Error, attempts, polls });
       throw error;
     } finally {
       // A record that outlives its intent is harmless: resuming it replays the answer.
-      await Promise.resolve(storage?.remove(requestId)).catch(() => undefined);
+      if (storage) await Promise.resolve(storage.remove(requestId)).catch(() => undefined);
     }
   }
 
@@ -166,7 +172,7 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
     const requestId = call.requestId ?? newRequestId();
     const kind = storage && unstorableBodyKind(call.body);
     if (kind) throw new UnreplayableBodyError(kind, { requestId, attempts: 0, polls: 0 });
-    const start = (signal: AbortSignal | undefined, listener: SendEventListener) =>
+    const start = (signal: AbortSignal | undefined, listener: SendEventListener | undefined) =>
       run(requestId, input, label, call, signal, listener);
     return join(call.joinKey, requestId, start, call.signal, call.onEvent) as Promise<SendResult<TData>>;
   }

@@ -9,14 +9,19 @@ import type { SendEvent, SendEventListener } from './events.js';
 
 interface Shared<T> {
   readonly promise: Promise<T>;
-  readonly controller: AbortController;
+  /**
+   * Aborts the run once every caller has left. Only a run whose first caller has a
+   * signal gets one: a caller without a signal never leaves, so that run is never aborted.
+   */
+  readonly controller: AbortController | undefined;
   readonly listeners: Set<SendEventListener>;
   /** What the run has done so far, for the error of a caller who leaves early. */
   readonly progress: { requestId: string; attempts: number; polls: number };
   callers: number;
 }
 
-export type Start<T> = (signal: AbortSignal | undefined, emit: SendEventListener) => Promise<T>;
+/** Starts the run; `emit` is `undefined` when nobody listens, so no event is built. */
+export type Start<T> = (signal: AbortSignal | undefined, emit: SendEventListener | undefined) => Promise<T>;
 
 /** Calls `listener` and ignores what it throws: a UI bug must not break the send. */
 export function notify(listener: SendEventListener | undefined, event: SendEvent): void {
@@ -37,13 +42,13 @@ export function createJoiner<T>(leave: (signal: AbortSignal, progress: IntentErr
     signal: AbortSignal | undefined,
     listener: SendEventListener | undefined,
   ): Promise<T> {
-    if (key === undefined) return start(signal, (event) => notify(listener, event));
+    if (key === undefined) return start(signal, listener);
     let shared = inFlight.get(key);
     if (!shared) {
-      const controller = new AbortController();
+      const controller = signal ? new AbortController() : undefined;
       const listeners = new Set<SendEventListener>();
       const progress = { requestId, attempts: 0, polls: 0 };
-      const promise = start(controller.signal, (event) => {
+      const promise = start(controller?.signal, (event) => {
         if (event.type === 'attempt') progress.attempts = event.attempt;
         if (event.type === 'poll') progress.polls = event.polls;
         for (const each of listeners) notify(each, event);
@@ -75,7 +80,7 @@ export function createJoiner<T>(leave: (signal: AbortSignal, progress: IntentErr
         if (shared.callers === 0) {
           // Nobody waits any more: stop the run, and free the key for the next click now.
           if (inFlight.get(key) === shared) inFlight.delete(key);
-          shared.controller.abort(signal.reason);
+          shared.controller?.abort(signal.reason);
         }
         reject(leave(signal, { ...shared.progress }));
       };

@@ -50,7 +50,8 @@ export interface IntentRequest {
   readonly searchParams?: unknown;
   readonly parse: ParseMode;
   readonly signal: AbortSignal | undefined;
-  readonly emit: (event: SendEvent) => void;
+  /** Reports an event; `undefined` when nobody listens (events are then never built). */
+  readonly emit: ((event: SendEvent) => void) | undefined;
   /** Writes the pending intent; called once, before the first attempt leaves. */
   readonly persist: ((request: Request) => Promise<void>) | undefined;
 }
@@ -104,7 +105,7 @@ export async function runIntent<TData>(
       retryAfter === undefined
         ? backoffDelay(retries, { base: retry.delay, cap: retry.backoffLimit, random: retry.random })
         : Math.min(retryAfter, retry.maxRetryAfter);
-    emit({ type: 'retry', requestId, attempt: retries, retryLimit: retry.limit, reason, delay, ...(status && { status }) });
+    emit?.({ type: 'retry', requestId, attempt: retries, retryLimit: retry.limit, reason, delay, ...(status && { status }) });
     return delay;
   };
 
@@ -113,17 +114,19 @@ export async function runIntent<TData>(
     const request = input instanceof Request ? input : new Request(input, init);
     if (polling) {
       polls += 1;
-      emit({ type: 'poll', requestId, polls, url: request.url });
+      emit?.({ type: 'poll', requestId, polls, url: request.url });
     } else {
       if (attempts === 0 && persist) await persist(request);
       attempts += 1;
-      emit({ type: 'attempt', requestId, attempt: attempts, retryLimit: retry.limit });
+      emit?.({ type: 'attempt', requestId, attempt: attempts, retryLimit: retry.limit });
     }
     // A stream body can be read once: keep a copy in case polling ends in a resend.
     const copy = !polling && original === undefined && isStream ? request.clone() : undefined;
     lastRequest = request;
     const sentAt = Date.now();
     const response = await (baseFetch ?? globalThis.fetch)(request, init);
+    // The common case, an answer, needs no header read and no classifying.
+    if (response.status < 400 && response.status !== 202) return response;
     const verdict = await classify(response, retry.statusCodes);
     if (verdict.kind === 'done') return response;
     let next: Request | undefined;
@@ -140,7 +143,7 @@ export async function runIntent<TData>(
         statusUrl && client.pollWait > 0 && (!polling || heldFully(response, Date.now() - sentAt, client.pollWait))
           ? 0
           : Math.min(verdict.retryAfter ?? client.pollInterval, retry.maxRetryAfter);
-      if (!polling) emit({ type: 'accepted', requestId, statusUrl: statusUrl?.href, delay });
+      if (!polling) emit?.({ type: 'accepted', requestId, statusUrl: statusUrl?.href, delay });
       polling = true;
       next = statusUrl
         ? pollRequest(statusUrl, request, client.headerName, client.formatId(requestId), client.pollWait)
@@ -189,7 +192,7 @@ export async function runIntent<TData>(
   }
   if (!response) throw toSendError(undefined, { requestId, attempts, polls }, client, intent.signal, 0);
   const replayed = client.replayedHeaders.some((name) => response.headers.get(name)?.trim().toLowerCase() === 'true');
-  if (replayed) emit({ type: 'replayed', requestId, status: response.status });
+  if (replayed) emit?.({ type: 'replayed', requestId, status: response.status });
   let data: TData;
   try {
     data = (await readData(response, lastRequest!, intent.parse, client.parseJson)) as TData;
