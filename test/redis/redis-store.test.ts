@@ -214,7 +214,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     const closedAt = Date.now();
     await waiter.close();
     expect(await waiting).toMatchObject({ state: 'processing' });
-    expect(Date.now() - closedAt).toBeLessThan(500);
+    expect(Date.now() - closedAt).toBeLessThan(5_000); // ended by close(), not by the 30 s wait
     expect(await connected()).toBe(before);
     await expect(waiter.wait(key, 1_000)).rejects.toThrow(/closed/);
   });
@@ -281,12 +281,13 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
       expect(error).toBeInstanceOf(RedisStoreUnavailableError);
       expect(error).toMatchObject({ code: 'store-unavailable' });
       expect(Date.now() - started).toBeGreaterThanOrEqual(290);
-      expect(Date.now() - started).toBeLessThan(600);
+      expect(Date.now() - started).toBeLessThan(2_000); // bounded by commandTimeoutMs, not by Redis
       await expect(store.wait(newKey(), 5_000)).rejects.toBeInstanceOf(RedisStoreUnavailableError);
     } finally {
       server.signal('SIGCONT');
     }
-    expect(await store.get(key)).not.toBeUndefined();
+    // Redis ran the timed-out acquire once it woke: a lease nobody renews, which will lapse.
+    expect(await store.get(key)).toMatchObject({ state: 'processing', fingerprint: 'fp' });
   });
 
   it('re-reads after its subscriber reconnects, since publishes made meanwhile are lost', async () => {
@@ -316,7 +317,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
       const started = Date.now();
       await expect(store.acquire(key, 'fp', LEASE)).rejects.toBeInstanceOf(RedisStoreUnavailableError);
       await expect(store.get(key)).rejects.toBeInstanceOf(RedisStoreUnavailableError);
-      expect(Date.now() - started).toBeLessThan(100);
+      expect(Date.now() - started).toBeLessThan(1_000); // at once, not after commandTimeoutMs (2 s)
     } finally {
       await server.boot();
     }
