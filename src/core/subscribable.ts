@@ -11,21 +11,8 @@ export class Subscribable<TListener extends (...args: never[]) => void = Listene
   /** Adds `listener`; the returned function removes it again (idempotent). */
   subscribe = (listener: TListener): (() => void) => {
     this.listeners.add(listener);
-    this.onSubscribe();
     return () => {
-      if (!this.listeners.delete(listener)) return;
-      this.onUnsubscribe();
+      this.listeners.delete(listener);
     };
   };
-
-  /** True while at least one listener is attached. */
-  hasListeners(): boolean {
-    return this.listeners.size > 0;
-  }
-
-  /** Hook for subclasses: a listener was added. */
-  protected onSubscribe(): void {}
-
-  /** Hook for subclasses: a listener was removed. */
-  protected onUnsubscribe(): void {}
 }

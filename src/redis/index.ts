@@ -3,7 +3,6 @@
  * or Cluster), over the official `redis` client (an optional peer dependency).
  */
 export { RedisStore } from './store.js';
-export { normalizeRedisStoreOptions } from './options.js';
 export {
   RedisStoreClosedError,
   RedisStoreError,
@@ -11,5 +10,5 @@ export {
   RedisStoreUnavailableError,
 } from './errors.js';
 
-export type { RedisStoreOptions, NormalizedRedisStoreOptions } from './options.js';
+export type { RedisStoreOptions } from './options.js';
 export type { RedisMessageListener, RedisScriptCall, RedisStoreClient, RedisStoreSubscriber } from './client.js';

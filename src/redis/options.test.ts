@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeRedisStoreOptions, type RedisStoreClient } from './index.js';
+import type { RedisStoreClient } from './client.js';
+import { normalizeRedisStoreOptions } from './options.js';
 
 const client: RedisStoreClient = {
   evalSha: async () => null,

@@ -32,7 +32,7 @@ function withProtocolHeaders(response: Response, context: AnswerContext): Respon
 }
 
 /** The stored answer again, marked `X-Idempotent-Replayed: true`. */
-export function replayAnswer(record: CompletedRecord, context: AnswerContext): Response {
+function replayAnswer(record: CompletedRecord, context: AnswerContext): Response {
   const stored = parseStoredResponse(record.result);
   if (!stored.replayable) {
     const response = Response.json(
