@@ -1,13 +1,11 @@
 import {
   LOCATION_HEADER,
-  PROBLEM_JSON,
   PREFERENCE_APPLIED_HEADER,
   REPLAYED_HEADER,
   REQUEST_ID_HEADER,
   RETRY_AFTER_HEADER,
 } from '../core/headers.js';
 import { formatPreferWait } from '../core/prefer.js';
-import { problemType } from '../core/problems.js';
 import type { ResolvedHandlerOptions } from './handler-options.js';
 import { problemResponse } from './problem.js';
 import type { CompletedRecord, IdempotencyRecord } from './store.js';
@@ -35,20 +33,13 @@ function withProtocolHeaders(response: Response, context: AnswerContext): Respon
 function replayAnswer(record: CompletedRecord, context: AnswerContext): Response {
   const stored = parseStoredResponse(record.result);
   if (!stored.replayable) {
-    const response = Response.json(
-      {
-        type: problemType('response-not-replayable'),
-        code: 'response-not-replayable',
-        title: 'answer-once: this intent was answered, but its answer was too large to keep for replay.',
-        status: 410,
-        requestId: context.requestId,
-        answeredStatus: stored.status,
-      },
-      {
-        status: 410,
-        headers: { 'Content-Type': PROBLEM_JSON, 'Cache-Control': 'no-store', [REPLAYED_HEADER]: 'true' },
-      },
-    );
+    const response = problemResponse('response-not-replayable', {
+      status: 410,
+      title: 'answer-once: this intent was answered, but its answer was too large to keep for replay.',
+      requestId: context.requestId,
+      extensions: { answeredStatus: stored.status },
+      headers: { [REPLAYED_HEADER]: 'true' },
+    });
     return withProtocolHeaders(response, context);
   }
   const headers = new Headers(stored.headers as [string, string][]);

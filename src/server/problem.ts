@@ -9,6 +9,8 @@ export interface ProblemInit {
   readonly requestId?: string;
   /** Extra response headers (`Retry-After`, `Location`, …). */
   readonly headers?: HeadersInit;
+  /** Extension members of the problem (RFC 9457 § 3.2), e.g. `answeredStatus`. */
+  readonly extensions?: Readonly<Record<string, unknown>>;
 }
 
 /** An RFC 9457 problem+json `Response` with one of the protocol's stable codes. */
@@ -16,6 +18,7 @@ export function problemResponse(code: ProblemCode, init: ProblemInit): Response 
   const body: ProblemDetails = { type: problemType(code), title: init.title, status: init.status, code };
   if (init.detail !== undefined) body.detail = init.detail;
   if (init.requestId !== undefined) body.requestId = init.requestId;
+  if (init.extensions !== undefined) Object.assign(body, init.extensions);
   const headers = new Headers(init.headers);
   headers.set('Content-Type', PROBLEM_JSON);
   headers.set('Cache-Control', 'no-store');

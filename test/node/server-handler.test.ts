@@ -371,6 +371,7 @@ describe('createIdempotencyHandler: limits', () => {
     expect(await first.text()).toBe(long);
     const replay = await app.handle(chatRequest());
     expect(replay.status).toBe(410);
+    expect(replay.headers.get('Content-Type')).toBe('application/problem+json');
     expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
     expect(await replay.json()).toMatchObject({ code: 'response-not-replayable', answeredStatus: 200, requestId: ID });
     expect(app.calls).toHaveLength(1);
