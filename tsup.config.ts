@@ -18,7 +18,9 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   treeshake: true,
-  // Node-only entries import `node:*`; keep the protocol (every supported Node has it).
+  // Node-only entries (redis, server/node) import `node:*` built-ins: leave them to the
+  // runtime, protocol kept (every supported Node has it).
   removeNodeProtocol: false,
+  external: [/^node:/],
   splitting: true,
 });
