@@ -113,11 +113,19 @@ describe('createIdempotencyHandler: leases and fencing', () => {
 
   it('answers 503 store-unavailable when the memory store is full of running intents', async () => {
     const release = gate();
-    const app = chatApp({ store: new MemoryStore({ maxEntries: 1 }), work: () => release.promise.then(() => undefined) });
+    const app = chatApp({
+      store: new MemoryStore({ maxEntries: 1 }),
+      retryAfterSeconds: 3,
+      work: () => release.promise.then(() => undefined),
+    });
     const first = app.handle(chatRequest());
     await until(() => app.calls.length > 0);
     const second = await app.handle(chatRequest({ id: 'req-0000000002' }));
     expect(second.status).toBe(503);
+    expect(second.headers.get('Retry-After')).toBe('3');
+    const problem = (await second.json()) as Record<string, unknown>;
+    expect(problem).toMatchObject({ code: 'store-unavailable', requestId: 'req-0000000002' });
+    expect(JSON.stringify(problem)).not.toContain('alice'); // the store's message names the key
     expect(app.calls).toHaveLength(1);
     release.open();
     await first;
