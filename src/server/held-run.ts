@@ -50,7 +50,8 @@ export async function runHeld<T>(
   const heartbeat = setInterval(() => {
     if (renewing) return;
     renewing = true;
-    store.renew(key, token, leaseMs).then(
+    // Through a promise: a store that throws synchronously must not throw out of a timer.
+    new Promise<boolean>((resolve) => resolve(store.renew(key, token, leaseMs))).then(
       (held) => {
         renewing = false;
         if (held || done) return;

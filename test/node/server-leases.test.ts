@@ -100,6 +100,20 @@ describe('createIdempotencyHandler: leases and fencing', () => {
     expect(response.status).toBe(202); // the successor is still running
   });
 
+  it('keeps the work running when a store’s renew throws instead of rejecting', async () => {
+    const store = new MemoryStore();
+    const throwing: IdempotencyStore = {
+      ...withoutHeartbeats(store),
+      renew: () => {
+        throw new Error('renew is not implemented');
+      },
+    };
+    const app = chatApp({ store: throwing, leaseMs: 60, heartbeatMs: 10, work: () => sleep(150).then(() => undefined) });
+    const response = await app.handle(chatRequest());
+    expect(response.status).toBe(200);
+    expect(app.events).toContainEqual(expect.objectContaining({ type: 'store-error', operation: 'renew' }));
+  });
+
   it('answers 503 store-unavailable with Retry-After when the store is down, and never runs the work', async () => {
     const app = chatApp({ store: downStore, retryAfterSeconds: 2 });
     const response = await app.handle(chatRequest());
