@@ -3,9 +3,9 @@
  * {@link AnswerOnceError} subclasses, or — for errors thrown by your own hooks — the
  * error unchanged.
  */
-import { isHTTPError, isNetworkError, isTimeoutError } from 'ky';
+import { isHTTPError, isNetworkError, isTimeoutError } from './ky.js';
 import { isRetryableStatus, rawProblemCode } from './classify.js';
-import { problemCode, type ProblemDetails } from '../core/problems.js';
+import type { ProblemDetails } from '../core/problems.js';
 import { AbortError } from './errors/abort-error.js';
 import { AnswerOnceError, type IntentErrorContext } from './errors/answer-once-error.js';
 import { ConnectionError } from './errors/connection-error.js';
@@ -33,11 +33,10 @@ export function toSendError(
   if (isHTTPError(error)) {
     const { response, data } = error;
     const answer: ErrorResponse = { response, data, problem: asProblem(data) };
-    const code = problemCode(data);
+    const code = rawProblemCode(data);
     if (response.status === 422 && code === 'request-id-reused') return new RequestIdReusedError(answer, context, error);
     if (code === 'intent-failed') return new IntentFailedError(answer, context, error);
-    const retryable = isRetryableStatus(response.status, rawProblemCode(data), client.retry.statusCodes);
-    return new ResponseError(answer, context, retryable, error);
+    return new ResponseError(answer, context, isRetryableStatus(response.status, code, client.retry.statusCodes), error);
   }
   if (isTimeoutError(error) && elapsed >= client.totalTimeout) {
     return new DeadlineExceededError(client.totalTimeout, context, error);
