@@ -3,7 +3,8 @@
  * `baseUrl`, `fetch`… still work) plus the protocol's. Normalised once by
  * {@link normalizeClientOptions}; a bad option is a TypeError naming it.
  */
-import ky, { type KyInstance, type Options as KyOptions } from 'ky';
+import type { KyInstance, Options as KyOptions } from 'ky';
+import ky from './ky.js';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, REQUEST_ID_HEADER, STRIPE_REPLAYED_HEADER } from '../core/headers.js';
 import type { SendEventListener } from './events.js';
 import { fail, integer, optionalFunction } from './validate.js';

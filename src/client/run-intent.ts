@@ -11,7 +11,8 @@
  * Delays are computed here (full jitter, `Retry-After` capped) so the `retry` event can
  * announce them before the wait.
  */
-import { ForceRetryError, isHTTPError, isNetworkError, isTimeoutError, replaceOption, type Input, type KyInstance } from 'ky';
+import type { Input, KyInstance } from 'ky';
+import { ForceRetryError, isHTTPError, isNetworkError, isTimeoutError, replaceOption } from './ky.js';
 import { backoffDelay } from '../core/backoff.js';
 import { PREFERENCE_APPLIED_HEADER } from '../core/headers.js';
 import { parsePreferWait } from '../core/prefer.js';
