@@ -55,22 +55,11 @@ export interface AnswerOnceClient {
 
 /**
  * The request's headers: `init`, the ID header (always ours), and a JSON content type
- * unless one is set. A plain object stays plain, which ky merges cheaply.
+ * unless one is set. Without `init` (the usual send) a plain object, which ky merges
+ * cheaply.
  */
 function requestHeaders(init: HeadersInit | undefined, name: string, value: string, json: boolean): HeadersInit {
   if (init === undefined) return json ? { 'content-type': 'application/json', [name]: value } : { [name]: value };
-  if (Object.getPrototypeOf(init) === Object.prototype && !Array.isArray(init)) {
-    const headers: Record<string, string> = {};
-    const lower = name.toLowerCase();
-    for (const [key, item] of Object.entries(init as Record<string, string>)) {
-      if (key.toLowerCase() !== lower) headers[key] = item;
-    }
-    if (json && !Object.keys(headers).some((key) => key.toLowerCase() === 'content-type')) {
-      headers['content-type'] = 'application/json';
-    }
-    headers[name] = value;
-    return headers;
-  }
   const headers = new Headers(init);
   headers.set(name, value);
   if (json && !headers.has('content-type')) headers.set('content-type', 'application/json');

@@ -33,6 +33,31 @@ describe('client.send', () => {
     expect([...fake.records.keys()]).toEqual(['queued-intent-0001']);
   });
 
+  it.each([
+    ['a plain object', (h: Record<string, string>) => h],
+    ['a Headers', (h: Record<string, string>) => new Headers(h)],
+    ['entries', (h: Record<string, string>) => Object.entries(h)],
+  ])('sends per-send headers given as %s beside the intent ID, which they cannot replace', async (_, as) => {
+    const seen: [string | null, string | null, string | null][] = [];
+    server.use(
+      http.post(`${ORIGIN}/chat`, ({ request }) => {
+        const h = request.headers;
+        seen.push([h.get('x-request-id'), h.get('x-trace'), h.get('content-type')]);
+        return HttpResponse.json({});
+      }),
+    );
+    const client = createClient({ baseUrl: ORIGIN });
+    const json = await client.send('chat', { json: {}, headers: as({ 'x-request-id': 'forged-id-0001', 'X-Trace': 't1' }) });
+    const text = await client.send('chat', {
+      json: {},
+      headers: as({ 'X-Trace': 't2', 'Content-Type': 'application/vnd.chat+json' }),
+    });
+    expect(seen).toEqual([
+      [json.requestId, 't1', 'application/json'],
+      [text.requestId, 't2', 'application/vnd.chat+json'],
+    ]);
+  });
+
   it('sends the ID as a quoted structured-field string when headerName is Idempotency-Key', async () => {
     const raw: (string | null)[] = [];
     server.use(
