@@ -18,6 +18,8 @@ export type Verdict =
   /** Send the intent's original request again (same ID). */
   | { readonly kind: 'resend'; readonly reason: RetryReason; readonly retryAfter: number | undefined };
 
+const DONE: Verdict = { kind: 'done' };
+
 /** Never retried, whatever `retry.statusCodes` says: retrying cannot change the answer. */
 const FINAL_STATUSES = new Set([400, 401, 403, 404, 422]);
 
@@ -52,19 +54,18 @@ export async function classify(
   now: number = Date.now(),
 ): Promise<Verdict> {
   const { status } = response;
+  if (status !== 202 && status < 400) return DONE;
   const retryAfter = parseRetryAfter(response.headers.get(RETRY_AFTER_HEADER), now);
   const location = response.headers.get('location');
-  if (status === 202) return { kind: 'accepted', location, retryAfter };
-  if (status < 400) return { kind: 'done' };
-  const code = await readProblemCode(response);
+  const code = status === 202 ? undefined : await readProblemCode(response);
   // An IETF-style server answers 409 while the first attempt runs; with a Location it
   // is a 202 in all but name.
-  if (status === 409 && location && (code === undefined || code === 'request-in-progress')) {
+  if (status === 202 || (location && status === 409 && isRetryableStatus(status, code, retryStatuses))) {
     return { kind: 'accepted', location, retryAfter };
   }
   if (code === 'intent-failed' || (status === 404 && code === 'intent-not-found')) {
     return { kind: 'resend', reason: code, retryAfter };
   }
-  if (!isRetryableStatus(status, code, retryStatuses)) return { kind: 'done' };
+  if (!isRetryableStatus(status, code, retryStatuses)) return DONE;
   return { kind: 'retry', reason: status === 409 ? 'in-progress' : 'status', retryAfter };
 }

@@ -162,6 +162,7 @@ export async function runIntent<TData>(
   }
 
   let response: Response | undefined;
+  let failure: unknown;
   try {
     response = await instance(intent.input, {
       method: intent.method,
@@ -189,18 +190,23 @@ export async function runIntent<TData>(
       }),
     });
   } catch (error) {
-    throw toSendError(error, { requestId, attempts, polls }, client, intent.signal, Date.now() - startedAt);
+    failure = error;
   }
-  if (!response) throw toSendError(undefined, { requestId, attempts, polls }, client, intent.signal, 0);
+  // No response and no error: a ky hook stopped the send.
+  if (!response) throw toSendError(failure, { requestId, attempts, polls }, client, intent.signal, Date.now() - startedAt);
   const replayed = client.replayedHeaders.some((name) => response.headers.get(name)?.trim().toLowerCase() === 'true');
   if (replayed) emit?.({ type: 'replayed', requestId, status: response.status });
   let data: TData;
   try {
     data = (await readData(response, lastRequest!, intent.parse, client.parseJson)) as TData;
   } catch (error) {
-    const answer = { response, data: undefined, problem: undefined };
-    const message = 'the answer arrived but its body could not be read; set `parse` to match what the server sends.';
-    throw new ResponseError(answer, { requestId, attempts, polls }, false, error, message);
+    throw new ResponseError(
+      { response, data: undefined, problem: undefined },
+      { requestId, attempts, polls },
+      false,
+      error,
+      'the answer arrived but its body could not be read; set `parse` to match what the server sends.',
+    );
   }
   return { data, response, requestId, replayed, attempts, polls };
 }
