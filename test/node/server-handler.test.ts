@@ -45,6 +45,9 @@ describe('createIdempotencyHandler: the state table', () => {
     expect(resend.status).toBe(202);
     expect(resend.headers.get('Location')).toBe(`/api/status/${ID}`);
     expect(resend.headers.get('Retry-After')).toBe('1');
+    expect(resend.headers.get('X-Request-Id')).toBe(ID);
+    expect(resend.headers.get('Cache-Control')).toBe('no-store');
+    expect(resend.headers.get('Content-Type')).toBe('application/json');
     expect(await resend.json()).toEqual({ requestId: ID, state: 'processing', location: `/api/status/${ID}` });
     release.open();
     expect((await first).status).toBe(200);
@@ -60,6 +63,7 @@ describe('createIdempotencyHandler: the state table', () => {
     expect(resend.status).toBe(409);
     expect(resend.headers.get('Content-Type')).toBe('application/problem+json');
     expect(resend.headers.get('Retry-After')).toBe('2');
+    expect(resend.headers.get('Location')).toBe(`/api/status/${ID}`);
     expect(await resend.json()).toMatchObject({ code: 'request-in-progress', requestId: ID });
     release.open();
     await first;
