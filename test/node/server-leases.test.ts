@@ -192,6 +192,15 @@ describe('createIdempotencyHandler: the status route', () => {
     await first;
   });
 
+  it('answers a failed intent whose stored status is not 5xx (a 429) as 503, with its Retry-After', async () => {
+    const app = chatApp({ work: () => new Response('slow down', { status: 429, headers: { 'Retry-After': '3' } }) });
+    expect((await app.handle(chatRequest())).status).toBe(429);
+    const status = await app.handle(statusRequest(ID));
+    expect(status.status).toBe(503);
+    expect(status.headers.get('Retry-After')).toBe('3');
+    expect(await status.json()).toMatchObject({ code: 'intent-failed', requestId: ID });
+  });
+
   it('answers 404 for an unknown ID and 400 for a malformed one', async () => {
     const app = chatApp();
     expect((await app.handle(statusRequest('req-never-sent'))).status).toBe(404);
