@@ -21,7 +21,8 @@ export interface AnswerContext {
 
 type AnswerOptions = Pick<ResolvedHandlerOptions, 'statusPath' | 'inProgressStatus' | 'retryAfterSeconds'>;
 
-function withProtocolHeaders(response: Response, context: AnswerContext): Response {
+/** Adds `X-Request-Id`, and `Preference-Applied` when the request was held by `Prefer: wait`. */
+export function withProtocolHeaders(response: Response, context: AnswerContext): Response {
   response.headers.set(REQUEST_ID_HEADER, context.requestId);
   if (context.waitedSeconds !== undefined) {
     response.headers.set(PREFERENCE_APPLIED_HEADER, formatPreferWait(context.waitedSeconds));

@@ -1,7 +1,7 @@
-import { PREFER_HEADER, REQUEST_ID_HEADER, RETRY_AFTER_HEADER } from '../core/headers.js';
+import { PREFER_HEADER, RETRY_AFTER_HEADER } from '../core/headers.js';
 import { isValidRequestId } from '../core/request-id.js';
 import { parsePreferWait } from '../core/prefer.js';
-import { type AnswerContext, failedAnswer, inProgressAnswer, statusAnswer } from './answers.js';
+import { type AnswerContext, failedAnswer, inProgressAnswer, statusAnswer, withProtocolHeaders } from './answers.js';
 import { readBodyLimited } from './body.js';
 import { withCors } from './cors.js';
 import { IdempotencyError, InvalidRequestIdError, RequestIdReusedError } from './errors.js';
@@ -170,9 +170,8 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
       const record = await storeCall('get', key, () => store.get(key), { onEvent, retryAfterSeconds, requestId });
       return record === null ? failedAnswer({ status: 503 }, answer) : statusAnswer(record, answer, resolved, Date.now());
     }
-    const response = verdict.value;
-    response.headers.set(REQUEST_ID_HEADER, requestId);
-    return response;
+    // After a long-poll whose holder failed or died, this run answers the held request (§ 6.2).
+    return withProtocolHeaders(verdict.value, answer);
   }
 
   return resolved.cors ? withCors(handle, resolved.cors) : handle;

@@ -88,6 +88,31 @@ describe('createIdempotencyHandler: the state table', () => {
     expect(app.calls).toHaveLength(1);
   });
 
+  it('runs the work itself when the attempt it waited for fails during the long-poll', async () => {
+    const release = gate();
+    let failures = 1;
+    const app = chatApp({
+      work: async () => {
+        if (failures-- > 0) {
+          await release.promise;
+          throw new Error('model crashed');
+        }
+        return undefined;
+      },
+    });
+    const first = app.handle(chatRequest());
+    await until(() => app.calls.length > 0);
+    const held = app.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
+    await sleep(50);
+    release.open();
+    expect((await first).status).toBe(500);
+    const response = await held;
+    expect(response.status).toBe(200);
+    expect(response.headers.get('X-Idempotent-Replayed')).toBeNull();
+    expect(response.headers.get('Preference-Applied')).toBe('wait=5');
+    expect(app.calls.map((call) => call.context.retry)).toEqual([false, true]);
+  });
+
   it('caps Prefer: wait at maxWaitMs and then answers 202', async () => {
     const release = gate();
     const app = chatApp({ maxWaitMs: 1_000, work: () => release.promise.then(() => undefined) });
