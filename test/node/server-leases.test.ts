@@ -125,6 +125,23 @@ describe('createIdempotencyHandler: leases and fencing', () => {
     expect(app.events).toContainEqual(expect.objectContaining({ type: 'store-error', operation: 'acquire' }));
   });
 
+  it('still answers with the work’s outcome when storing it fails (§ 10.3), leaving the intent to its lease', async () => {
+    const store = new MemoryStore();
+    const failingWrites: IdempotencyStore = {
+      ...withoutHeartbeats(store),
+      renew: (...args) => store.renew(...args),
+      complete: () => Promise.reject(new Error('ETIMEDOUT')),
+    };
+    const app = chatApp({ store: failingWrites });
+    const response = await app.handle(chatRequest({ question: 'still there?' }));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('X-Request-Id')).toBe(ID);
+    expect(await response.json()).toEqual({ answer: 'echo: still there?', run: 1 });
+    expect(app.events).toContainEqual(expect.objectContaining({ type: 'store-error', operation: 'complete' }));
+    expect((await app.handle(chatRequest({ question: 'still there?' }))).status).toBe(202); // lease still held
+    expect(app.calls).toHaveLength(1);
+  });
+
   it('answers 503 store-unavailable when the memory store is full of running intents', async () => {
     const release = gate();
     const app = chatApp({
