@@ -7,6 +7,7 @@ import {
   MemoryStore,
   type ScopeResolver,
 } from '../server/index.js';
+import { unquote } from '../server/request-id.js';
 import { crashingWorker } from './crash.js';
 import { assertFault, type Fault, type FaultContext, type FaultDecider } from './faults.js';
 
@@ -61,7 +62,7 @@ function requestIdOf(request: Request, statusPrefix: string): { requestId: strin
     return { requestId: pathname.slice(statusPrefix.length), statusRoute: true };
   }
   const raw = request.headers.get(REQUEST_ID_HEADER) ?? request.headers.get(IDEMPOTENCY_KEY_HEADER) ?? undefined;
-  return { requestId: raw?.trim().replace(/^"(.*)"$/, '$1'), statusRoute: false };
+  return { requestId: raw === undefined ? undefined : unquote(raw), statusRoute: false };
 }
 
 interface ResolvedMockOptions {

@@ -2,8 +2,8 @@ import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../core/headers.js';
 import { isValidRequestId } from '../core/request-id.js';
 import { InvalidRequestIdError, MissingRequestIdError } from './errors.js';
 
-/** A structured-field string (`"abc"`) unquoted; anything else as sent, trimmed. */
-function unquote(value: string): string {
+/** A structured-field string (`"abc"`) unquoted; anything else as sent, trimmed (PROTOCOL.md § 2.3). */
+export function unquote(value: string): string {
   const trimmed = value.trim();
   return trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"') ? trimmed.slice(1, -1) : trimmed;
 }
