@@ -62,8 +62,8 @@ export function assertFault(fault: unknown): asserts fault is Fault {
     if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599) {
       throw new TypeError('answer-once/msw: a `fail-before` fault needs a 4xx/5xx `status`.');
     }
-    if (typeof retryAfterSeconds !== 'number' || retryAfterSeconds < 0) {
-      throw new TypeError('answer-once/msw: `retryAfterSeconds` must be a number ≥ 0.');
+    if (typeof retryAfterSeconds !== 'number' || !Number.isFinite(retryAfterSeconds) || retryAfterSeconds < 0) {
+      throw new TypeError('answer-once/msw: `retryAfterSeconds` must be a finite number ≥ 0.');
     }
     return;
   }

@@ -137,6 +137,7 @@ describe('createIdempotentMock', () => {
     const { mock } = mount();
     expect(() => mock.inject({ type: 'explode' } as never)).toThrow(/type/);
     expect(() => mock.inject({ type: 'fail-before', status: 200 })).toThrow(/status/);
+    expect(() => mock.inject({ type: 'fail-before', retryAfterSeconds: Number.NaN })).toThrow(/`retryAfterSeconds`/);
     expect(() => createIdempotentMock({ url: '/relative', handler: () => new Response() })).toThrow(/`url`/);
     expect(() => createIdempotentMock({ url: URL_ } as IdempotentMockOptions)).toThrow(/`handler`/);
   });
