@@ -155,6 +155,15 @@ describe('storage of pending intents', () => {
     expect(() => adapter.list()).toThrow(/sessionStorage is not available here; use memoryStorageAdapter\(\)/);
   });
 
+  it('rejects an empty or non-string prefix with a TypeError naming it, before touching storage', () => {
+    const area = fakeWebStorage();
+    for (const prefix of ['', 42 as never]) {
+      expect(() => webStorageAdapter(area, { prefix })).toThrow(TypeError);
+      expect(() => webStorageAdapter(area, { prefix })).toThrow('answer-once: `prefix` must be a non-empty string.');
+    }
+    expect(area.length).toBe(0);
+  });
+
   it('skips entries under its prefix that it did not write', () => {
     const area = fakeWebStorage();
     area.setItem('answer-once:junk', '{not json');

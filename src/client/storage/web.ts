@@ -1,3 +1,4 @@
+import { fail } from '../validate.js';
 import { byCreatedAt, isStoredIntent, type IntentStorage, type StoredIntent } from './types.js';
 
 /** Options of the Web Storage adapters. */
@@ -11,13 +12,6 @@ export interface WebStorageAdapterOptions {
 
 type WebStorageName = 'sessionStorage' | 'localStorage';
 
-function resolvePrefix(options: WebStorageAdapterOptions): string {
-  const { prefix = 'answer-once:' } = options;
-  if (typeof prefix !== 'string' || prefix === '') {
-    throw new TypeError('answer-once: `prefix` must be a non-empty string.');
-  }
-  return prefix;
-}
 
 /**
  * Pending intents in a Web Storage area (`sessionStorage`, `localStorage`, or any object
@@ -27,7 +21,8 @@ export function webStorageAdapter(
   storage: Storage | (() => Storage),
   options: WebStorageAdapterOptions = {},
 ): IntentStorage {
-  const prefix = resolvePrefix(options);
+  const { prefix = 'answer-once:' } = options;
+  if (typeof prefix !== 'string' || prefix === '') fail('prefix', 'a non-empty string');
   const area = typeof storage === 'function' ? storage : () => storage;
   return {
     save(intent) {
