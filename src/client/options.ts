@@ -152,6 +152,8 @@ export interface ResolvedClientOptions {
   readonly onEvent: SendEventListener | undefined;
   readonly parse: ParseMode;
   readonly parseJson: KyOptions['parseJson'];
+  /** The client-wide `signal`, used when a send brings none of its own. */
+  readonly signal: AbortSignal | undefined;
 }
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -204,6 +206,8 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
     fail('storage', 'an IntentStorage adapter');
   }
   if (!PARSE_MODES.includes(parse)) fail('parse', `one of ${PARSE_MODES.join(', ')}`);
+  const { signal } = kyOptions;
+  if (signal != null && !(signal instanceof AbortSignal)) fail('signal', 'an AbortSignal');
   const ietf = headerName.toLowerCase() === IDEMPOTENCY_KEY_HEADER.toLowerCase();
   return {
     ky: base,
@@ -221,5 +225,6 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
     onEvent: optionalFunction(onEvent, 'onEvent'),
     parse,
     parseJson: optionalFunction(kyOptions.parseJson, 'parseJson'),
+    signal: signal ?? undefined,
   };
 }

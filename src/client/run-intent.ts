@@ -86,6 +86,8 @@ export async function runIntent<TData>(
 ): Promise<SendResult<TData>> {
   const { requestId, emit, persist } = intent;
   const { retry } = client;
+  // The send's own signal, else the client's default one (`createClient({ signal })`).
+  const signal = intent.signal ?? client.signal;
   const startedAt = Date.now();
   let attempts = 0;
   let polls = 0;
@@ -168,8 +170,9 @@ export async function runIntent<TData>(
       method: intent.method,
       body: intent.body,
       headers: intent.headers,
-      searchParams: intent.searchParams as never,
-      signal: intent.signal,
+      // Only a send's own: an explicit undefined would erase the client's defaults.
+      ...(intent.searchParams !== undefined && { searchParams: intent.searchParams as never }),
+      ...(signal !== undefined && { signal }),
       timeout: client.timeout,
       totalTimeout: client.totalTimeout,
       throwHttpErrors: true,
@@ -181,7 +184,7 @@ export async function runIntent<TData>(
         statusCodes: [],
         delay: () => networkDelay,
         shouldRetry: ({ error }) => {
-          if (isHTTPError(error) || intent.signal?.aborted || Date.now() - startedAt >= client.totalTimeout) return false;
+          if (isHTTPError(error) || signal?.aborted || Date.now() - startedAt >= client.totalTimeout) return false;
           if (!isNetworkError(error) && !isTimeoutError(error)) return false;
           const delay = takeRetry(isTimeoutError(error) ? 'timeout' : 'network', undefined);
           networkDelay = delay ?? 0;
@@ -193,7 +196,7 @@ export async function runIntent<TData>(
     failure = error;
   }
   // No response and no error: a ky hook stopped the send.
-  if (!response) throw toSendError(failure, { requestId, attempts, polls }, client, intent.signal, Date.now() - startedAt);
+  if (!response) throw toSendError(failure, { requestId, attempts, polls }, client, signal, Date.now() - startedAt);
   const replayed = client.replayedHeaders.some((name) => response.headers.get(name)?.trim().toLowerCase() === 'true');
   if (replayed) emit?.({ type: 'replayed', requestId, status: response.status });
   let data: TData;

@@ -143,4 +143,23 @@ describe('client.send', () => {
     await createClient({ ky: base, baseUrl: ORIGIN }).send('chat', { json: {} });
     expect(auth).toEqual(['Bearer t']);
   });
+
+  it('keeps client-level searchParams and signal when a send gives none of its own', async () => {
+    const seen: string[] = [];
+    server.use(
+      http.post(`${ORIGIN}/chat`, ({ request }) => {
+        seen.push(new URL(request.url).search);
+        return HttpResponse.json({});
+      }),
+    );
+    const controller = new AbortController();
+    const client = createClient({ baseUrl: ORIGIN, searchParams: { v: '2' }, signal: controller.signal });
+    await client.send('chat', { json: {} });
+    await client.send('chat', { json: {}, searchParams: { v: '3' } });
+    expect(seen).toEqual(['?v=2', '?v=2&v=3']); // ky merges the two, as it does for any instance
+
+    controller.abort(new Error('page left'));
+    await expect(client.send('chat', { json: {} })).rejects.toMatchObject({ name: 'AbortError', cause: controller.signal.reason });
+    expect(seen).toHaveLength(2);
+  });
 });
