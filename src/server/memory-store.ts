@@ -6,6 +6,8 @@ import type {
   ProcessingRecord,
 } from './store.js';
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Options of {@link MemoryStore}. */
 export interface MemoryStoreOptions {
   /**
@@ -135,7 +137,10 @@ export class MemoryStore implements IdempotencyStore {
   }
 
   wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<IdempotencyRecord | null> {
-    const deadline = this.#options.now() + Math.max(0, timeoutMs);
+    if (!(timeoutMs >= 0)) {
+      return Promise.reject(new TypeError(`answer-once: MemoryStore.wait() needs a timeoutMs ≥ 0, got ${String(timeoutMs)}.`));
+    }
+    const deadline = this.#options.now() + timeoutMs;
     return new Promise((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const finish = (): void => {
@@ -154,7 +159,8 @@ export class MemoryStore implements IdempotencyStore {
           return;
         }
         clearTimeout(timer);
-        timer = setTimeout(check, Math.max(1, Math.min(deadline, record.leaseExpiresAt) - now));
+        // Timers hold at most 2³¹−1 ms; a longer sleep wakes early and sleeps again.
+        timer = setTimeout(check, Math.min(MAX_TIMER_MS, Math.max(1, Math.min(deadline, record.leaseExpiresAt) - now)));
       };
       if (signal?.aborted) {
         resolve(this.#read(key, this.#options.now()) ?? null);

@@ -66,6 +66,23 @@ describe('MemoryStore', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('waits out a lease longer than a timer can hold (2³¹−1 ms) without spinning', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const day = 86_400_000;
+    const store = new MemoryStore();
+    const held = await store.acquire('k', 'fp', 40 * day);
+    if (!held.acquired) throw new Error('expected to acquire');
+    const waiting = store.wait('k', 60 * day);
+    await vi.advanceTimersByTimeAsync(30 * day); // two timer spans, a handful of wake-ups
+    await store.complete('k', held.token, 'the answer', day);
+    expect(await waiting).toMatchObject({ state: 'completed', result: 'the answer' });
+  });
+
+  it('rejects a wait whose timeout is not a number ≥ 0, naming it', async () => {
+    const store = new MemoryStore();
+    await expect(store.wait('k', Number.NaN)).rejects.toThrow(/timeoutMs ≥ 0, got NaN/);
+  });
+
   it('settles pending waits on close', async () => {
     const store = new MemoryStore();
     await store.acquire('k', 'fp', 60_000);
