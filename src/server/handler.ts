@@ -151,8 +151,12 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
             await discardBody(response);
             return failVerdict(failure, answer, failure);
           }
-          const passedOn = new Response(response.body, response);
-          return { kind: 'fail', error: JSON.stringify(failure), value: passedOn, cause: failure };
+          try {
+            const passedOn = new Response(response.body, response);
+            return { kind: 'fail', error: JSON.stringify(failure), value: passedOn, cause: failure };
+          } catch (error) {
+            return failVerdict(failure, answer, error); // a body already read or locked
+          }
         }
         try {
           const { stored, delivered } = await captureResponse(response, resolved.maxResponseBytes, resolved.replayHeaders);

@@ -217,6 +217,23 @@ describe('createIdempotencyHandler: the state table', () => {
     expect(app.calls).toHaveLength(2);
   });
 
+  it('answers intent-failed, and runs again on resend, when a 429 comes back with a body already read', async () => {
+    let spent = 1;
+    const app = chatApp({
+      work: async () => {
+        if (spent-- <= 0) return undefined;
+        const response = new Response('slow down', { status: 429 });
+        await response.text(); // e.g. logged by the app before returning it
+        return response;
+      },
+    });
+    const failed = await app.handle(chatRequest());
+    expect(failed.status).toBe(503);
+    expect(await failed.json()).toMatchObject({ code: 'intent-failed' });
+    expect((await app.handle(chatRequest())).status).toBe(200);
+    expect(app.calls).toHaveLength(2);
+  });
+
   it('records an answer whose stream breaks as FAILED (502 intent-failed), and runs again on resend', async () => {
     let breaks = 1;
     const app = chatApp({
