@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { encodeKey, fingerprintRequest, MemoryStore } from 'answer-once/server';
-import { chatApp, chatRequest, gate, sleep, statusRequest, until } from './server-support.js';
+import { encodeKey, fingerprintRequest, MemoryStore, type IdempotencyStore } from 'answer-once/server';
+import { chatApp, chatRequest, gate, sleep, statusRequest, until, type ChatApp } from './server-support.js';
 
 const ID = 'req-0000000001';
+
+
+/** The attempt got an `intent-failed` problem with `status`; a resend runs the work again and answers. */
+async function expectFailedThenRunAgain(app: ChatApp<IdempotencyStore>, failed: Response, status: number): Promise<void> {
+  expect(failed.status).toBe(status);
+  expect(await failed.json()).toMatchObject({ code: 'intent-failed' });
+  expect((await app.handle(chatRequest())).status).toBe(200);
+  expect(app.calls).toHaveLength(2);
+}
 
 describe('createIdempotencyHandler: the state table', () => {
   it('runs the work for an unknown intent and answers with its response', async () => {
@@ -178,10 +187,7 @@ describe('createIdempotencyHandler: the state table', () => {
     expect(failed.headers.get('Retry-After')).toBe('7');
     expect(await failed.json()).toMatchObject({ code: 'intent-failed' });
     const status = await app.handle(statusRequest(ID));
-    expect(status.status).toBe(503);
-    expect(await status.json()).toMatchObject({ code: 'intent-failed' });
-    expect((await app.handle(chatRequest())).status).toBe(200);
-    expect(app.calls).toHaveLength(2);
+    await expectFailedThenRunAgain(app, status, 503);
   });
 
   it('records a 5xx answer whose body stream broke as FAILED, and runs again on resend', async () => {
@@ -198,10 +204,7 @@ describe('createIdempotencyHandler: the state table', () => {
       },
     });
     const failed = await app.handle(chatRequest());
-    expect(failed.status).toBe(503);
-    expect(await failed.json()).toMatchObject({ code: 'intent-failed' });
-    expect((await app.handle(chatRequest())).status).toBe(200);
-    expect(app.calls).toHaveLength(2);
+    await expectFailedThenRunAgain(app, failed, 503);
   });
 
   it('passes 408/425/429 through unchanged and does not keep them as the answer', async () => {
@@ -228,10 +231,7 @@ describe('createIdempotencyHandler: the state table', () => {
       },
     });
     const failed = await app.handle(chatRequest());
-    expect(failed.status).toBe(503);
-    expect(await failed.json()).toMatchObject({ code: 'intent-failed' });
-    expect((await app.handle(chatRequest())).status).toBe(200);
-    expect(app.calls).toHaveLength(2);
+    await expectFailedThenRunAgain(app, failed, 503);
   });
 
   it('records an answer whose stream breaks as FAILED (502 intent-failed), and runs again on resend', async () => {
@@ -250,10 +250,7 @@ describe('createIdempotencyHandler: the state table', () => {
       },
     });
     const broken = await app.handle(chatRequest());
-    expect(broken.status).toBe(502);
-    expect(await broken.json()).toMatchObject({ code: 'intent-failed' });
-    expect((await app.handle(chatRequest())).status).toBe(200);
-    expect(app.calls).toHaveLength(2);
+    await expectFailedThenRunAgain(app, broken, 502);
   });
 
   it('keeps a 4xx answer of the work as the answer and replays it', async () => {
