@@ -7,6 +7,7 @@ import {
 } from '../core/headers.js';
 import { formatPreferWait } from '../core/prefer.js';
 import type { ResolvedHandlerOptions } from './handler-options.js';
+import { GENERATION_HEADER, STOPPED_HEADER } from './position.js';
 import { problemResponse } from './problem.js';
 import type { CompletedRecord, IdempotencyRecord } from './store.js';
 import { parseStoredFailure, parseStoredResponse, storedBody, type StoredFailure } from './stored-response.js';
@@ -45,6 +46,9 @@ function replayAnswer(record: CompletedRecord, context: AnswerContext): Response
   }
   const headers = new Headers(stored.headers as [string, string][]);
   headers.set(REPLAYED_HEADER, 'true');
+  // A log-keeping store's answers name their generation (PROTOCOL.md § 14.3).
+  if (record.generation !== undefined) headers.set(GENERATION_HEADER, String(record.generation));
+  if (stored.stopped) headers.set(STOPPED_HEADER, 'true');
   return withProtocolHeaders(new Response(storedBody(stored), { status: stored.status, headers }), context);
 }
 
