@@ -21,6 +21,7 @@ export interface InstanceEvent {
   readonly call?: number;
   readonly at?: number;
   readonly events?: number;
+  readonly reason?: string;
 }
 
 export interface InstanceOptions {

@@ -31,6 +31,8 @@ export interface StreamAttemptOptions {
   /** `Prefer: wait=N` seconds, so an attempt before the head is held. @default 20 */
   readonly waitSeconds?: number;
   readonly timeoutMs?: number;
+  /** Ask the instance to refuse it with a 503 before any work (the fixture's `x-fault`). */
+  readonly fault503?: boolean;
 }
 
 /** One attempt as its client saw it. */
@@ -66,6 +68,7 @@ export async function streamAttempt(
         'x-events': String(model.events),
         'x-event-ms': String(model.eventMs),
         ...(model.deaf ? { 'x-ignore-signal': '1' } : {}),
+        ...(options.fault503 ? { 'x-fault': '503' } : {}),
         ...(options.lastEventId ? { 'last-event-id': options.lastEventId } : {}),
       },
       body: JSON.stringify({ question: `stream ${id}` }),
