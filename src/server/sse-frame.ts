@@ -1,20 +1,12 @@
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 
-/** The answer-once SSE event names (PROTOCOL.md § 14.5, § 14.7, § 14.8). */
-export const RESTART_EVENT = 'answer-once.restart';
-export const ERROR_EVENT = 'answer-once.error';
-export const STOPPED_EVENT = 'answer-once.stopped';
+import { ERROR_EVENT, formatPosition, RESTART_EVENT, STOPPED_EVENT } from '../core/stream-events.js';
 
 const encoder = new TextEncoder();
 
 /** Whether a `Content-Type` value is `text/event-stream` (any case, parameters ignored). */
 export function isEventStream(contentType: string | null): boolean {
   return contentType?.split(';', 1)[0]?.trim().toLowerCase() === 'text/event-stream';
-}
-
-/** A position's wire form, `<generation>.<offset>` (§ 14.1). */
-export function formatPosition(generation: number, offset: number): string {
-  return `${generation}.${offset}`;
 }
 
 /**

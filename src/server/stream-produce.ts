@@ -1,7 +1,7 @@
+import { GENERATION_HEADER, RESTARTED_HEADER } from '../core/headers.js';
 import { encodeHead, headOf } from './answer-head.js';
 import { concat } from './body.js';
 import { emit, type IdempotencyEventListener } from './events.js';
-import { GENERATION_HEADER, RESTARTED_HEADER } from './position.js';
 import { errorMarker, EventFramer, isEventStream, restartMarker, stopMarker } from './sse-frame.js';
 import { type StoredResponse, storedAnswer } from './stored-response.js';
 import type { StreamStore } from './stream-store.js';
