@@ -16,7 +16,10 @@ module.exports = {
       severity: 'error',
       from: { path: src('core') },
       to: {
-        path: [src('client', 'server', 'react', 'redis', 'msw', 'ai'), pkg('ky', 'react', 'react-dom', 'redis', '@redis/[^/]+', 'msw', '@hono/[^/]+', 'ai')],
+        path: [
+          src('client', 'server', 'react', 'redis', 'msw', 'ai'),
+          pkg('ky', 'react', 'react-dom', 'redis', '@redis/[^/]+', 'msw', '@hono/[^/]+', 'ai'),
+        ],
       },
     },
     {
@@ -32,7 +35,12 @@ module.exports = {
         'src/client is the browser entry (answer-once): it never imports the server, Redis, React or msw code, so a bundle of createClient carries none of it.',
       severity: 'error',
       from: { path: src('client') },
-      to: { path: [src('server', 'redis', 'react', 'msw', 'ai'), pkg('react', 'react-dom', 'redis', '@redis/[^/]+', 'msw', '@hono/[^/]+')] },
+      to: {
+        path: [
+          src('server', 'redis', 'react', 'msw', 'ai'),
+          pkg('react', 'react-dom', 'redis', '@redis/[^/]+', 'msw', '@hono/[^/]+'),
+        ],
+      },
     },
     {
       name: 'client-is-browser-safe',
@@ -47,7 +55,12 @@ module.exports = {
         'src/server (answer-once/server) runs on any Fetch runtime without the client, Redis or React: stores plug in through its IdempotencyStore interface.',
       severity: 'error',
       from: { path: src('server') },
-      to: { path: [src('client', 'redis', 'react', 'msw', 'ai'), pkg('ky', 'react', 'react-dom', 'redis', '@redis/[^/]+', 'msw')] },
+      to: {
+        path: [
+          src('client', 'redis', 'react', 'msw', 'ai'),
+          pkg('ky', 'react', 'react-dom', 'redis', '@redis/[^/]+', 'msw'),
+        ],
+      },
     },
     {
       name: 'redis-implements-the-store',
@@ -94,7 +107,8 @@ module.exports = {
     },
     {
       name: 'tests-live-in-test',
-      comment: 'Every spec lives in test/ (test/node, test/react, test/redis, test/e2e, test/types): nothing under src/ imports vitest.',
+      comment:
+        'Every spec lives in test/ (test/node, test/react, test/redis, test/e2e, test/types): nothing under src/ imports vitest.',
       severity: 'error',
       from: { path: '^src/' },
       to: { path: pkg('vitest', '@vitest/[^/]+') },
