@@ -139,12 +139,24 @@ describe('storage of pending intents', () => {
     expect(seen).toHaveLength(1);
   });
 
-  it('stores form fields but refuses FormData that carries a file', async () => {
-    server.use(http.post(`${ORIGIN}/form`, () => HttpResponse.json({})));
-    const client = createClient({ baseUrl: ORIGIN, storage: memoryStorageAdapter() });
+  it('stores form fields as the multipart request it would resend, but refuses FormData that carries a file', async () => {
+    const storage = memoryStorageAdapter();
+    const storedDuring: StoredIntent[] = [];
+    server.use(
+      http.post(`${ORIGIN}/form`, async ({ request }) => {
+        storedDuring.push(...(await storage.list()));
+        return HttpResponse.json({ got: (await request.formData()).get('content') });
+      }),
+    );
+    const client = createClient({ baseUrl: ORIGIN, storage });
     const fields = new FormData();
     fields.set('content', 'hi');
-    await expect(client.send('form', { body: fields })).resolves.toBeDefined();
+    const { data } = await client.send('form', { body: fields });
+    expect(data).toEqual({ got: 'hi' });
+    expect(storedDuring).toHaveLength(1);
+    const [stored] = storedDuring;
+    expect(new Headers(stored!.headers).get('content-type')).toMatch(/^multipart\/form-data; boundary=/);
+    expect(stored!.body).toMatch(/name="content"\r\n\r\nhi\r\n/);
     const withFile = new FormData();
     withFile.set('file', new Blob(['data']), 'a.txt');
     await expect(client.send('form', { body: withFile })).rejects.toBeInstanceOf(UnreplayableBodyError);
