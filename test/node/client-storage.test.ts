@@ -155,7 +155,7 @@ describe('storage of pending intents', () => {
     expect(data).toEqual({ got: 'hi' });
     expect(storedDuring).toHaveLength(1);
     const [stored] = storedDuring;
-    expect(new Headers(stored!.headers).get('content-type')).toMatch(/^multipart\/form-data; boundary=/);
+    expect(new Map(stored!.headers).get('content-type')).toMatch(/^multipart\/form-data; boundary=/);
     expect(stored!.body).toMatch(/name="content"\r\n\r\nhi\r\n/);
     const withFile = new FormData();
     withFile.set('file', new Blob(['data']), 'a.txt');
