@@ -17,6 +17,7 @@ import { backoffDelay } from '../core/backoff.js';
 import { PREFERENCE_APPLIED_HEADER } from '../core/headers.js';
 import { parsePreferWait } from '../core/prefer.js';
 import { classify } from './classify.js';
+import { ConnectionError } from './errors/connection-error.js';
 import { ResponseError } from './errors/response-error.js';
 import type { RetryReason, SendEvent } from './events.js';
 import type { ResolvedClientOptions } from './options.js';
@@ -128,8 +129,11 @@ export async function runIntent<TData>(
     lastRequest = request;
     const sentAt = Date.now();
     const response = await (baseFetch ?? globalThis.fetch)(request, init);
-    // The common case, an answer, needs no header read and no classifying.
-    if (response.status < 400 && response.status !== 202) return response;
+    // The common case, an answer, needs no header read and no classifying; its body is
+    // received here, inside the attempt, so a cut is retried like any lost response.
+    if (response.status < 400 && response.status !== 202) {
+      return intent.parse === 'none' ? response : received(response, request);
+    }
     const verdict = await classify(response, retry.statusCodes);
     if (verdict.kind === 'done') return response;
     let next: Request | undefined;
@@ -161,6 +165,26 @@ export async function runIntent<TData>(
     }
     void response.body?.cancel().catch(() => undefined);
     throw new ForceRetryError({ delay, code: verdict.kind, ...(next && { request: next }) });
+  }
+
+  /**
+   * The answer once its whole body arrived (buffered in a clone's tee). A body the network
+   * cut after the headers (`TypeError: terminated` in undici, `network error` in browsers)
+   * is a lost response: the answer is stored on the server, so the same request, with the
+   * same ID, is sent again and replays it.
+   */
+  async function received(response: Response, request: Request): Promise<Response> {
+    try {
+      await response.clone().arrayBuffer();
+      return response;
+    } catch (error) {
+      void response.body?.cancel().catch(() => undefined);
+      // A timeout or abort: ky's own timer or the caller's signal decides what follows.
+      if (request.signal.aborted) throw error;
+      const delay = takeRetry('response-cut', undefined);
+      if (delay === undefined) throw new ConnectionError({ requestId, attempts, polls }, error, 'cut');
+      throw new ForceRetryError({ delay, code: 'response-cut' });
+    }
   }
 
   let response: Response | undefined;
