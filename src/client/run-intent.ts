@@ -79,6 +79,23 @@ function heldFully(response: Response, elapsed: number, pollWait: number): boole
   return applied !== undefined && applied > 0 && elapsed >= Math.min(applied, pollWait) * 1000 - HOLD_SLACK_MS;
 }
 
+/**
+ * The wait before the next poll after the `unheld`-th 202 in a row that the server did
+ * not hold: its `Retry-After` (else `pollInterval`), capped at `maxRetryAfter`, but never
+ * below a floor that starts at `minPollInterval` and doubles per such 202 up to
+ * `pollInterval`. So `202` + `Retry-After: 0` from a server that ignores `Prefer` costs
+ * 250, 500, 1000, 1000… ms with the defaults, not a tight loop.
+ */
+export function pollDelay(
+  options: Pick<ResolvedClientOptions, 'pollInterval' | 'minPollInterval' | 'retry'>,
+  retryAfter: number | undefined,
+  unheld: number,
+): number {
+  const { pollInterval, minPollInterval } = options;
+  const floor = Math.min(minPollInterval * 2 ** Math.min(unheld - 1, 30), Math.max(pollInterval, minPollInterval));
+  return Math.max(floor, Math.min(retryAfter ?? pollInterval, options.retry.maxRetryAfter));
+}
+
 export async function runIntent<TData>(
   client: ResolvedClientOptions,
   instance: KyInstance,
@@ -94,6 +111,8 @@ export async function runIntent<TData>(
   let polls = 0;
   let retries = 0;
   let networkDelay = 0;
+  /** 202s in a row that came back without being held: each one raises the pacing floor. */
+  let unheld = 0;
   /** Whether the request in flight goes to the send route (an attempt) or polls. */
   let polling = false;
   /** A copy of the send-route request, kept only once a 202 switches to polling. */
@@ -146,10 +165,15 @@ export async function runIntent<TData>(
       // the send route, and after a poll the server held as long as it said it would.
       // Otherwise (no status URL, `pollWait: 0`, a server that ignores `Prefer` or let
       // go early) the 202's `Retry-After` or `pollInterval` paces the polls.
-      delay =
-        statusUrl && client.pollWait > 0 && (!polling || heldFully(response, Date.now() - sentAt, client.pollWait))
-          ? 0
-          : Math.min(verdict.retryAfter ?? client.pollInterval, retry.maxRetryAfter);
+      // Either way, no poll leaves sooner than the pacing floor after a 202 that was not
+      // held, and the floor doubles while they keep coming (up to `pollInterval`).
+      if (statusUrl && client.pollWait > 0 && (!polling || heldFully(response, Date.now() - sentAt, client.pollWait))) {
+        delay = 0;
+        unheld = 0;
+      } else {
+        unheld += 1;
+        delay = pollDelay(client, verdict.retryAfter, unheld);
+      }
       if (!polling) emit?.({ type: 'accepted', requestId, statusUrl: statusUrl?.href, delay });
       polling = true;
       next = statusUrl

@@ -197,6 +197,45 @@ describe('client polling after 202', () => {
     expect(offsets(sentAt)).toEqual([0, 0, 3_000, 6_000]);
   });
 
+  it.each([
+    ['a status route that answers 202 + Retry-After: 0 at once', { Location: '/s' }],
+    ['no status route (every poll resends the intent)', {}],
+  ])('paces the polls of %s: at most 5 requests in 2 s and 64 in a minute', async (_, location: Record<string, string>) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+    const sentAt: number[] = [];
+    const start = Date.now();
+    const hostile = () => (sentAt.push(Date.now() - start), accepted({ 'Retry-After': '0', ...location }));
+    server.use(http.post(`${ORIGIN}/chat`, hostile), http.get(`${ORIGIN}/s`, hostile));
+    const sending = createClient({ baseUrl: ORIGIN, totalTimeout: 60_000 })
+      .send('chat', { json: {} })
+      .catch((e: unknown) => e);
+    await advance(60_100);
+    expect(await sending).toBeInstanceOf(DeadlineExceededError);
+    expect(sentAt.filter((t) => t < 2_000).length).toBeLessThanOrEqual(5);
+    expect(sentAt.length).toBeLessThanOrEqual(64);
+    // Never two requests closer than the 250 ms floor, once the first 202 came back.
+    const gaps = sentAt.slice(2).map((t, i) => t - sentAt[i + 1]!);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(250);
+  });
+
+  it('starts the pacing floor at minPollInterval and doubles it per unheld 202', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const sentAt: number[] = [];
+    let polls = 0;
+    server.use(
+      http.post(`${ORIGIN}/chat`, () => (sentAt.push(Date.now()), accepted({ Location: '/s' }))),
+      http.get(`${ORIGIN}/s`, () => {
+        sentAt.push(Date.now());
+        polls += 1;
+        return polls < 4 ? accepted({ 'Retry-After': '0' }) : HttpResponse.json({ answer: 'done' });
+      }),
+    );
+    const sending = createClient({ baseUrl: ORIGIN, minPollInterval: 100 }).send('chat', { json: {} });
+    await advance(1_000);
+    await expect(sending).resolves.toMatchObject({ polls: 4 });
+    expect(offsets(sentAt)).toEqual([0, 0, 100, 300, 700]);
+  });
+
   it('keeps only the ID on a poll to another origin, never the credentials', async () => {
     const { seen, note } = journal();
     server.use(
