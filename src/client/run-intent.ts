@@ -18,6 +18,7 @@ import { PREFERENCE_APPLIED_HEADER } from '../core/headers.js';
 import { parsePreferWait } from '../core/prefer.js';
 import { classify } from './classify.js';
 import { ConnectionError } from './errors/connection-error.js';
+import { ProtocolError } from './errors/protocol-error.js';
 import { ResponseError } from './errors/response-error.js';
 import type { RetryReason, SendEvent } from './events.js';
 import type { ResolvedClientOptions } from './options.js';
@@ -118,6 +119,8 @@ export async function runIntent<TData>(
   /** A copy of the send-route request, kept only once a 202 switches to polling. */
   let original: Request | undefined;
   let statusUrl: URL | undefined;
+  /** The send route's origin: the only one a `Location` may point polls at. */
+  let sendOrigin: string | undefined;
   let lastRequest: Request | undefined;
   const isStream = typeof ReadableStream !== 'undefined' && intent.body instanceof ReadableStream;
 
@@ -158,8 +161,19 @@ export async function runIntent<TData>(
     let next: Request | undefined;
     let delay: number | undefined;
     if (verdict.kind === 'accepted') {
-      const target = verdict.location ?? (statusUrl ? undefined : client.statusUrl?.(requestId));
-      statusUrl = target === undefined ? statusUrl : new URL(target, response.url || request.url);
+      sendOrigin ??= new URL(request.url).origin;
+      const location = verdict.location === null ? undefined : new URL(verdict.location, response.url || request.url);
+      if (location && location.origin !== sendOrigin) {
+        void response.body?.cancel().catch(() => undefined);
+        throw new ProtocolError(
+          `the server's ${response.status} points its status at another origin (${location.href}); ` +
+            'polling it would send your hooks\' headers there. Set `statusUrl` to poll it on purpose.',
+          { requestId, attempts, polls },
+          response,
+        );
+      }
+      const configured = location || statusUrl ? undefined : client.statusUrl?.(requestId);
+      statusUrl = location ?? (configured === undefined ? statusUrl : new URL(configured, response.url || request.url));
       if (!polling) original ??= copy ?? replayOf(request, intent.body);
       // Long-polling: the poll itself is the wait, so it leaves at once after the 202 of
       // the send route, and after a poll the server held as long as it said it would.
