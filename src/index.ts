@@ -17,7 +17,7 @@ export { localStorageAdapter, sessionStorageAdapter, webStorageAdapter } from '.
 export { newRequestId } from './core/ids.js';
 export { isValidRequestId } from './core/request-id.js';
 
-export type { AnswerOnceClient, PendingSend, ResumeOptions, ResumeOutcome, StoredSendOptions } from './client/client.js';
+export type { AnswerOnceClient, ResumeOptions, ResumeOutcome } from './client/client.js';
 export type { IntentErrorContext } from './client/errors/answer-once-error.js';
 export type { ErrorResponse } from './client/errors/response-error.js';
 export type {
