@@ -23,7 +23,7 @@ export default {
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: 'reports/mutation/index.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
-  clearTextReporter: { allowColor: false, reportScoreTable: true, reportMutants: false },
+  clearTextReporter: { allowColor: false, reportScoreTable: true, reportMutants: false, reportTests: false },
   thresholds: { high: 90, low: 80, break: null },
   tempDirName: '.tmp/stryker',
 };
