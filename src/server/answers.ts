@@ -1,13 +1,14 @@
 import {
+  GENERATION_HEADER,
   LOCATION_HEADER,
   PREFERENCE_APPLIED_HEADER,
   REPLAYED_HEADER,
   REQUEST_ID_HEADER,
   RETRY_AFTER_HEADER,
+  STOPPED_HEADER,
 } from '../core/headers.js';
 import { formatPreferWait } from '../core/prefer.js';
 import type { ResolvedHandlerOptions } from './handler-options.js';
-import { GENERATION_HEADER, STOPPED_HEADER } from './position.js';
 import { problemResponse } from './problem.js';
 import type { CompletedRecord, IdempotencyRecord } from './store.js';
 import { parseStoredFailure, parseStoredResponse, storedBody, type StoredFailure } from './stored-response.js';

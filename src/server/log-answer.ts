@@ -1,14 +1,14 @@
-import { REPLAYED_HEADER } from '../core/headers.js';
-import { parseHead } from './answer-head.js';
-import { type AnswerContext, withProtocolHeaders } from './answers.js';
-import { followLog, headIsEventStream } from './log-follow.js';
 import {
   ATTACHED_HEADER,
   GENERATION_HEADER,
-  type RequestedPosition,
+  REPLAYED_HEADER,
   RESTARTED_HEADER,
   STOPPED_HEADER,
-} from './position.js';
+} from '../core/headers.js';
+import { parseHead } from './answer-head.js';
+import { type AnswerContext, withProtocolHeaders } from './answers.js';
+import { followLog, headIsEventStream } from './log-follow.js';
+import type { RequestedPosition } from './position.js';
 import { restartMarker } from './sse-frame.js';
 import type { CompletedRecord } from './store.js';
 import { parseStoredResponse, storedBody } from './stored-response.js';

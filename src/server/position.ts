@@ -2,12 +2,7 @@
  * The position a request says it already has of an answer (PROTOCOL.md § 14.5):
  * `Last-Event-ID: <g>.<N>`, or `Range: bytes=N-` with `X-Idempotent-Generation: <g>`.
  */
-export const LAST_EVENT_ID_HEADER = 'Last-Event-ID';
-export const RANGE_HEADER = 'Range';
-export const GENERATION_HEADER = 'X-Idempotent-Generation';
-export const ATTACHED_HEADER = 'X-Idempotent-Attached';
-export const RESTARTED_HEADER = 'X-Idempotent-Restarted';
-export const STOPPED_HEADER = 'X-Idempotent-Stopped';
+import { GENERATION_HEADER, LAST_EVENT_ID_HEADER, RANGE_HEADER } from '../core/headers.js';
 
 /** `by`: which header named it; `generation` is absent for a `Range` without the generation header. */
 export interface RequestedPosition {

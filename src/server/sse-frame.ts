@@ -1,9 +1,6 @@
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 
-/** The answer-once SSE event names (PROTOCOL.md § 14.5, § 14.7, § 14.8). */
-export const RESTART_EVENT = 'answer-once.restart';
-export const ERROR_EVENT = 'answer-once.error';
-export const STOPPED_EVENT = 'answer-once.stopped';
+import { ERROR_EVENT, formatPosition, RESTART_EVENT, STOPPED_EVENT } from '../core/stream-events.js';
 
 const encoder = new TextEncoder();
 
@@ -12,16 +9,11 @@ export function isEventStream(contentType: string | null): boolean {
   return contentType?.split(';', 1)[0]?.trim().toLowerCase() === 'text/event-stream';
 }
 
-/** A position's wire form, `<generation>.<offset>` (§ 14.1). */
-export function formatPosition(generation: number, offset: number): string {
-  return `${generation}.${offset}`;
-}
-
 /**
  * One event as § 14.4 writes it, ending with `id: <generation>.<N>` where N is the
  * offset just after the event: `start` plus the event's own length, id line included.
  */
-export function frameEvent(message: Pick<EventSourceMessage, 'event' | 'data'>, generation: number, start: number): Uint8Array {
+function frameEvent(message: Pick<EventSourceMessage, 'event' | 'data'>, generation: number, start: number): Uint8Array {
   let fields = message.event === undefined ? '' : `event: ${message.event}\n`;
   for (const line of message.data.split('\n')) fields += `data: ${line}\n`;
   const body = encoder.encode(fields);

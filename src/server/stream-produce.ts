@@ -1,7 +1,7 @@
+import { GENERATION_HEADER, RESTARTED_HEADER } from '../core/headers.js';
 import { encodeHead, headOf } from './answer-head.js';
 import { concat } from './body.js';
 import { emit, type IdempotencyEventListener } from './events.js';
-import { GENERATION_HEADER, RESTARTED_HEADER } from './position.js';
 import { errorMarker, EventFramer, isEventStream, restartMarker, stopMarker } from './sse-frame.js';
 import { type StoredResponse, storedAnswer } from './stored-response.js';
 import type { StreamStore } from './stream-store.js';
@@ -29,7 +29,7 @@ export interface ProduceContext {
 }
 
 /** How the body ended: an answer to complete the record with, or a broken stream (502). */
-export type Produced =
+type Produced =
   | { readonly ok: true; readonly stored: StoredResponse }
   | { readonly ok: false; readonly error: unknown };
 
@@ -136,7 +136,10 @@ export function produce(response: Response, context: ProduceContext): Production
 
   const schedule = (): void => {
     if (appending || timer || !logging || (headLogged && pendingBytes === 0 && !retry)) return;
-    if (pendingBytes >= flushBytes) return flush();
+    if (pendingBytes >= flushBytes) {
+      flush();
+      return;
+    }
     timer = setTimeout(flush, Math.max(0, pendingSince + flushMs - Date.now()));
   };
 
