@@ -52,7 +52,7 @@ async function peerHandle(request: Request): Promise<Response> {
   const body = (await request.json()) as { question: string };
   const params = { method: request.method, path: new URL(request.url).pathname, headers: Object.fromEntries(request.headers), body };
   const cached = await peer.onRequest<{ answer: string }, unknown>(params);
-  if (cached) return Response.json(cached.body, { status: Number(cached.additional?.['status'] ?? 200) });
+  if (cached) return Response.json(cached.body, { status: Number(cached.additional?.status ?? 200) });
   const answer = { answer: `echo: ${body.question}` };
   await peer.onResponse(params, { body: answer, additional: { status: 200 } });
   return Response.json(answer);

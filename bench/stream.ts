@@ -27,7 +27,7 @@ import { commandCalls } from '../test/support/redis-stats.js';
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-const ROUNDS = Number(process.env['STREAM_BENCH_ROUNDS'] ?? 5);
+const ROUNDS = Number(process.env.STREAM_BENCH_ROUNDS ?? 5);
 const encoder = new TextEncoder();
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values: readonly number[]): number => quantile(values, 0.5);
@@ -185,8 +185,8 @@ async function roundTrips(): Promise<string[][]> {
       }),
     );
     const after = await commandCalls([redis.port]);
-    const trips = ((after['evalsha'] ?? 0) + (after['eval'] ?? 0) - (before['evalsha'] ?? 0) - (before['eval'] ?? 0)) / ANSWERS;
-    const appends = ((after['xadd'] ?? 0) - (before['xadd'] ?? 0)) / ANSWERS; // head + one per batch
+    const trips = ((after.evalsha ?? 0) + (after.eval ?? 0) - (before.evalsha ?? 0) - (before.eval ?? 0)) / ANSWERS;
+    const appends = ((after.xadd ?? 0) - (before.xadd ?? 0)) / ANSWERS; // head + one per batch
     const generation = median(durations);
     const goal = 2 + generation / flushMs;
     rows.push([

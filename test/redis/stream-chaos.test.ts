@@ -19,7 +19,7 @@ import { seeded } from '../support/seeded.js';
 import { type FollowedIntent, followIntent, isAnswerEvent, type StreamModel, streamAttempt } from '../support/stream-client.js';
 
 const hasRedis = requireRedisServer();
-const INTENTS = Number(process.env['STREAM_CHAOS_INTENTS'] ?? 200);
+const INTENTS = Number(process.env.STREAM_CHAOS_INTENTS ?? 200);
 const LEASE_MS = 1_000;
 const CONCURRENCY = 32;
 /** Killed producers run on a third instance, SIGKILLed with up to this many streams in flight. */

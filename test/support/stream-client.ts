@@ -9,7 +9,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { ServerInstance } from './redis-instances.js';
 
 export const RESTART_EVENT = 'answer-once.restart';
-export const ERROR_EVENT = 'answer-once.error';
+const ERROR_EVENT = 'answer-once.error';
 export const STOPPED_EVENT = 'answer-once.stopped';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -171,9 +171,4 @@ export async function followIntent(
     if (failed) await sleep(50);
   }
   throw new Error(`intent ${id}: no clean end within ${options.maxAttempts ?? 40} attempts`);
-}
-
-/** The stored answer as a replay gives it (whole, from the start), parsed. */
-export async function storedAnswer(instance: ServerInstance, id: string, model: StreamModel): Promise<StreamAttempt> {
-  return streamAttempt(instance, id, model);
 }
