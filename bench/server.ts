@@ -66,10 +66,18 @@ function chat(requestId: string): Request {
   });
 }
 
-async function opsPerSecond(run: (n: number) => Promise<Response>, offset: number): Promise<number> {
+interface Measured {
+  readonly opsPerSecond: number;
+  /** CPU (user + system) per request, µs: steadier than wall time on a machine others share. */
+  readonly cpuMicros: number;
+}
+
+async function opsPerSecond(run: (n: number) => Promise<Response>, offset: number): Promise<Measured> {
+  const cpu = process.cpuUsage();
   const start = performance.now();
   for (let n = 0; n < PER_ROUND; n += 1) await (await run(offset + n)).arrayBuffer();
-  return PER_ROUND / ((performance.now() - start) / 1000);
+  const used = process.cpuUsage(cpu);
+  return { opsPerSecond: PER_ROUND / ((performance.now() - start) / 1000), cpuMicros: (used.user + used.system) / PER_ROUND };
 }
 
 async function throughput(): Promise<string[][]> {
@@ -80,7 +88,13 @@ async function throughput(): Promise<string[][]> {
   });
   await handle(chat(id(-1))); // the replayed intent
   await peerHandle(chat(id(-1)));
-  const results = { bare: [] as number[], first: [] as number[], replay: [] as number[], peerFirst: [] as number[], peerReplay: [] as number[] };
+  const results = {
+    bare: [] as Measured[],
+    first: [] as Measured[],
+    replay: [] as Measured[],
+    peerFirst: [] as Measured[],
+    peerReplay: [] as Measured[],
+  };
   for (let round = 0; round < ROUNDS + 1; round += 1) {
     const offset = (round + 1) * PER_ROUND;
     const bareRound = await opsPerSecond(() => bare(chat(id(0))), 0);
@@ -95,15 +109,19 @@ async function throughput(): Promise<string[][]> {
     results.peerFirst.push(peerFirstRound);
     results.peerReplay.push(peerReplayRound);
   }
-  const base = median(results.bare);
-  const overhead = (values: number[]) => 1e6 / median(values) - 1e6 / base;
-  const row = (name: string, values: number[], peer?: number[]) => [
+  const ops = (values: Measured[]) => median(values.map((value) => value.opsPerSecond));
+  const cpu = (values: Measured[]) => median(values.map((value) => value.cpuMicros));
+  const base = ops(results.bare);
+  const overhead = (values: Measured[]) => 1e6 / ops(values) - 1e6 / base;
+  const cpuOverhead = (values: Measured[]) => cpu(values) - cpu(results.bare);
+  const row = (name: string, values: Measured[], peer?: Measured[]) => [
     name,
-    `${Math.round(median(values)).toLocaleString('en-US')} req/s`,
-    `${(median(values) / base).toFixed(2)}×`,
-    `${(1000 / median(values)).toFixed(3)} ms`,
+    `${Math.round(ops(values)).toLocaleString('en-US')} req/s`,
+    `${(ops(values) / base).toFixed(2)}×`,
+    `${(1000 / ops(values)).toFixed(3)} ms`,
     values === results.bare ? '—' : `${overhead(values).toFixed(1)} µs`,
-    peer ? `${(overhead(values) / overhead(peer)).toFixed(2)}×` : '—',
+    values === results.bare ? `${cpu(values).toFixed(1)} µs` : `+${cpuOverhead(values).toFixed(1)} µs`,
+    peer ? `${(cpuOverhead(values) / cpuOverhead(peer)).toFixed(2)}×` : '—',
   ];
   return [
     row('bare handler (no idempotency)', results.bare),
@@ -221,7 +239,7 @@ const strategies: readonly Strategy[] = [
 console.log(`answer-once server bench — Node ${process.version}, ${new Date().toISOString()}`);
 table(
   `Handler throughput, in-process (median of ${ROUNDS} rounds × ${PER_ROUND} sequential requests, after one warm-up round)`,
-  ['path', 'throughput', 'vs bare', 'per request', 'overhead over bare', 'overhead vs peer'],
+  ['path', 'throughput', 'vs bare', 'per request', 'wall overhead over bare', 'CPU per request (over bare)', 'CPU overhead vs peer'],
   await throughput(),
 );
 table(

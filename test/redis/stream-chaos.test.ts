@@ -68,8 +68,8 @@ describe.skipIf(!hasRedis)(`streaming chaos: ${INTENTS} streamed intents on two 
       return {
         id: `chaos-stream-${randomUUID()}`,
         model,
-        // Events take 40 bytes or more (`data: A#12:3` + `id: <generation>.<offset>`): a byte inside the body.
-        cutAtByte: cut && !kill ? 1 + Math.floor(random() * model.events * 36) : undefined,
+        // Events take 35 bytes or more (`data: A#12:3` + `id: <generation>.<offset>`): a byte inside the body.
+        cutAtByte: cut && !kill ? 1 + Math.floor(random() * model.events * 30) : undefined,
         fault503: !kill && random() < 0.1,
         kill,
       };
