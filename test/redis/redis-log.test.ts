@@ -85,7 +85,7 @@ describe.skipIf(!hasRedis)('RedisStore answer logs on redis-server', () => {
     // read, read again once subscribed, the append, the read it woke: nothing in the second of waiting.
     expect(scriptRoundTrips(during)).toBe(4);
     expect(during).toMatchObject({ ssubscribe: 2 });
-    expect(wokeAfter).toBeLessThan(50);
+    expect(wokeAfter).toBeLessThan(100); // a publish and one read, with room for a loaded machine
 
     // The reader's next read, as a follower makes one per batch: no new subscription.
     const next = await calls(async () => {
@@ -107,18 +107,19 @@ describe.skipIf(!hasRedis)('RedisStore answer logs on redis-server', () => {
     await holder.append(key, token, { offset: 0, data: bytes('x'), head: 'h' });
     await other.stop(newKey()); // Redis's script cache, so a miss costs nothing below
     await holder.watchStop(newKey(), token, 0);
-    let stoppedAt = 0;
+    let heardAfter = 0;
     const during = await calls(async () => {
       const watching = holder.watchStop(key, token, 30_000);
       await sleep(100);
       for (let index = 1; index <= 20; index += 1) {
         await holder.append(key, token, { offset: index, data: bytes('y') });
       }
-      stoppedAt = performance.now();
+      const stoppedAt = performance.now();
       expect(await other.stop(key)).toBe('stopping');
       expect(await watching).toBe(true);
+      heardAfter = performance.now() - stoppedAt;
     });
-    expect(performance.now() - stoppedAt).toBeLessThan(50);
+    expect(heardAfter).toBeLessThan(100);
     // One look at the start, 20 appends, the stop, one look when woken: the appends woke nothing.
     expect(scriptRoundTrips(during)).toBe(1 + 20 + 1 + 1);
     expect(await holder.append(key, token, { offset: 21, data: bytes('z') })).toMatchObject({ ok: true, stopRequested: true });
@@ -131,11 +132,11 @@ describe.skipIf(!hasRedis)('RedisStore answer logs on redis-server', () => {
     const { token } = claimOf(await store.acquire(key, 'fp', 5_000));
     await store.append(key, token, { offset: 0, data: bytes('a'), head: 'h' });
     expect(await rawCommand(server.port, `TYPE ${log}`)).toBe('+stream\r\n');
-    expect(Math.abs((await pttl(log)) - (await pttl(key)))).toBeLessThan(50);
+    expect(Math.abs((await pttl(log)) - (await pttl(key)))).toBeLessThan(200);
 
     await store.append(key, token, { offset: 1, data: bytes('b'), leaseMs: 20_000 });
     expect(await pttl(log)).toBeGreaterThan(60_000 + 19_000); // lease + processingGraceMs, as the record
-    expect(Math.abs((await pttl(log)) - (await pttl(key)))).toBeLessThan(50);
+    expect(Math.abs((await pttl(log)) - (await pttl(key)))).toBeLessThan(200);
     await store.renew(key, token, 40_000);
     expect(await pttl(log)).toBeGreaterThan(60_000 + 39_000);
 

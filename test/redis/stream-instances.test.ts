@@ -123,7 +123,8 @@ describe.skipIf(!hasRedis)('streamed answers across two instances sharing one re
     expect(stop.status).toBe(202);
     expect(await stop.json()).toMatchObject({ state: 'stopping' });
     const aborted = await a.waitFor((event) => event.event === 'stream-aborted' && event.id === id, 5_000);
-    expect(aborted.at! - stoppedAt).toBeLessThan(FLUSH_MS + 50);
+    // Woken by the stop itself (not the next append): well within a flush window, plus room for a loaded machine.
+    expect(aborted.at! - stoppedAt).toBeLessThan(FLUSH_MS + 100);
 
     const fresh = await caller;
     expect(fresh).toMatchObject({ status: 200, end: 'clean' });
