@@ -80,7 +80,11 @@ describe.skipIf(!hasRedis)(`streaming chaos: ${INTENTS} streamed intents on two 
     async function runSteady(plan: Plan, index: number): Promise<void> {
       const result = await followIntent(steady, plan.id, plan.model, {
         first: index % 2,
-        cut: (attempt) => (attempt === 0 ? { fault503: plan.fault503, ...(plan.cutAtByte ? { cutAtByte: plan.cutAtByte } : {}) } : undefined),
+        // The 503 (if any) refuses the first attempt; the cut (if any) hits the first one served.
+        cut: (attempt) => {
+          if (plan.fault503 && attempt === 0) return { fault503: true };
+          return attempt === (plan.fault503 ? 1 : 0) && plan.cutAtByte ? { cutAtByte: plan.cutAtByte } : undefined;
+        },
       });
       followed.set(plan.id, result);
     }
