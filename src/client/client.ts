@@ -180,7 +180,9 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
     if (kind) throw new UnreplayableBodyError(kind, { requestId, attempts: 0, polls: 0 });
     const start = (signal: AbortSignal | undefined, listener: SendEventListener | undefined) =>
       run(requestId, input, label, call, signal, listener, internal);
-    return join(call.joinKey, requestId, start, call.signal, call.onEvent) as Promise<SendResult<TData>>;
+    // client.fetch never joins: each call owns its Response's body (the server attaches it).
+    const key = internal.bodyPending ? undefined : call.joinKey;
+    return join(key, requestId, start, call.signal, call.onEvent) as Promise<SendResult<TData>>;
   }
 
   const fetch = createIntentFetch({ client, dispatch, forget });

@@ -1,28 +1,8 @@
 /**
- * The streamed-answer vocabulary of PROTOCOL.md § 14 that a client needs: the headers a
- * reconnect carries and an answer comes back with, the three marker events, positions.
- * Pure: no I/O, no framework.
+ * Reading what a streamed answer (PROTOCOL.md § 14) says about itself, for the client:
+ * positions in event ids, the generation header, `Content-Range`, the event-stream media
+ * type. (Header and event names are in ./headers.ts and ./stream-events.ts.) Pure.
  */
-
-/** `Last-Event-ID: <g>.<N>`: the position an event-stream reader already has (§ 14.5). */
-export const LAST_EVENT_ID_HEADER = 'Last-Event-ID';
-/** `Range: bytes=N-`: the position any other reader already has (§ 14.5). */
-export const RANGE_HEADER = 'Range';
-/** The generation a body belongs to, on answers and on a `Range` request (§ 14.3, § 14.5). */
-export const GENERATION_HEADER = 'X-Idempotent-Generation';
-/** `true`: the answer is still being produced by another attempt (§ 14.6). */
-export const ATTACHED_HEADER = 'X-Idempotent-Attached';
-/** `true`: the position asked for was of another generation; the body starts again (§ 14.5). */
-export const RESTARTED_HEADER = 'X-Idempotent-Restarted';
-/** `true`: the replayed answer was stopped (§ 14.8). */
-export const STOPPED_HEADER = 'X-Idempotent-Stopped';
-
-/** The restart marker's event type: the answer so far is void, it starts again (§ 14.5). */
-export const RESTART_EVENT = 'answer-once.restart';
-/** The error marker's event type: this reader's answer ends here; resend (§ 14.7). */
-export const ERROR_EVENT = 'answer-once.error';
-/** The stop marker's event type: the last event of a stopped answer's body (§ 14.8). */
-export const STOPPED_EVENT = 'answer-once.stopped';
 
 /** A point in an answer: just after `offset` bytes of generation `generation`'s body (§ 14.1). */
 export interface Position {
@@ -45,10 +25,6 @@ export function parsePosition(id: string | null | undefined): Position | undefin
   const generation = count(parts[0]);
   const offset = count(parts[1]);
   return generation === undefined || generation === 0 || offset === undefined ? undefined : { generation, offset };
-}
-
-export function formatPosition({ generation, offset }: Position): string {
-  return `${generation}.${offset}`;
 }
 
 /** A generation header's value, or `undefined` when absent or not a positive integer. */

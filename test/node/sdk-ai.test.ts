@@ -92,6 +92,8 @@ describe("ai's DefaultChatTransport with client.fetch", () => {
     expect(chunks.at(-1)?.type).toBe('finish');
     expect(server.cuts()).toBe(1);
     expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(2);
+    // The reconnect resumed the live log after the last whole event (§ 14.5), not from the start.
+    expect(server.requests.at(-1)?.lastEventId).toMatch(/^\d+\.\d+$/);
     expect(calls).toBe(1);
   });
 });

@@ -86,6 +86,8 @@ describe('openai-node with client.fetch', () => {
     expect(text).toBe(WORDS.join(''));
     expect(server.cuts()).toBe(1);
     expect(server.requests).toHaveLength(2);
+    // The reconnect resumed the live log after the last whole event (§ 14.5), not from the start.
+    expect(server.requests.at(-1)?.lastEventId).toMatch(/^\d+\.\d+$/);
     expect(calls).toBe(1);
   });
 });
@@ -108,6 +110,8 @@ describe('the Anthropic SDK with client.fetch', () => {
     expect(text).toBe(WORDS.join(''));
     expect(server.cuts()).toBe(1);
     expect(server.requests).toHaveLength(2);
+    // The reconnect resumed the live log after the last whole event (§ 14.5), not from the start.
+    expect(server.requests.at(-1)?.lastEventId).toMatch(/^\d+\.\d+$/);
     expect(calls).toBe(1);
   });
 });

@@ -8,7 +8,8 @@
  * never counted; the stop marker is part of the body.
  */
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
-import { ERROR_EVENT, parsePosition, RESTART_EVENT, STOPPED_EVENT, type Position } from '../../core/stream-protocol.js';
+import { ERROR_EVENT, RESTART_EVENT, STOPPED_EVENT } from '../../core/stream-events.js';
+import { parsePosition, type Position } from '../../core/stream-protocol.js';
 
 const encoder = new TextEncoder();
 

@@ -21,17 +21,9 @@
  * handed on errors with `AnswerRestartedError`.
  */
 import { backoffDelay } from '../../core/backoff.js';
-import {
-  formatPosition,
-  GENERATION_HEADER,
-  isEventStream,
-  LAST_EVENT_ID_HEADER,
-  parseContentRange,
-  parseGeneration,
-  RANGE_HEADER,
-  RESTARTED_HEADER,
-  type Position,
-} from '../../core/stream-protocol.js';
+import { GENERATION_HEADER, LAST_EVENT_ID_HEADER, RANGE_HEADER, RESTARTED_HEADER } from '../../core/headers.js';
+import { formatPosition } from '../../core/stream-events.js';
+import { isEventStream, parseContentRange, parseGeneration, type Position } from '../../core/stream-protocol.js';
 import { AbortError } from '../errors/abort-error.js';
 import { AnswerRestartedError } from '../errors/answer-restarted-error.js';
 import { ConnectionError } from '../errors/connection-error.js';
@@ -123,7 +115,7 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
 
   function positionHeaders(): Record<string, string> {
     if (generation === undefined || mode === 'replay') return {};
-    if (mode === 'events') return { [LAST_EVENT_ID_HEADER]: formatPosition({ generation, offset }) };
+    if (mode === 'events') return { [LAST_EVENT_ID_HEADER]: formatPosition(generation, offset) };
     return offset === 0 ? {} : { [RANGE_HEADER]: `bytes=${offset}-`, [GENERATION_HEADER]: String(generation) };
   }
 
@@ -141,7 +133,7 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
     }
     reconnects += 1;
     const headers = positionHeaders();
-    const at = headers[LAST_EVENT_ID_HEADER] ?? (headers[RANGE_HEADER] && formatPosition({ generation: generation!, offset }));
+    const at = headers[LAST_EVENT_ID_HEADER] ?? (headers[RANGE_HEADER] && formatPosition(generation!, offset));
     emit?.({ type: 'reconnect', requestId, reconnects, reason, position: at });
     // The first reconnect leaves at once (the server has the log); a body that keeps
     // breaking with nothing new backs off.
