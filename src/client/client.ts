@@ -39,8 +39,11 @@ export interface AnswerOnceClient {
   send<TData = unknown>(input: string | URL, options?: SendOptions): Promise<SendResult<TData>>;
   /** Finishes every pending intent in `storage` with its original ID (none without storage). */
   resume<TData = unknown>(options?: ResumeOptions): Promise<ResumeOutcome<TData>[]>;
-  /** The oldest pending intent sent to `input` (as given to `send`), as it was stored. */
-  pending(input: string): Promise<StoredIntent | undefined>;
+  /**
+   * The oldest pending intent sent to `input` (as given to `send` or `fetch`), as it was
+   * stored; with `match`, the oldest of those `match` accepts.
+   */
+  pending(input: string, match?: (intent: StoredIntent) => boolean): Promise<StoredIntent | undefined>;
   /**
    * Sends a stored intent again exactly as it first left — its URL (query included),
    * method, headers, body and ID — so the server recognises it and replays its answer.
@@ -213,8 +216,8 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
     );
   }
 
-  async function pending(input: string): Promise<StoredIntent | undefined> {
-    return (storage ? await storage.list() : []).find((intent) => intent.input === input);
+  async function pending(input: string, match?: (intent: StoredIntent) => boolean): Promise<StoredIntent | undefined> {
+    return (storage ? await storage.list() : []).find((intent) => intent.input === input && (match?.(intent) ?? true));
   }
 
   return { send, fetch, resume, pending, resend, ky: instance };
