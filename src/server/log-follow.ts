@@ -1,6 +1,6 @@
 import { errorMarker, isEventStream, restartMarker } from './sse-frame.js';
 import { parseStoredFailure, parseStoredResponse, storedBody } from './stored-response.js';
-import type { LogPosition, StreamStore } from './stream-store.js';
+import type { LogPosition, LogSnapshot, StreamStore } from './stream-store.js';
 
 /** How long one read of a follower waits before it looks again (the lease bounds the loop). */
 const FOLLOW_WAIT_MS = 30_000;
@@ -27,9 +27,12 @@ export function followLog(
   const cancelled = new AbortController();
 
   const end = (controller: ReadableStreamDefaultController<Uint8Array>, status: number, code?: string): void => {
-    if (!sse) return controller.error(new Error('answer-once: this answer broke off; resend to get it.'));
-    controller.enqueue(errorMarker(status, code));
-    controller.close();
+    if (sse) {
+      controller.enqueue(errorMarker(status, code));
+      controller.close();
+    } else {
+      controller.error(new Error('answer-once: this answer broke off; resend to get it.'));
+    }
   };
 
   return new ReadableStream<Uint8Array>({
@@ -47,7 +50,7 @@ export function followLog(
       }
       // Bounded: each turn waits for a write or FOLLOW_WAIT_MS; a live lease keeps it going.
       for (;;) {
-        let snapshot;
+        let snapshot: LogSnapshot;
         try {
           snapshot = await store.read(key, { generation, offset }, { waitMs: FOLLOW_WAIT_MS, signal: cancelled.signal });
         } catch {

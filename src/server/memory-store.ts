@@ -298,9 +298,15 @@ export class MemoryStore implements StreamStore {
       };
       const abort = (): void => finish(onEnd());
       const wake = (): void => {
-        if (this.#closed) return abort();
+        if (this.#closed) {
+          abort();
+          return;
+        }
         const verdict = check();
-        if ('settled' in verdict) return finish(verdict.settled);
+        if ('settled' in verdict) {
+          finish(verdict.settled);
+          return;
+        }
         clearTimeout(timer);
         const delay = verdict.sleepUntil - this.#options.now();
         timer = setTimeout(wake, Math.min(MAX_TIMER_MS, Math.max(1, delay)));

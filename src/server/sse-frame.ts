@@ -13,7 +13,7 @@ export function isEventStream(contentType: string | null): boolean {
  * One event as § 14.4 writes it, ending with `id: <generation>.<N>` where N is the
  * offset just after the event: `start` plus the event's own length, id line included.
  */
-export function frameEvent(message: Pick<EventSourceMessage, 'event' | 'data'>, generation: number, start: number): Uint8Array {
+function frameEvent(message: Pick<EventSourceMessage, 'event' | 'data'>, generation: number, start: number): Uint8Array {
   let fields = message.event === undefined ? '' : `event: ${message.event}\n`;
   for (const line of message.data.split('\n')) fields += `data: ${line}\n`;
   const body = encoder.encode(fields);

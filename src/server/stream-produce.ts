@@ -29,7 +29,7 @@ export interface ProduceContext {
 }
 
 /** How the body ended: an answer to complete the record with, or a broken stream (502). */
-export type Produced =
+type Produced =
   | { readonly ok: true; readonly stored: StoredResponse }
   | { readonly ok: false; readonly error: unknown };
 
@@ -136,7 +136,10 @@ export function produce(response: Response, context: ProduceContext): Production
 
   const schedule = (): void => {
     if (appending || timer || !logging || (headLogged && pendingBytes === 0 && !retry)) return;
-    if (pendingBytes >= flushBytes) return flush();
+    if (pendingBytes >= flushBytes) {
+      flush();
+      return;
+    }
     timer = setTimeout(flush, Math.max(0, pendingSince + flushMs - Date.now()));
   };
 

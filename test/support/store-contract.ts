@@ -12,7 +12,7 @@ import { isStreamStore } from 'answer-once/server';
 import type { AcquireResult, IdempotencyRecord, IdempotencyStore, StreamStore } from 'answer-once/server';
 
 /** A store under test and how to dispose of it after each test. */
-export interface StoreContractHarness {
+interface StoreContractHarness {
   readonly store: IdempotencyStore;
   readonly teardown?: () => Promise<void> | void;
 }
@@ -258,7 +258,7 @@ const text = (data: Uint8Array): string => new TextDecoder().decode(data);
 type StreamSetup = () => Promise<StreamStore | StreamStoreHarness> | StreamStore | StreamStoreHarness;
 
 /** A stream store under test and how to dispose of it after each test. */
-export interface StreamStoreHarness {
+interface StreamStoreHarness {
   readonly store: StreamStore;
   readonly teardown?: () => Promise<void> | void;
 }
