@@ -42,9 +42,9 @@ describe('client.fetch', () => {
     // Each reconnect named the position just after the last whole event it had.
     const ids = server.stats.requestHeaders.map((headers) => headers['last-event-id']);
     const body = eventStreamOf(TOKENS, generation);
-    const after = (n: number) => `${generation}.${Buffer.byteLength(eventStreamOf(TOKENS.slice(0, n), generation))}`;
-    expect(ids).toEqual([undefined, after(3), after(7)]);
-    expect(body.includes(`id: ${after(7)}\n`)).toBe(true);
+    const positionAfter = (n: number) => `${generation}.${Buffer.byteLength(eventStreamOf(TOKENS.slice(0, n), generation))}`;
+    expect(ids).toEqual([undefined, positionAfter(3), positionAfter(7)]);
+    expect(body.includes(`id: ${positionAfter(7)}\n`)).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: 'settled', outcome: 'answered' });
   });
 

@@ -11,7 +11,7 @@ import { startCuttingFront } from './cutting-front.js';
 
 export const WORDS = Array.from({ length: 20 }, (_, i) => `word${i} `);
 
-export function mockModel(words: readonly string[] = WORDS, delayMs = 2) {
+function mockModel(words: readonly string[] = WORDS, delayMs = 2) {
   return new MockLanguageModelV4({
     doStream: async () => ({
       stream: simulateReadableStream({

@@ -8,7 +8,7 @@
  * never counted; the stop marker is part of the body.
  */
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
-import { ERROR_EVENT, RESTART_EVENT, STOPPED_EVENT } from '../../core/stream-events.js';
+import { ERROR_EVENT, RESTART_EVENT } from '../../core/stream-events.js';
 import { parsePosition, type Position } from '../../core/stream-protocol.js';
 
 const encoder = new TextEncoder();
@@ -36,11 +36,6 @@ function json(data: string): Record<string, unknown> {
   } catch {
     return {};
   }
-}
-
-/** True for an event that is the stop marker (§ 14.8). */
-export function isStopMarker(message: EventSourceMessage | undefined): boolean {
-  return message?.event === STOPPED_EVENT;
 }
 
 /**

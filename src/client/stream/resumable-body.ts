@@ -32,7 +32,7 @@ import type { ResolvedRetryPolicy } from '../options.js';
 import type { SendEvent } from '../events.js';
 import { EventUnits } from './event-units.js';
 
-export type BodyMode = 'events' | 'range' | 'replay';
+type BodyMode = 'events' | 'range' | 'replay';
 
 export interface ResumableBodyOptions {
   readonly requestId: string;
@@ -47,7 +47,7 @@ export interface ResumableBodyOptions {
   readonly attempts: () => number;
 }
 
-export function bodyModeOf(response: Response): BodyMode {
+function bodyModeOf(response: Response): BodyMode {
   if (parseGeneration(response.headers.get(GENERATION_HEADER)) === undefined) return 'replay';
   return isEventStream(response.headers.get('content-type')) ? 'events' : 'range';
 }
