@@ -13,7 +13,7 @@ import { runIntent, type SendResult } from './run-intent.js';
 import { normalizeSendOptions, type NormalizedSendOptions, type SendOptions } from './send-options.js';
 import { unstorableBodyKind } from './storable-body.js';
 import type { StoredIntent } from './storage/types.js';
-import { createIntentFetch, type DispatchInternals } from './stream/intent-fetch.js';
+import type { DispatchInternals } from './stream/intent-fetch.js';
 
 /** How one pending intent ended when `resume()` finished it. */
 export type ResumeOutcome<TData = unknown> =
@@ -188,7 +188,16 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
     return join(key, requestId, start, call.signal, call.onEvent) as Promise<SendResult<TData>>;
   }
 
-  const fetch = createIntentFetch({ client, dispatch, forget });
+  // The streaming modules (and their SSE parser) load on the first `fetch`, so an app that
+  // only sends does not download them.
+  type IntentFetch = AnswerOnceClient['fetch'];
+  let intentFetch: Promise<IntentFetch> | undefined;
+  const fetch: IntentFetch = async (input, init) => {
+    intentFetch ??= import('./stream/intent-fetch.js').then(({ createIntentFetch }) =>
+      createIntentFetch({ client, dispatch, forget }),
+    );
+    return (await intentFetch)(input, init);
+  };
 
   /** The one way a stored intent is sent again: to its stored URL, byte for byte. */
   function resend<TData>(stored: StoredIntent, options: ResumeOptions = {}): Promise<SendResult<TData>> {
