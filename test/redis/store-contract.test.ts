@@ -25,7 +25,8 @@ describe.skipIf(!hasRedis)('RedisStore on a standalone redis-server', () => {
   });
 
   describeStoreContract('RedisStore', () => new RedisStore({ client }));
-  describeStreamStoreContract('RedisStore', () => new RedisStore({ client }));
+  // A wake-up crosses a real socket and a pub/sub hop: on a loaded 2-core machine it may be seen 100+ ms late.
+  describeStreamStoreContract('RedisStore', () => new RedisStore({ client }), { slackMs: 250 });
 });
 
 describe.skipIf(!hasRedis)('RedisStore on a 3-master Redis Cluster', () => {
@@ -43,5 +44,5 @@ describe.skipIf(!hasRedis)('RedisStore on a 3-master Redis Cluster', () => {
   });
 
   describeStoreContract('RedisStore (Cluster)', () => new RedisStore({ client }));
-  describeStreamStoreContract('RedisStore (Cluster)', () => new RedisStore({ client }));
+  describeStreamStoreContract('RedisStore (Cluster)', () => new RedisStore({ client }), { slackMs: 250 });
 });
