@@ -3,6 +3,7 @@
  *
  *   idle ─start→ sending ─retry→ retrying ─attempt→ sending ─…
  *                   │  └──────poll→ waiting (202: the server is still generating)
+ *                   ├─text→   streaming  (a streamed send: the answer's text so far)
  *                   ├─answer→ answered   (data, replayed)
  *                   └─fail→   failed     (error; sending again keeps the requestId)
  *
@@ -10,7 +11,7 @@
  * narrowing; `data` is typed only in `answered`, `error` only in `failed`.
  */
 
-export type SendStatus = 'idle' | 'sending' | 'retrying' | 'waiting' | 'answered' | 'failed';
+export type SendStatus = 'idle' | 'sending' | 'retrying' | 'waiting' | 'streaming' | 'answered' | 'failed';
 
 /** Why the client is about to try again, as the client reported it. */
 export interface RetryInfo {
@@ -35,12 +36,14 @@ interface Fields<TJson> {
   readonly replayed: boolean;
   /** Set while `retrying`: why and how long until the next attempt. */
   readonly retry: RetryInfo | undefined;
+  /** A streamed send's answer text so far (`streaming`), and all of it once `answered`. */
+  readonly text: string | undefined;
 }
 
 export type SendState<TData = unknown, TJson = unknown> =
   | (Fields<TJson> & { readonly status: 'idle'; readonly data: undefined; readonly error: undefined })
   | (Fields<TJson> & {
-      readonly status: 'sending' | 'retrying' | 'waiting';
+      readonly status: 'sending' | 'retrying' | 'waiting' | 'streaming';
       readonly data: undefined;
       readonly error: undefined;
     })
@@ -65,6 +68,8 @@ export type SendAction<TData = unknown, TJson = unknown> =
     }
   /** The server answered 202: the intent is running; the client polls its status. */
   | { readonly type: 'poll'; readonly polls?: number }
+  /** A streamed answer's text so far (all of it, not the new piece); `''` after a restart. */
+  | { readonly type: 'text'; readonly text: string }
   | { readonly type: 'answer'; readonly data: TData; readonly replayed: boolean }
   | { readonly type: 'fail'; readonly error: Error }
   /** Forget the intent; the next send is a new one. */
@@ -79,6 +84,7 @@ const IDLE: Extract<SendState<never, never>, { status: 'idle' }> = Object.freeze
   polls: 0,
   replayed: false,
   retry: undefined,
+  text: undefined,
   data: undefined,
   error: undefined,
 });
@@ -90,7 +96,7 @@ export function initialSendState<TData = unknown, TJson = unknown>(): SendState<
 
 /** True while a send is in flight (a second `send()` joins it). */
 export function isInFlight(state: SendState<unknown, unknown>): boolean {
-  return state.status === 'sending' || state.status === 'retrying' || state.status === 'waiting';
+  return state.status === 'sending' || state.status === 'retrying' || state.status === 'waiting' || state.status === 'streaming';
 }
 
 /**
@@ -123,7 +129,8 @@ export function sendReducer<TData, TJson>(
     case 'attempt':
       return {
         ...fields,
-        status: 'sending',
+        // A streamed body reconnecting stays `streaming`: its text keeps showing.
+        status: state.status === 'streaming' ? 'streaming' : 'sending',
         attempt: action.attempt,
         retryLimit: action.retryLimit ?? state.retryLimit,
       };
@@ -137,6 +144,8 @@ export function sendReducer<TData, TJson>(
       };
     case 'poll':
       return { ...fields, status: 'waiting', polls: action.polls ?? state.polls + 1 };
+    case 'text':
+      return state.status === 'streaming' && state.text === action.text ? state : { ...fields, status: 'streaming', text: action.text };
     case 'answer':
       return { ...fields, status: 'answered', data: action.data, replayed: action.replayed };
     case 'fail':
@@ -148,7 +157,7 @@ export function sendReducer<TData, TJson>(
 function progressFields<TJson>(
   state: SendState<unknown, TJson>,
 ): Fields<TJson> & { data: undefined; error: undefined } {
-  const { requestId, json, attempt, retryLimit, polls, replayed } = state;
+  const { requestId, json, attempt, retryLimit, polls, replayed, text } = state;
   return {
     requestId,
     json,
@@ -156,6 +165,7 @@ function progressFields<TJson>(
     retryLimit,
     polls,
     replayed,
+    text,
     retry: undefined,
     data: undefined,
     error: undefined,

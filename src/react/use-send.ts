@@ -28,6 +28,8 @@ export interface UseSendResult<TData, TJson> {
   readonly reset: () => void;
   readonly state: SendStatus;
   readonly data: TData | undefined;
+  /** With `stream`: the answer's text so far while `streaming`, and all of it once answered. */
+  readonly text: string | undefined;
   /** The JSON body of the intent (what was asked), while it is sent and after. */
   readonly json: TJson | undefined;
   /** True when the answer was a stored one replayed: show an "already answered" badge. */
@@ -89,6 +91,7 @@ export function useSend<TData = unknown, TJson = unknown>(
     reset: controller.reset,
     state: snapshot.status,
     data: snapshot.data,
+    text: snapshot.text,
     json: snapshot.json,
     replayed: snapshot.replayed,
     error: snapshot.error,
