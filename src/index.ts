@@ -12,6 +12,17 @@ export { ProtocolError } from './client/errors/protocol-error.js';
 export { RequestIdReusedError } from './client/errors/request-id-reused-error.js';
 export { ResponseError } from './client/errors/response-error.js';
 export { UnreplayableBodyError } from './client/errors/unreplayable-body-error.js';
+export {
+  isAbortError,
+  isAnswerOnceError,
+  isConnectionError,
+  isDeadlineExceededError,
+  isIntentFailedError,
+  isProtocolError,
+  isRequestIdReusedError,
+  isResponseError,
+  isUnreplayableBodyError,
+} from './client/errors/guards.js';
 export { memoryStorageAdapter } from './client/storage/memory.js';
 export { localStorageAdapter, sessionStorageAdapter, webStorageAdapter } from './client/storage/web.js';
 export { newRequestId } from './core/ids.js';

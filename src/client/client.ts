@@ -64,17 +64,17 @@ function requestHeaders(init: HeadersInit | undefined, name: string, value: stri
 }
 
 
-export function createClient(options: ClientOptions = {}): AnswerOnceClient {
-  const client = normalizeClientOptions(options);
-  const { storage } = client;
+export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClient {
+  const options = normalizeClientOptions(clientOptions);
+  const { storage } = options;
   // The parent instance's own `fetch` (if any) is what the client's fetch wraps, and its
   // `stringifyJson` what serialises a `json` body (once per intent, replayed as is).
-  let baseFetch = client.kyOptions.fetch;
-  let stringifyJson = client.kyOptions.stringifyJson;
-  const instance = client.ky.extend((defaults) => {
+  let baseFetch = options.kyOptions.fetch;
+  let stringifyJson = options.kyOptions.stringifyJson;
+  const instance = options.ky.extend((defaults) => {
     baseFetch ??= defaults.fetch;
     stringifyJson ??= defaults.stringifyJson;
-    return client.kyOptions;
+    return options.kyOptions;
   });
   const join = createJoiner<SendResult>((signal, progress) => new AbortError(progress, signal.reason));
 
@@ -109,7 +109,7 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
     signal: AbortSignal | undefined,
     listener: SendEventListener | undefined,
   ): Promise<SendResult> {
-    const { onEvent } = client;
+    const { onEvent } = options;
     // Nobody listening: no emitter, so no event object is ever built.
     const emit =
       onEvent || listener
@@ -120,16 +120,16 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
         : undefined;
     const json = send.json !== undefined;
     const body = json ? (stringifyJson ?? JSON.stringify)(send.json) : send.body;
-    const headers = requestHeaders(send.headers, client.headerName, client.formatId(requestId), json);
+    const headers = requestHeaders(send.headers, options.headerName, options.formatId(requestId), json);
     try {
-      const result = await runIntent(client, instance, baseFetch, {
+      const result = await runIntent(options, instance, baseFetch, {
         requestId,
         input,
         method: send.method,
         body,
         headers,
         searchParams: send.searchParams,
-        parse: send.parse ?? client.parse,
+        parse: send.parse ?? options.parse,
         signal,
         emit,
         persist: storage && persister(requestId, label, send, body),
@@ -146,12 +146,12 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
     }
   }
 
-  function send<TData>(input: string | URL, options?: SendOptions): Promise<SendResult<TData>> {
-    return dispatch<TData>(input, String(input), options);
+  function send<TData>(input: string | URL, sendOptions?: SendOptions): Promise<SendResult<TData>> {
+    return dispatch<TData>(input, String(input), sendOptions);
   }
 
-  async function dispatch<TData>(input: string | URL, label: string, options?: SendOptions): Promise<SendResult<TData>> {
-    const call = normalizeSendOptions(options);
+  async function dispatch<TData>(input: string | URL, label: string, sendOptions?: SendOptions): Promise<SendResult<TData>> {
+    const call = normalizeSendOptions(sendOptions);
     const requestId = call.requestId ?? newRequestId();
     const kind = storage && unstorableBodyKind(call.body);
     if (kind) throw new UnreplayableBodyError(kind, { requestId, attempts: 0, polls: 0 });
@@ -161,24 +161,25 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
   }
 
   /** The one way a stored intent is sent again: to its stored URL, byte for byte. */
-  function resend<TData>(stored: StoredIntent, options: ResumeOptions = {}): Promise<SendResult<TData>> {
+  function resend<TData>(stored: StoredIntent, resendOptions: ResumeOptions = {}): Promise<SendResult<TData>> {
+    const { signal, onEvent } = resendOptions;
     const request = { method: stored.method, headers: stored.headers.map(([k, v]) => [k, v] as [string, string]) };
     return dispatch<TData>(new URL(stored.url), stored.input, {
       ...request,
       body: stored.body ?? null,
-      ...(options.signal && { signal: options.signal }),
-      ...(options.onEvent && { onEvent: options.onEvent }),
+      ...(signal && { signal }),
+      ...(onEvent && { onEvent }),
       requestId: stored.requestId,
     });
   }
 
-  async function resume<TData>(options: ResumeOptions = {}): Promise<ResumeOutcome<TData>[]> {
+  async function resume<TData>(resumeOptions: ResumeOptions = {}): Promise<ResumeOutcome<TData>[]> {
     const intents = storage ? await storage.list() : [];
     return Promise.all(
       intents.map(async (stored) => {
         const base = { requestId: stored.requestId, input: stored.input };
         try {
-          return { ...base, ok: true as const, result: await resend<TData>(stored, options) };
+          return { ...base, ok: true as const, result: await resend<TData>(stored, resumeOptions) };
         } catch (error) {
           return { ...base, ok: false as const, error };
         }

@@ -56,7 +56,7 @@ function toSendAction(event: SendEvent): SendAction<never, never> | undefined {
     case 'retry':
       return {
         type: 'retry',
-        attempt: event.attempt,
+        retry: event.retry,
         retryLimit: event.retryLimit,
         reason: event.status === undefined ? event.reason : `${event.reason} ${event.status}`,
         delayMs: event.delay,
