@@ -5,6 +5,7 @@ import {
   type ControllerSendOptions,
   type SendControllerOptions,
 } from '../client/controller.js';
+import { invalidOption } from '../core/options.js';
 import type { SendState } from '../core/send-state.js';
 
 export interface UseSendOptions extends SendControllerOptions {
@@ -62,9 +63,7 @@ export function useSend<TData = unknown, TJson = unknown>(
   options: UseSendOptions = {},
 ): UseSendResult<TData, TJson> {
   const { resume = false, ...controllerOptions } = options;
-  if (typeof resume !== 'boolean') {
-    throw new TypeError('answer-once/react: `options.resume` must be a boolean.');
-  }
+  if (typeof resume !== 'boolean') invalidOption('options.resume', 'a boolean', resume, 'answer-once/react');
   const [controller] = useState(() => new SendController<TData, TJson>(client, input, controllerOptions));
   useEffect(() => {
     controller.setOptions(client, input, controllerOptions);

@@ -88,7 +88,9 @@ describe('client errors', () => {
 
 describe('createClient options', () => {
   it.each<[string, ClientOptions]>([
-    ['headerName', { headerName: 'X Request' }],
+    ['headerName', { headerName: 'X Request' as never }],
+    ['headerName', { headerName: 'X-Idempotency-Key' as never }],
+    ['minPollInterval', { minPollInterval: 0 }],
     ['replayedHeader', { replayedHeader: '' }],
     ['retry', { retry: 'often' as never }],
     ['retry.limit', { retry: { limit: -1 } }],
@@ -109,7 +111,14 @@ describe('createClient options', () => {
     ['ky', { ky: {} as never }],
   ])('throws a TypeError naming `%s` when it is invalid', (name, options) => {
     expect(() => createClient(options)).toThrow(TypeError);
-    expect(() => createClient(options)).toThrow(`\`${name}\``);
+    expect(() => createClient(options)).toThrow(`answer-once: \`${name}\` must be `);
+  });
+
+  it('takes only the two ID headers a server reads, in any case, and says so', () => {
+    expect(() => createClient({ headerName: 'X-Correlation-Id' as never })).toThrow(
+      "answer-once: `headerName` must be 'X-Request-Id' or 'Idempotency-Key'; got \"X-Correlation-Id\".",
+    );
+    expect(() => createClient({ headerName: 'idempotency-key' as never })).not.toThrow();
   });
 
   it.each<[string, SendOptions]>([
