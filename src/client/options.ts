@@ -180,7 +180,7 @@ export interface ResolvedClientOptions {
 }
 
 /** `RetryPolicy` defaults; see each option's JSDoc. */
-export const RETRY_DEFAULTS = Object.freeze({
+const RETRY_DEFAULTS = Object.freeze({
   limit: 4,
   delay: 300,
   backoffLimit: 10_000,
@@ -190,7 +190,7 @@ export const RETRY_DEFAULTS = Object.freeze({
 });
 
 /** `ClientOptions` defaults; see each option's JSDoc. */
-export const DEFAULTS = Object.freeze({
+const DEFAULTS = Object.freeze({
   headerName: REQUEST_ID_HEADER as RequestIdHeaderName,
   replayedHeader: REPLAYED_HEADER,
   timeout: 30_000 as number | false,

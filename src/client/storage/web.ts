@@ -11,7 +11,7 @@ export interface WebStorageAdapterOptions {
 }
 
 /** `WebStorageAdapterOptions` defaults. */
-export const DEFAULTS = Object.freeze({ prefix: 'answer-once:' });
+const DEFAULTS = Object.freeze({ prefix: 'answer-once:' });
 
 type WebStorageName = 'sessionStorage' | 'localStorage';
 
