@@ -8,7 +8,7 @@ import { problemResponse } from './problem.js';
  */
 export abstract class IdempotencyError extends Error {
   override name: string = 'IdempotencyError';
-  /** The stable code that crosses the wire (PROTOCOL.md § Errors). */
+  /** The stable code that crosses the wire (PROTOCOL.md § 9). */
   abstract readonly code: ProblemCode;
   /** The HTTP status of the problem this error becomes. */
   abstract readonly status: number;

@@ -23,7 +23,7 @@ export type IdempotencyEvent =
   | { readonly type: 'lease-lost'; readonly key: string }
   /** A zombie write was rejected by fencing; its result was discarded, never stored. */
   | { readonly type: 'fenced'; readonly key: string; readonly operation: 'complete' | 'fail' }
-  /** The store threw; see PROTOCOL.md § Store failures for what the caller got. */
+  /** The store threw; see PROTOCOL.md § 10 for what the caller got. */
   | { readonly type: 'store-error'; readonly key: string; readonly operation: StoreOperation; readonly error: unknown };
 
 /** Receives {@link IdempotencyEvent}s. */
