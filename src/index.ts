@@ -42,7 +42,7 @@ export type {
   SendEventListener,
   SettledEvent,
 } from './client/events.js';
-export type { ClientOptions, RetryPolicy } from './client/options.js';
+export type { ClientOptions, RequestIdHeaderName, RetryPolicy } from './client/options.js';
 export type { ParseMode } from './client/parse.js';
 export type { SendResult } from './client/run-intent.js';
 export type { SendOptions } from './client/send-options.js';

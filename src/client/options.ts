@@ -150,7 +150,7 @@ export interface ClientOptions
   parse?: ParseMode;
 }
 
-export interface ResolvedRetryPolicy {
+interface ResolvedRetryPolicy {
   readonly limit: number;
   readonly delay: number;
   readonly backoffLimit: number;

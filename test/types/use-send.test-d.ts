@@ -1,6 +1,6 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import type { SendState } from 'answer-once';
-import { useSend, type RetryInfo } from 'answer-once/react';
+import type { RetryInfo, useSend } from 'answer-once/react';
 
 type Chat = ReturnType<typeof useSend<{ answer: string }, { content: string }>>;
 
