@@ -11,10 +11,12 @@ export { IntentFailedError } from './client/errors/intent-failed-error.js';
 export { ProtocolError } from './client/errors/protocol-error.js';
 export { RequestIdReusedError } from './client/errors/request-id-reused-error.js';
 export { ResponseError } from './client/errors/response-error.js';
+export { AnswerRestartedError } from './client/errors/answer-restarted-error.js';
 export { UnreplayableBodyError } from './client/errors/unreplayable-body-error.js';
 export {
   isAbortError,
   isAnswerOnceError,
+  isAnswerRestartedError,
   isConnectionError,
   isDeadlineExceededError,
   isIntentFailedError,
@@ -35,7 +37,9 @@ export type {
   AcceptedEvent,
   AttemptEvent,
   PollEvent,
+  ReconnectEvent,
   ReplayedEvent,
+  RestartEvent,
   RetryEvent,
   RetryReason,
   SendEvent,

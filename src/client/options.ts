@@ -150,7 +150,7 @@ export interface ClientOptions
   parse?: ParseMode;
 }
 
-interface ResolvedRetryPolicy {
+export interface ResolvedRetryPolicy {
   readonly limit: number;
   readonly delay: number;
   readonly backoffLimit: number;

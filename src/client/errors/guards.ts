@@ -4,6 +4,7 @@
  * when the error came from the other build of the package (ESM vs CJS) or another copy.
  */
 import type { AbortError } from './abort-error.js';
+import type { AnswerRestartedError } from './answer-restarted-error.js';
 import { ERROR_BRAND, type AnswerOnceError } from './answer-once-error.js';
 import type { ConnectionError } from './connection-error.js';
 import type { DeadlineExceededError } from './deadline-exceeded-error.js';
@@ -39,3 +40,5 @@ export const isRequestIdReusedError = named<RequestIdReusedError>('RequestIdReus
 export const isUnreplayableBodyError = named<UnreplayableBodyError>('UnreplayableBodyError');
 /** The server broke the protocol (a cross-origin `Location`, another intent's ID). */
 export const isProtocolError = named<ProtocolError>('ProtocolError');
+/** A `client.fetch` body that is not an event stream started again on the server. */
+export const isAnswerRestartedError = named<AnswerRestartedError>('AnswerRestartedError');
