@@ -89,17 +89,17 @@ function requestHeaders(init: HeadersInit | undefined, name: string, value: stri
 }
 
 
-export function createClient(options: ClientOptions = {}): AnswerOnceClient {
-  const client = normalizeClientOptions(options);
-  const { storage } = client;
+export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClient {
+  const options = normalizeClientOptions(clientOptions);
+  const { storage } = options;
   // The parent instance's own `fetch` (if any) is what the client's fetch wraps, and its
   // `stringifyJson` what serialises a `json` body (once per intent, replayed as is).
-  let baseFetch = client.kyOptions.fetch;
-  let stringifyJson = client.kyOptions.stringifyJson;
-  const instance = client.ky.extend((defaults) => {
+  let baseFetch = options.kyOptions.fetch;
+  let stringifyJson = options.kyOptions.stringifyJson;
+  const instance = options.ky.extend((defaults) => {
     baseFetch ??= defaults.fetch;
     stringifyJson ??= defaults.stringifyJson;
-    return client.kyOptions;
+    return options.kyOptions;
   });
   const join = createJoiner<SendResult>((signal, progress) => new AbortError(progress, signal.reason));
 
@@ -135,7 +135,7 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
     listener: SendEventListener | undefined,
     internal: DispatchInternals,
   ): Promise<SendResult> {
-    const { onEvent } = client;
+    const { onEvent } = options;
     // Nobody listening: no emitter, so no event object is ever built.
     const emit =
       onEvent || listener
@@ -146,16 +146,16 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
         : undefined;
     const json = send.json !== undefined;
     const body = json ? (stringifyJson ?? JSON.stringify)(send.json) : send.body;
-    const headers = requestHeaders(send.headers, client.headerName, client.formatId(requestId), json);
+    const headers = requestHeaders(send.headers, options.headerName, options.formatId(requestId), json);
     try {
-      const result = await runIntent(client, instance, baseFetch, {
+      const result = await runIntent(options, instance, baseFetch, {
         requestId,
         input,
         method: send.method,
         body,
         headers,
         searchParams: send.searchParams,
-        parse: send.parse ?? client.parse,
+        parse: send.parse ?? options.parse,
         signal,
         emit,
         persist: storage && internal.persist !== false ? persister(requestId, label, send, body) : undefined,
@@ -178,17 +178,17 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
     if (storage) await Promise.resolve(storage.remove(requestId)).catch(() => undefined);
   }
 
-  function send<TData>(input: string | URL, options?: SendOptions): Promise<SendResult<TData>> {
-    return dispatch<TData>(input, String(input), options);
+  function send<TData>(input: string | URL, sendOptions?: SendOptions): Promise<SendResult<TData>> {
+    return dispatch<TData>(input, String(input), sendOptions);
   }
 
   async function dispatch<TData>(
     input: string | URL,
     label: string,
-    options?: SendOptions,
+    sendOptions?: SendOptions,
     internal: DispatchInternals = {},
   ): Promise<SendResult<TData>> {
-    const call = normalizeSendOptions(options);
+    const call = normalizeSendOptions(sendOptions);
     const requestId = call.requestId ?? newRequestId();
     const kind = storage && internal.persist !== false && unstorableBodyKind(call.body);
     if (kind) throw new UnreplayableBodyError(kind, { requestId, attempts: 0, polls: 0 });
@@ -201,7 +201,7 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
 
   // The streaming modules (and their SSE parser) load on the first `fetch` or `stream`,
   // so an app that only sends does not download them.
-  const deps = { client, dispatch, forget };
+  const deps = { client: options, dispatch, forget };
   let streaming: Promise<typeof import('./stream/streaming.js')> | undefined;
   const load = () => (streaming ??= import('./stream/streaming.js'));
   let intentFetch: AnswerOnceClient['fetch'] | undefined;
@@ -210,9 +210,9 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
     return intentFetch(input, init);
   };
 
-  async function stream(input: string | URL | StoredIntent, options: StreamOptions = {}): Promise<AnswerStream> {
+  async function stream(input: string | URL | StoredIntent, streamOptions: StreamOptions = {}): Promise<AnswerStream> {
     const { openAnswer, answerStream } = await load();
-    const { signal, onEvent } = options;
+    const { signal, onEvent } = streamOptions;
     if (typeof input === 'object' && !(input instanceof URL)) {
       // A stored intent goes again exactly as it first left (see `resend`).
       const opened = await openAnswer(deps, new URL(input.url), input.input, {
@@ -225,29 +225,30 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
       });
       return answerStream(opened);
     }
-    const requestId = options.requestId ?? newRequestId();
-    return answerStream(await openAnswer(deps, input, String(input), { ...options, requestId }));
+    const requestId = streamOptions.requestId ?? newRequestId();
+    return answerStream(await openAnswer(deps, input, String(input), { ...streamOptions, requestId }));
   }
 
   /** The one way a stored intent is sent again: to its stored URL, byte for byte. */
-  function resend<TData>(stored: StoredIntent, options: ResumeOptions = {}): Promise<SendResult<TData>> {
+  function resend<TData>(stored: StoredIntent, resendOptions: ResumeOptions = {}): Promise<SendResult<TData>> {
+    const { signal, onEvent } = resendOptions;
     const request = { method: stored.method, headers: stored.headers.map(([k, v]) => [k, v] as [string, string]) };
     return dispatch<TData>(new URL(stored.url), stored.input, {
       ...request,
       body: stored.body ?? null,
-      ...(options.signal && { signal: options.signal }),
-      ...(options.onEvent && { onEvent: options.onEvent }),
+      ...(signal && { signal }),
+      ...(onEvent && { onEvent }),
       requestId: stored.requestId,
     });
   }
 
-  async function resume<TData>(options: ResumeOptions = {}): Promise<ResumeOutcome<TData>[]> {
+  async function resume<TData>(resumeOptions: ResumeOptions = {}): Promise<ResumeOutcome<TData>[]> {
     const intents = storage ? await storage.list() : [];
     return Promise.all(
       intents.map(async (stored) => {
         const base = { requestId: stored.requestId, input: stored.input };
         try {
-          return { ...base, ok: true as const, result: await resend<TData>(stored, options) };
+          return { ...base, ok: true as const, result: await resend<TData>(stored, resumeOptions) };
         } catch (error) {
           return { ...base, ok: false as const, error };
         }

@@ -33,10 +33,10 @@ function chatServer() {
 
 function Chat({ client, seen }: { client: AnswerOnceClient; seen: string[] }) {
   const chat = useSend<string>(client, 'chat', { stream: true, resume: true });
-  if (chat.state === 'streaming' && seen.at(-1) !== chat.text) seen.push(chat.text ?? '');
+  if (chat.status === 'streaming' && seen.at(-1) !== chat.text) seen.push(chat.text ?? '');
   return (
     <div>
-      <output data-testid="state">{chat.state}</output>
+      <output data-testid="state">{chat.status}</output>
       <output data-testid="text">{chat.text}</output>
     </div>
   );
