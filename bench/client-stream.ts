@@ -23,12 +23,14 @@ function frame(data: string, start: number): string {
 }
 
 const UNITS: Buffer[] = [];
+/** The offset just after each event. */
+const OFFSETS: number[] = [];
 for (let i = 0, offset = 0; i < EVENTS; i++) {
   const unit = Buffer.from(frame(JSON.stringify({ type: 'text-delta', id: 't1', delta: `token ${i} ` }), offset));
   UNITS.push(unit);
   offset += unit.length;
+  OFFSETS.push(offset);
 }
-const OFFSETS = UNITS.reduce<number[]>((all, unit) => [...all, (all.at(-1) ?? 0) + unit.length], []);
 
 /** Writes the events 50 at a time; `/cut` destroys the first answer's socket after half of them. */
 function handle(request: IncomingMessage, response: ServerResponse): void {
