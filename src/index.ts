@@ -11,6 +11,7 @@ export { IntentFailedError } from './client/errors/intent-failed-error.js';
 export { ProtocolError } from './client/errors/protocol-error.js';
 export { RequestIdReusedError } from './client/errors/request-id-reused-error.js';
 export { ResponseError } from './client/errors/response-error.js';
+export { AnswerRestartedError } from './client/errors/answer-restarted-error.js';
 export { UnreplayableBodyError } from './client/errors/unreplayable-body-error.js';
 export { memoryStorageAdapter } from './client/storage/memory.js';
 export { localStorageAdapter, sessionStorageAdapter, webStorageAdapter } from './client/storage/web.js';
@@ -24,7 +25,9 @@ export type {
   AcceptedEvent,
   AttemptEvent,
   PollEvent,
+  ReconnectEvent,
   ReplayedEvent,
+  RestartEvent,
   RetryEvent,
   RetryReason,
   SendEvent,

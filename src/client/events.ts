@@ -94,12 +94,39 @@ export type SettledEvent =
       readonly polls: number;
     };
 
+/**
+ * A streamed answer's connection broke mid-body (`reason: 'cut'`), or the server ended
+ * this reader's answer with its error marker (`'error-marker'`, PROTOCOL.md § 14.7): the
+ * client sends the intent again, same ID, from `position` (`<generation>.<offset>`, or
+ * `undefined` from the start), and the body continues where it was.
+ */
+export type ReconnectEvent = {
+  readonly type: 'reconnect';
+  readonly requestId: string;
+  /** 1-based count of reconnects this body made so far. */
+  readonly reconnects: number;
+  readonly reason: 'cut' | 'error-marker';
+  readonly position: string | undefined;
+};
+
+/**
+ * The answer started again on the server as `generation` (its producer died and a
+ * successor runs the work, § 14.5): what a UI showed of the old one is void.
+ */
+export type RestartEvent = {
+  readonly type: 'restart';
+  readonly requestId: string;
+  readonly generation: number;
+};
+
 export type SendEvent =
   | AttemptEvent
   | RetryEvent
   | AcceptedEvent
   | PollEvent
   | ReplayedEvent
+  | ReconnectEvent
+  | RestartEvent
   | SettledEvent;
 
 /** Receives every {@link SendEvent}. Must not throw; a throwing listener is ignored. */
