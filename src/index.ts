@@ -13,6 +13,18 @@ export { RequestIdReusedError } from './client/errors/request-id-reused-error.js
 export { ResponseError } from './client/errors/response-error.js';
 export { AnswerRestartedError } from './client/errors/answer-restarted-error.js';
 export { UnreplayableBodyError } from './client/errors/unreplayable-body-error.js';
+export {
+  isAbortError,
+  isAnswerOnceError,
+  isAnswerRestartedError,
+  isConnectionError,
+  isDeadlineExceededError,
+  isIntentFailedError,
+  isProtocolError,
+  isRequestIdReusedError,
+  isResponseError,
+  isUnreplayableBodyError,
+} from './client/errors/guards.js';
 export { memoryStorageAdapter } from './client/storage/memory.js';
 export { localStorageAdapter, sessionStorageAdapter, webStorageAdapter } from './client/storage/web.js';
 export { newRequestId } from './core/ids.js';
@@ -34,7 +46,7 @@ export type {
   SendEventListener,
   SettledEvent,
 } from './client/events.js';
-export type { ClientOptions, RetryPolicy } from './client/options.js';
+export type { ClientOptions, RequestIdHeaderName, RetryPolicy } from './client/options.js';
 export type { ParseMode } from './client/parse.js';
 export type { SendResult } from './client/run-intent.js';
 export type { SendOptions } from './client/send-options.js';

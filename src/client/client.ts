@@ -78,17 +78,17 @@ function requestHeaders(init: HeadersInit | undefined, name: string, value: stri
 }
 
 
-export function createClient(options: ClientOptions = {}): AnswerOnceClient {
-  const client = normalizeClientOptions(options);
-  const { storage } = client;
+export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClient {
+  const options = normalizeClientOptions(clientOptions);
+  const { storage } = options;
   // The parent instance's own `fetch` (if any) is what the client's fetch wraps, and its
   // `stringifyJson` what serialises a `json` body (once per intent, replayed as is).
-  let baseFetch = client.kyOptions.fetch;
-  let stringifyJson = client.kyOptions.stringifyJson;
-  const instance = client.ky.extend((defaults) => {
+  let baseFetch = options.kyOptions.fetch;
+  let stringifyJson = options.kyOptions.stringifyJson;
+  const instance = options.ky.extend((defaults) => {
     baseFetch ??= defaults.fetch;
     stringifyJson ??= defaults.stringifyJson;
-    return client.kyOptions;
+    return options.kyOptions;
   });
   const join = createJoiner<SendResult>((signal, progress) => new AbortError(progress, signal.reason));
 
@@ -124,7 +124,7 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
     listener: SendEventListener | undefined,
     internal: DispatchInternals,
   ): Promise<SendResult> {
-    const { onEvent } = client;
+    const { onEvent } = options;
     // Nobody listening: no emitter, so no event object is ever built.
     const emit =
       onEvent || listener
@@ -135,16 +135,16 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
         : undefined;
     const json = send.json !== undefined;
     const body = json ? (stringifyJson ?? JSON.stringify)(send.json) : send.body;
-    const headers = requestHeaders(send.headers, client.headerName, client.formatId(requestId), json);
+    const headers = requestHeaders(send.headers, options.headerName, options.formatId(requestId), json);
     try {
-      const result = await runIntent(client, instance, baseFetch, {
+      const result = await runIntent(options, instance, baseFetch, {
         requestId,
         input,
         method: send.method,
         body,
         headers,
         searchParams: send.searchParams,
-        parse: send.parse ?? client.parse,
+        parse: send.parse ?? options.parse,
         signal,
         emit,
         persist: storage && internal.persist !== false ? persister(requestId, label, send, body) : undefined,
@@ -167,17 +167,17 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
     if (storage) await Promise.resolve(storage.remove(requestId)).catch(() => undefined);
   }
 
-  function send<TData>(input: string | URL, options?: SendOptions): Promise<SendResult<TData>> {
-    return dispatch<TData>(input, String(input), options);
+  function send<TData>(input: string | URL, sendOptions?: SendOptions): Promise<SendResult<TData>> {
+    return dispatch<TData>(input, String(input), sendOptions);
   }
 
   async function dispatch<TData>(
     input: string | URL,
     label: string,
-    options?: SendOptions,
+    sendOptions?: SendOptions,
     internal: DispatchInternals = {},
   ): Promise<SendResult<TData>> {
-    const call = normalizeSendOptions(options);
+    const call = normalizeSendOptions(sendOptions);
     const requestId = call.requestId ?? newRequestId();
     const kind = storage && internal.persist !== false && unstorableBodyKind(call.body);
     if (kind) throw new UnreplayableBodyError(kind, { requestId, attempts: 0, polls: 0 });
@@ -194,30 +194,31 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
   let intentFetch: Promise<IntentFetch> | undefined;
   const fetch: IntentFetch = async (input, init) => {
     intentFetch ??= import('./stream/intent-fetch.js').then(({ createIntentFetch }) =>
-      createIntentFetch({ client, dispatch, forget }),
+      createIntentFetch({ client: options, dispatch, forget }),
     );
     return (await intentFetch)(input, init);
   };
 
   /** The one way a stored intent is sent again: to its stored URL, byte for byte. */
-  function resend<TData>(stored: StoredIntent, options: ResumeOptions = {}): Promise<SendResult<TData>> {
+  function resend<TData>(stored: StoredIntent, resendOptions: ResumeOptions = {}): Promise<SendResult<TData>> {
+    const { signal, onEvent } = resendOptions;
     const request = { method: stored.method, headers: stored.headers.map(([k, v]) => [k, v] as [string, string]) };
     return dispatch<TData>(new URL(stored.url), stored.input, {
       ...request,
       body: stored.body ?? null,
-      ...(options.signal && { signal: options.signal }),
-      ...(options.onEvent && { onEvent: options.onEvent }),
+      ...(signal && { signal }),
+      ...(onEvent && { onEvent }),
       requestId: stored.requestId,
     });
   }
 
-  async function resume<TData>(options: ResumeOptions = {}): Promise<ResumeOutcome<TData>[]> {
+  async function resume<TData>(resumeOptions: ResumeOptions = {}): Promise<ResumeOutcome<TData>[]> {
     const intents = storage ? await storage.list() : [];
     return Promise.all(
       intents.map(async (stored) => {
         const base = { requestId: stored.requestId, input: stored.input };
         try {
-          return { ...base, ok: true as const, result: await resend<TData>(stored, options) };
+          return { ...base, ok: true as const, result: await resend<TData>(stored, resumeOptions) };
         } catch (error) {
           return { ...base, ok: false as const, error };
         }
