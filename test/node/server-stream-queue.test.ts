@@ -24,12 +24,19 @@ describe('a queue consumer streaming through the handler', () => {
         return sseAnswer(12, { delayMs: 5, prefix: `${text} `, signal });
       },
     });
+    // A redelivery that finds the work running but its head not yet logged is held until it is (Prefer: wait).
     const deliver = (message: Message): Promise<Response> =>
-      consume(new Request('http://queue.local/summaries', { method: 'POST', headers: { 'X-Request-Id': message.id }, body: message.text }));
+      consume(
+        new Request('http://queue.local/summaries', {
+          method: 'POST',
+          headers: { 'X-Request-Id': message.id, Prefer: 'wait=5' },
+          body: message.text,
+        }),
+      );
     const message = { id: 'msg-00000001', text: 'summary' };
 
     const first = await deliver(message);
-    await sleep(60); // the consumer's ack is lost; the broker redelivers while the first still streams
+    await sleep(20); // the consumer's ack is lost; the broker redelivers while the first still streams
     const redelivered = await deliver(message);
     expect(redelivered.headers.get('X-Idempotent-Attached')).toBe('true');
     const [a, b] = await Promise.all([first.text(), redelivered.text()]);

@@ -90,7 +90,7 @@ describe('createIdempotencyHandler: streamed answers', () => {
     const app = chatApp({ work: () => sseAnswer(10, { delayMs: 5, hold: go.promise }) });
     const fresh = await app.handle(chatRequest());
     await sleep(60); // the head is logged one flush window after the handler returned
-    const attached = await app.handle(chatRequest());
+    const attached = await app.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
     expect(attached.status).toBe(200);
     expect(attached.headers.get('X-Idempotent-Attached')).toBe('true');
     expect(attached.headers.get('Content-Type')).toBe('text/event-stream');
@@ -226,7 +226,7 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
     const app = chatApp({ work: () => (runs++ === 0 ? sseAnswer(10, { breakAfter: 4, delayMs: 5, hold: go.promise }) : sseAnswer(2)) });
     const fresh = await app.handle(chatRequest());
     await sleep(60);
-    const attached = await app.handle(chatRequest());
+    const attached = await app.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
     go.open();
     for (const text of await Promise.all([fresh.text(), attached.text()])) {
       const events = parseEvents(text);
@@ -247,7 +247,7 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
     const partial = await readEvents(doomed, 3);
     const lastOld = partial.events.at(-1)?.id ?? '';
     await sleep(60); // its head is logged
-    const attached = await healthy.handle(chatRequest()); // attached to generation 1 on "another instance"
+    const attached = await healthy.handle(chatRequest({ headers: { Prefer: 'wait=5' } })); // attached to generation 1 on "another instance"
     expect(attached.headers.get('X-Idempotent-Attached')).toBe('true');
     // Generation 1's lease lapses (its holder stopped renewing): the attached reader is told to resend.
     const toldEvents = parseEvents(await attached.text());
@@ -354,7 +354,7 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
     const app = chatApp({ maxResponseBytes: 2_000, work: () => sseAnswer(400, { delayMs: 1, hold: go.promise }) });
     const fresh = await app.handle(chatRequest());
     await sleep(60);
-    const attached = await app.handle(chatRequest());
+    const attached = await app.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
     go.open();
     const reading = Promise.all([fresh.text(), attached.text()]);
     await sleep(300); // well past 2,000 bytes
