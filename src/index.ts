@@ -13,12 +13,25 @@ export { RequestIdReusedError } from './client/errors/request-id-reused-error.js
 export { ResponseError } from './client/errors/response-error.js';
 export { AnswerRestartedError } from './client/errors/answer-restarted-error.js';
 export { UnreplayableBodyError } from './client/errors/unreplayable-body-error.js';
+export {
+  isAbortError,
+  isAnswerOnceError,
+  isAnswerRestartedError,
+  isConnectionError,
+  isDeadlineExceededError,
+  isIntentFailedError,
+  isProtocolError,
+  isRequestIdReusedError,
+  isResponseError,
+  isUnreplayableBodyError,
+} from './client/errors/guards.js';
 export { memoryStorageAdapter } from './client/storage/memory.js';
 export { localStorageAdapter, sessionStorageAdapter, webStorageAdapter } from './client/storage/web.js';
 export { newRequestId } from './core/ids.js';
 export { isValidRequestId } from './core/request-id.js';
 
-export type { AnswerOnceClient, ResumeOptions, ResumeOutcome } from './client/client.js';
+export type { AnswerOnceClient, ResumeOptions, ResumeOutcome, StreamOptions } from './client/client.js';
+export type { AnswerStream, StreamPart } from './client/stream/answer-stream.js';
 export type { IntentErrorContext } from './client/errors/answer-once-error.js';
 export type { ErrorResponse } from './client/errors/response-error.js';
 export type {
@@ -34,7 +47,7 @@ export type {
   SendEventListener,
   SettledEvent,
 } from './client/events.js';
-export type { ClientOptions, RetryPolicy } from './client/options.js';
+export type { ClientOptions, RequestIdHeaderName, RetryPolicy } from './client/options.js';
 export type { ParseMode } from './client/parse.js';
 export type { SendResult } from './client/run-intent.js';
 export type { SendOptions } from './client/send-options.js';
@@ -45,5 +58,5 @@ export type { ProblemCode, ProblemDetails } from './core/problems.js';
 // ── Send controller: the framework-free state
 // machine that `useSend` subscribes to, for Vue, Svelte or plain DOM UIs. ──
 export { SendController } from './client/controller.js';
-export type { ControllerClient, ControllerSendOptions, SendControllerOptions } from './client/controller.js';
+export type { ControllerClient, ControllerSendOptions, SendControllerOptions, StreamText } from './client/controller.js';
 export type { RetryInfo, SendState, SendStatus } from './core/send-state.js';

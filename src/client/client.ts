@@ -13,7 +13,11 @@ import { runIntent, type SendResult } from './run-intent.js';
 import { normalizeSendOptions, type NormalizedSendOptions, type SendOptions } from './send-options.js';
 import { unstorableBodyKind } from './storable-body.js';
 import type { StoredIntent } from './storage/types.js';
+import type { AnswerStream } from './stream/answer-stream.js';
 import type { DispatchInternals } from './stream/intent-fetch.js';
+
+/** Options of `client.stream()`: `send`'s, but the body is always yours to iterate. */
+export type StreamOptions = Omit<SendOptions, 'parse'>;
 
 /** How one pending intent ended when `resume()` finished it. */
 export type ResumeOutcome<TData = unknown> =
@@ -60,6 +64,13 @@ export interface AnswerOnceClient {
    * `DeadlineExceededError`.
    */
   readonly fetch: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+  /**
+   * Sends one intent as `send` does and resolves, once the answer's headers arrive, with
+   * its body as an async iterable of parts (text, SSE events, restart, stopped) that
+   * resumes itself after a cut; with a `StoredIntent` (`pending()`), sends it again
+   * exactly as it first left. Rejects as `send` does.
+   */
+  stream(input: string | URL | StoredIntent, options?: StreamOptions): Promise<AnswerStream>;
   /** The ky instance the client sends with (the base instance, extended). */
   readonly ky: KyInstance;
 }
@@ -78,17 +89,17 @@ function requestHeaders(init: HeadersInit | undefined, name: string, value: stri
 }
 
 
-export function createClient(options: ClientOptions = {}): AnswerOnceClient {
-  const client = normalizeClientOptions(options);
-  const { storage } = client;
+export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClient {
+  const options = normalizeClientOptions(clientOptions);
+  const { storage } = options;
   // The parent instance's own `fetch` (if any) is what the client's fetch wraps, and its
   // `stringifyJson` what serialises a `json` body (once per intent, replayed as is).
-  let baseFetch = client.kyOptions.fetch;
-  let stringifyJson = client.kyOptions.stringifyJson;
-  const instance = client.ky.extend((defaults) => {
+  let baseFetch = options.kyOptions.fetch;
+  let stringifyJson = options.kyOptions.stringifyJson;
+  const instance = options.ky.extend((defaults) => {
     baseFetch ??= defaults.fetch;
     stringifyJson ??= defaults.stringifyJson;
-    return client.kyOptions;
+    return options.kyOptions;
   });
   const join = createJoiner<SendResult>((signal, progress) => new AbortError(progress, signal.reason));
 
@@ -124,7 +135,7 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
     listener: SendEventListener | undefined,
     internal: DispatchInternals,
   ): Promise<SendResult> {
-    const { onEvent } = client;
+    const { onEvent } = options;
     // Nobody listening: no emitter, so no event object is ever built.
     const emit =
       onEvent || listener
@@ -135,16 +146,16 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
         : undefined;
     const json = send.json !== undefined;
     const body = json ? (stringifyJson ?? JSON.stringify)(send.json) : send.body;
-    const headers = requestHeaders(send.headers, client.headerName, client.formatId(requestId), json);
+    const headers = requestHeaders(send.headers, options.headerName, options.formatId(requestId), json);
     try {
-      const result = await runIntent(client, instance, baseFetch, {
+      const result = await runIntent(options, instance, baseFetch, {
         requestId,
         input,
         method: send.method,
         body,
         headers,
         searchParams: send.searchParams,
-        parse: send.parse ?? client.parse,
+        parse: send.parse ?? options.parse,
         signal,
         emit,
         persist: storage && internal.persist !== false ? persister(requestId, label, send, body) : undefined,
@@ -167,17 +178,17 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
     if (storage) await Promise.resolve(storage.remove(requestId)).catch(() => undefined);
   }
 
-  function send<TData>(input: string | URL, options?: SendOptions): Promise<SendResult<TData>> {
-    return dispatch<TData>(input, String(input), options);
+  function send<TData>(input: string | URL, sendOptions?: SendOptions): Promise<SendResult<TData>> {
+    return dispatch<TData>(input, String(input), sendOptions);
   }
 
   async function dispatch<TData>(
     input: string | URL,
     label: string,
-    options?: SendOptions,
+    sendOptions?: SendOptions,
     internal: DispatchInternals = {},
   ): Promise<SendResult<TData>> {
-    const call = normalizeSendOptions(options);
+    const call = normalizeSendOptions(sendOptions);
     const requestId = call.requestId ?? newRequestId();
     const kind = storage && internal.persist !== false && unstorableBodyKind(call.body);
     if (kind) throw new UnreplayableBodyError(kind, { requestId, attempts: 0, polls: 0 });
@@ -188,36 +199,56 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
     return join(key, requestId, start, call.signal, call.onEvent) as Promise<SendResult<TData>>;
   }
 
-  // The streaming modules (and their SSE parser) load on the first `fetch`, so an app that
-  // only sends does not download them.
-  type IntentFetch = AnswerOnceClient['fetch'];
-  let intentFetch: Promise<IntentFetch> | undefined;
-  const fetch: IntentFetch = async (input, init) => {
-    intentFetch ??= import('./stream/intent-fetch.js').then(({ createIntentFetch }) =>
-      createIntentFetch({ client, dispatch, forget }),
-    );
-    return (await intentFetch)(input, init);
+  // The streaming modules (and their SSE parser) load on the first `fetch` or `stream`,
+  // so an app that only sends does not download them.
+  const deps = { client: options, dispatch, forget };
+  let streaming: Promise<typeof import('./stream/streaming.js')> | undefined;
+  const load = () => (streaming ??= import('./stream/streaming.js'));
+  let intentFetch: AnswerOnceClient['fetch'] | undefined;
+  const fetch: AnswerOnceClient['fetch'] = async (input, init) => {
+    intentFetch ??= (await load()).createIntentFetch(deps);
+    return intentFetch(input, init);
   };
 
+  async function stream(input: string | URL | StoredIntent, streamOptions: StreamOptions = {}): Promise<AnswerStream> {
+    const { openAnswer, answerStream } = await load();
+    const { signal, onEvent } = streamOptions;
+    if (typeof input === 'object' && !(input instanceof URL)) {
+      // A stored intent goes again exactly as it first left (see `resend`).
+      const opened = await openAnswer(deps, new URL(input.url), input.input, {
+        method: input.method,
+        headers: input.headers.map(([k, v]) => [k, v] as [string, string]),
+        body: input.body ?? null,
+        requestId: input.requestId,
+        ...(signal && { signal }),
+        ...(onEvent && { onEvent }),
+      });
+      return answerStream(opened);
+    }
+    const requestId = streamOptions.requestId ?? newRequestId();
+    return answerStream(await openAnswer(deps, input, String(input), { ...streamOptions, requestId }));
+  }
+
   /** The one way a stored intent is sent again: to its stored URL, byte for byte. */
-  function resend<TData>(stored: StoredIntent, options: ResumeOptions = {}): Promise<SendResult<TData>> {
+  function resend<TData>(stored: StoredIntent, resendOptions: ResumeOptions = {}): Promise<SendResult<TData>> {
+    const { signal, onEvent } = resendOptions;
     const request = { method: stored.method, headers: stored.headers.map(([k, v]) => [k, v] as [string, string]) };
     return dispatch<TData>(new URL(stored.url), stored.input, {
       ...request,
       body: stored.body ?? null,
-      ...(options.signal && { signal: options.signal }),
-      ...(options.onEvent && { onEvent: options.onEvent }),
+      ...(signal && { signal }),
+      ...(onEvent && { onEvent }),
       requestId: stored.requestId,
     });
   }
 
-  async function resume<TData>(options: ResumeOptions = {}): Promise<ResumeOutcome<TData>[]> {
+  async function resume<TData>(resumeOptions: ResumeOptions = {}): Promise<ResumeOutcome<TData>[]> {
     const intents = storage ? await storage.list() : [];
     return Promise.all(
       intents.map(async (stored) => {
         const base = { requestId: stored.requestId, input: stored.input };
         try {
-          return { ...base, ok: true as const, result: await resend<TData>(stored, options) };
+          return { ...base, ok: true as const, result: await resend<TData>(stored, resumeOptions) };
         } catch (error) {
           return { ...base, ok: false as const, error };
         }
@@ -229,5 +260,5 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
     return (storage ? await storage.list() : []).find((intent) => intent.input === input && (match?.(intent) ?? true));
   }
 
-  return { send, fetch, resume, pending, resend, ky: instance };
+  return { send, fetch, stream, resume, pending, resend, ky: instance };
 }

@@ -31,7 +31,7 @@ export type AttemptEvent = {
   readonly requestId: string;
   /** 1-based: 1 is the first send, 2 the first retry… */
   readonly attempt: number;
-  /** Retries allowed after the first attempt: a UI shows "retrying (attempt/retryLimit)". */
+  /** Retries allowed after the first attempt. */
   readonly retryLimit: number;
 };
 
@@ -39,8 +39,11 @@ export type AttemptEvent = {
 export type RetryEvent = {
   readonly type: 'retry';
   readonly requestId: string;
-  /** Retry number, 1-based (retry n follows the failure of attempt n); at most `retryLimit`. */
-  readonly attempt: number;
+  /**
+   * Retry number, 1-based, across the whole call (failed attempts, failed polls and
+   * resends share the budget); at most `retryLimit`. A UI shows "retrying (retry/retryLimit)".
+   */
+  readonly retry: number;
   readonly retryLimit: number;
   readonly reason: RetryReason;
   /** Milliseconds until the retry (from `Retry-After` when the server sent one). */

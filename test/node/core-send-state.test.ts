@@ -16,7 +16,7 @@ describe('sendReducer', () => {
     for (const action of [
       start,
       { type: 'attempt', attempt: 1, retryLimit: 4 },
-      { type: 'retry', attempt: 1, retryLimit: 4, reason: 'network', delayMs: 300 },
+      { type: 'retry', retry: 1, retryLimit: 4, reason: 'network', delayMs: 300 },
       { type: 'attempt', attempt: 2, retryLimit: 4 },
       { type: 'poll', polls: 1 },
       { type: 'answer', data: 'hello', replayed: true },
@@ -25,7 +25,7 @@ describe('sendReducer', () => {
       steps.push(state);
     }
     expect(steps.map((s) => s.status)).toEqual(['sending', 'sending', 'retrying', 'sending', 'waiting', 'answered']);
-    expect(steps[2]).toMatchObject({ attempt: 1, retryLimit: 4, retry: { reason: 'network', delayMs: 300 } });
+    expect(steps[2]).toMatchObject({ attempt: 1, retryLimit: 4, retry: { number: 1, reason: 'network', delayMs: 300 } });
     expect(state).toMatchObject({
       status: 'answered',
       requestId: 'intent-0001',
@@ -38,12 +38,13 @@ describe('sendReducer', () => {
     });
   });
 
-  it('keeps the requestId and attempt count when a failed intent is sent again', () => {
-    const failed = run([start, { type: 'attempt', attempt: 5 }, { type: 'fail', error: new Error('down') }]);
+  it('keeps the requestId and limit when a failed intent is sent again, and counts that send from 0 as the client does', () => {
+    const failed = run([start, { type: 'attempt', attempt: 5, retryLimit: 4 }, { type: 'fail', error: new Error('down') }]);
     expect(failed).toMatchObject({ status: 'failed', requestId: 'intent-0001', error: { message: 'down' } });
 
     const again = sendReducer(failed, start);
-    expect(again).toMatchObject({ status: 'sending', requestId: 'intent-0001', attempt: 5, error: undefined });
+    expect(again).toMatchObject({ status: 'sending', requestId: 'intent-0001', attempt: 0, retryLimit: 4, error: undefined });
+    expect(sendReducer(again, { type: 'attempt', attempt: 1 })).toMatchObject({ attempt: 1 });
   });
 
   it('starts a new intent from zero attempts', () => {
@@ -56,7 +57,7 @@ describe('sendReducer', () => {
     const answered = run([start, { type: 'answer', data: 'a', replayed: false }]);
     for (const late of [
       { type: 'attempt', attempt: 2 },
-      { type: 'retry', attempt: 1, reason: 'timeout', delayMs: 1 },
+      { type: 'retry', retry: 1, reason: 'timeout', delayMs: 1 },
       { type: 'poll' },
       { type: 'fail', error: new Error('late') },
     ] as const) {
@@ -72,5 +73,34 @@ describe('sendReducer', () => {
     expect(idle).toBe(initialSendState());
     expect(isInFlight(idle)).toBe(false);
     expect(sendReducer(idle, { type: 'reset' })).toBe(idle);
+  });
+});
+
+describe('sendReducer, streamed', () => {
+  it('goes streaming with the text so far, stays streaming while a reconnect attempts, and keeps the text once answered', () => {
+    const steps = [
+      start,
+      { type: 'attempt', attempt: 1, retryLimit: 4 },
+      { type: 'text', text: 'Hel' },
+      { type: 'text', text: 'Hello' },
+      { type: 'attempt', attempt: 2, retryLimit: 4 },
+      { type: 'text', text: '' },
+      { type: 'text', text: 'Hello, again' },
+      { type: 'answer', data: 'Hello, again', replayed: false },
+    ] as const;
+    const states: State[] = [];
+    steps.reduce<State>((state, action) => {
+      const next = sendReducer(state, action);
+      states.push(next);
+      return next;
+    }, initialSendState());
+    expect(states.map((s) => s.status)).toEqual(['sending', 'sending', 'streaming', 'streaming', 'streaming', 'streaming', 'streaming', 'answered']);
+    expect(states.map((s) => s.text)).toEqual([undefined, undefined, 'Hel', 'Hello', 'Hello', '', 'Hello, again', 'Hello, again']);
+    expect(isInFlight(states[3]!)).toBe(true);
+  });
+
+  it('returns the same state for the same text, so subscribers are not told twice', () => {
+    const streaming = run([start, { type: 'text', text: 'Hi' }]);
+    expect(sendReducer(streaming, { type: 'text', text: 'Hi' })).toBe(streaming);
   });
 });
