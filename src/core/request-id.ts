@@ -1,5 +1,5 @@
 /** What a request ID may look like: 8–128 characters of `[A-Za-z0-9_-]`. */
-export const REQUEST_ID_PATTERN = /^[A-Za-z0-9_-]{8,128}$/;
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9_-]{8,128}$/;
 
 /** True when `id` is a request ID the protocol accepts. */
 export function isValidRequestId(id: string): boolean {

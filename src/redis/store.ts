@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { AcquireResult, IdempotencyRecord, IdempotencyStore } from '../server/store.js';
+import { numberOption, stringOption } from '../core/options.js';
+import type { AcquireResult, IdempotencyRecord, IdempotencyStore, WriteResult } from '../server/store.js';
 import { SettleChannels } from './channels.js';
 import { Doorbell } from './doorbell.js';
 import { normalizeRedisStoreOptions, type NormalizedRedisStoreOptions, type RedisStoreOptions } from './options.js';
@@ -12,19 +13,21 @@ import { RENEW } from './scripts/renew.js';
 import { SETTLE } from './scripts/settle.js';
 import type { RedisScript } from './scripts/define.js';
 
+const LIBRARY = 'answer-once/redis';
+
 /** A duration in whole milliseconds (rounded up: Redis expiries are integers), as an argument. */
 function checkMs(name: string, value: number, min: number): string {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > Number.MAX_SAFE_INTEGER) {
-    throw new TypeError(`answer-once/redis: expected \`${name}\` to be a number ≥ ${min} (ms), got ${String(value)}`);
-  }
-  return String(Math.ceil(value));
+  return String(Math.ceil(numberOption(value, name, { min, integer: false }, LIBRARY)));
 }
 
 function checkText(name: string, value: string, nonEmpty = false): string {
-  if (typeof value !== 'string' || (nonEmpty && value === '')) {
-    throw new TypeError(`answer-once/redis: expected \`${name}\` to be a ${nonEmpty ? 'non-empty ' : ''}string`);
-  }
-  return value;
+  return stringOption(value, name, nonEmpty ? 'a non-empty string' : 'a string', nonEmpty ? (text) => text !== '' : undefined, LIBRARY);
+}
+
+/** A fenced script's reply: 1 written, 0 fenced, -1 no record. */
+function writeResult(reply: unknown): WriteResult {
+  const code = integer(reply);
+  return code === 1 ? 'written' : code === -1 ? 'gone' : 'fenced';
 }
 
 /**
@@ -75,16 +78,16 @@ export class RedisStore implements IdempotencyStore {
     };
   }
 
-  async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
+  async renew(key: string, token: string, leaseMs: number): Promise<WriteResult> {
     const args = [checkText('token', token), checkMs('leaseMs', leaseMs, 1), String(this.#options.processingGraceMs)];
-    return integer(await this.#run(RENEW, key, args)) === 1;
+    return writeResult(await this.#run(RENEW, key, args));
   }
 
-  async complete(key: string, token: string, result: string, ttlMs: number): Promise<boolean> {
+  async complete(key: string, token: string, result: string, ttlMs: number): Promise<WriteResult> {
     return this.#settle(key, token, 'completed', result, ttlMs);
   }
 
-  async fail(key: string, token: string, error: string, ttlMs: number): Promise<boolean> {
+  async fail(key: string, token: string, error: string, ttlMs: number): Promise<WriteResult> {
     return this.#settle(key, token, 'failed', error, ttlMs);
   }
 
@@ -132,11 +135,9 @@ export class RedisStore implements IdempotencyStore {
     state: 'completed' | 'failed',
     payload: string,
     ttlMs: number,
-  ): Promise<boolean> {
-    if (typeof payload !== 'string') {
-      throw new TypeError(`answer-once/redis: expected \`${state === 'completed' ? 'result' : 'error'}\` to be a string`);
-    }
+  ): Promise<WriteResult> {
+    checkText(state === 'completed' ? 'result' : 'error', payload);
     const args = [checkText('token', token), state, payload, checkMs('ttlMs', ttlMs, 1)];
-    return integer(await this.#run(SETTLE, key, args)) === 1;
+    return writeResult(await this.#run(SETTLE, key, args));
   }
 }
