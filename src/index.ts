@@ -8,6 +8,7 @@ export { AbortError } from './client/errors/abort-error.js';
 export { ConnectionError } from './client/errors/connection-error.js';
 export { DeadlineExceededError } from './client/errors/deadline-exceeded-error.js';
 export { IntentFailedError } from './client/errors/intent-failed-error.js';
+export { ProtocolError } from './client/errors/protocol-error.js';
 export { RequestIdReusedError } from './client/errors/request-id-reused-error.js';
 export { ResponseError } from './client/errors/response-error.js';
 export { UnreplayableBodyError } from './client/errors/unreplayable-body-error.js';
@@ -16,7 +17,7 @@ export { localStorageAdapter, sessionStorageAdapter, webStorageAdapter } from '.
 export { newRequestId } from './core/ids.js';
 export { isValidRequestId } from './core/request-id.js';
 
-export type { AnswerOnceClient, PendingSend, ResumeOptions, ResumeOutcome, StoredSendOptions } from './client/client.js';
+export type { AnswerOnceClient, ResumeOptions, ResumeOutcome } from './client/client.js';
 export type { IntentErrorContext } from './client/errors/answer-once-error.js';
 export type { ErrorResponse } from './client/errors/response-error.js';
 export type {

@@ -19,7 +19,7 @@ export type ResumeOutcome<TData = unknown> =
   | { readonly requestId: string; readonly input: string; readonly ok: true; readonly result: SendResult<TData> }
   | { readonly requestId: string; readonly input: string; readonly ok: false; readonly error: unknown };
 
-/** Options of `client.resume()`. */
+/** Options of `client.resume()` and `client.resend()`. */
 export interface ResumeOptions {
   /**
    * Stops every resumed intent.
@@ -33,22 +33,19 @@ export interface ResumeOptions {
   onEvent?: SendEventListener;
 }
 
-/** A pending intent as `send()` takes it back: its ID and the options that resend it. */
-export interface PendingSend {
-  readonly requestId: string;
-  readonly options: StoredSendOptions;
-}
-
-/** The request options a pending intent was stored with. */
-export type StoredSendOptions = Required<Pick<SendOptions, 'method' | 'headers' | 'body'>>;
-
 export interface AnswerOnceClient {
   /** Sends one user intent; retries, polls and resends all carry the same ID. */
   send<TData = unknown>(input: string | URL, options?: SendOptions): Promise<SendResult<TData>>;
   /** Finishes every pending intent in `storage` with its original ID (none without storage). */
   resume<TData = unknown>(options?: ResumeOptions): Promise<ResumeOutcome<TData>[]>;
-  /** The oldest pending intent sent to `input` (as given to `send`), if any. */
-  pending(input: string): Promise<PendingSend | undefined>;
+  /** The oldest pending intent sent to `input` (as given to `send`), as it was stored. */
+  pending(input: string): Promise<StoredIntent | undefined>;
+  /**
+   * Sends a stored intent again exactly as it first left — its URL (query included),
+   * method, headers, body and ID — so the server recognises it and replays its answer.
+   * What `resume()` does for each pending intent.
+   */
+  resend<TData = unknown>(intent: StoredIntent, options?: ResumeOptions): Promise<SendResult<TData>>;
   /** The ky instance the client sends with (the base instance, extended). */
   readonly ky: KyInstance;
 }
@@ -66,9 +63,6 @@ function requestHeaders(init: HeadersInit | undefined, name: string, value: stri
   return headers;
 }
 
-function toSendOptions(stored: StoredIntent): StoredSendOptions {
-  return { method: stored.method, headers: stored.headers.map(([k, v]) => [k, v]), body: stored.body ?? null };
-}
 
 export function createClient(options: ClientOptions = {}): AnswerOnceClient {
   const client = normalizeClientOptions(options);
@@ -166,18 +160,25 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
     return join(call.joinKey, requestId, start, call.signal, call.onEvent) as Promise<SendResult<TData>>;
   }
 
-  async function resume<TData>(resumeOptions: ResumeOptions = {}): Promise<ResumeOutcome<TData>[]> {
+  /** The one way a stored intent is sent again: to its stored URL, byte for byte. */
+  function resend<TData>(stored: StoredIntent, options: ResumeOptions = {}): Promise<SendResult<TData>> {
+    const request = { method: stored.method, headers: stored.headers.map(([k, v]) => [k, v] as [string, string]) };
+    return dispatch<TData>(new URL(stored.url), stored.input, {
+      ...request,
+      body: stored.body ?? null,
+      ...(options.signal && { signal: options.signal }),
+      ...(options.onEvent && { onEvent: options.onEvent }),
+      requestId: stored.requestId,
+    });
+  }
+
+  async function resume<TData>(options: ResumeOptions = {}): Promise<ResumeOutcome<TData>[]> {
     const intents = storage ? await storage.list() : [];
     return Promise.all(
       intents.map(async (stored) => {
         const base = { requestId: stored.requestId, input: stored.input };
         try {
-          const result = await dispatch<TData>(new URL(stored.url), stored.input, {
-            ...toSendOptions(stored),
-            ...resumeOptions,
-            requestId: stored.requestId,
-          });
-          return { ...base, ok: true as const, result };
+          return { ...base, ok: true as const, result: await resend<TData>(stored, options) };
         } catch (error) {
           return { ...base, ok: false as const, error };
         }
@@ -185,10 +186,9 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
     );
   }
 
-  async function pending(input: string): Promise<PendingSend | undefined> {
-    const stored = (storage ? await storage.list() : []).find((intent) => intent.input === input);
-    return stored && { requestId: stored.requestId, options: toSendOptions(stored) };
+  async function pending(input: string): Promise<StoredIntent | undefined> {
+    return (storage ? await storage.list() : []).find((intent) => intent.input === input);
   }
 
-  return { send, resume, pending, ky: instance };
+  return { send, resume, pending, resend, ky: instance };
 }

@@ -21,14 +21,19 @@ import {
 } from '../core/send-state.js';
 import { Subscribable } from '../core/subscribable.js';
 import type { AnswerOnceClient } from './client.js';
-import type { SendEvent } from './events.js';
+import type { SendEvent, SendEventListener } from './events.js';
+import type { SendResult } from './run-intent.js';
 import type { SendOptions } from './send-options.js';
+import type { StoredIntent } from './storage/types.js';
 
 /**
  * What the controller needs from a client: `createClient()`'s result, or any object with
- * its `send` (and, for `resume()`, its `pending`).
+ * its `send` (and, for `resume()`, its `pending` and `resend`).
  */
-export type ControllerClient = Pick<AnswerOnceClient, 'send'> & Partial<Pick<AnswerOnceClient, 'pending'>>;
+export type ControllerClient = Pick<AnswerOnceClient, 'send'> & Partial<Pick<AnswerOnceClient, 'pending' | 'resend'>>;
+
+/** Puts the current intent on the wire (again), reporting its events to `onEvent`. */
+type Dispatch<TData> = (onEvent: SendEventListener) => Promise<SendResult<TData>>;
 
 /**
  * The per-send options the controller passes to `client.send` (json, headers, signal,
@@ -66,11 +71,11 @@ function toSendAction(event: SendEvent): SendAction<never, never> | undefined {
 }
 
 /** The JSON value of a stored text body, when its content type says JSON. */
-function storedJson(options: SendOptions): unknown {
-  const type = new Headers(options.headers).get('content-type') ?? '';
-  if (typeof options.body !== 'string' || !/[/+]json\b/i.test(type)) return undefined;
+function storedJson(intent: StoredIntent): unknown {
+  const type = new Headers(intent.headers as [string, string][]).get('content-type') ?? '';
+  if (intent.body === undefined || !/[/+]json\b/i.test(type)) return undefined;
   try {
-    return JSON.parse(options.body) as unknown;
+    return JSON.parse(intent.body) as unknown;
   } catch {
     return undefined;
   }
@@ -91,8 +96,8 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
   #defaults: ControllerSendOptions<unknown>;
   #state: SendState<TData, TJson> = initialSendState<TData, TJson>();
   #inFlight: Promise<SendState<TData, TJson>> | undefined;
-  /** The request of the current intent, kept so a failed intent is resent unchanged. */
-  #request: ControllerSendOptions<TJson> | undefined;
+  /** How the current intent is sent, kept so a failed intent is resent unchanged. */
+  #dispatch: Dispatch<TData> | undefined;
   /** Bumped by `reset()`: events and outcomes of an older generation are dropped. */
   #generation = 0;
   #resumed: Promise<SendState<TData, TJson>> | undefined;
@@ -122,11 +127,15 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
   send = (options: ControllerSendOptions<TJson> = {}): Promise<SendState<TData, TJson>> => {
     if (this.#inFlight) return this.#inFlight;
     const failed = this.#state.status === 'failed' ? this.#state.requestId : undefined;
-    if (failed !== undefined && this.#request !== undefined) {
-      return this.#run(failed, this.#request, this.#state.json);
+    if (failed !== undefined && this.#dispatch !== undefined) {
+      return this.#run(failed, this.#dispatch, this.#state.json);
     }
-    this.#request = { ...(this.#defaults as ControllerSendOptions<TJson>), ...options };
-    return this.#run(newRequestId(), this.#request);
+    const request = { ...(this.#defaults as ControllerSendOptions<TJson>), ...options };
+    const requestId = newRequestId();
+    // The client and input current when it runs (setOptions may have replaced them).
+    this.#dispatch = (onEvent) =>
+      this.#client.send<TData>(this.#input, { ...request, requestId, onEvent: chain(request.onEvent, onEvent) });
+    return this.#run(requestId, this.#dispatch, request.json);
   };
 
   /**
@@ -137,7 +146,7 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
   reset = (): void => {
     this.#generation += 1;
     this.#inFlight = undefined;
-    this.#request = undefined;
+    this.#dispatch = undefined;
     this.#publish(sendReducer(this.#state, { type: 'reset' }));
   };
 
@@ -154,18 +163,18 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
 
   async #resume(): Promise<SendState<TData, TJson>> {
     if (this.#inFlight) return this.#inFlight;
-    const pending = await this.#client.pending?.(this.#input);
-    if (!pending || this.#inFlight || this.#state.status !== 'idle') return this.#state;
-    // Resend the stored body byte for byte (the server fingerprints it); show it as JSON.
-    this.#request = { ...this.#defaults, ...pending.options } as ControllerSendOptions<TJson>;
-    return this.#run(pending.requestId, this.#request, storedJson(pending.options) as TJson);
+    const stored = await this.#client.pending?.(this.#input);
+    // A send the user started while storage was read wins: resuming now would be a second intent.
+    if (!stored || !this.#client.resend || this.#state.status !== 'idle') return this.#state;
+    // The stored request goes again as it first left (URL and query, headers, body byte
+    // for byte: the server fingerprints them); the state shows its body as JSON.
+    const { signal, onEvent: own } = this.#defaults;
+    this.#dispatch = (onEvent) =>
+      this.#client.resend!<TData>(stored, { ...(signal && { signal }), onEvent: chain(own, onEvent) });
+    return this.#run(stored.requestId, this.#dispatch, storedJson(stored) as TJson);
   }
 
-  #run(
-    requestId: string,
-    request: ControllerSendOptions<TJson>,
-    json: TJson | undefined = request.json,
-  ): Promise<SendState<TData, TJson>> {
+  #run(requestId: string, dispatch: Dispatch<TData>, json: TJson | undefined): Promise<SendState<TData, TJson>> {
     const generation = this.#generation;
     // Each send keeps its own line of states; it is shown only while it is current.
     let own = sendReducer(this.#state, { type: 'start', requestId, json });
@@ -174,17 +183,11 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
       if (generation === this.#generation) this.#publish(own);
     };
     this.#publish(own);
-    const userOnEvent = request.onEvent;
     // Async, so a client whose send() throws synchronously still ends this send `failed`.
     const sent = (async () =>
-      this.#client.send<TData>(this.#input, {
-        ...request,
-        requestId,
-        onEvent: (event) => {
-          userOnEvent?.(event);
-          const action = toSendAction(event);
-          if (action) apply(action);
-        },
+      dispatch((event) => {
+        const action = toSendAction(event);
+        if (action) apply(action);
       }))();
     const promise = sent
       .then(
@@ -236,6 +239,19 @@ function validateInput(input: string): string {
     throw new TypeError('answer-once: `input` must be a non-empty URL or path string.');
   }
   return input;
+}
+
+/** The caller's listener first, then the controller's. */
+function chain(first: SendEventListener | undefined, then: SendEventListener): SendEventListener {
+  return first
+    ? (event) => {
+        try {
+          first(event);
+        } finally {
+          then(event);
+        }
+      }
+    : then;
 }
 
 function toError(error: unknown): Error {

@@ -9,6 +9,11 @@ import type { AnswerOnceError } from './errors/answer-once-error.js';
 export type RetryReason =
   /** No response arrived: offline, connection reset, DNS failure. */
   | 'network'
+  /**
+   * The answer's headers arrived but the connection broke before its body ended; the
+   * server stored the answer, so the same request is sent again to replay it.
+   */
+  | 'response-cut'
   /** The attempt took longer than `timeout`. */
   | 'timeout'
   /** The server answered a retryable status (408, 425, 429, 5xx). */

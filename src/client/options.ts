@@ -76,7 +76,8 @@ export interface ClientOptions
    */
   retry?: RetryPolicy | number;
   /**
-   * Per-attempt (and per-poll) timeout in milliseconds; a timed-out attempt is retried
+   * Per-attempt (and per-poll) timeout in milliseconds, until the answer's body has
+   * arrived (unless `parse: 'none'`); a timed-out attempt is retried
    * with the same ID. Must exceed `pollWait`. `false` disables it.
    * @default 30_000
    */
@@ -102,6 +103,15 @@ export interface ClientOptions
    * @default 1_000
    */
   pollInterval?: number;
+  /**
+   * The pacing floor of polls: after a 202 the server did not hold (it ignored
+   * `Prefer: wait`, or `pollWait` is 0), the next poll waits at least this many
+   * milliseconds, whatever its `Retry-After` says; the floor doubles with each such 202
+   * in a row, up to `pollInterval`. A server answering `202` + `Retry-After: 0` in a loop
+   * thus gets polls 250, 500, 1000, 1000… ms apart, not hundreds a second.
+   * @default 250
+   */
+  minPollInterval?: number;
   /**
    * Status URL of an intent, used when a 202 has no `Location`. Without both, the
    * client re-sends the original request (same ID) to poll.
@@ -147,6 +157,7 @@ export interface ResolvedClientOptions {
   readonly totalTimeout: number;
   readonly pollWait: number;
   readonly pollInterval: number;
+  readonly minPollInterval: number;
   readonly statusUrl: ((requestId: string) => string | URL) | undefined;
   readonly storage: IntentStorage | undefined;
   readonly onEvent: SendEventListener | undefined;
@@ -190,6 +201,7 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
     totalTimeout,
     pollWait,
     pollInterval,
+    minPollInterval,
     statusUrl,
     storage,
     onEvent,
@@ -220,6 +232,7 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
     totalTimeout: integer(totalTimeout, 'totalTimeout', 120_000, 1),
     pollWait: wait,
     pollInterval: integer(pollInterval, 'pollInterval', 1_000),
+    minPollInterval: integer(minPollInterval, 'minPollInterval', 250, 1),
     statusUrl: optionalFunction(statusUrl, 'statusUrl'),
     storage,
     onEvent: optionalFunction(onEvent, 'onEvent'),

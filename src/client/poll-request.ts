@@ -1,8 +1,10 @@
 /**
  * The status poll of an intent: a GET to its status URL carrying the same ID and
  * `Prefer: wait=N`. Same-origin polls keep the original request's headers (the status
- * route is scoped by the app's own auth); a cross-origin `Location` gets only the ID,
- * so credentials never leak to another origin.
+ * route is scoped by the app's own auth). A `Location` on another origin is refused
+ * before this point; only a `statusUrl` the app configured can be cross-origin, and it
+ * gets only the ID, so the client's and the send's headers never leave the origin (ky
+ * hooks still run on it: polls are retries of the call).
  */
 import { PREFER_HEADER } from '../core/headers.js';
 import { formatPreferWait } from '../core/prefer.js';

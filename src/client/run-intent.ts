@@ -17,6 +17,8 @@ import { backoffDelay } from '../core/backoff.js';
 import { PREFERENCE_APPLIED_HEADER } from '../core/headers.js';
 import { parsePreferWait } from '../core/prefer.js';
 import { classify } from './classify.js';
+import { ConnectionError } from './errors/connection-error.js';
+import { ProtocolError } from './errors/protocol-error.js';
 import { ResponseError } from './errors/response-error.js';
 import type { RetryReason, SendEvent } from './events.js';
 import type { ResolvedClientOptions } from './options.js';
@@ -78,6 +80,23 @@ function heldFully(response: Response, elapsed: number, pollWait: number): boole
   return applied !== undefined && applied > 0 && elapsed >= Math.min(applied, pollWait) * 1000 - HOLD_SLACK_MS;
 }
 
+/**
+ * The wait before the next poll after the `unheld`-th 202 in a row that the server did
+ * not hold: its `Retry-After` (else `pollInterval`), capped at `maxRetryAfter`, but never
+ * below a floor that starts at `minPollInterval` and doubles per such 202 up to
+ * `pollInterval`. So `202` + `Retry-After: 0` from a server that ignores `Prefer` costs
+ * 250, 500, 1000, 1000… ms with the defaults, not a tight loop.
+ */
+export function pollDelay(
+  options: Pick<ResolvedClientOptions, 'pollInterval' | 'minPollInterval' | 'retry'>,
+  retryAfter: number | undefined,
+  unheld: number,
+): number {
+  const { pollInterval, minPollInterval } = options;
+  const floor = Math.min(minPollInterval * 2 ** Math.min(unheld - 1, 30), Math.max(pollInterval, minPollInterval));
+  return Math.max(floor, Math.min(retryAfter ?? pollInterval, options.retry.maxRetryAfter));
+}
+
 export async function runIntent<TData>(
   client: ResolvedClientOptions,
   instance: KyInstance,
@@ -93,11 +112,15 @@ export async function runIntent<TData>(
   let polls = 0;
   let retries = 0;
   let networkDelay = 0;
+  /** 202s in a row that came back without being held: each one raises the pacing floor. */
+  let unheld = 0;
   /** Whether the request in flight goes to the send route (an attempt) or polls. */
   let polling = false;
   /** A copy of the send-route request, kept only once a 202 switches to polling. */
   let original: Request | undefined;
   let statusUrl: URL | undefined;
+  /** The send route's origin: the only one a `Location` may point polls at. */
+  let sendOrigin: string | undefined;
   let lastRequest: Request | undefined;
   const isStream = typeof ReadableStream !== 'undefined' && intent.body instanceof ReadableStream;
 
@@ -128,24 +151,43 @@ export async function runIntent<TData>(
     lastRequest = request;
     const sentAt = Date.now();
     const response = await (baseFetch ?? globalThis.fetch)(request, init);
-    // The common case, an answer, needs no header read and no classifying.
-    if (response.status < 400 && response.status !== 202) return response;
+    // The common case, an answer, needs no header read and no classifying; its body is
+    // received here, inside the attempt, so a cut is retried like any lost response.
+    if (response.status < 400 && response.status !== 202) {
+      return intent.parse === 'none' ? response : received(response, request);
+    }
     const verdict = await classify(response, retry.statusCodes);
     if (verdict.kind === 'done') return response;
     let next: Request | undefined;
     let delay: number | undefined;
     if (verdict.kind === 'accepted') {
-      const target = verdict.location ?? (statusUrl ? undefined : client.statusUrl?.(requestId));
-      statusUrl = target === undefined ? statusUrl : new URL(target, response.url || request.url);
+      sendOrigin ??= new URL(request.url).origin;
+      const location = verdict.location === null ? undefined : new URL(verdict.location, response.url || request.url);
+      if (location && location.origin !== sendOrigin) {
+        void response.body?.cancel().catch(() => undefined);
+        throw new ProtocolError(
+          `the server's ${response.status} points its status at another origin (${location.href}); ` +
+            'polling it would send your hooks\' headers there. Set `statusUrl` to poll it on purpose.',
+          { requestId, attempts, polls },
+          response,
+        );
+      }
+      const configured = location || statusUrl ? undefined : client.statusUrl?.(requestId);
+      statusUrl = location ?? (configured === undefined ? statusUrl : new URL(configured, response.url || request.url));
       if (!polling) original ??= copy ?? replayOf(request, intent.body);
       // Long-polling: the poll itself is the wait, so it leaves at once after the 202 of
       // the send route, and after a poll the server held as long as it said it would.
       // Otherwise (no status URL, `pollWait: 0`, a server that ignores `Prefer` or let
       // go early) the 202's `Retry-After` or `pollInterval` paces the polls.
-      delay =
-        statusUrl && client.pollWait > 0 && (!polling || heldFully(response, Date.now() - sentAt, client.pollWait))
-          ? 0
-          : Math.min(verdict.retryAfter ?? client.pollInterval, retry.maxRetryAfter);
+      // Either way, no poll leaves sooner than the pacing floor after a 202 that was not
+      // held, and the floor doubles while they keep coming (up to `pollInterval`).
+      if (statusUrl && client.pollWait > 0 && (!polling || heldFully(response, Date.now() - sentAt, client.pollWait))) {
+        delay = 0;
+        unheld = 0;
+      } else {
+        unheld += 1;
+        delay = pollDelay(client, verdict.retryAfter, unheld);
+      }
       if (!polling) emit?.({ type: 'accepted', requestId, statusUrl: statusUrl?.href, delay });
       polling = true;
       next = statusUrl
@@ -161,6 +203,26 @@ export async function runIntent<TData>(
     }
     void response.body?.cancel().catch(() => undefined);
     throw new ForceRetryError({ delay, code: verdict.kind, ...(next && { request: next }) });
+  }
+
+  /**
+   * The answer once its whole body arrived (buffered in a clone's tee). A body the network
+   * cut after the headers (`TypeError: terminated` in undici, `network error` in browsers)
+   * is a lost response: the answer is stored on the server, so the same request, with the
+   * same ID, is sent again and replays it.
+   */
+  async function received(response: Response, request: Request): Promise<Response> {
+    try {
+      await response.clone().arrayBuffer();
+      return response;
+    } catch (error) {
+      void response.body?.cancel().catch(() => undefined);
+      // A timeout or abort: ky's own timer or the caller's signal decides what follows.
+      if (request.signal.aborted) throw error;
+      const delay = takeRetry('response-cut', undefined);
+      if (delay === undefined) throw new ConnectionError({ requestId, attempts, polls }, error, 'cut');
+      throw new ForceRetryError({ delay, code: 'response-cut' });
+    }
   }
 
   let response: Response | undefined;

@@ -5,6 +5,7 @@ import {
   createClient,
   DeadlineExceededError,
   IntentFailedError,
+  ProtocolError,
   type SendEvent,
 } from 'answer-once';
 import { advance, createProtocolFake, idOf, ORIGIN, problem, useMsw } from '../support/protocol-fake.js';
@@ -197,17 +198,88 @@ describe('client polling after 202', () => {
     expect(offsets(sentAt)).toEqual([0, 0, 3_000, 6_000]);
   });
 
-  it('keeps only the ID on a poll to another origin, never the credentials', async () => {
+  it.each([
+    ['a status route that answers 202 + Retry-After: 0 at once', { Location: '/s' }],
+    ['no status route (every poll resends the intent)', {}],
+  ])('paces the polls of %s: at most 5 requests in 2 s and 64 in a minute', async (_, location: Record<string, string>) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
+    const sentAt: number[] = [];
+    const start = Date.now();
+    const hostile = () => (sentAt.push(Date.now() - start), accepted({ 'Retry-After': '0', ...location }));
+    server.use(http.post(`${ORIGIN}/chat`, hostile), http.get(`${ORIGIN}/s`, hostile));
+    const sending = createClient({ baseUrl: ORIGIN, totalTimeout: 60_000 })
+      .send('chat', { json: {} })
+      .catch((e: unknown) => e);
+    await advance(60_100);
+    expect(await sending).toBeInstanceOf(DeadlineExceededError);
+    expect(sentAt.filter((t) => t < 2_000).length).toBeLessThanOrEqual(5);
+    expect(sentAt.length).toBeLessThanOrEqual(64);
+    // Never two requests closer than the 250 ms floor, once the first 202 came back.
+    const gaps = sentAt.slice(2).map((t, i) => t - sentAt[i + 1]!);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(250);
+  });
+
+  it('starts the pacing floor at minPollInterval and doubles it per unheld 202', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const sentAt: number[] = [];
+    let polls = 0;
+    server.use(
+      http.post(`${ORIGIN}/chat`, () => (sentAt.push(Date.now()), accepted({ Location: '/s' }))),
+      http.get(`${ORIGIN}/s`, () => {
+        sentAt.push(Date.now());
+        polls += 1;
+        return polls < 4 ? accepted({ 'Retry-After': '0' }) : HttpResponse.json({ answer: 'done' });
+      }),
+    );
+    const sending = createClient({ baseUrl: ORIGIN, minPollInterval: 100 }).send('chat', { json: {} });
+    await advance(1_000);
+    await expect(sending).resolves.toMatchObject({ polls: 4 });
+    expect(offsets(sentAt)).toEqual([0, 0, 100, 300, 700]);
+  });
+
+  it.each([202, 409])(
+    'refuses a %i Location on another origin, naming it, and sends it nothing: no headers, no hooks, no poll',
+    async (status) => {
+      const seen: Request[] = [];
+      const other = 'http://127.0.0.2:4010/s';
+      server.use(
+        http.post(`${ORIGIN}/chat`, () => new HttpResponse(null, { status, headers: { Location: other, 'Retry-After': '0' } })),
+        http.all('http://127.0.0.2:4010/*', ({ request }) => (seen.push(request), HttpResponse.json({}))),
+      );
+      const hooked: string[] = [];
+      const client = createClient({
+        baseUrl: ORIGIN,
+        headers: { Authorization: 'Bearer secret' },
+        hooks: {
+          beforeRequest: [({ request }) => (hooked.push(`request ${request.url}`), request.headers.set('X-Token', 'from-hook'))],
+          beforeRetry: [({ request }) => (hooked.push(`retry ${request.url}`), request.headers.set('X-Token', 'refreshed'))],
+        },
+      });
+      const error = await client.send('chat', { json: {} }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProtocolError);
+      expect((error as ProtocolError).message).toContain(other);
+      expect((error as ProtocolError).message).toContain('`statusUrl`');
+      expect(error).toMatchObject({ retryable: false, attempts: 1, polls: 0 });
+      expect(seen).toEqual([]);
+      expect(hooked).toEqual([`request ${ORIGIN}/chat`]);
+    },
+  );
+
+  it('polls a statusUrl on another origin when the app sets one, with only the ID and none of its headers', async () => {
     const { seen, note } = journal();
     server.use(
-      http.post(`${ORIGIN}/chat`, ({ request }) => (note(request), accepted({ Location: 'http://127.0.0.2:4010/s' }))),
-      http.get('http://127.0.0.2:4010/s', ({ request }) => (note(request), HttpResponse.json({}))),
+      http.post(`${ORIGIN}/chat`, ({ request }) => (note(request), accepted())),
+      http.get('http://127.0.0.2:4010/status/:id', ({ request }) => (note(request), HttpResponse.json({}))),
     );
-    const client = createClient({ baseUrl: ORIGIN, headers: { Authorization: 'Bearer secret' } });
-    const { requestId } = await client.send('chat', { json: {} });
-    expect(seen.map((s) => [s.auth, s.id])).toEqual([
-      ['Bearer secret', requestId],
-      [null, requestId],
+    const client = createClient({
+      baseUrl: ORIGIN,
+      headers: { Authorization: 'Bearer secret' },
+      statusUrl: (id) => `http://127.0.0.2:4010/status/${id}`,
+    });
+    const { requestId } = await client.send('chat', { json: {}, headers: { 'X-Thread': 't1' } });
+    expect(seen.map((s) => [s.path, s.auth, s.id])).toEqual([
+      ['/chat', 'Bearer secret', requestId],
+      [`/status/${requestId}`, null, requestId],
     ]);
   });
 

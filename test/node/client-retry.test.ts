@@ -156,6 +156,14 @@ describe('client retries', () => {
     expect(delays).toEqual([2_000, 5_000]);
   });
 
+  it.each(['1.5', '-5', '0x10', 'soon'])('waits its own backoff, not 0, when Retry-After is %j', async (value) => {
+    scripted([status(503, { 'Retry-After': value }), ok]);
+    const delays: number[] = [];
+    const client = createClient({ baseUrl: ORIGIN, retry: { delay: 40, random: () => 0.5 } });
+    await client.send('chat', { json: {}, onEvent: (e) => e.type === 'retry' && delays.push(e.delay) });
+    expect(delays).toEqual([20]);
+  });
+
   it('stops at totalTimeout, counting every attempt and backoff, with a DeadlineExceededError', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
     const ids = scripted([status(503, { 'Retry-After': '4' })]);

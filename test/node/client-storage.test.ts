@@ -87,8 +87,14 @@ describe('storage of pending intents', () => {
     server.use(...fixed.handlers);
     const reloaded = createClient({ baseUrl: ORIGIN, storage: webStorageAdapter(area) });
     expect(await reloaded.pending('chat')).toEqual({
+      v: 1,
       requestId: lost.requestId,
-      options: { method: 'POST', headers: [['content-type', 'application/json']], body: '{"content":"hello"}' },
+      input: 'chat',
+      url: `${ORIGIN}/chat`,
+      method: 'POST',
+      headers: [['content-type', 'application/json']],
+      body: '{"content":"hello"}',
+      createdAt: expect.any(Number),
     });
     const outcomes = await reloaded.resume();
     expect(outcomes).toHaveLength(1);
@@ -139,12 +145,26 @@ describe('storage of pending intents', () => {
     expect(seen).toHaveLength(1);
   });
 
-  it('stores form fields but refuses FormData that carries a file', async () => {
-    server.use(http.post(`${ORIGIN}/form`, () => HttpResponse.json({})));
-    const client = createClient({ baseUrl: ORIGIN, storage: memoryStorageAdapter() });
+  it('stores form fields, and resending the stored record sends the same fields, but refuses FormData that carries a file', async () => {
+    const storage = memoryStorageAdapter();
+    const received: (string | null)[] = [];
+    const stored: StoredIntent[] = [];
+    server.use(
+      http.post(`${ORIGIN}/form`, async ({ request }) => {
+        stored.push(...(await storage.list()));
+        received.push((await request.formData()).get('content') as string | null);
+        return HttpResponse.json({ ok: true });
+      }),
+    );
+    const client = createClient({ baseUrl: ORIGIN, storage });
     const fields = new FormData();
     fields.set('content', 'hi');
-    await expect(client.send('form', { body: fields })).resolves.toBeDefined();
+    await expect(client.send('form', { body: fields })).resolves.toMatchObject({ data: { ok: true } });
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.headers[0]).toEqual(['content-type', expect.stringMatching(/^multipart\/form-data; boundary=/)]);
+    // The record is enough to send the very same form again after a reload.
+    await client.resend(stored[0]!);
+    expect(received).toEqual(['hi', 'hi']);
     const withFile = new FormData();
     withFile.set('file', new Blob(['data']), 'a.txt');
     await expect(client.send('form', { body: withFile })).rejects.toBeInstanceOf(UnreplayableBodyError);
@@ -164,10 +184,16 @@ describe('storage of pending intents', () => {
     expect(area.length).toBe(0);
   });
 
-  it('skips entries under its prefix that it did not write', () => {
+  it('lists only the records it wrote, skipping anything else under its prefix', async () => {
     const area = fakeWebStorage();
+    const adapter = webStorageAdapter(area);
+    const record: StoredIntent = { v: 1, requestId: 'req-kept-0001', input: 'chat', url: `${ORIGIN}/chat`, method: 'POST', headers: [], createdAt: 1 };
+    await adapter.save(record);
     area.setItem('answer-once:junk', '{not json');
+    area.setItem('answer-once:future', JSON.stringify({ ...record, v: 2, requestId: 'req-future-01' }));
+    area.setItem('answer-once:number', '42');
+    area.setItem('answer-once:no-url', JSON.stringify({ v: 1, requestId: 'req-no-url-01', headers: [] }));
     area.setItem('other-app', '{}');
-    expect(webStorageAdapter(area).list()).toEqual([]);
+    expect(await adapter.list()).toEqual([record]);
   });
 });

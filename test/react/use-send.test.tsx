@@ -226,6 +226,24 @@ describe('useSend', () => {
     expect(seen).toEqual(['idle', 'sending', 'waiting', 'answered']);
   });
 
+  it('with resume: true after a reload, finishes an intent sent with searchParams: the stored answer, replayed, one model call', async () => {
+    const storage = memoryStorageAdapter();
+    server.mock.inject({ type: 'lose-response' });
+    const before = chatClient({ storage: { ...storage, remove: () => undefined }, retry: 0 });
+    await before.send('chat', { json: { content: 'hello' }, searchParams: { thread: 't1' } }).catch(() => undefined);
+    const [pending] = await storage.list();
+    expect(pending!.url).toBe(`${API}chat?thread=t1`);
+    expect(server.mock.stats.runs).toBe(1);
+
+    const seen: string[] = [];
+    render(<Chat client={chatClient({ storage })} seen={seen} resume />);
+    expect(await settled()).toBe('answered');
+    expect(screen.getByTestId('request-id').textContent).toBe(pending!.requestId);
+    expect(screen.getByTestId('answer').textContent).toBe('answer #1 to hello');
+    expect(screen.getByTestId('replayed-badge')).toBeTruthy();
+    expect(server.mock.stats.runs).toBe(1);
+  });
+
   it('ends failed, never stuck in sending, when the client throws instead of rejecting', async () => {
     const throwing = {
       send: () => {

@@ -1,17 +1,22 @@
 import { AnswerOnceError, type IntentErrorContext } from './answer-once-error.js';
 
 /**
- * No response came back on any attempt (offline, connection reset, per-attempt
- * timeout). The server may still have the request: sending again with the same
- * `requestId` fetches its answer without running it twice. `cause` is ky's
- * `NetworkError` or `TimeoutError` of the last attempt.
+ * No answer came back on any attempt: offline, connection reset, per-attempt timeout, or
+ * (`during: 'cut'`) the connection broke while the answer's body was arriving. The
+ * server may still have the request, or already hold its answer: sending again with the
+ * same `requestId` fetches it without running it twice. `cause` is the last attempt's
+ * error (ky's `NetworkError` or `TimeoutError`, or the body read's `TypeError`).
  */
 export class ConnectionError extends AnswerOnceError {
   override name = 'ConnectionError' as const;
 
-  constructor(context: IntentErrorContext, cause: unknown) {
+  constructor(context: IntentErrorContext, cause: unknown, during: 'connect' | 'cut' = 'connect') {
+    const what =
+      during === 'cut'
+        ? 'the connection broke while the answer was arriving'
+        : 'could not reach the server';
     super(
-      `could not reach the server (${context.attempts} attempts); send again with the same requestId to get the answer.`,
+      `${what} (${context.attempts} attempts); send again with the same requestId to get the answer.`,
       context,
       true,
       { cause },
