@@ -167,7 +167,13 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
     // An answer over `maxResponseBytes` goes to its caller while it still streams; its
     // outcome is written only once its body ended (PROTOCOL.md § 7.3).
     let deliverEarly!: (response: Response) => void;
-    const early = new Promise<Response>((resolve) => (deliverEarly = resolve));
+    let deliveredEarly = false;
+    const early = new Promise<Response>((resolve) => {
+      deliverEarly = (response) => {
+        deliveredEarly = true;
+        resolve(response);
+      };
+    });
     const held = runHeld<Response>(
       store,
       key,
@@ -218,6 +224,7 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
       { ...options, fingerprint, report },
     );
     const finished = held.then(async ({ outcome, write }) => {
+      if (deliveredEarly) return outcome.value; // already on its way to the caller
       if (write !== 'fenced') {
         // After a long-poll whose holder failed or died, this run answers the held request (§ 6.2).
         return withProtocolHeaders(outcome.value, answer);
