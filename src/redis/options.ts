@@ -46,7 +46,7 @@ export interface NormalizedRedisStoreOptions {
 }
 
 /** The defaults of {@link RedisStoreOptions}. */
-export const REDIS_STORE_DEFAULTS = Object.freeze({ prefix: '', processingGraceMs: 60_000, commandTimeoutMs: 2_000 });
+const REDIS_STORE_DEFAULTS = Object.freeze({ prefix: '', processingGraceMs: 60_000, commandTimeoutMs: 2_000 });
 
 const LIBRARY = 'answer-once/redis';
 

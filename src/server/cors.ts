@@ -71,7 +71,7 @@ export interface ResolvedCorsOptions {
 }
 
 /** The defaults of {@link CorsOptions}. */
-export const CORS_DEFAULTS = Object.freeze({
+const CORS_DEFAULTS = Object.freeze({
   origin: '*',
   credentials: false,
   allowHeaders: Object.freeze([] as string[]),

@@ -49,7 +49,7 @@ export interface ResolvedLeaseOptions {
 }
 
 /** The defaults of {@link LeaseOptions} (`heartbeatMs` is derived from `leaseMs`). */
-export const LEASE_DEFAULTS = Object.freeze({
+const LEASE_DEFAULTS = Object.freeze({
   leaseMs: 10_000,
   completedTtlMs: 86_400_000,
   failedTtlMs: 3_600_000,

@@ -34,7 +34,7 @@ export interface MemoryStoreOptions {
 }
 
 /** The defaults of {@link MemoryStoreOptions}. */
-export const MEMORY_STORE_DEFAULTS = Object.freeze({
+const MEMORY_STORE_DEFAULTS = Object.freeze({
   maxEntries: 10_000,
   abandonedTtlMs: 3_600_000,
   // Read at each call, so fake timers installed after the store was made still apply.

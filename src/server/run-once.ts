@@ -103,19 +103,19 @@ export async function runOnce<T>(
   store: IdempotencyStore,
   key: string,
   work: (context: RunContext) => Promise<T>,
-  options?: RunOnceOptions<T>,
+  given?: RunOnceOptions<T>,
 ): Promise<RunOnceResult<T>> {
-  const resolved = normalizeRunOnceOptions(key, options);
-  const { fingerprint, leaseMs, codec, report, signal } = resolved;
-  const context = { report, timeoutMs: resolved.storeTimeoutMs };
-  const deadline = Date.now() + resolved.waitMs;
+  const options = normalizeRunOnceOptions(key, given);
+  const { fingerprint, leaseMs, codec, report, signal } = options;
+  const context = { report, timeoutMs: options.storeTimeoutMs };
+  const deadline = Date.now() + options.waitMs;
   for (;;) {
     signal?.throwIfAborted();
     const acquired = await storeCall('acquire', key, () => store.acquire(key, fingerprint, leaseMs), context);
     if (acquired.acquired) {
       const { takeover, retry } = acquired;
       report({ type: 'acquired', key, takeover, retry });
-      return execute(store, key, acquired.token, { takeover, retry }, work, resolved);
+      return execute(store, key, acquired.token, { takeover, retry }, work, options);
     }
     const { record } = acquired;
     if (record.fingerprint !== fingerprint) {
@@ -132,7 +132,7 @@ export async function runOnce<T>(
     report({ type: 'in-progress', key });
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new IntentInProgressError(`answer-once: ${key} is still running elsewhere.`);
-    const waitContext = { ...context, timeoutMs: remaining + resolved.storeTimeoutMs };
+    const waitContext = { ...context, timeoutMs: remaining + options.storeTimeoutMs };
     await storeCall('wait', key, () => store.wait(key, remaining, signal), waitContext);
   }
 }

@@ -51,10 +51,10 @@ function keptHeaders(headers: Headers, allow: ReadonlySet<string>): [string, str
 }
 
 /** How the body of an answer over `maxResponseBytes` ended: read to its end, or broken. */
-export type BodyEnd = { readonly ok: true } | { readonly ok: false; readonly error: unknown };
+type BodyEnd = { readonly ok: true } | { readonly ok: false; readonly error: unknown };
 
 /** What {@link captureResponse} read: a whole answer to store, or an oversize one still streaming to its caller. */
-export type Captured =
+type Captured =
   | { readonly oversize: false; readonly stored: StoredResponse; readonly delivered: Response }
   | {
       readonly oversize: true;

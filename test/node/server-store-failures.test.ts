@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type IdempotencyStore, MemoryStore } from 'answer-once/server';
-import { chatApp, chatRequest, sleep, statusRequest } from './server-support.js';
+import { chatApp, chatRequest, gate, sleep, statusRequest } from './server-support.js';
 
 const ID = 'req-0000000001';
 const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
@@ -41,16 +41,18 @@ describe('createIdempotencyHandler: store calls have a deadline', () => {
 
   it('keeps renewing while a slow complete is in flight, so a resend meanwhile waits instead of running again', async () => {
     const inner = new MemoryStore();
+    const slow = gate();
     const store = over(inner, {
       complete: async (...args) => {
-        await sleep(200); // four leases long
+        await slow.promise; // held until the resend below has been answered
         return inner.complete(...args);
       },
     });
-    const app = chatApp({ store, leaseMs: 50, heartbeatMs: 10, storeTimeoutMs: 1_000 });
+    const app = chatApp({ store, leaseMs: 50, heartbeatMs: 10, storeTimeoutMs: 5_000 });
     const first = app.handle(chatRequest());
-    await sleep(120);
+    await sleep(120); // more than two leases: without renewals the lease would have lapsed
     expect((await app.handle(chatRequest())).status).toBe(202);
+    slow.open();
     expect((await first).status).toBe(200);
     expect((await app.handle(chatRequest())).headers.get('X-Idempotent-Replayed')).toBe('true');
     expect(app.calls).toHaveLength(1);
