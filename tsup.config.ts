@@ -1,7 +1,8 @@
 import { defineConfig } from 'tsup';
 
-// One bundle per public entry point; the dependency arrows of DESIGN.md § Layout hold
-// because each entry only imports what it re-exports, and peers stay external.
+// One bundle per public entry point; the layers of ARCHITECTURE.md § Layers and entries hold
+// because each entry only imports what it re-exports (npm run deps checks it), and peers
+// stay external.
 export default defineConfig({
   entry: {
     index: 'src/index.ts',

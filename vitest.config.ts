@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// One project per kind of test, so each can be run alone (`vitest --project redis`)
+// Every test lives in test/ (never under src/). One project per kind of test, so each can be run alone (`vitest --project redis`)
 // and each gets the environment it needs. All of them run under `npm test`.
 export default defineConfig({
   // Tests, examples and benches import `answer-once/…` as users do; tsconfig maps it to src/.
@@ -8,10 +8,19 @@ export default defineConfig({
   test: {
     projects: [
       {
+        // Type tests (`expectTypeOf`): tsc checks them, nothing runs.
+        extends: true,
+        test: {
+          name: 'types',
+          include: [],
+          typecheck: { enabled: true, only: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+        },
+      },
+      {
         extends: true,
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'test/node/**/*.test.ts'],
+          include: ['test/node/**/*.test.ts'],
           environment: 'node',
         },
       },
@@ -19,7 +28,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'react',
-          include: ['src/react/**/*.test.tsx', 'test/react/**/*.test.tsx'],
+          include: ['test/react/**/*.test.tsx'],
           environment: 'happy-dom',
         },
       },

@@ -105,7 +105,9 @@ async function main(): Promise<void> {
         samples.get(name)!.push(...times);
         roundMedians.push(median(times));
       }
-      rows.forEach(([name], i) => roundRatios.get(name)!.push(roundMedians[i]! / roundMedians[0]!));
+      rows.forEach(([name], i) => {
+        roundRatios.get(name)!.push(roundMedians[i]! / roundMedians[0]!);
+      });
     }
     const baseline = median(samples.get(rows[0]![0])!);
     console.log(`\nMedian time per send, ${ROUNDS * PER_ROUND} sequential sends each, loopback node:http, Node ${process.version}`);
@@ -177,7 +179,7 @@ async function bundleSize(names: string[] | '*'): Promise<{ min: number; gzip: n
 
 async function sizes(): Promise<[string, { min: number; gzip: number }][]> {
   return [
-    ['the whole entry (with the send controller of issue 5)', await bundleSize('*')],
+    ['the whole entry (with the send controller)', await bundleSize('*')],
     ['the client: createClient, errors, storage adapters', await bundleSize(CLIENT_EXPORTS)],
     ['createClient alone', await bundleSize(['createClient'])],
   ];

@@ -39,7 +39,7 @@ export type { IntentStorage, StoredIntent } from './client/storage/types.js';
 export type { WebStorageAdapterOptions } from './client/storage/web.js';
 export type { ProblemCode, ProblemDetails } from './core/problems.js';
 
-// ── Send controller (owned by the answer-once/react work): the framework-free state
+// ── Send controller: the framework-free state
 // machine that `useSend` subscribes to, for Vue, Svelte or plain DOM UIs. ──
 export { SendController } from './client/controller.js';
 export type { ControllerClient, ControllerSendOptions, SendControllerOptions } from './client/controller.js';

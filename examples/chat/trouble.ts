@@ -11,7 +11,7 @@
  *   gateway answers 504 while the work carries on — the client retries, learns the
  *   intent is still running (202) and waits for that one run.
  */
-export const TROUBLE_MODES = ['none', 'lose', '503', 'slow'] as const;
+const TROUBLE_MODES = ['none', 'lose', '503', 'slow'] as const;
 
 export type TroubleMode = (typeof TROUBLE_MODES)[number];
 

@@ -10,7 +10,7 @@ import { deliverAtLeastOnce, type Message } from './broker.js';
 import { createConsumer, type Summary } from './consumer.js';
 
 async function openStore(): Promise<{ store: IdempotencyStore; close: () => Promise<void> }> {
-  const url = process.env['REDIS_URL'];
+  const url = process.env.REDIS_URL;
   if (!url) return { store: new MemoryStore(), close: async () => {} };
   const [{ createClient }, { RedisStore }] = await Promise.all([import('redis'), import('answer-once/redis')]);
   const client = await createClient({ url }).on('error', (error) => console.error('redis:', error)).connect();
@@ -18,7 +18,7 @@ async function openStore(): Promise<{ store: IdempotencyStore; close: () => Prom
   return { store, close: async () => { await store.close(); client.destroy(); } };
 }
 
-const count = Number(process.env['MESSAGES'] ?? 200);
+const count = Number(process.env.MESSAGES ?? 200);
 if (!Number.isInteger(count) || count < 1 || count > 100_000) {
   throw new TypeError('MESSAGES must be a whole number from 1 to 100000.');
 }

@@ -12,7 +12,7 @@ import { normalizeClientOptions, type ClientOptions } from './options.js';
 import { runIntent, type SendResult } from './run-intent.js';
 import { normalizeSendOptions, type NormalizedSendOptions, type SendOptions } from './send-options.js';
 import { unstorableBodyKind } from './storable-body.js';
-import type { IntentStorage, StoredIntent } from './storage/types.js';
+import type { StoredIntent } from './storage/types.js';
 
 /** How one pending intent ended when `resume()` finished it. */
 export type ResumeOutcome<TData = unknown> =

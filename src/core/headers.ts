@@ -1,5 +1,5 @@
 /**
- * Header names of the answer-once protocol (PROTOCOL.md § Headers).
+ * Header names of the answer-once protocol (PROTOCOL.md § 2 for the ID, § 6–8 for the answers).
  * HTTP header names are case-insensitive; these are the spellings we send.
  */
 

@@ -1,10 +1,10 @@
 /**
  * The problem+json `type` URIs and stable `code` strings that cross the wire
- * (PROTOCOL.md § Errors). Clients branch on `code`; humans read `title` and `detail`.
+ * (PROTOCOL.md § 9). Clients branch on `code`; humans read `title` and `detail`.
  */
-export const PROBLEM_BASE = 'https://answer-once.dev/problems/';
+const PROBLEM_BASE = 'https://answer-once.dev/problems/';
 
-export const PROBLEM_CODES = [
+const PROBLEM_CODES = [
   /** No `X-Request-Id` / `Idempotency-Key` header on a request that needs one. */
   'missing-request-id',
   /** The key is not 8–128 characters of `[A-Za-z0-9_-]`. */
@@ -48,13 +48,4 @@ export interface ProblemDetails {
 
 export function problemType(code: ProblemCode): string {
   return PROBLEM_BASE + code;
-}
-
-/** The `code` of a problem body, if it is one of ours. */
-export function problemCode(body: unknown): ProblemCode | undefined {
-  if (typeof body !== 'object' || body === null) return undefined;
-  const code = (body as { code?: unknown }).code;
-  return typeof code === 'string' && (PROBLEM_CODES as readonly string[]).includes(code)
-    ? (code as ProblemCode)
-    : undefined;
 }

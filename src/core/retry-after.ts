@@ -15,7 +15,7 @@ const MONTHS = 'JanFebMarAprMayJunJulAugSepOctNovDec';
 function parseImfFixdate(value: string): number | undefined {
   const match = IMF_FIXDATE.exec(value);
   if (!match) return undefined;
-  const [, day, month, year, hour, minute, second] = match.map(Number) as number[];
+  const [, day, , year, hour, minute, second] = match.map(Number) as number[];
   const monthIndex = MONTHS.indexOf(match[2]!) / 3;
   if (hour! > 23 || minute! > 59 || second! > 59) return undefined;
   const time = Date.UTC(year!, monthIndex, day!, hour!, minute!, second!);

@@ -13,7 +13,7 @@ export abstract class IdempotencyError extends Error {
   override name: string = 'IdempotencyError';
   /** Brand read by {@link isIdempotencyError}. */
   readonly [BRAND] = true;
-  /** The stable code that crosses the wire (PROTOCOL.md § Errors). */
+  /** The stable code that crosses the wire (PROTOCOL.md § 9). */
   abstract readonly code: ProblemCode;
   /** The HTTP status of the problem this error becomes. */
   abstract readonly status: number;

@@ -1,8 +1,8 @@
 import { concat } from './body.js';
 
 /**
- * How the handler stores an HTTP answer in a COMPLETED record (PROTOCOL.md § Stored
- * answer): status, the allow-listed headers, and the body as UTF-8 text when it is
+ * How the handler stores an HTTP answer in a COMPLETED record (PROTOCOL.md
+ * § 7.3): status, the allow-listed headers, and the body as UTF-8 text when it is
  * valid UTF-8, base64 otherwise. An answer over `maxResponseBytes` is stored without
  * its body and `replayable: false`.
  */

@@ -49,7 +49,9 @@ async function rig(keep: (length: number) => number, cutFirst: number): Promise<
     });
     const body = Buffer.from(await upstream.arrayBuffer());
     const out: Record<string, string> = {};
-    upstream.headers.forEach((value, name) => (out[name] = value));
+    upstream.headers.forEach((value, name) => {
+      out[name] = value;
+    });
     out['content-length'] = String(body.length);
     delete out['content-encoding'];
     delete out['transfer-encoding'];

@@ -16,7 +16,9 @@ function gated() {
       return HttpResponse.json({ answer: ids.length });
     }),
   );
-  const releaseAll = () => gates.splice(0).forEach((open) => open());
+  const releaseAll = () => {
+    for (const open of gates.splice(0)) open();
+  };
   const waitForRequests = async (n: number) => {
     while (ids.length < n) await new Promise((r) => setTimeout(r, 1));
   };

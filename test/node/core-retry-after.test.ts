@@ -56,10 +56,11 @@ describe('parseRetryAfter', () => {
     );
   });
 
+  // -0 is not drawn: String(-0) is '0', a valid delay.
   it('refuses every number that is not a non-negative integer', () => {
     fc.assert(
       fc.property(
-        fc.oneof(fc.double({ noNaN: true }).filter((x) => !Number.isInteger(x) || x < 0 || Object.is(x, -0)), fc.integer({ max: -1 })),
+        fc.oneof(fc.double({ noNaN: true }).filter((x) => !Number.isInteger(x) || x < 0), fc.integer({ max: -1 })),
         (x) => {
           expect(parseRetryAfter(String(x), NOW)).toBeUndefined();
         },

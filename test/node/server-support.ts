@@ -11,7 +11,7 @@ import {
   MemoryStore,
 } from 'answer-once/server';
 
-export const ORIGIN = 'http://app.test';
+const ORIGIN = 'http://app.test';
 
 export interface Gate {
   readonly promise: Promise<void>;
@@ -105,4 +105,3 @@ export function statusRequest(id: string, options: { user?: string; headers?: Re
   return new Request(`${ORIGIN}/api/status/${id}`, { headers });
 }
 
-export { createIdempotencyHandler };

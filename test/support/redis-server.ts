@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
-export const REDIS_HOST = '127.0.0.1';
+const REDIS_HOST = '127.0.0.1';
 const INSTALL_HINT = 'apt-get install redis-server (Debian/Ubuntu; it provides redis-server and redis-cli)';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -34,7 +34,7 @@ export function requireRedisServer(): boolean {
 }
 
 /** A TCP port nobody listens on right now (the OS picks it on the loopback interface). */
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);

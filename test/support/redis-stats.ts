@@ -36,7 +36,7 @@ export async function measureCalls(ports: readonly number[], fn: () => Promise<u
 
 /** Round trips of script-running clients: EVALSHA calls (a NOSCRIPT miss included) plus EVAL calls. */
 export function scriptRoundTrips(calls: CommandCalls): number {
-  return (calls['evalsha'] ?? 0) + (calls['eval'] ?? 0);
+  return (calls.evalsha ?? 0) + (calls.eval ?? 0);
 }
 
 /**

@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AcquireResult, IdempotencyRecord, IdempotencyStore } from 'answer-once/server';
 
 /** A store under test and how to dispose of it after each test. */
-export interface StoreContractHarness {
+interface StoreContractHarness {
   readonly store: IdempotencyStore;
   readonly teardown?: () => Promise<void> | void;
 }

@@ -40,11 +40,13 @@ export function App() {
   useEffect(() => {
     saveTurns(turns);
   }, [turns]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new turn or status is when to scroll, not an input
   useEffect(() => {
     // Braces matter: recent Chromium returns a promise from scrollIntoView.
     void bottom.current?.scrollIntoView({ block: 'end' });
   }, [turns, snapshot.status]);
   const { refresh } = server;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: every status change is when to re-read the server's state
   useEffect(refresh, [snapshot.status, refresh]);
 
   const send = () => {

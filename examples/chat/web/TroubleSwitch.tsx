@@ -27,6 +27,7 @@ export function TroubleSwitch({ value, onChange }: TroubleSwitchProps) {
       <legend>Network trouble (next request)</legend>
       <div className="segmented" role="radiogroup">
         {CHOICES.map(({ mode, label, hint }) => (
+          // biome-ignore lint/a11y/useSemanticElements: a segmented control: styled buttons, radio semantics by ARIA
           <button
             key={mode}
             type="button"

@@ -20,7 +20,7 @@ export interface DemoProcess {
 }
 
 /** The demo's counters: model calls, distinct intents, chat requests received. */
-export interface DemoStats {
+interface DemoStats {
   readonly modelCalls: number;
   readonly intents: number;
   readonly requests: number;

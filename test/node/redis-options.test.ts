@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RedisStoreClient } from './client.js';
-import { normalizeRedisStoreOptions } from './options.js';
+import type { RedisStoreClient } from '../../src/redis/client.js';
+import { normalizeRedisStoreOptions } from '../../src/redis/options.js';
 
 const client: RedisStoreClient = {
   evalSha: async () => null,

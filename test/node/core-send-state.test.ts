@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { initialSendState, isInFlight, sendReducer, type SendAction, type SendState } from './send-state.js';
+import { initialSendState, isInFlight, sendReducer, type SendAction, type SendState } from '../../src/core/send-state.js';
 
 type State = SendState<string, { content: string }>;
 

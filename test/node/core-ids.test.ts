@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeTime } from 'ulid';
-import { newRequestId } from './ids.js';
-import { isValidRequestId } from './request-id.js';
+import { isValidRequestId, newRequestId } from 'answer-once';
 
 describe('newRequestId', () => {
   it('mints distinct, valid ULIDs stamped with the current time', () => {

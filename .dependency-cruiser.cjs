@@ -1,0 +1,142 @@
+/**
+ * The layer rules of ARCHITECTURE.md § Layers, as code: `npm run deps` (in CI) fails on an
+ * import that crosses a layer, and prints the rule's reason. Paths are folders of src/; a
+ * package is matched by its name under node_modules (or as written, when it is not installed).
+ */
+const pkg = (...names) => `(^|node_modules/)(${names.join('|')})($|/)`;
+const src = (...folders) => `^src/(${folders.join('|')})/`;
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'core-is-neutral',
+      comment:
+        'src/core is shared by the browser client and the server: it imports no other layer and no ky, React, Redis, msw or Hono, so every entry can carry it.',
+      severity: 'error',
+      from: { path: src('core') },
+      to: {
+        path: [
+          src('client', 'server', 'react', 'redis', 'msw', 'ai'),
+          pkg('ky', 'react', 'react-dom', 'redis', '@redis/[^/]+', 'msw', '@hono/[^/]+', 'ai'),
+        ],
+      },
+    },
+    {
+      name: 'core-is-browser-safe',
+      comment: 'src/core ships in the browser client (answer-once): no Node built-ins.',
+      severity: 'error',
+      from: { path: src('core') },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'client-is-a-client',
+      comment:
+        'src/client is the browser entry (answer-once): it never imports the server, Redis, React or msw code, so a bundle of createClient carries none of it.',
+      severity: 'error',
+      from: { path: src('client') },
+      to: {
+        path: [
+          src('server', 'redis', 'react', 'msw', 'ai'),
+          pkg('react', 'react-dom', 'redis', '@redis/[^/]+', 'msw', '@hono/[^/]+'),
+        ],
+      },
+    },
+    {
+      name: 'client-is-browser-safe',
+      comment: 'src/client runs in browsers: no Node built-ins.',
+      severity: 'error',
+      from: { path: src('client') },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'server-stands-alone',
+      comment:
+        'src/server (answer-once/server) runs on any Fetch runtime without the client, Redis or React: stores plug in through its IdempotencyStore interface.',
+      severity: 'error',
+      from: { path: src('server') },
+      to: {
+        path: [
+          src('client', 'redis', 'react', 'msw', 'ai'),
+          pkg('ky', 'react', 'react-dom', 'redis', '@redis/[^/]+', 'msw'),
+        ],
+      },
+    },
+    {
+      name: 'redis-implements-the-store',
+      comment:
+        'src/redis (answer-once/redis) is one IdempotencyStore: it may import the store interface and errors of src/server and src/core, nothing else of ours.',
+      severity: 'error',
+      from: { path: src('redis') },
+      to: { path: '^src/', pathNot: ['^src/redis/', src('core'), '^src/server/(store|errors)\\.ts$'] },
+    },
+    {
+      name: 'react-adapts-the-client',
+      comment: 'src/react (answer-once/react) is a thin adapter over the client: it imports src/client and src/core only.',
+      severity: 'error',
+      from: { path: src('react') },
+      to: { path: '^src/', pathNot: ['^src/react/', src('client', 'core')] },
+    },
+    {
+      name: 'msw-mocks-the-server',
+      comment: 'src/msw (answer-once/msw) runs the reference server inside msw: it imports src/server and src/core only.',
+      severity: 'error',
+      from: { path: src('msw') },
+      to: { path: '^src/', pathNot: ['^src/msw/', src('server', 'core')] },
+    },
+    {
+      name: 'ai-adapts-the-client',
+      comment: 'src/ai (answer-once/ai) adapts the client to the AI SDK: it imports src/client and src/core only.',
+      severity: 'error',
+      from: { path: src('ai') },
+      to: { path: '^src/', pathNot: ['^src/ai/', src('client', 'core')] },
+    },
+    {
+      name: 'ai-types-only',
+      comment: 'src/ai takes only types from the `ai` package, so answer-once/ai adds no runtime dependency on it.',
+      severity: 'error',
+      from: { path: src('ai') },
+      to: { path: pkg('ai', '@ai-sdk/[^/]+'), dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'no-specs-in-src',
+      comment: 'Tests live in test/ (never under src/), and src/ never imports them.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: ['^test/', '\\.test(-d)?\\.tsx?$'] },
+    },
+    {
+      name: 'tests-live-in-test',
+      comment:
+        'Every spec lives in test/ (test/node, test/react, test/redis, test/e2e, test/types): nothing under src/ imports vitest.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: pkg('vitest', '@vitest/[^/]+') },
+    },
+    {
+      name: 'no-circular',
+      comment: 'A cycle between modules makes load order matter and hides which one is the lower layer.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'An import that does not resolve fails at run time in the package.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { couldNotResolve: true, pathNot: pkg('ai', '@ai-sdk/[^/]+') },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
