@@ -29,6 +29,10 @@ const PROBLEM_CODES = [
   'response-not-replayable',
   /** The status route is read-only: only GET and HEAD (405, with `Allow`). */
   'method-not-allowed',
+  /** The intent was stopped (stop route) before its work answered; it will not run again (409). */
+  'intent-stopped',
+  /** The server's store keeps no answer logs, so it cannot stop a running intent (501). */
+  'stop-unsupported',
 ] as const;
 
 export type ProblemCode = (typeof PROBLEM_CODES)[number];

@@ -87,6 +87,18 @@ export interface IdempotencyHandlerOptions extends LeaseOptions {
    */
   maxResponseBytes?: number;
   /**
+   * How long a streamed answer's bytes may wait before they are appended to the store's
+   * log (one batch per window: fewer store round trips, later bytes for readers on other
+   * instances). The caller that runs the work gets every byte at once regardless.
+   * @default 25
+   */
+  flushMs?: number;
+  /**
+   * A batch is appended as soon as it holds this many bytes, before its window ends.
+   * @default 65_536 (64 KiB)
+   */
+  flushBytes?: number;
+  /**
    * Response headers stored and replayed (case-insensitive). `Set-Cookie` (and
    * `Set-Cookie2`) is refused at creation: replaying it would hand the first caller's
    * session to every later one. Hop-by-hop headers are never worth replaying.
@@ -137,6 +149,8 @@ export const HANDLER_DEFAULTS = Object.freeze({
   maxWaitMs: 20_000,
   maxBodyBytes: 1_048_576,
   maxResponseBytes: 1_048_576,
+  flushMs: 25,
+  flushBytes: 65_536,
   replayHeaders: DEFAULT_REPLAY_HEADERS as readonly string[],
   cors: false as boolean | CorsOptions,
   eventsIncludeUser: false,
@@ -153,6 +167,8 @@ export interface ResolvedHandlerOptions extends ResolvedLeaseOptions {
   readonly maxWaitMs: number;
   readonly maxBodyBytes: number;
   readonly maxResponseBytes: number;
+  readonly flushMs: number;
+  readonly flushBytes: number;
   readonly replayHeaders: ReadonlySet<string>;
   readonly cors: ResolvedCorsOptions | undefined;
   readonly onEvent: IdempotencyEventListener | undefined;
@@ -205,6 +221,8 @@ export function normalizeHandlerOptions(options: IdempotencyHandlerOptions): Res
     maxWaitMs: timerOption(options.maxWaitMs ?? HANDLER_DEFAULTS.maxWaitMs, 'maxWaitMs'),
     maxBodyBytes: numberOption(options.maxBodyBytes ?? HANDLER_DEFAULTS.maxBodyBytes, 'maxBodyBytes'),
     maxResponseBytes: numberOption(options.maxResponseBytes ?? HANDLER_DEFAULTS.maxResponseBytes, 'maxResponseBytes'),
+    flushMs: timerOption(options.flushMs ?? HANDLER_DEFAULTS.flushMs, 'flushMs'),
+    flushBytes: numberOption(options.flushBytes ?? HANDLER_DEFAULTS.flushBytes, 'flushBytes', { min: 1 }),
     replayHeaders: replayHeaderSet(options.replayHeaders ?? HANDLER_DEFAULTS.replayHeaders),
     cors: cors === false ? undefined : normalizeCorsOptions(cors === true ? {} : cors),
     onEvent: functionOption(options.onEvent, 'onEvent'),

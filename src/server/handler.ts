@@ -12,14 +12,19 @@ import { runHeld, type WorkOutcome } from './held-run.js';
 import { assertScope, encodeKey, type Scope } from './key.js';
 import { problemResponse } from './problem.js';
 import { readRequestId } from './request-id.js';
-import { storeCall, type StoreCallContext } from './store-call.js';
+import { type StoreCallContext, storeCall } from './store-call.js';
 import type { IdempotencyRecord } from './store.js';
 import { captureResponse, type StoredFailure } from './stored-response.js';
+import { attachToLog, replayFromPosition } from './log-answer.js';
+import { readPosition, type RequestedPosition } from './position.js';
+import { stopAnswer } from './stop-route.js';
+import { isStreamStore } from './stream-store.js';
+import { StreamedRun } from './stream-run.js';
 
 /** Statuses that are transient by definition: not an answer, the intent may run again. */
 const TRANSIENT_STATUSES = new Set([408, 425, 429]);
 
-/** The methods the status route serves (it never runs anything). */
+/** The methods the status route serves besides DELETE (the stop route): it never runs anything. */
 const STATUS_METHODS = new Set(['GET', 'HEAD']);
 
 interface Intent {
@@ -31,6 +36,8 @@ interface Intent {
   readonly fingerprint: string;
   /** The applied `Prefer: wait` in milliseconds (already capped), or 0. */
   readonly waitMs: number;
+  /** The position of the answer the request already has (PROTOCOL.md § 14.5). */
+  readonly position: RequestedPosition | undefined;
   readonly report: Reporter;
   readonly context: StoreCallContext;
 }
@@ -41,7 +48,7 @@ interface Intent {
  *
  * Every request outside the status route is treated as an intent, whatever its method:
  * mount it on the routes (and methods) you mean to protect. The status route serves
- * `GET` and `HEAD` only (405 otherwise).
+ * `GET`, `HEAD` and `DELETE` (the stop route) only (405 otherwise).
  *
  * The handler's response is read to its end before it is stored, so a streamed AI answer
  * reaches its first caller only once complete — the price of replaying it byte for byte.
@@ -52,16 +59,25 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
   const options = normalizeHandlerOptions(given);
   const { store, statusPath, onEvent, retryAfterSeconds } = options;
   const statusPrefix = `${statusPath}/`;
-  const allow = options.cors ? 'GET, HEAD, OPTIONS' : 'GET, HEAD';
+  const allow = options.cors ? 'GET, HEAD, DELETE, OPTIONS' : 'GET, HEAD, DELETE';
+  // A store that keeps answer logs streams every answer through (PROTOCOL.md § 14).
+  const streams = isStreamStore(store) ? store : undefined;
 
   async function handle(request: Request): Promise<Response> {
     try {
       const { pathname } = new URL(request.url);
       if (pathname.startsWith(statusPrefix)) {
         const requestId = pathname.slice(statusPrefix.length);
-        if (!STATUS_METHODS.has(request.method)) return methodNotAllowed(requestId);
-        const answer = await status(request, requestId);
-        return request.method === 'HEAD' ? new Response(null, answer) : answer;
+        if (STATUS_METHODS.has(request.method)) {
+          const answer = await status(request, requestId);
+          return request.method === 'HEAD' ? new Response(null, answer) : answer;
+        }
+        if (request.method !== 'DELETE') return methodNotAllowed(requestId);
+        const scope = await scopeOf(request, requestId);
+        if (scope instanceof Response) return scope;
+        const key = encodeKey(scope, requestId, options.keyPrefix);
+        const { report, context } = subjectOf(requestId, scope);
+        return await stopAnswer(streams, key, request, { requestId, waitMs: appliedWaitMs(request, options) }, { ...options, report, context });
       }
       return await protect(await parseIntent(request));
     } catch (error) {
@@ -73,10 +89,17 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
   function methodNotAllowed(requestId: string): Response {
     return problemResponse('method-not-allowed', {
       status: 405,
-      title: 'answer-once: the status route is read-only; send GET or HEAD.',
+      title: 'answer-once: the status route is read-only; send GET or HEAD (or DELETE to stop).',
       ...(isValidRequestId(requestId) ? { requestId } : {}),
       headers: { Allow: allow },
     });
+  }
+
+  async function scopeOf(request: Request, requestId: string): Promise<Scope | Response> {
+    if (!isValidRequestId(requestId)) {
+      throw new InvalidRequestIdError('answer-once: a request ID is 8–128 characters of A–Z, a–z, 0–9, "_" and "-".');
+    }
+    return resolveScope(request, requestId);
   }
 
   /** The scope, or the app's own answer; a throwing or invalid `scope` is a reported 500 (`ScopeError`). */
@@ -99,23 +122,56 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
   }
 
   async function status(request: Request, requestId: string): Promise<Response> {
-    if (!isValidRequestId(requestId)) {
-      throw new InvalidRequestIdError('answer-once: a request ID is 8–128 characters of A–Z, a–z, 0–9, "_" and "-".');
-    }
-    const scope = await resolveScope(request, requestId);
+    const scope = await scopeOf(request, requestId);
     if (scope instanceof Response) return scope;
     const key = encodeKey(scope, requestId, options.keyPrefix);
     const { report, context } = subjectOf(requestId, scope);
-    let record = await storeCall('get', key, () => store.get(key), context);
     const waitMs = appliedWaitMs(request, options);
-    let waitedSeconds: number | undefined;
-    if (record?.state === 'processing' && record.leaseExpiresAt > Date.now() && waitMs > 0) {
-      const waitContext = { ...context, timeoutMs: waitMs + options.storeTimeoutMs };
-      record = await storeCall('wait', key, () => store.wait(key, waitMs, request.signal), waitContext);
-      waitedSeconds = waitMs / 1000;
+    const position = readPosition(request.headers);
+    const answer: AnswerContext = { requestId, waitedSeconds: undefined, statusRoute: true };
+    let record: IdempotencyRecord | null;
+    if (streams) {
+      const live = await attachLive(key, position, 0, request.signal, answer, report, context);
+      if (live instanceof Response) return live;
+      record = live;
+    } else {
+      record = await storeCall('get', key, () => store.get(key), context);
     }
-    if (record?.state === 'completed') report({ type: 'replayed', key });
-    return statusAnswer(record, { requestId, waitedSeconds, statusRoute: true }, options, Date.now());
+    let waited = answer;
+    if (record?.state === 'processing' && record.leaseExpiresAt > Date.now() && waitMs > 0) {
+      waited = { ...answer, waitedSeconds: waitMs / 1000 };
+      if (streams) {
+        const live = await attachLive(key, position, waitMs, request.signal, waited, report, context);
+        if (live instanceof Response) return live;
+        record = live;
+      } else {
+        const waitContext = { ...context, timeoutMs: waitMs + options.storeTimeoutMs };
+        record = await storeCall('wait', key, () => store.wait(key, waitMs, request.signal), waitContext);
+      }
+    }
+    return answerRecord(report, key, record, waited, position);
+  }
+
+  /**
+   * Attaches to the live answer of `key` if its head is logged (PROTOCOL.md § 14.6),
+   * waiting up to `waitMs` for it; else the record as the read found it.
+   */
+  async function attachLive(
+    key: string,
+    position: RequestedPosition | undefined,
+    waitMs: number,
+    signal: AbortSignal,
+    answer: AnswerContext,
+    report: Reporter,
+    context: StoreCallContext,
+  ): Promise<Response | IdempotencyRecord | null> {
+    if (!streams) return null;
+    const readContext = { ...context, timeoutMs: waitMs + options.storeTimeoutMs };
+    const snapshot = await storeCall('read', key, () => streams.read(key, null, { waitMs, signal }), readContext);
+    const attached = attachToLog(streams, key, snapshot, position, answer);
+    if (!attached) return snapshot.record;
+    report({ type: 'attached', key });
+    return attached;
   }
 
   async function protect(intent: Intent | Response): Promise<Response> {
@@ -138,13 +194,25 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
           { requestId },
         );
       }
-      if (record.state !== 'processing') return answerRecord(report, key, record, answer);
+      if (record.state !== 'processing') return answerRecord(report, key, record, answer, intent.position);
       report({ type: 'in-progress', key });
+      if (streams) {
+        const waitMs = round === 0 ? intent.waitMs : 0;
+        if (waitMs > 0) waitedSeconds = waitMs / 1000;
+        const held = { ...answer, waitedSeconds };
+        const live = await attachLive(key, intent.position, waitMs, intent.request.signal, held, report, context);
+        if (live instanceof Response) return live;
+        if (live?.state === 'completed') return answerRecord(report, key, live, held, intent.position);
+        if ((live?.state === 'processing' && live.leaseExpiresAt > Date.now()) || round > 0) {
+          return inProgressAnswer(held, options);
+        }
+        continue; // failed, gone, or its worker died: claim it again (a retry or a takeover)
+      }
       if (intent.waitMs === 0 || round > 0) return inProgressAnswer(answer, options);
       waitedSeconds = intent.waitMs / 1000;
       const waitContext = { ...context, timeoutMs: intent.waitMs + options.storeTimeoutMs };
       const settled = await storeCall('wait', key, () => store.wait(key, intent.waitMs, intent.request.signal), waitContext);
-      if (settled?.state === 'completed') return answerRecord(report, key, settled, { ...answer, waitedSeconds });
+      if (settled?.state === 'completed') return answerRecord(report, key, settled, { ...answer, waitedSeconds }, intent.position);
       if (settled?.state === 'processing' && settled.leaseExpiresAt > Date.now()) {
         return inProgressAnswer({ ...answer, waitedSeconds }, options);
       }
@@ -152,20 +220,35 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
     }
   }
 
-  function answerRecord(report: Reporter, key: string, record: IdempotencyRecord, answer: AnswerContext): Response {
-    if (record.state === 'completed') report({ type: 'replayed', key });
+  function answerRecord(
+    report: Reporter,
+    key: string,
+    record: IdempotencyRecord | null,
+    answer: AnswerContext,
+    position: RequestedPosition | undefined,
+  ): Response {
+    if (record?.state === 'completed') {
+      report({ type: 'replayed', key });
+      const replay = replayFromPosition(record, position, answer);
+      if (replay) return replay;
+    }
     return statusAnswer(record, answer, options, Date.now());
   }
 
   async function run(
     intent: Intent,
     token: string,
-    attempt: { readonly takeover: boolean; readonly retry: boolean },
+    attempt: { readonly takeover: boolean; readonly retry: boolean; readonly generation?: number | undefined },
     answer: AnswerContext,
   ): Promise<Response> {
     const { key, requestId, scope, fingerprint, report, context } = intent;
-    // An answer over `maxResponseBytes` goes to its caller while it still streams; its
-    // outcome is written only once its body ended (PROTOCOL.md § 7.3).
+    const { generation } = attempt;
+    const streamed =
+      streams && generation !== undefined
+        ? new StreamedRun(streams, key, token, generation, isRestart(intent.position, generation), { ...options, report })
+        : undefined;
+    // Without a log, an answer over `maxResponseBytes` goes to its caller while it still
+    // streams; its outcome is written only once its body ended (PROTOCOL.md § 7.3).
     let deliverEarly!: (response: Response) => void;
     let deliveredEarly = false;
     const early = new Promise<Response>((resolve) => {
@@ -174,11 +257,12 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
         resolve(response);
       };
     });
-    const held = runHeld<Response>(
+    const running = runHeld<Response>(
       store,
       key,
       token,
-      async (signal) => {
+      async (lease) => {
+        const signal = streamed ? streamed.signal(lease) : lease;
         // A fresh Request over the buffered body, not tied to the client's connection:
         // a client that disconnects does not cancel the work whose answer it will ask for again.
         const request = new Request(intent.request.url, {
@@ -188,9 +272,17 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
         });
         let response: Response;
         try {
-          response = await options.handler(request, { requestId, scope, key, signal, ...attempt });
+          response = await options.handler(request, {
+            requestId,
+            scope,
+            key,
+            signal,
+            takeover: attempt.takeover,
+            retry: attempt.retry,
+          });
           if (!(response instanceof Response)) throw new TypeError('answer-once: `handler` must return a Response.');
         } catch (error) {
+          if (streamed?.stopped) return streamed.stoppedVerdict(requestId);
           return failOutcome({ status: 500 }, answer, error);
         }
         if (response.status >= 500 || TRANSIENT_STATUSES.has(response.status)) {
@@ -207,6 +299,8 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
             return failOutcome(failure, answer, error); // a body already read or locked
           }
         }
+        // A work that answers after losing its lease is not streamed: the successor's answer is (§ 7.2).
+        if (streamed && !lease.aborted) return streamed.verdict(response);
         try {
           const captured = await captureResponse(response, options.maxResponseBytes, options.replayHeaders);
           if (!captured.oversize) return { kind: 'complete', result: JSON.stringify(captured.stored), value: captured.delivered };
@@ -223,7 +317,16 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
       (reason) => failOutcome({ status: 504 }, answer, reason),
       { ...options, fingerprint, report },
     );
-    const finished = held.then(async ({ outcome, write }) => {
+    if (streamed) {
+      const settled = running.then(
+        ({ outcome, write }) => streamed.settle(outcome, write === 'fenced'),
+        () => streamed.dispose(),
+      );
+      const first = await Promise.race([streamed.delivered, running.then(() => undefined)]);
+      if (first) return withProtocolHeaders(first, answer);
+      await settled;
+    }
+    const finished = running.then(async ({ outcome, write }) => {
       if (deliveredEarly) return outcome.value; // already on its way to the caller
       if (write !== 'fenced') {
         // After a long-poll whose holder failed or died, this run answers the held request (§ 6.2).
@@ -252,6 +355,7 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
       body,
       fingerprint: await fingerprintRequest(request.method, pathname + search, body),
       waitMs: appliedWaitMs(request, options),
+      position: readPosition(request.headers),
       ...subjectOf(requestId, scope),
     };
   }
@@ -275,4 +379,9 @@ function failOutcome(failure: StoredFailure, answer: AnswerContext, cause: unkno
 function appliedWaitMs(request: Request, options: ResolvedHandlerOptions): number {
   const seconds = parsePreferWait(request.headers.get(PREFER_HEADER));
   return seconds === undefined ? 0 : Math.min(seconds * 1000, options.maxWaitMs);
+}
+
+/** Whether a request's position names another generation than the one now running (§ 14.5). */
+function isRestart(position: RequestedPosition | undefined, generation: number): boolean {
+  return position?.generation !== undefined && position.generation !== generation;
 }

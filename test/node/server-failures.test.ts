@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, type IdempotencyEvent } from 'answer-once/server';
 import { serve } from 'answer-once/server/node';
-import { chatApp, chatRequest, statusRequest } from './server-support.js';
+import { chatApp, chatRequest, statusRequest, until } from './server-support.js';
 
 const ID = 'req-0000000001';
 
@@ -77,8 +77,9 @@ describe('createIdempotencyHandler: nothing fails silently', () => {
 describe('createIdempotencyHandler: events name the intent', () => {
   it('puts the request ID on every event, and the user only when the app opts in', async () => {
     const app = chatApp();
-    await app.handle(chatRequest());
-    await app.handle(chatRequest());
+    await (await app.handle(chatRequest())).text();
+    await until(() => app.events.length >= 2);
+    await (await app.handle(chatRequest())).text();
     expect(app.events.map((event) => event.type)).toEqual(['acquired', 'completed', 'replayed']);
     expect(app.events.every((event) => event.requestId === ID && !('user' in event))).toBe(true);
 
@@ -89,7 +90,8 @@ describe('createIdempotencyHandler: events name the intent', () => {
       eventsIncludeUser: true,
       onEvent: (event) => events.push(event),
     });
-    await handle(chatRequest());
+    await (await handle(chatRequest())).text();
+    await until(() => events.length >= 2);
     expect(events).toEqual([
       expect.objectContaining({ type: 'acquired', requestId: ID, user: 'alice' }),
       expect.objectContaining({ type: 'completed', requestId: ID, user: 'alice' }),

@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { chatApp, chatRequest, ORIGIN } from './server-support.js';
+import { chatApp, chatRequest } from './server-support.js';
+
+const ORIGIN = 'http://app.test';
 
 const ID = 'req-0000000001';
 
 describe('createIdempotencyHandler: the status route is read-only', () => {
-  it.each(['POST', 'PUT', 'PATCH', 'DELETE'])('answers %s on <statusPath>/<id> with 405 and Allow, and runs nothing', async (method) => {
+  it.each(['POST', 'PUT', 'PATCH'])('answers %s on <statusPath>/<id> with 405 and Allow, and runs nothing', async (method) => {
     const app = chatApp();
     const response = await app.handle(chatRequest({ method, path: `/api/status/${ID}` }));
     expect(response.status).toBe(405);
-    expect(response.headers.get('Allow')).toBe('GET, HEAD');
+    expect(response.headers.get('Allow')).toBe('GET, HEAD, DELETE');
     expect(await response.json()).toMatchObject({ code: 'method-not-allowed', status: 405 });
     expect(app.calls).toHaveLength(0);
     expect(app.store.size).toBe(0);
@@ -18,7 +20,7 @@ describe('createIdempotencyHandler: the status route is read-only', () => {
     const app = chatApp({ cors: { origin: ['https://chat.example'] } });
     const post = await app.handle(chatRequest({ path: `/api/status/${ID}`, headers: { Origin: 'https://chat.example' } }));
     expect(post.status).toBe(405);
-    expect(post.headers.get('Allow')).toBe('GET, HEAD, OPTIONS');
+    expect(post.headers.get('Allow')).toBe('GET, HEAD, DELETE, OPTIONS');
     const preflight = await app.handle(
       new Request(`${ORIGIN}/api/status/${ID}`, {
         method: 'OPTIONS',
