@@ -59,7 +59,8 @@ export function normalizeRedisStoreOptions(options: RedisStoreOptions): Normaliz
     client === null ||
     typeof client.evalSha !== 'function' ||
     typeof client.eval !== 'function' ||
-    typeof client.duplicate !== 'function'
+    typeof client.duplicate !== 'function' ||
+    typeof client.withTypeMapping !== 'function'
   ) {
     invalidOption('client', 'a node-redis client (createClient() or createCluster())', client, LIBRARY);
   }
