@@ -9,7 +9,6 @@ import { createIdempotencyHandler, encodeKey, type IdempotencyEvent } from 'answ
 import { rawCommand, RedisServer, requireRedisServer } from '../support/redis-server.js';
 
 const hasRedis = requireRedisServer();
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function send(id: string): Request {
   return new Request('http://app.test/api/chat', {
@@ -39,19 +38,26 @@ describe.skipIf(!hasRedis)('createIdempotencyHandler over RedisStore when Redis 
   it('delivers and stores again an answer whose record a FLUSHALL wiped mid-work: one model call', async () => {
     let calls = 0;
     const events: IdempotencyEvent[] = [];
+    // Gates, not sleeps: the flush lands while the model runs however slow the machine is.
+    let running!: () => void;
+    const started = new Promise<void>((resolve) => (running = resolve));
+    let finish!: () => void;
+    const flushed = new Promise<void>((resolve) => (finish = resolve));
     const handle = createIdempotencyHandler({
       store,
       scope: () => ({ user: 'alice' }),
       onEvent: (event) => events.push(event),
       handler: async () => {
         calls += 1;
-        await sleep(150);
+        running();
+        await flushed;
         return Response.json({ answer: 42 });
       },
     });
     const first = handle(send('flush-00000001'));
-    await sleep(40);
+    await started;
     await rawCommand(server.port, 'FLUSHALL');
+    finish();
     const answer = await first;
     expect(answer.status).toBe(200);
     expect(await answer.json()).toEqual({ answer: 42 });
