@@ -300,7 +300,7 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
           }
         }
         // A work that answers after losing its lease is not streamed: the successor's answer is (§ 7.2).
-        if (streamed && !lease.aborted) return streamed.verdict(response);
+        if (streamed && !lease.aborted) return streamed.verdict(response, (error) => failOutcome({ status: 502 }, answer, error));
         try {
           const captured = await captureResponse(response, options.maxResponseBytes, options.replayHeaders);
           if (!captured.oversize) return { kind: 'complete', result: JSON.stringify(captured.stored), value: captured.delivered };
@@ -320,7 +320,7 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
     if (streamed) {
       const settled = running.then(
         ({ outcome, write }) => streamed.settle(outcome, write === 'fenced'),
-        () => streamed.dispose(),
+        () => streamed.settle(undefined, false),
       );
       const first = await Promise.race([streamed.delivered, running.then(() => undefined)]);
       if (first) return withProtocolHeaders(first, answer);
