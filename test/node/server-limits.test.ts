@@ -12,11 +12,15 @@ describe('createIdempotencyHandler: an oversize answer whose stream breaks', () 
         let pulls = 0;
         return new Response(
           new ReadableStream<Uint8Array>({
-            pull(controller) {
+            async pull(controller) {
               pulls += 1;
               if (pulls === 1) controller.enqueue(bytes('0123456789 over the limit, '));
               else if (context.retry) controller.close();
-              else controller.error(new Error('the model connection dropped'));
+              else {
+                // The break comes after the oversize bytes went out to the caller.
+                await new Promise((resolve) => setTimeout(resolve, 50));
+                controller.error(new Error('the model connection dropped'));
+              }
             },
           }),
         );
