@@ -17,11 +17,12 @@ function parseImfFixdate(value: string): number | undefined {
   if (!match) return undefined;
   const [, day, , year, hour, minute, second] = match.map(Number) as number[];
   const monthIndex = MONTHS.indexOf(match[2]!) / 3;
-  if (hour! > 23 || minute! > 59 || second! > 59) return undefined;
+  if (minute! > 59 || second! > 59) return undefined;
   const time = Date.UTC(year!, monthIndex, day!, hour!, minute!, second!);
-  // Date.UTC rolls 31 Feb over into March: a date that does not round-trip is not real.
+  // Date.UTC rolls what does not exist into what does (31 Feb → 3 Mar, 24:00 → the next
+  // day, year 0050 → 1950): a day or a year that does not round-trip names no real instant.
   const date = new Date(time);
-  if (date.getUTCDate() !== day || date.getUTCMonth() !== monthIndex || date.getUTCFullYear() !== year) return undefined;
+  if (date.getUTCDate() !== day || date.getUTCFullYear() !== year) return undefined;
   return time;
 }
 
