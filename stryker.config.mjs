@@ -1,7 +1,8 @@
 // Mutation testing (`npm run mutate`; not in CI: a full run takes longer than CI's budget on
 // 2 cores). A surviving mutant is a missing spec or dead code: kill it or list it, with why,
-// in README § Development. Incremental: reports/stryker-incremental.json (committed) keeps
-// every mutant's last result, so a run after a small change re-tests only what it touched.
+// in README § Development. Incremental: reports/stryker-incremental.json keeps every mutant's
+// last result, so a run after a small change re-tests only what it touched. It is gitignored:
+// megabytes of JSON rewritten by every run would bloat history and conflict between branches.
 export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutate.config.ts' },
