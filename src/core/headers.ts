@@ -22,6 +22,24 @@ export const PREFER_HEADER = 'Prefer';
 export const PREFERENCE_APPLIED_HEADER = 'Preference-Applied';
 
 export const RETRY_AFTER_HEADER = 'Retry-After';
+
+/** The generation an answer's body belongs to (PROTOCOL.md § 14.3); on a request, the generation a `Range` is of (§ 14.5). */
+export const GENERATION_HEADER = 'X-Idempotent-Generation';
+
+/** Set to `true` on an answer attached to a generation another attempt is still producing (§ 14.6). */
+export const ATTACHED_HEADER = 'X-Idempotent-Attached';
+
+/** Set to `true` when the position a request named was of another generation: the answer starts again (§ 14.5). */
+export const RESTARTED_HEADER = 'X-Idempotent-Restarted';
+
+/** Set to `true` on the replay of an answer stopped through the stop route (§ 14.8). */
+export const STOPPED_HEADER = 'X-Idempotent-Stopped';
+
+/** The SSE resume header: a position `<generation>.<offset>` (§ 14.5). */
+export const LAST_EVENT_ID_HEADER = 'Last-Event-ID';
+
+/** `bytes=N-`: resume a body at byte N (§ 14.5). */
+export const RANGE_HEADER = 'Range';
 export const LOCATION_HEADER = 'Location';
 
 /** Media type of every error body the server writes (RFC 9457). */

@@ -23,6 +23,10 @@ const PROBLEM_CODES = [
   'intent-not-found',
   /** The intent was answered, but its answer was over `maxResponseBytes` and not kept (410). */
   'response-not-replayable',
+  /** The intent was stopped (stop route) before its work answered; it will not run again (409). */
+  'intent-stopped',
+  /** The server's store keeps no answer logs, so it cannot stop a running intent (501). */
+  'stop-unsupported',
 ] as const;
 
 export type ProblemCode = (typeof PROBLEM_CODES)[number];

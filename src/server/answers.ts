@@ -1,9 +1,11 @@
 import {
+  GENERATION_HEADER,
   LOCATION_HEADER,
   PREFERENCE_APPLIED_HEADER,
   REPLAYED_HEADER,
   REQUEST_ID_HEADER,
   RETRY_AFTER_HEADER,
+  STOPPED_HEADER,
 } from '../core/headers.js';
 import { formatPreferWait } from '../core/prefer.js';
 import type { ResolvedHandlerOptions } from './handler-options.js';
@@ -45,6 +47,9 @@ function replayAnswer(record: CompletedRecord, context: AnswerContext): Response
   }
   const headers = new Headers(stored.headers as [string, string][]);
   headers.set(REPLAYED_HEADER, 'true');
+  // A log-keeping store's answers name their generation (PROTOCOL.md § 14.3).
+  if (record.generation !== undefined) headers.set(GENERATION_HEADER, String(record.generation));
+  if (stored.stopped) headers.set(STOPPED_HEADER, 'true');
   return withProtocolHeaders(new Response(storedBody(stored), { status: stored.status, headers }), context);
 }
 

@@ -1,11 +1,17 @@
 import {
+  ATTACHED_HEADER,
+  GENERATION_HEADER,
   IDEMPOTENCY_KEY_HEADER,
+  LAST_EVENT_ID_HEADER,
   LOCATION_HEADER,
   PREFER_HEADER,
   PREFERENCE_APPLIED_HEADER,
+  RANGE_HEADER,
   REPLAYED_HEADER,
   REQUEST_ID_HEADER,
+  RESTARTED_HEADER,
   RETRY_AFTER_HEADER,
+  STOPPED_HEADER,
 } from '../core/headers.js';
 import { assertNumber } from './lease-options.js';
 
@@ -46,7 +52,16 @@ export interface CorsOptions {
 }
 
 /** The request headers the protocol needs a browser to be allowed to send. */
-export const CORS_ALLOW_HEADERS = [REQUEST_ID_HEADER, IDEMPOTENCY_KEY_HEADER, PREFER_HEADER, 'Content-Type', 'Authorization'];
+export const CORS_ALLOW_HEADERS = [
+  REQUEST_ID_HEADER,
+  IDEMPOTENCY_KEY_HEADER,
+  PREFER_HEADER,
+  'Content-Type',
+  'Authorization',
+  LAST_EVENT_ID_HEADER,
+  RANGE_HEADER,
+  GENERATION_HEADER,
+];
 
 /** The response headers a browser hides from scripts unless exposed. */
 export const CORS_EXPOSE_HEADERS = [
@@ -55,6 +70,11 @@ export const CORS_EXPOSE_HEADERS = [
   RETRY_AFTER_HEADER,
   REQUEST_ID_HEADER,
   PREFERENCE_APPLIED_HEADER,
+  ATTACHED_HEADER,
+  GENERATION_HEADER,
+  RESTARTED_HEADER,
+  STOPPED_HEADER,
+  'Content-Range',
 ];
 
 export interface ResolvedCorsOptions {

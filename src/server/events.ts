@@ -1,5 +1,5 @@
 /** The store call an event is about. */
-export type StoreOperation = 'acquire' | 'renew' | 'complete' | 'fail' | 'get' | 'wait';
+export type StoreOperation = 'acquire' | 'renew' | 'complete' | 'fail' | 'get' | 'wait' | 'append' | 'read' | 'stop' | 'watchStop';
 
 /**
  * What happened to an intent, for logs and metrics (model calls saved, takeovers,
@@ -17,6 +17,10 @@ export type IdempotencyEvent =
   | { readonly type: 'failed'; readonly key: string; readonly error: unknown }
   /** A stored answer was replayed instead of running the work. */
   | { readonly type: 'replayed'; readonly key: string }
+  /** An attempt or a status request attached to the answer another attempt is streaming. */
+  | { readonly type: 'attached'; readonly key: string }
+  /** A stop was asked through the stop route (PROTOCOL.md § 14.8). */
+  | { readonly type: 'stop-requested'; readonly key: string }
   /** Another live worker holds the intent; the caller was told to wait or waited. */
   | { readonly type: 'in-progress'; readonly key: string }
   /** A heartbeat found the lease taken over: the work's signal was aborted. */

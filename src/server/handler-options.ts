@@ -85,6 +85,18 @@ export interface IdempotencyHandlerOptions extends LeaseOptions {
    */
   maxResponseBytes?: number;
   /**
+   * How long a streamed answer's bytes may wait before they are appended to the store's
+   * log (one batch per window: fewer store round trips, later bytes for readers on other
+   * instances). The caller that runs the work gets every byte at once regardless.
+   * @default 25
+   */
+  flushMs?: number;
+  /**
+   * A batch is appended as soon as it holds this many bytes, before its window ends.
+   * @default 65_536 (64 KiB)
+   */
+  flushBytes?: number;
+  /**
    * Response headers stored and replayed (case-insensitive). `Set-Cookie` and hop-by-hop
    * headers are never worth replaying.
    * @default ['content-type', 'content-language', 'content-encoding', 'content-disposition', 'cache-control', 'etag', 'last-modified', 'location', 'link']
@@ -122,6 +134,8 @@ export interface ResolvedHandlerOptions extends ResolvedLeaseOptions {
   readonly maxWaitMs: number;
   readonly maxBodyBytes: number;
   readonly maxResponseBytes: number;
+  readonly flushMs: number;
+  readonly flushBytes: number;
   readonly replayHeaders: ReadonlySet<string>;
   readonly cors: ResolvedCorsOptions | undefined;
   readonly onEvent: IdempotencyEventListener | undefined;
@@ -142,6 +156,8 @@ export function normalizeHandlerOptions(options: IdempotencyHandlerOptions): Res
     maxWaitMs = 20_000,
     maxBodyBytes = 1_048_576,
     maxResponseBytes = 1_048_576,
+    flushMs = 25,
+    flushBytes = 65_536,
     replayHeaders = DEFAULT_REPLAY_HEADERS,
     cors = false,
     onEvent,
@@ -164,6 +180,9 @@ export function normalizeHandlerOptions(options: IdempotencyHandlerOptions): Res
   assertNumber('maxWaitMs', maxWaitMs);
   assertNumber('maxBodyBytes', maxBodyBytes);
   assertNumber('maxResponseBytes', maxResponseBytes);
+  assertNumber('flushMs', flushMs);
+  if (flushMs > 2 ** 31 - 1) throw new TypeError('answer-once: `flushMs` must be at most 2147483647.');
+  assertNumber('flushBytes', flushBytes, 1);
   if (!Array.isArray(replayHeaders) || !replayHeaders.every((name) => typeof name === 'string')) {
     throw new TypeError('answer-once: `replayHeaders` must be a list of header names.');
   }
@@ -183,6 +202,8 @@ export function normalizeHandlerOptions(options: IdempotencyHandlerOptions): Res
     maxWaitMs,
     maxBodyBytes,
     maxResponseBytes,
+    flushMs,
+    flushBytes,
     replayHeaders: new Set(replayHeaders.map((name) => name.toLowerCase())),
     cors: cors === false ? undefined : normalizeCorsOptions(cors === true ? {} : cors),
     onEvent,

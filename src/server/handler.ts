@@ -18,6 +18,11 @@ import { readRequestId } from './request-id.js';
 import { storeCall } from './store-call.js';
 import type { IdempotencyRecord } from './store.js';
 import { captureResponse, type StoredFailure } from './stored-response.js';
+import { attachToLog, replayFromPosition } from './log-answer.js';
+import { readPosition, type RequestedPosition } from './position.js';
+import { stopAnswer } from './stop-route.js';
+import { isStreamStore } from './stream-store.js';
+import { StreamedRun } from './stream-run.js';
 
 /** Statuses that are transient by definition: not an answer, the intent may run again. */
 const TRANSIENT_STATUSES = new Set([408, 425, 429]);
@@ -31,6 +36,8 @@ interface Intent {
   readonly fingerprint: string;
   /** The applied `Prefer: wait` in milliseconds (already capped), or 0. */
   readonly waitMs: number;
+  /** The position of the answer the request already has (PROTOCOL.md § 14.5). */
+  readonly position: RequestedPosition | undefined;
 }
 
 /**
@@ -46,12 +53,21 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
   const resolved = normalizeHandlerOptions(options);
   const { store, statusPath, onEvent, retryAfterSeconds } = resolved;
   const statusPrefix = `${statusPath}/`;
+  // A store that keeps answer logs streams every answer through (PROTOCOL.md § 14).
+  const streams = isStreamStore(store) ? store : undefined;
 
   async function handle(request: Request): Promise<Response> {
     try {
       const { pathname } = new URL(request.url);
       if (request.method === 'GET' && pathname.startsWith(statusPrefix)) {
         return await status(request, pathname.slice(statusPrefix.length));
+      }
+      if (request.method === 'DELETE' && pathname.startsWith(statusPrefix)) {
+        const requestId = pathname.slice(statusPrefix.length);
+        const scope = await scopeOf(request, requestId);
+        if (scope instanceof Response) return scope;
+        const key = encodeKey(scope, requestId, resolved.keyPrefix);
+        return await stopAnswer(streams, key, request, { requestId, waitMs: appliedWaitMs(request, resolved) }, resolved);
       }
       return await protect(await parseIntent(request, resolved));
     } catch (error) {
@@ -60,23 +76,61 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
     }
   }
 
-  async function status(request: Request, requestId: string): Promise<Response> {
+  async function scopeOf(request: Request, requestId: string): Promise<Scope | Response> {
     if (!isValidRequestId(requestId)) {
       throw new InvalidRequestIdError('answer-once: a request ID is 8–128 characters of A–Z, a–z, 0–9, "_" and "-".');
     }
-    const scope = await resolveScope(request, resolved);
+    return resolveScope(request, resolved);
+  }
+
+  async function status(request: Request, requestId: string): Promise<Response> {
+    const scope = await scopeOf(request, requestId);
     if (scope instanceof Response) return scope;
     const key = encodeKey(scope, requestId, resolved.keyPrefix);
     const context = { onEvent, retryAfterSeconds, requestId };
-    let record = await storeCall('get', key, () => store.get(key), context);
     const waitMs = appliedWaitMs(request, resolved);
-    let waitedSeconds: number | undefined;
-    if (record?.state === 'processing' && record.leaseExpiresAt > Date.now() && waitMs > 0) {
-      record = await storeCall('wait', key, () => store.wait(key, waitMs, request.signal), context);
-      waitedSeconds = waitMs / 1000;
+    const position = readPosition(request.headers);
+    const answer: AnswerContext = { requestId, waitedSeconds: undefined, statusRoute: true };
+    let record: IdempotencyRecord | null;
+    if (streams) {
+      const live = await attachLive(key, position, 0, request.signal, answer);
+      if (live instanceof Response) return live;
+      record = live;
+    } else {
+      record = await storeCall('get', key, () => store.get(key), context);
     }
-    if (record?.state === 'completed') emit(onEvent, { type: 'replayed', key });
-    return statusAnswer(record, { requestId, waitedSeconds, statusRoute: true }, resolved, Date.now());
+    let waited = answer;
+    if (record?.state === 'processing' && record.leaseExpiresAt > Date.now() && waitMs > 0) {
+      waited = { ...answer, waitedSeconds: waitMs / 1000 };
+      if (streams) {
+        const live = await attachLive(key, position, waitMs, request.signal, waited);
+        if (live instanceof Response) return live;
+        record = live;
+      } else {
+        record = await storeCall('wait', key, () => store.wait(key, waitMs, request.signal), context);
+      }
+    }
+    return answerRecord(key, record, waited, position);
+  }
+
+  /**
+   * Attaches to the live answer of `key` if its head is logged (PROTOCOL.md § 14.6),
+   * waiting up to `waitMs` for it; else the record as the read found it.
+   */
+  async function attachLive(
+    key: string,
+    position: RequestedPosition | undefined,
+    waitMs: number,
+    signal: AbortSignal,
+    answer: AnswerContext,
+  ): Promise<Response | IdempotencyRecord | null> {
+    if (!streams) return null;
+    const context = { onEvent, retryAfterSeconds, requestId: answer.requestId };
+    const snapshot = await storeCall('read', key, () => streams.read(key, null, { waitMs, signal }), context);
+    const attached = attachToLog(streams, key, snapshot, position, answer);
+    if (!attached) return snapshot.record;
+    emit(onEvent, { type: 'attached', key });
+    return attached;
   }
 
   async function protect(intent: Intent | Response): Promise<Response> {
@@ -100,12 +154,24 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
           { requestId },
         );
       }
-      if (record.state !== 'processing') return answerRecord(key, record, answer);
+      if (record.state !== 'processing') return answerRecord(key, record, answer, intent.position);
       emit(onEvent, { type: 'in-progress', key });
+      if (streams) {
+        const waitMs = round === 0 ? intent.waitMs : 0;
+        if (waitMs > 0) waitedSeconds = waitMs / 1000;
+        const held = { ...answer, waitedSeconds };
+        const live = await attachLive(key, intent.position, waitMs, intent.request.signal, held);
+        if (live instanceof Response) return live;
+        if (live?.state === 'completed') return answerRecord(key, live, held, intent.position);
+        if ((live?.state === 'processing' && live.leaseExpiresAt > Date.now()) || round > 0) {
+          return inProgressAnswer(held, resolved);
+        }
+        continue; // failed, gone, or its worker died: claim it again (a retry or a takeover)
+      }
       if (intent.waitMs === 0 || round > 0) return inProgressAnswer(answer, resolved);
       waitedSeconds = intent.waitMs / 1000;
       const settled = await storeCall('wait', key, () => store.wait(key, intent.waitMs, intent.request.signal), context);
-      if (settled?.state === 'completed') return answerRecord(key, settled, { ...answer, waitedSeconds });
+      if (settled?.state === 'completed') return answerRecord(key, settled, { ...answer, waitedSeconds }, intent.position);
       if (settled?.state === 'processing' && settled.leaseExpiresAt > Date.now()) {
         return inProgressAnswer({ ...answer, waitedSeconds }, resolved);
       }
@@ -113,23 +179,38 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
     }
   }
 
-  function answerRecord(key: string, record: IdempotencyRecord, answer: AnswerContext): Response {
-    if (record.state === 'completed') emit(onEvent, { type: 'replayed', key });
+  function answerRecord(
+    key: string,
+    record: IdempotencyRecord | null,
+    answer: AnswerContext,
+    position: RequestedPosition | undefined,
+  ): Response {
+    if (record?.state === 'completed') {
+      emit(onEvent, { type: 'replayed', key });
+      const replay = replayFromPosition(record, position, answer);
+      if (replay) return replay;
+    }
     return statusAnswer(record, answer, resolved, Date.now());
   }
 
   async function run(
     intent: Intent,
     token: string,
-    attempt: { readonly takeover: boolean; readonly retry: boolean },
+    attempt: { readonly takeover: boolean; readonly retry: boolean; readonly generation?: number | undefined },
     answer: AnswerContext,
   ): Promise<Response> {
     const { key, requestId, scope } = intent;
-    const { verdict, write } = await runHeld<Response>(
+    const { generation } = attempt;
+    const streamed =
+      streams && generation !== undefined
+        ? new StreamedRun(streams, key, token, generation, isRestart(intent.position, generation), resolved)
+        : undefined;
+    const running = runHeld<Response>(
       store,
       key,
       token,
-      async (signal) => {
+      async (lease) => {
+        const signal = streamed ? streamed.signal(lease) : lease;
         // A fresh Request over the buffered body, not tied to the client's connection:
         // a client that disconnects does not cancel the work whose answer it will ask for again.
         const request = new Request(intent.request.url, {
@@ -139,9 +220,17 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
         });
         let response: Response;
         try {
-          response = await resolved.handler(request, { requestId, scope, key, signal, ...attempt });
+          response = await resolved.handler(request, {
+            requestId,
+            scope,
+            key,
+            signal,
+            takeover: attempt.takeover,
+            retry: attempt.retry,
+          });
           if (!(response instanceof Response)) throw new TypeError('answer-once: `handler` must return a Response.');
         } catch (error) {
+          if (streamed?.stopped) return streamed.stoppedVerdict(requestId);
           return failVerdict({ status: 500 }, answer, error);
         }
         if (response.status >= 500 || TRANSIENT_STATUSES.has(response.status)) {
@@ -158,6 +247,8 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
             return failVerdict(failure, answer, error); // a body already read or locked
           }
         }
+        // A work that answers after losing its lease is not streamed: the successor's answer is (§ 7.2).
+        if (streamed && !lease.aborted) return streamed.verdict(response);
         try {
           const { stored, delivered } = await captureResponse(response, resolved.maxResponseBytes, resolved.replayHeaders);
           return { kind: 'complete', result: JSON.stringify(stored), value: delivered };
@@ -168,6 +259,16 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
       },
       resolved,
     );
+    if (streamed) {
+      const settled = running.then(
+        ({ verdict, write }) => streamed.settle(verdict, write === 'fenced'),
+        () => streamed.dispose(),
+      );
+      const first = await Promise.race([streamed.delivered, running.then(() => undefined)]);
+      if (first) return withProtocolHeaders(first, answer);
+      await settled;
+    }
+    const { verdict, write } = await running;
     if (write === 'fenced') {
       // A successor holds the intent: answer what a resend would get, never our own result.
       await discardBody(verdict.value);
@@ -220,5 +321,11 @@ async function parseIntent(request: Request, options: ResolvedHandlerOptions): P
     body,
     fingerprint: await fingerprintRequest(request.method, pathname + search, body),
     waitMs: appliedWaitMs(request, options),
+    position: readPosition(request.headers),
   };
+}
+
+/** Whether a request's position names another generation than the one now running (§ 14.5). */
+function isRestart(position: RequestedPosition | undefined, generation: number): boolean {
+  return position?.generation !== undefined && position.generation !== generation;
 }

@@ -5,6 +5,7 @@
 export { createIdempotencyHandler } from './handler.js';
 export { runOnce } from './run-once.js';
 export { MemoryStore } from './memory-store.js';
+export { isStreamStore, LOG_LINGER_MS } from './stream-store.js';
 export { withCors, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from './cors.js';
 export { encodeKey, DEFAULT_KEY_PREFIX } from './key.js';
 export { fingerprintRequest } from './fingerprint.js';
@@ -44,3 +45,13 @@ export type {
   IdempotencyStore,
   ProcessingRecord,
 } from './store.js';
+export type {
+  LogAppend,
+  LogAppendResult,
+  LogPosition,
+  LogReadOptions,
+  LogSlice,
+  LogSnapshot,
+  StopResult,
+  StreamStore,
+} from './stream-store.js';

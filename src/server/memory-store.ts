@@ -1,10 +1,12 @@
 import { StoreUnavailableError } from './errors.js';
+import { MemoryLogs } from './memory-log.js';
 import type {
   AcquireResult,
   IdempotencyRecord,
   IdempotencyStore,
   ProcessingRecord,
 } from './store.js';
+import type { LogAppend, LogAppendResult, LogPosition, LogReadOptions, LogSnapshot, StopResult, StreamStore } from './stream-store.js';
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -63,10 +65,12 @@ type Wake = () => void;
  * The reference {@link IdempotencyStore}: one process, a `Map` in write order, TTLs
  * checked lazily (no background timer), a size bound that never evicts a running intent, and `wait`
  * woken by the writes themselves and by one timer at the lease deadline — never a poll.
+ * It keeps answer logs too ({@link StreamStore}), so answers stream through it.
  */
-export class MemoryStore implements IdempotencyStore {
+export class MemoryStore implements StreamStore {
   readonly #options: ResolvedMemoryStoreOptions;
   readonly #entries = new Map<string, Entry>();
+  readonly #logs = new MemoryLogs();
   readonly #waiters = new Map<string, Set<Wake>>();
   #closed = false;
 
@@ -94,6 +98,8 @@ export class MemoryStore implements IdempotencyStore {
       token: crypto.randomUUID(),
       leaseExpiresAt: now + leaseMs,
       createdAt: current?.createdAt ?? now,
+      // Larger than every generation before, even across a record that expired.
+      generation: Math.max(now, (current?.generation ?? 0) + 1),
     };
     this.#write(key, record, record.leaseExpiresAt + this.#options.abandonedTtlMs);
     return {
@@ -102,6 +108,7 @@ export class MemoryStore implements IdempotencyStore {
       leaseExpiresAt: record.leaseExpiresAt,
       takeover: current?.state === 'processing',
       retry: current?.state === 'failed',
+      generation: record.generation,
     };
   }
 
@@ -118,8 +125,9 @@ export class MemoryStore implements IdempotencyStore {
     const now = this.#options.now();
     const current = this.#held(key, token, now);
     if (!current) return false;
-    const { fingerprint, createdAt } = current;
-    this.#write(key, { state: 'completed', fingerprint, result, createdAt, completedAt: now }, now + ttlMs);
+    const { fingerprint, createdAt, generation } = current;
+    this.#logs.settle(key, now, now + ttlMs);
+    this.#write(key, { state: 'completed', fingerprint, result, createdAt, completedAt: now, generation }, now + ttlMs);
     return true;
   }
 
@@ -127,8 +135,9 @@ export class MemoryStore implements IdempotencyStore {
     const now = this.#options.now();
     const current = this.#held(key, token, now);
     if (!current) return false;
-    const { fingerprint, createdAt } = current;
-    this.#write(key, { state: 'failed', fingerprint, error, createdAt, failedAt: now }, now + ttlMs);
+    const { fingerprint, createdAt, generation } = current;
+    this.#logs.settle(key, now, now + ttlMs);
+    this.#write(key, { state: 'failed', fingerprint, error, createdAt, failedAt: now, generation }, now + ttlMs);
     return true;
   }
 
@@ -172,6 +181,72 @@ export class MemoryStore implements IdempotencyStore {
     });
   }
 
+  async append(key: string, token: string, batch: LogAppend): Promise<LogAppendResult> {
+    const now = this.#options.now();
+    const current = this.#read(key, now);
+    if (!current) return { ok: false, reason: 'gone' };
+    if (current.state !== 'processing' || current.token !== token) return { ok: false, reason: 'fenced' };
+    const appended = this.#logs.append(key, current.generation ?? 0, batch);
+    if (!appended) return { ok: false, reason: 'offset' };
+    if (batch.leaseMs !== undefined) {
+      const record: ProcessingRecord = { ...current, leaseExpiresAt: now + batch.leaseMs };
+      this.#write(key, record, record.leaseExpiresAt + this.#options.abandonedTtlMs);
+    } else {
+      this.#wake(key);
+    }
+    return { ok: true, length: appended.length, stopRequested: current.stopRequested === true };
+  }
+
+  read(key: string, from: LogPosition | null, options: LogReadOptions = {}): Promise<LogSnapshot> {
+    const { waitMs = 0, signal } = options;
+    if (!(waitMs >= 0)) {
+      return Promise.reject(new TypeError(`answer-once: MemoryStore.read() needs a waitMs ≥ 0, got ${String(waitMs)}.`));
+    }
+    const deadline = this.#options.now() + waitMs;
+    return this.#sleepUntil<LogSnapshot>(key, signal, () => {
+      const now = this.#options.now();
+      const snapshot = this.#snapshot(key, from, now);
+      const { record, log } = snapshot;
+      const fresh =
+        record?.state !== 'processing' ||
+        record.leaseExpiresAt <= now ||
+        (from !== null && record.generation !== from.generation) ||
+        (log !== null && log.generation === record.generation && (from === null || log.length > from.offset));
+      if (fresh || now >= deadline) return { settled: snapshot };
+      return { sleepUntil: Math.min(deadline, record.leaseExpiresAt) };
+    }, () => this.#snapshot(key, from, this.#options.now()));
+  }
+
+  async stop(key: string): Promise<StopResult> {
+    const now = this.#options.now();
+    const current = this.#read(key, now);
+    if (!current) return 'unknown';
+    if (current.state !== 'processing') return 'settled';
+    const entry = this.#entries.get(key);
+    if (!current.stopRequested && entry) {
+      this.#entries.set(key, { record: { ...current, stopRequested: true }, expiresAt: entry.expiresAt });
+    }
+    this.#wake(key);
+    return 'stopping';
+  }
+
+  watchStop(key: string, token: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    if (!(timeoutMs >= 0)) {
+      return Promise.reject(new TypeError(`answer-once: MemoryStore.watchStop() needs a timeoutMs ≥ 0, got ${String(timeoutMs)}.`));
+    }
+    const deadline = this.#options.now() + timeoutMs;
+    const held = (): ProcessingRecord | undefined => {
+      const record = this.#read(key, this.#options.now());
+      return record?.state === 'processing' && record.token === token ? record : undefined;
+    };
+    return this.#sleepUntil<boolean>(key, signal, () => {
+      const record = held();
+      if (!record) return { settled: false };
+      if (record.stopRequested === true) return { settled: true };
+      return this.#options.now() >= deadline ? { settled: false } : { sleepUntil: deadline };
+    }, () => held()?.stopRequested === true);
+  }
+
   /** Settles every pending `wait` with the record as it is; later waits return at once. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -193,7 +268,58 @@ export class MemoryStore implements IdempotencyStore {
     if (!entry) return undefined;
     if (entry.expiresAt > now) return entry.record;
     this.#entries.delete(key);
+    this.#logs.drop(key);
     return undefined;
+  }
+
+  #snapshot(key: string, from: LogPosition | null, now: number): LogSnapshot {
+    const record = this.#read(key, now) ?? null;
+    return { record, log: record ? this.#logs.slice(key, from, now) : null };
+  }
+
+  /**
+   * Resolves with `check()`'s value once it settles; until then sleeps — woken by every
+   * write to `key`, and by a timer at the time `check` names — or ends with `onEnd()`
+   * when `signal` aborts or the store closes.
+   */
+  #sleepUntil<T>(
+    key: string,
+    signal: AbortSignal | undefined,
+    check: () => { readonly settled: T } | { readonly sleepUntil: number },
+    onEnd: () => T,
+  ): Promise<T> {
+    return new Promise((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const finish = (value: T): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', abort);
+        this.#unsubscribe(key, wake);
+        resolve(value);
+      };
+      const abort = (): void => finish(onEnd());
+      const wake = (): void => {
+        if (this.#closed) {
+          abort();
+          return;
+        }
+        const verdict = check();
+        if ('settled' in verdict) {
+          finish(verdict.settled);
+          return;
+        }
+        clearTimeout(timer);
+        const delay = verdict.sleepUntil - this.#options.now();
+        timer = setTimeout(wake, Math.min(MAX_TIMER_MS, Math.max(1, delay)));
+      };
+      if (signal?.aborted) return resolve(onEnd());
+      signal?.addEventListener('abort', abort, { once: true });
+      this.#subscribe(key, wake);
+      wake();
+    });
+  }
+
+  #wake(key: string): void {
+    for (const wake of [...(this.#waiters.get(key) ?? [])]) wake();
   }
 
   #write(key: string, record: IdempotencyRecord, expiresAt: number): void {
@@ -211,6 +337,7 @@ export class MemoryStore implements IdempotencyStore {
     for (const [candidate, { record, expiresAt }] of this.#entries) {
       if (expiresAt > now && record.state === 'processing' && record.leaseExpiresAt > now) continue;
       this.#entries.delete(candidate);
+      this.#logs.drop(candidate);
       for (const wake of [...(this.#waiters.get(candidate) ?? [])]) wake();
       return;
     }

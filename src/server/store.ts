@@ -24,6 +24,13 @@ export interface ProcessingRecord {
   readonly leaseExpiresAt: number;
   /** Epoch milliseconds of the first acquire of this intent (kept across takeovers). */
   readonly createdAt: number;
+  /**
+   * This claim's generation (stream-store.ts): new and larger on every claim. Set by
+   * every store that keeps answer logs; absent on a store that does not.
+   */
+  readonly generation?: number;
+  /** A stop was asked for this generation (stream-store.ts `stop`). Absent: not asked. */
+  readonly stopRequested?: boolean;
 }
 
 /** The record of an intent whose work finished; `result` is replayed on every later call. */
@@ -33,6 +40,8 @@ export interface CompletedRecord {
   readonly result: string;
   readonly createdAt: number;
   readonly completedAt: number;
+  /** The generation whose holder completed it (stores that keep answer logs). */
+  readonly generation?: number;
 }
 
 /** The record of an intent whose last attempt failed; the same intent may run again. */
@@ -42,6 +51,8 @@ export interface FailedRecord {
   readonly error: string;
   readonly createdAt: number;
   readonly failedAt: number;
+  /** The generation whose holder failed (stores that keep answer logs). */
+  readonly generation?: number;
 }
 
 export type IdempotencyRecord = ProcessingRecord | CompletedRecord | FailedRecord;
@@ -63,6 +74,8 @@ export type AcquireResult =
       readonly leaseExpiresAt: number;
       readonly takeover: boolean;
       readonly retry: boolean;
+      /** The claim's generation (stores that keep answer logs, stream-store.ts). */
+      readonly generation?: number;
     }
   | { readonly acquired: false; readonly record: IdempotencyRecord };
 

@@ -14,12 +14,15 @@ export type StoredResponse =
       readonly headers: readonly (readonly [string, string])[];
       readonly encoding: 'utf8' | 'base64';
       readonly body: string;
+      /** Stopped through the stop route (PROTOCOL.md § 14.8); absent otherwise. */
+      readonly stopped?: true;
     }
   | {
       readonly v: 1;
       readonly replayable: false;
       readonly status: number;
       readonly headers: readonly (readonly [string, string])[];
+      readonly stopped?: true;
     };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -126,4 +129,19 @@ export function parseStoredFailure(stored: string): StoredFailure {
     // A record written by another layer (runOnce): answer it as a plain 500.
   }
   return { status: 500 };
+}
+
+/**
+ * The stored answer of a streamed answer (PROTOCOL.md § 14.2): `body` is every byte
+ * the caller was sent, or `undefined` when it outgrew `maxResponseBytes` (not replayable).
+ */
+export function storedAnswer(
+  status: number,
+  headers: readonly (readonly [string, string])[],
+  body: Uint8Array | undefined,
+  stopped: boolean,
+): StoredResponse {
+  const flag = stopped ? { stopped: true as const } : {};
+  if (body === undefined) return { v: 1, replayable: false, status, headers, ...flag };
+  return { v: 1, replayable: true, status, headers, ...encodeBody(body), ...flag };
 }

@@ -4,6 +4,18 @@ import { chatApp, chatRequest, gate, sleep, statusRequest, until, type ChatApp }
 
 const ID = 'req-0000000001';
 
+/** The store's record operations only: the buffered behaviour of a store without logs (§ 14.11). */
+function withoutLogs(store: MemoryStore): IdempotencyStore {
+  return {
+    acquire: (...args) => store.acquire(...args),
+    renew: (...args) => store.renew(...args),
+    complete: (...args) => store.complete(...args),
+    fail: (...args) => store.fail(...args),
+    get: (...args) => store.get(...args),
+    wait: (...args) => store.wait(...args),
+  };
+}
+
 
 /** The attempt got an `intent-failed` problem with `status`; a resend runs the work again and answers. */
 async function expectFailedThenRunAgain(app: ChatApp<IdempotencyStore>, failed: Response, status: number): Promise<void> {
@@ -234,9 +246,32 @@ describe('createIdempotencyHandler: the state table', () => {
     await expectFailedThenRunAgain(app, failed, 503);
   });
 
-  it('records an answer whose stream breaks as FAILED (502 intent-failed), and runs again on resend', async () => {
+  it('records an answer whose stream breaks as FAILED (502), breaking the caller’s body, and runs again on resend', async () => {
     let breaks = 1;
     const app = chatApp({
+      work: () => {
+        if (breaks-- <= 0) return undefined;
+        return new Response(
+          new ReadableStream<Uint8Array>({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode('Once upon'));
+              controller.error(new Error('model connection reset'));
+            },
+          }),
+        );
+      },
+    });
+    const broken = await app.handle(chatRequest());
+    expect(broken.status).toBe(200); // streamed: the head went out before the body broke
+    await expect(broken.text()).rejects.toThrow(/broke off/);
+    expect((await app.handle(chatRequest())).status).toBe(200);
+    expect(app.calls).toHaveLength(2);
+  });
+
+  it('on a store without answer logs, answers a broken stream 502 intent-failed, and runs again on resend', async () => {
+    let breaks = 1;
+    const app = chatApp({
+      store: withoutLogs(new MemoryStore()),
       work: () => {
         if (breaks-- <= 0) return undefined;
         return new Response(
@@ -433,13 +468,13 @@ describe('createIdempotencyHandler: limits', () => {
               controller.close();
             },
           }),
-          { headers: { 'Content-Type': 'text/event-stream' } },
+          { headers: { 'Content-Type': 'text/plain; charset=utf-8' } },
         ),
     });
     expect(await (await app.handle(chatRequest())).text()).toBe('Once upon a time.');
     const replay = await app.handle(chatRequest());
     expect(await replay.text()).toBe('Once upon a time.');
-    expect(replay.headers.get('Content-Type')).toBe('text/event-stream');
+    expect(replay.headers.get('Content-Type')).toBe('text/plain; charset=utf-8');
   });
 });
 

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStore, StoreUnavailableError } from 'answer-once/server';
-import { describeStoreContract } from '../support/store-contract.js';
+import { describeStoreContract, describeStreamStoreContract } from '../support/store-contract.js';
 
 describeStoreContract('MemoryStore', () => new MemoryStore());
+describeStreamStoreContract('MemoryStore', () => new MemoryStore());
 
 describe('MemoryStore', () => {
   afterEach(() => {

@@ -1,0 +1,35 @@
+/**
+ * The position a request says it already has of an answer (PROTOCOL.md § 14.5):
+ * `Last-Event-ID: <g>.<N>`, or `Range: bytes=N-` with `X-Idempotent-Generation: <g>`.
+ */
+import { GENERATION_HEADER, LAST_EVENT_ID_HEADER, RANGE_HEADER } from '../core/headers.js';
+
+/** `by`: which header named it; `generation` is absent for a `Range` without the generation header. */
+export interface RequestedPosition {
+  readonly by: 'event-id' | 'range';
+  readonly generation: number | undefined;
+  readonly offset: number;
+}
+
+const DIGITS = /^\d{1,16}$/;
+
+function count(text: string | undefined): number | undefined {
+  if (text === undefined || !DIGITS.test(text)) return undefined;
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+/** The request's position, or `undefined` when it names none (or names one badly: ignored). */
+export function readPosition(headers: Headers): RequestedPosition | undefined {
+  const range = /^\s*bytes\s*=\s*(\d+)\s*-\s*$/i.exec(headers.get(RANGE_HEADER) ?? '');
+  const rangeOffset = count(range?.[1]);
+  if (rangeOffset !== undefined) {
+    const generation = count(headers.get(GENERATION_HEADER)?.trim());
+    return { by: 'range', generation, offset: rangeOffset };
+  }
+  const [generation, offset, extra] = (headers.get(LAST_EVENT_ID_HEADER)?.trim() ?? '').split('.');
+  const g = count(generation);
+  const n = count(offset);
+  if (g === undefined || g === 0 || n === undefined || extra !== undefined) return undefined;
+  return { by: 'event-id', generation: g, offset: n };
+}

@@ -1,0 +1,121 @@
+import { emit, type IdempotencyEventListener } from './events.js';
+import type { Verdict } from './held-run.js';
+import { problemResponse } from './problem.js';
+import { type ProduceContext, produce, type Production } from './stream-produce.js';
+import { storedAnswer } from './stored-response.js';
+import type { StreamStore } from './stream-store.js';
+
+/** One turn of the stop watch; the loop ends with the run. */
+const STOP_WATCH_MS = 60_000;
+
+export interface StreamedRunOptions {
+  readonly flushMs: number;
+  readonly flushBytes: number;
+  readonly maxResponseBytes: number;
+  readonly replayHeaders: ReadonlySet<string>;
+  readonly onEvent: IdempotencyEventListener | undefined;
+}
+
+/**
+ * One generation run on a log-keeping store (PROTOCOL.md § 14.2, § 14.8): watches for a
+ * stop from the moment the intent is held, gives the work a signal that a stop (or a
+ * fenced append) aborts, streams the work's response through `produce`, and ends the
+ * attempt's body once the record's write is known.
+ */
+export class StreamedRun {
+  readonly #store: StreamStore;
+  readonly #key: string;
+  readonly #token: string;
+  readonly #generation: number;
+  readonly #restarted: boolean;
+  readonly #options: StreamedRunOptions;
+  readonly #stop = new AbortController();
+  readonly #fence = new AbortController();
+  readonly #done = new AbortController();
+  #production: Production | undefined;
+  #deliver!: (response: Response) => void;
+  /** The attempt's answer, as soon as the work's head is in (never settles for a work that did not stream). */
+  readonly delivered = new Promise<Response>((resolve) => (this.#deliver = resolve));
+
+  constructor(store: StreamStore, key: string, token: string, generation: number, restarted: boolean, options: StreamedRunOptions) {
+    this.#store = store;
+    this.#key = key;
+    this.#token = token;
+    this.#generation = generation;
+    this.#restarted = restarted;
+    this.#options = options;
+    void this.#watchStop();
+  }
+
+  /** The work's signal: the lease's, plus a stop and a fenced append. */
+  signal(lease: AbortSignal): AbortSignal {
+    return AbortSignal.any([lease, this.#stop.signal, this.#fence.signal]);
+  }
+
+  get stopped(): boolean {
+    return this.#stop.signal.aborted;
+  }
+
+  /** Streams `response` through; settles with the verdict once its body ended. */
+  async verdict(response: Response): Promise<Verdict<Response>> {
+    const context: ProduceContext = {
+      ...this.#options,
+      store: this.#store,
+      key: this.#key,
+      token: this.#token,
+      generation: this.#generation,
+      restarted: this.#restarted,
+      stopSignal: this.#stop.signal,
+      requestStop: () => this.#requestStop(),
+      fenced: () => this.#fence.abort(new Error('answer-once: another worker took this intent over.')),
+    };
+    const production = produce(response, context);
+    this.#production = production;
+    this.#deliver(production.delivered);
+    const produced = await production.produced;
+    if (produced.ok) return { kind: 'complete', result: JSON.stringify(produced.stored), value: production.delivered };
+    return { kind: 'fail', error: JSON.stringify({ status: 502 }), value: production.delivered, cause: produced.error };
+  }
+
+  /** Stopped before the work answered (it threw on its aborted signal): a 409 `intent-stopped`, kept (§ 14.8). */
+  async stoppedVerdict(requestId: string): Promise<Verdict<Response>> {
+    const answer = problemResponse('intent-stopped', {
+      status: 409,
+      title: 'answer-once: this intent was stopped before it was answered; it will not run again.',
+      requestId,
+    });
+    const body = new Uint8Array(await answer.clone().arrayBuffer());
+    const headers: [string, string][] = [['content-type', answer.headers.get('content-type') ?? '']];
+    return { kind: 'complete', result: JSON.stringify(storedAnswer(409, headers, body, true)), value: answer };
+  }
+
+  /** The record's write is known: end the attempt's body, and the stop watch. */
+  settle(verdict: Verdict<Response>, fenced: boolean): void {
+    this.#done.abort();
+    this.#production?.settle({ ok: verdict.kind === 'complete', fenced });
+  }
+
+  /** The run ended without streaming (a thrown work, a 5xx): stop watching. */
+  dispose(): void {
+    this.#done.abort();
+  }
+
+  #requestStop(): void {
+    if (!this.#stop.signal.aborted) this.#stop.abort(new DOMException('answer-once: the intent was stopped.', 'AbortError'));
+  }
+
+  async #watchStop(): Promise<void> {
+    const done = this.#done.signal;
+    // Bounded by the run: each turn waits for a stop, STOP_WATCH_MS, or the run's end.
+    while (!done.aborted && !this.#stop.signal.aborted) {
+      const started = Date.now();
+      try {
+        if (await this.#store.watchStop(this.#key, this.#token, STOP_WATCH_MS, done)) return this.#requestStop();
+      } catch (error) {
+        emit(this.#options.onEvent, { type: 'store-error', key: this.#key, operation: 'watchStop', error });
+        return; // appends still carry a stop
+      }
+      if (Date.now() - started < STOP_WATCH_MS / 2) return; // not held any more (or the run ended)
+    }
+  }
+}

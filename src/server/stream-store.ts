@@ -1,0 +1,186 @@
+/**
+ * The answer log: what a store adds to {@link IdempotencyStore} so that answers stream
+ * through while they are stored (PROTOCOL.md § 14). `MemoryStore` is the reference
+ * implementation; `RedisStore` the distributed one. A store without these methods keeps
+ * the buffered behaviour of 0.1 (§ 14.10): `isStreamStore` tells them apart.
+ *
+ * The model. Every intent's record (store.ts) carries a **generation**: each `acquire`
+ * that claims the intent (first run, retry after FAILED, takeover of a dead lease)
+ * gives it a new one, strictly greater than every generation the key had before —
+ * `generation = max(storeNowMs, previousGeneration + 1)`, so it grows even across a
+ * record that expired and was created again. Beside the record the store keeps at most
+ * one **log**: the head and the bytes of ONE generation, appended in order by the
+ * generation's holder under its fencing token.
+ *
+ *   log = { generation, head, length, start, chunks[] }
+ *
+ * - `head` is an opaque string written by the HTTP layer (the response's status and
+ *   replayable headers, § 14.2); the store never interprets it, nor the bytes.
+ * - `length` counts every byte appended to the generation; `start` is the offset of
+ *   the first byte still kept (0 until `retainBytes` trimmed older chunks).
+ * - The first append of a generation replaces whatever log the key had (an older
+ *   generation's bytes are never mixed with a newer one's).
+ *
+ * Every method is ONE atomic step on the store (one round trip for a networked store,
+ * e.g. one Lua script), like the record operations. Readers are woken by the writes
+ * themselves (an event, pub/sub, `XREAD BLOCK`) and by a timer at the lease deadline —
+ * never by polling.
+ *
+ * Lifetime: the log lives as long as its record while the record is PROCESSING (it
+ * expires with it: a networked store extends the log's expiry wherever it extends the
+ * record's — acquire, renew, an append with `leaseMs`); `complete` and `fail` keep it
+ * readable for at least {@link LOG_LINGER_MS} more (readers that are behind finish from
+ * it), and at most the record's new TTL. When the record disappears the log may
+ * disappear with it. A takeover's new record starts without `stopRequested`; its
+ * generation's first append replaces the log.
+ */
+import type { IdempotencyRecord, IdempotencyStore } from './store.js';
+
+/** How long a settled intent's log stays readable, at least (§ 14.8). */
+export const LOG_LINGER_MS = 30_000;
+
+/** A position in an answer: byte `offset` of generation `generation`'s body (§ 14.3). */
+export interface LogPosition {
+  readonly generation: number;
+  readonly offset: number;
+}
+
+/** One append: the next bytes of the holder's generation. */
+export interface LogAppend {
+  /**
+   * The generation's length before this append: the offset at which `data` starts. It
+   * must equal the log's `length` (0 for the first append of a generation); otherwise
+   * nothing changes and the append answers `{ ok: false, reason: 'offset' }` (a lost or
+   * repeated batch never becomes a hole or a duplicate).
+   */
+  readonly offset: number;
+  /** The bytes, possibly empty (a head-only first append). */
+  readonly data: Uint8Array;
+  /**
+   * The generation's head. Required on the generation's first append (`offset` 0),
+   * which opens the generation's log; ignored afterwards. A first append without it
+   * rejects with a `TypeError` (a caller bug, nothing changes).
+   */
+  readonly head?: string;
+  /**
+   * Keep only the newest bytes: after appending, drop the oldest chunks (whole appends)
+   * while more than `retainBytes` are kept and more than one chunk remains; `start`
+   * moves to the first byte kept. Absent: keep everything.
+   */
+  readonly retainBytes?: number;
+  /**
+   * Also extend the lease to now + `leaseMs` in the same step, as `renew` does: a
+   * generation that keeps appending needs no separate heartbeat. Absent: the lease is
+   * left alone.
+   */
+  readonly leaseMs?: number;
+}
+
+/**
+ * How an append went.
+ * - `ok: true`: stored; `length` is the generation's length after it; `stopRequested`
+ *   says a stop (§ 14.7) was asked for this generation — the holder should stop.
+ * - `fenced`: a record is there but `token` no longer holds it (taken over, settled):
+ *   nothing changed. `gone`: no record at all. `offset`: `offset` ≠ the log's length.
+ */
+export type LogAppendResult =
+  | { readonly ok: true; readonly length: number; readonly stopRequested: boolean }
+  | { readonly ok: false; readonly reason: 'fenced' | 'gone' | 'offset' };
+
+/** The kept part of a log, as `read` returns it. */
+export interface LogSlice {
+  /** The generation these bytes belong to (compare with `record.generation`). */
+  readonly generation: number;
+  /** The head written by the generation's first append. */
+  readonly head: string;
+  /** Bytes appended to this generation so far. */
+  readonly length: number;
+  /**
+   * Where `data` starts: the requested offset when the read asked for this generation
+   * and it is still kept; otherwise the first byte kept (`0` unless trimmed). A reader
+   * whose requested offset is below `offset` lost bytes to `retainBytes`.
+   */
+  readonly offset: number;
+  /** The bytes `[offset, length)`. */
+  readonly data: Uint8Array;
+}
+
+/** One atomic look at an intent: its record and its log, as they were together. */
+export interface LogSnapshot {
+  readonly record: IdempotencyRecord | null;
+  readonly log: LogSlice | null;
+}
+
+/** Options of {@link StreamStore.read}. */
+export interface LogReadOptions {
+  /**
+   * When nothing is new relative to `from` (below), wait up to this long for a write
+   * that makes something new, then answer the snapshot as it then is. `0` answers at once.
+   * @default 0
+   */
+  readonly waitMs?: number;
+  /** Stops the wait early; the snapshot is answered as it then is. */
+  readonly signal?: AbortSignal;
+}
+
+/** What `stop` found: a live generation told to stop, an answered/failed intent, or none. */
+export type StopResult = 'stopping' | 'settled' | 'unknown';
+
+/**
+ * An {@link IdempotencyStore} that also keeps answer logs. On such a store `acquire`
+ * MUST return `generation` with every claim, and every record MUST carry the
+ * `generation` that wrote it (store.ts).
+ */
+export interface StreamStore extends IdempotencyStore {
+  /**
+   * Appends `batch` to the log of the generation `token` holds, if `token` holds `key`
+   * (the record is PROCESSING under it; an expired lease nobody took over still holds,
+   * § 5.4). The generation's first append (`offset` 0) opens its log with `batch.head`,
+   * replacing the log of any older generation. Wakes every `read` waiting on `key`.
+   */
+  append(key: string, token: string, batch: LogAppend): Promise<LogAppendResult>;
+
+  /**
+   * The record and the log of `key` in one atomic step. The slice holds the bytes of
+   * generation `from.generation` from `from.offset` when that is the kept generation,
+   * else every kept byte of the kept generation; `log` is `null` when the key has none.
+   *
+   * With `waitMs > 0`, when nothing is new relative to `from` it waits — woken by
+   * `acquire`, `append`, `complete`, `fail`, `stop` on `key` and by a timer at the lease
+   * deadline, never by polling — and answers the snapshot taken after the wake. "New" is
+   * any of: no record; a record that is not PROCESSING; a PROCESSING record whose lease
+   * has expired, or whose `generation` ≠ `from.generation`; a log of the record's
+   * generation with `length > from.offset` (for `from` null: any log of the record's
+   * generation — its head is there). A stop request alone is not new (the holder hears
+   * it through `watchStop`; readers see its outcome when the record settles).
+   */
+  read(key: string, from: LogPosition | null, options?: LogReadOptions): Promise<LogSnapshot>;
+
+  /**
+   * Asks the holder of `key` to stop (§ 14.7). A PROCESSING record gets
+   * `stopRequested: true` (kept until it settles; a takeover's new record starts
+   * without it) and every `read`/`watchStop` waiting on `key` is woken: `'stopping'`.
+   * A COMPLETED or FAILED record is left alone: `'settled'`. No record: `'unknown'`.
+   */
+  stop(key: string): Promise<StopResult>;
+
+  /**
+   * Resolves `true` as soon as a stop is requested for the generation `token` holds
+   * (at once when it already was); `false` when `timeoutMs` passes, `signal` aborts or
+   * `token` no longer holds `key`. Woken by `stop` itself, never by polling, and not by
+   * the holder's own appends (a networked store SHOULD give stop its own channel so a
+   * busy generation pays no round trip for it).
+   */
+  watchStop(key: string, token: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
+}
+
+/** Whether `store` keeps answer logs (has every {@link StreamStore} method). */
+export function isStreamStore(store: IdempotencyStore): store is StreamStore {
+  const candidate = store as Partial<StreamStore>;
+  return (
+    typeof candidate.append === 'function' &&
+    typeof candidate.read === 'function' &&
+    typeof candidate.stop === 'function' &&
+    typeof candidate.watchStop === 'function'
+  );
+}

@@ -1,0 +1,323 @@
+/**
+ * Streamed answers on plain `Request`s (PROTOCOL.md § 14): through to the first caller,
+ * attached and resumed by position, replayed byte for byte, restarted after a producer
+ * died, failed with a marker, stopped through the store.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryStore, type IdempotencyStore, type StreamStore } from 'answer-once/server';
+import { chatApp, chatRequest, gate, statusRequest, until } from './server-support.js';
+import { parseEvents, readEvents, sleep, sseAnswer, tokens } from './stream-support.js';
+
+const ID = 'req-0000000001';
+
+/** The store minus its heartbeat: a producer that froze (its lease lapses while it "runs"). */
+function frozen(store: StreamStore): StreamStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (property === 'renew') return async () => 'written';
+      const value = Reflect.get(target, property, receiver) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+const range = (count: number, prefix = 'token '): string[] => Array.from({ length: count }, (_, index) => `${prefix}${index}`);
+
+describe('createIdempotencyHandler: streamed answers', () => {
+  it('streams an SSE answer to its first caller as it is produced, each event carrying its position', async () => {
+    const next = gate();
+    const app = chatApp({ work: () => sseAnswer(2, { hold: undefined, delayMs: 0 }) });
+    const slow = chatApp({
+      store: app.store,
+      work: () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            async start(controller) {
+              controller.enqueue(new TextEncoder().encode('data: first\n\n'));
+              await next.promise;
+              controller.enqueue(new TextEncoder().encode('data: second\n\n'));
+              controller.close();
+            },
+          }),
+          { headers: { 'Content-Type': 'text/event-stream' } },
+        ),
+    });
+    const response = await slow.handle(chatRequest({ id: 'req-slow-00001' }));
+    const generation = response.headers.get('X-Idempotent-Generation');
+    expect(generation).toMatch(/^\d+$/);
+    const first = await readEvents(response, 1);
+    // The first event arrived while the model was still held at its gate.
+    expect(first.events).toEqual([{ data: 'first', id: `${generation}.${first.text.length}`, event: undefined }]);
+    next.open();
+    const { text } = await readEvents(new Response(new ReadableStream({ pull: async (c) => {
+      const { done, value } = await first.reader.read();
+      if (done) c.close(); else c.enqueue(value);
+    } })));
+    const all = first.text + text;
+    expect(parseEvents(all).map(({ id }) => id)).toEqual([`${generation}.${first.text.length}`, `${generation}.${all.length}`]);
+    expect(response.headers.get('X-Idempotent-Replayed')).toBeNull();
+    expect(response.headers.get('X-Idempotent-Attached')).toBeNull();
+    expect(slow.calls).toHaveLength(1);
+  });
+
+  it('replays a finished 2,000-event answer byte for byte, flagged replayed, without running again', async () => {
+    const app = chatApp({ work: () => sseAnswer(2_000) });
+    const fresh = await (await app.handle(chatRequest())).text();
+    const replay = await app.handle(chatRequest());
+    expect(await replay.text()).toBe(fresh);
+    expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
+    expect(tokens(parseEvents(fresh))).toEqual(range(2_000));
+    expect(app.calls).toHaveLength(1);
+  });
+
+  it('resumes after the k-th event with Last-Event-ID: events k+1…n exactly once, one model call', async () => {
+    const app = chatApp({ work: () => sseAnswer(20, { delayMs: 5 }) });
+    const first = await readEvents(await app.handle(chatRequest()), 7);
+    await first.reader.cancel(); // the connection broke after 7 events
+    const lastId = first.events.at(-1)?.id ?? '';
+    const resumed = await app.handle(chatRequest({ headers: { 'Last-Event-ID': lastId } }));
+    const rest = await readEvents(resumed);
+    expect([...tokens(first.events), ...tokens(rest.events)]).toEqual(range(20));
+    expect(app.calls).toHaveLength(1);
+    // Once finished, the same position gets the same tail, replayed.
+    const again = await app.handle(chatRequest({ headers: { 'Last-Event-ID': lastId } }));
+    expect(await again.text()).toBe(rest.text);
+    expect(again.headers.get('X-Idempotent-Replayed')).toBe('true');
+  });
+
+  it('attaches a retry to the live answer — from the start, then live — with no second model call', async () => {
+    const go = gate();
+    const app = chatApp({ work: () => sseAnswer(10, { delayMs: 5, hold: go.promise }) });
+    const fresh = await app.handle(chatRequest());
+    await sleep(60); // the head is logged one flush window after the handler returned
+    const attached = await app.handle(chatRequest());
+    expect(attached.status).toBe(200);
+    expect(attached.headers.get('X-Idempotent-Attached')).toBe('true');
+    expect(attached.headers.get('Content-Type')).toBe('text/event-stream');
+    go.open();
+    const [mine, theirs] = await Promise.all([fresh.text(), attached.text()]);
+    expect(theirs).toBe(mine);
+    expect(tokens(parseEvents(theirs))).toEqual(range(10));
+    expect(app.calls).toHaveLength(1);
+    expect(app.events.filter(({ type }) => type === 'attached')).toHaveLength(1);
+  });
+
+  it('attaches through the status route too, and from a Last-Event-ID there', async () => {
+    const go = gate();
+    const app = chatApp({ work: () => sseAnswer(6, { delayMs: 5, hold: go.promise }) });
+    const fresh = await app.handle(chatRequest());
+    await sleep(60);
+    go.open();
+    const firstTwo = await readEvents(fresh, 2);
+    await until(() => false, 40).catch(() => undefined);
+    const viaStatus = await app.handle(statusRequest(ID, { headers: { 'Last-Event-ID': firstTwo.events[1]?.id ?? '' } }));
+    expect(viaStatus.headers.get('X-Idempotent-Attached') ?? viaStatus.headers.get('X-Idempotent-Replayed')).toBe('true');
+    expect(tokens(parseEvents(await viaStatus.text()))).toEqual(range(6).slice(2));
+    await firstTwo.reader.cancel();
+    expect(app.calls).toHaveLength(1);
+  });
+
+  it('waits as before (202, or Prefer: wait) while the work has not answered, then attaches', async () => {
+    const answered = gate();
+    const app = chatApp({ work: () => answered.promise.then(() => sseAnswer(3)) });
+    const fresh = app.handle(chatRequest());
+    await until(() => app.calls.length === 1);
+    expect((await app.handle(chatRequest())).status).toBe(202);
+    const held = app.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
+    await sleep(20);
+    answered.open();
+    const attachedOrReplayed = await held;
+    expect(attachedOrReplayed.status).toBe(200);
+    expect(attachedOrReplayed.headers.get('Preference-Applied')).toBe('wait=5');
+    expect(tokens(parseEvents(await attachedOrReplayed.text()))).toEqual(range(3));
+    expect(tokens(parseEvents(await (await fresh).text()))).toEqual(range(3));
+    expect(app.calls).toHaveLength(1);
+  });
+
+  it('resumes any body by byte offset: 206 with Content-Range, live and finished; 416 past the end', async () => {
+    const go = gate();
+    const words = ['Once ', 'upon ', 'a ', 'time.'];
+    const app = chatApp({
+      work: () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            async start(controller) {
+              controller.enqueue(new TextEncoder().encode(words[0]));
+              await go.promise;
+              for (const word of words.slice(1)) {
+                controller.enqueue(new TextEncoder().encode(word));
+                await sleep(5);
+              }
+              controller.close();
+            },
+          }),
+          { headers: { 'Content-Type': 'text/plain' } },
+        ),
+    });
+    const fresh = await app.handle(chatRequest());
+    const generation = fresh.headers.get('X-Idempotent-Generation') ?? '';
+    await sleep(60);
+    const live = await app.handle(chatRequest({ headers: { Range: 'bytes=2-', 'X-Idempotent-Generation': generation } }));
+    expect(live.status).toBe(206);
+    expect(live.headers.get('Content-Range')).toBe('bytes 2-9007199254740991/*');
+    go.open();
+    expect(await live.text()).toBe('ce upon a time.');
+    expect(await fresh.text()).toBe('Once upon a time.');
+
+    const done = await app.handle(chatRequest({ headers: { Range: 'bytes=5-', 'X-Idempotent-Generation': generation } }));
+    expect(done.status).toBe(206);
+    expect(done.headers.get('Content-Range')).toBe('bytes 5-16/17');
+    expect(await done.text()).toBe('upon a time.');
+    const past = await app.handle(chatRequest({ headers: { Range: 'bytes=17-' } }));
+    expect(past.status).toBe(416);
+    expect(past.headers.get('Content-Range')).toBe('bytes */17');
+    const other = await app.handle(chatRequest({ headers: { Range: 'bytes=5-', 'X-Idempotent-Generation': '1' } }));
+    expect(other.status).toBe(200);
+    expect(other.headers.get('X-Idempotent-Restarted')).toBe('true');
+    expect(await other.text()).toBe('Once upon a time.');
+    expect(app.calls).toHaveLength(1);
+  });
+
+  it('tells an EventSource at the end of a finished answer to stop reconnecting (204)', async () => {
+    const app = chatApp({ work: () => sseAnswer(3) });
+    const { events } = await readEvents(await app.handle(chatRequest()));
+    const end = await app.handle(chatRequest({ headers: { 'Last-Event-ID': events.at(-1)?.id ?? '' } }));
+    expect(end.status).toBe(204);
+  });
+
+  it('keeps streaming into the log when the first caller disconnects; the retry gets the whole answer', async () => {
+    const app = chatApp({ work: () => sseAnswer(30, { delayMs: 2 }) });
+    const fresh = await readEvents(await app.handle(chatRequest()), 2);
+    await fresh.reader.cancel();
+    await until(() => app.events.some(({ type }) => type === 'completed'));
+    const replay = await app.handle(chatRequest());
+    expect(tokens(parseEvents(await replay.text()))).toEqual(range(30));
+    expect(app.calls).toHaveLength(1);
+  });
+});
+
+describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
+  it('marks a broken SSE stream with the error marker, for the caller and attached readers, and runs again on resend', async () => {
+    const go = gate();
+    let runs = 0;
+    const app = chatApp({ work: () => (runs++ === 0 ? sseAnswer(10, { breakAfter: 4, delayMs: 5, hold: go.promise }) : sseAnswer(2)) });
+    const fresh = await app.handle(chatRequest());
+    await sleep(60);
+    const attached = await app.handle(chatRequest());
+    go.open();
+    for (const text of await Promise.all([fresh.text(), attached.text()])) {
+      const events = parseEvents(text);
+      expect(tokens(events)).toEqual(range(4));
+      expect(events.at(-1)).toMatchObject({ event: 'answer-once.error', data: '{"code":"intent-failed","status":502}' });
+    }
+    const again = await app.handle(chatRequest());
+    expect(tokens(parseEvents(await again.text()))).toEqual(range(2));
+    expect(app.calls).toHaveLength(2);
+  });
+
+  it('after the producer died: its readers are told, a resume gets the restart marker, then generation 2 from its start', async () => {
+    const store = new MemoryStore();
+    const dying = chatApp({ store: frozen(store), leaseMs: 150, heartbeatMs: 50, work: () => sseAnswer(1_000, { prefix: 'old ', delayMs: 10 }) });
+    const healthy = chatApp({ store, leaseMs: 150, heartbeatMs: 50, work: () => sseAnswer(5, { prefix: 'new ' }) });
+
+    const doomed = await dying.handle(chatRequest());
+    const partial = await readEvents(doomed, 3);
+    const lastOld = partial.events.at(-1)?.id ?? '';
+    await sleep(60); // its head is logged
+    const attached = await healthy.handle(chatRequest()); // attached to generation 1 on "another instance"
+    expect(attached.headers.get('X-Idempotent-Attached')).toBe('true');
+    // Generation 1's lease lapses (its holder stopped renewing): the attached reader is told to resend.
+    const toldEvents = parseEvents(await attached.text());
+    expect(toldEvents.at(-1)).toMatchObject({ event: 'answer-once.error', data: '{"code":"intent-failed","status":503}' });
+
+    const resumed = await healthy.handle(chatRequest({ headers: { 'Last-Event-ID': lastOld } }));
+    expect(resumed.headers.get('X-Idempotent-Restarted')).toBe('true');
+    const generation2 = resumed.headers.get('X-Idempotent-Generation');
+    const events = parseEvents(await resumed.text());
+    expect(events[0]).toMatchObject({ event: 'answer-once.restart', id: `${generation2}.0` });
+    expect(events.slice(1).map(({ data }) => data)).toEqual(range(5, 'new '));
+    expect(healthy.calls).toHaveLength(1);
+
+    // The zombie's own caller gets no byte of its generation after the takeover, and ends with a marker.
+    const zombieRest = await readEvents(new Response(new ReadableStream({
+      pull: async (c) => {
+        const { done, value } = await partial.reader.read();
+        if (done) c.close(); else c.enqueue(value);
+      },
+    })));
+    expect(zombieRest.events.at(-1)).toMatchObject({ event: 'answer-once.error' });
+    const replay = await healthy.handle(chatRequest());
+    expect(tokens(parseEvents(await replay.text()))).toEqual(range(5, 'new '));
+    expect(dying.events).toContainEqual(expect.objectContaining({ type: 'fenced' }));
+  });
+
+  it('stops the generation from another request: the work’s signal aborts, the partial answer is kept and replayed, the model never runs again', async () => {
+    let aborted: AbortSignal | undefined;
+    const app = chatApp({
+      work: ({ context }) => {
+        aborted = context.signal;
+        return sseAnswer(10_000, { delayMs: 5, signal: context.signal });
+      },
+    });
+    const fresh = await app.handle(chatRequest());
+    const some = await readEvents(fresh, 3);
+    const stopped = await app.handle(new Request(`http://app.test/api/status/${ID}`, {
+      method: 'DELETE',
+      headers: { Authorization: 'Bearer alice', Prefer: 'wait=5' },
+    }));
+    expect(aborted?.aborted).toBe(true);
+    expect(stopped.status).toBe(200);
+    expect(stopped.headers.get('X-Idempotent-Stopped')).toBe('true');
+    const stoppedText = await stopped.text();
+    const events = parseEvents(stoppedText);
+    expect(events.at(-1)).toMatchObject({ event: 'answer-once.stopped', data: '{}' });
+    expect(tokens(events).slice(0, 3)).toEqual(tokens(some.events));
+    expect(tokens(events).length).toBeLessThan(10_000);
+    const rest = await readEvents(new Response(new ReadableStream({
+      pull: async (c) => {
+        const { done, value } = await some.reader.read();
+        if (done) c.close(); else c.enqueue(value);
+      },
+    })));
+    expect(some.text + rest.text).toBe(stoppedText); // the first caller got exactly the kept answer
+
+    const later = await app.handle(chatRequest());
+    expect(await later.text()).toBe(stoppedText);
+    expect(later.headers.get('X-Idempotent-Replayed')).toBe('true');
+    expect(app.calls).toHaveLength(1);
+  });
+
+  it('answers a stop of an unknown intent 404, and a store without logs 501', async () => {
+    const app = chatApp();
+    const unknown = await app.handle(new Request(`http://app.test/api/status/${ID}`, { method: 'DELETE', headers: { Authorization: 'Bearer alice' } }));
+    expect(unknown.status).toBe(404);
+    const plain: IdempotencyStore = {
+      acquire: (...args) => app.store.acquire(...args),
+      renew: (...args) => app.store.renew(...args),
+      complete: (...args) => app.store.complete(...args),
+      fail: (...args) => app.store.fail(...args),
+      get: (...args) => app.store.get(...args),
+      wait: (...args) => app.store.wait(...args),
+    };
+    const buffered = chatApp({ store: plain });
+    const unsupported = await buffered.handle(new Request(`http://app.test/api/status/${ID}`, { method: 'DELETE', headers: { Authorization: 'Bearer alice' } }));
+    expect(unsupported.status).toBe(501);
+    expect(await unsupported.json()).toMatchObject({ code: 'stop-unsupported' });
+  });
+
+  it('past maxResponseBytes: the live stream goes on for attached readers; once it ended cleanly a later attempt gets 410', async () => {
+    const go = gate();
+    const app = chatApp({ maxResponseBytes: 2_000, work: () => sseAnswer(400, { delayMs: 1, hold: go.promise }) });
+    const fresh = await app.handle(chatRequest());
+    await sleep(60);
+    const attached = await app.handle(chatRequest());
+    go.open();
+    const [mine, theirs] = await Promise.all([fresh.text(), attached.text()]);
+    expect(tokens(parseEvents(mine))).toEqual(range(400));
+    expect(theirs).toBe(mine);
+    const later = await app.handle(chatRequest());
+    expect(later.status).toBe(410);
+    expect(await later.json()).toMatchObject({ code: 'response-not-replayable' });
+    expect(app.calls).toHaveLength(1);
+  });
+});

@@ -1,0 +1,61 @@
+/**
+ * Helpers for the streaming specs: a model that streams SSE tokens (counting its calls,
+ * optionally held at a gate), and readers that parse what a client was given.
+ */
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A model answer: `count` SSE events `data: <prefix><i>`, `delayMs` apart, stopping when `signal` aborts. */
+export function sseAnswer(
+  count: number,
+  options: { delayMs?: number; prefix?: string; signal?: AbortSignal; breakAfter?: number; hold?: Promise<void> } = {},
+): Response {
+  const { delayMs = 0, prefix = 'token ', signal, breakAfter, hold } = options;
+  let index = 0;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (index === 0 && hold) await hold;
+      if (signal?.aborted) return controller.error(signal.reason);
+      if (index === breakAfter) return controller.error(new Error('model connection reset'));
+      if (index >= count) return controller.close();
+      if (delayMs > 0 && index > 0) await sleep(delayMs);
+      controller.enqueue(encoder.encode(`data: ${prefix}${index}\n\n`));
+      index += 1;
+    },
+  });
+  return new Response(body, { headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' } });
+}
+
+/** Every SSE event in `text`, as a client's parser sees them. */
+export function parseEvents(text: string): EventSourceMessage[] {
+  const events: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (event) => events.push(event) });
+  parser.feed(text);
+  return events;
+}
+
+/** Reads `response`'s body until `count` events arrived (or it ended); returns the text read and the reader. */
+export async function readEvents(
+  response: Response,
+  count = Number.POSITIVE_INFINITY,
+): Promise<{ text: string; events: EventSourceMessage[]; reader: ReadableStreamDefaultReader<Uint8Array> }> {
+  const reader = response.body!.getReader();
+  const events: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (event) => events.push(event) });
+  let text = '';
+  while (events.length < count) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const chunk = decoder.decode(value, { stream: true });
+    text += chunk;
+    parser.feed(chunk);
+  }
+  return { text, events, reader };
+}
+
+export const tokens = (events: readonly EventSourceMessage[]): string[] =>
+  events.filter((event) => event.event === undefined).map((event) => event.data);
