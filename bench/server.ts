@@ -3,7 +3,10 @@
  *
  * 1. Throughput of `handle(request)` in-process: the first-run path (a new intent each
  *    time) and the replay path (the same intent again), against the bare handler with
- *    no idempotency at all — medians of several rounds, and their ratio to the bare one.
+ *    no idempotency at all — medians of several rounds, and their ratio to the bare one —
+ *    and the same two paths through a peer, `@node-idempotency/core` over its memory
+ *    storage, driven as its own adapters drive it (onRequest → work → onResponse), so the
+ *    overhead each adds over the bare handler is compared in one run.
  * 2. Latency from the work's completion to the answer reaching a waiting client, over
  *    real HTTP on loopback: long-poll (`Prefer: wait=10`) vs polling at the server's
  *    `Retry-After` (1 s) and at a tighter 250 ms.
@@ -12,11 +15,13 @@
  * In 2 and 3 each intent's first attempt runs the work and its response is "lost" (the
  * client gave up on it); the client's resend 20 ms later gets 202 and follows `Location`.
  */
+import { Idempotency } from '@node-idempotency/core';
+import { MemoryStorageAdapter } from '@node-idempotency/storage-adapter-memory';
 import { createIdempotencyHandler, MemoryStore } from 'answer-once/server';
 import { serve } from 'answer-once/server/node';
 
-const ROUNDS = 7;
-const PER_ROUND = 2_000;
+const ROUNDS = 5;
+const PER_ROUND = 3_000;
 const LATENCY_INTENTS = 15;
 const LONG_JOB_MS = 5_000;
 const LONG_JOB_INTENTS = 10;
@@ -36,18 +41,43 @@ async function bare(request: Request): Promise<Response> {
   return Response.json({ answer: `echo: ${question}` });
 }
 
+/**
+ * The same work behind `@node-idempotency/core` with its memory storage, the way its
+ * express/fastify adapters use it: `onRequest` with the parsed body (its fingerprint),
+ * a cached response replayed with its status, else the work, then `onResponse` with
+ * the answer and its status.
+ */
+const peer = new Idempotency(new MemoryStorageAdapter() as ConstructorParameters<typeof Idempotency>[0]);
+async function peerHandle(request: Request): Promise<Response> {
+  const body = (await request.json()) as { question: string };
+  const params = { method: request.method, path: new URL(request.url).pathname, headers: Object.fromEntries(request.headers), body };
+  const cached = await peer.onRequest<{ answer: string }, unknown>(params);
+  if (cached) return Response.json(cached.body, { status: Number(cached.additional?.status ?? 200) });
+  const answer = { answer: `echo: ${body.question}` };
+  await peer.onResponse(params, { body: answer, additional: { status: 200 } });
+  return Response.json(answer);
+}
+
 function chat(requestId: string): Request {
   return new Request('http://bench.test/api/chat', {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId },
+    headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId, 'Idempotency-Key': requestId },
     body: JSON.stringify({ question: 'What is the capital of France?' }),
   });
 }
 
-async function opsPerSecond(run: (n: number) => Promise<Response>, offset: number): Promise<number> {
+interface Measured {
+  readonly opsPerSecond: number;
+  /** CPU (user + system) per request, µs: steadier than wall time on a machine others share. */
+  readonly cpuMicros: number;
+}
+
+async function opsPerSecond(run: (n: number) => Promise<Response>, offset: number): Promise<Measured> {
+  const cpu = process.cpuUsage();
   const start = performance.now();
   for (let n = 0; n < PER_ROUND; n += 1) await (await run(offset + n)).arrayBuffer();
-  return PER_ROUND / ((performance.now() - start) / 1000);
+  const used = process.cpuUsage(cpu);
+  return { opsPerSecond: PER_ROUND / ((performance.now() - start) / 1000), cpuMicros: (used.user + used.system) / PER_ROUND };
 }
 
 async function throughput(): Promise<string[][]> {
@@ -57,20 +87,49 @@ async function throughput(): Promise<string[][]> {
     handler: bare,
   });
   await handle(chat(id(-1))); // the replayed intent
-  const results = { bare: [] as number[], first: [] as number[], replay: [] as number[] };
-  for (let round = 0; round < ROUNDS; round += 1) {
-    results.bare.push(await opsPerSecond(() => bare(chat(id(0))), 0));
-    results.first.push(await opsPerSecond((n) => handle(chat(id(n))), (round + 1) * PER_ROUND));
-    results.replay.push(await opsPerSecond(() => handle(chat(id(-1))), 0));
+  await peerHandle(chat(id(-1)));
+  const results = {
+    bare: [] as Measured[],
+    first: [] as Measured[],
+    replay: [] as Measured[],
+    peerFirst: [] as Measured[],
+    peerReplay: [] as Measured[],
+  };
+  for (let round = 0; round < ROUNDS + 1; round += 1) {
+    const offset = (round + 1) * PER_ROUND;
+    const bareRound = await opsPerSecond(() => bare(chat(id(0))), 0);
+    const firstRound = await opsPerSecond((n) => handle(chat(id(n))), offset);
+    const replayRound = await opsPerSecond(() => handle(chat(id(-1))), 0);
+    const peerFirstRound = await opsPerSecond((n) => peerHandle(chat(id(n))), offset);
+    const peerReplayRound = await opsPerSecond(() => peerHandle(chat(id(-1))), 0);
+    if (round === 0) continue; // warm-up: the JIT, the maps
+    results.bare.push(bareRound);
+    results.first.push(firstRound);
+    results.replay.push(replayRound);
+    results.peerFirst.push(peerFirstRound);
+    results.peerReplay.push(peerReplayRound);
   }
-  const base = median(results.bare);
-  const row = (name: string, values: number[]) => [
+  const ops = (values: Measured[]) => median(values.map((value) => value.opsPerSecond));
+  const cpu = (values: Measured[]) => median(values.map((value) => value.cpuMicros));
+  const base = ops(results.bare);
+  const overhead = (values: Measured[]) => 1e6 / ops(values) - 1e6 / base;
+  const cpuOverhead = (values: Measured[]) => cpu(values) - cpu(results.bare);
+  const row = (name: string, values: Measured[], peer?: Measured[]) => [
     name,
-    `${Math.round(median(values)).toLocaleString('en-US')} req/s`,
-    `${(median(values) / base).toFixed(2)}×`,
-    `${(1000 / median(values)).toFixed(3)} ms`,
+    `${Math.round(ops(values)).toLocaleString('en-US')} req/s`,
+    `${(ops(values) / base).toFixed(2)}×`,
+    `${(1000 / ops(values)).toFixed(3)} ms`,
+    values === results.bare ? '—' : `${overhead(values).toFixed(1)} µs`,
+    values === results.bare ? `${cpu(values).toFixed(1)} µs` : `+${cpuOverhead(values).toFixed(1)} µs`,
+    peer ? `${(cpuOverhead(values) / cpuOverhead(peer)).toFixed(2)}×` : '—',
   ];
-  return [row('bare handler (no idempotency)', results.bare), row('first run (new intent)', results.first), row('replay (stored answer)', results.replay)];
+  return [
+    row('bare handler (no idempotency)', results.bare),
+    row('first run (new intent)', results.first, results.peerFirst),
+    row('replay (stored answer)', results.replay, results.peerReplay),
+    row('peer: @node-idempotency/core, first run', results.peerFirst),
+    row('peer: @node-idempotency/core, replay', results.peerReplay),
+  ];
 }
 
 type Strategy = { readonly name: string; readonly longPoll: boolean; readonly intervalMs?: number };
@@ -179,8 +238,8 @@ const strategies: readonly Strategy[] = [
 
 console.log(`answer-once server bench — Node ${process.version}, ${new Date().toISOString()}`);
 table(
-  `Handler throughput, in-process (median of ${ROUNDS} rounds × ${PER_ROUND} sequential requests)`,
-  ['path', 'throughput', 'vs bare', 'per request'],
+  `Handler throughput, in-process (median of ${ROUNDS} rounds × ${PER_ROUND} sequential requests, after one warm-up round)`,
+  ['path', 'throughput', 'vs bare', 'per request', 'wall overhead over bare', 'CPU per request (over bare)', 'CPU overhead vs peer'],
   await throughput(),
 );
 table(

@@ -6,12 +6,21 @@ interface Channel {
   readonly listeners: Set<() => void>;
   readonly dispatch: RedisMessageListener;
   readonly subscribed: Promise<void>;
+  /** Set while nobody listens: the unsubscribe, due when it fires. */
+  idle: ReturnType<typeof setTimeout> | undefined;
 }
 
 /**
+ * How long a channel stays subscribed after its last listener left. A reader following a
+ * live answer calls `read` once per batch and leaves between calls; without this each
+ * batch would cost it an SSUBSCRIBE and an SUNSUBSCRIBE round trip.
+ */
+const IDLE_UNSUBSCRIBE_MS = 5_000;
+
+/**
  * The store's one subscriber connection (`client.duplicate()`, opened on the first
- * `wait`), multiplexed: each record's channel is subscribed once however many waiters
- * listen on it, and unsubscribed when the last one leaves.
+ * `wait`), multiplexed: each channel is subscribed once however many waiters listen on
+ * it, and unsubscribed a few seconds after the last one left.
  */
 export class SettleChannels {
   readonly #client: RedisStoreClient;
@@ -30,6 +39,11 @@ export class SettleChannels {
     return this.#closed;
   }
 
+  /** Whether `channel` is subscribed already (so `listen` costs no round trip). */
+  isSubscribed(channel: string): boolean {
+    return this.#channels.has(channel);
+  }
+
   /**
    * Calls `onMessage` on every publish to `channel` (and on a reconnection, when messages
    * may have been missed). Resolves once Redis confirmed the subscription, so a read made
@@ -44,7 +58,7 @@ export class SettleChannels {
         for (const listener of [...listeners]) listener();
       };
       const subscribed = this.#connect().then((subscriber) => subscriber.sSubscribe(channel, dispatch));
-      const created: Channel = { listeners, dispatch, subscribed };
+      const created: Channel = { listeners, dispatch, subscribed, idle: undefined };
       subscribed.catch(() => {
         if (this.#channels.get(channel) === created) this.#channels.delete(channel);
       });
@@ -52,19 +66,32 @@ export class SettleChannels {
       entry = created;
     }
     const joined = entry;
+    clearTimeout(joined.idle);
+    joined.idle = undefined;
     joined.listeners.add(onMessage);
-    const stop = (): void => {
-      joined.listeners.delete(onMessage);
+    const unsubscribe = (): void => {
       if (joined.listeners.size > 0 || this.#channels.get(channel) !== joined) return;
       this.#channels.delete(channel);
       joined.subscribed
         .then(async () => (await this.#subscriber)?.sUnsubscribe(channel, joined.dispatch))
         .catch(() => {});
     };
+    let left = false;
+    const stop = (): void => {
+      if (left) return;
+      left = true;
+      joined.listeners.delete(onMessage);
+      if (joined.listeners.size > 0 || this.#channels.get(channel) !== joined) return;
+      clearTimeout(joined.idle);
+      joined.idle = setTimeout(unsubscribe, IDLE_UNSUBSCRIBE_MS);
+      joined.idle.unref?.();
+    };
     try {
       await withDeadline(joined.subscribed, this.#timeoutMs, 'wait');
     } catch (error) {
       stop();
+      clearTimeout(joined.idle);
+      unsubscribe();
       throw toStoreError(error, 'wait');
     }
     return stop;
@@ -75,6 +102,7 @@ export class SettleChannels {
     if (this.#closed) return;
     this.#closed = true;
     this.#ringAll();
+    for (const { idle } of this.#channels.values()) clearTimeout(idle);
     this.#channels.clear();
     const connection = this.#connection;
     if (!connection?.isOpen) return;

@@ -4,10 +4,28 @@
  * cluster from `createCluster()` both fit, and `redis` stays a type-only, optional peer.
  */
 
-/** Keys and arguments of one script call; the store always passes exactly one key. */
+/**
+ * Keys and arguments of one script call: the record's key first (it picks the Cluster
+ * node), the log's beside it on the same slot. Bytes go as Buffers, never as text.
+ */
 export interface RedisScriptCall {
   keys: string[];
-  arguments: string[];
+  arguments: (string | Buffer)[];
+}
+
+/**
+ * node-redis's type mapping that decodes RESP blob strings as Buffers
+ * (`{ [RESP_TYPES.BLOB_STRING]: Buffer }`, where `RESP_TYPES.BLOB_STRING` is 36, `$`):
+ * the log's bytes come back as they were appended, whatever they are.
+ */
+export interface RedisBufferTypeMapping {
+  readonly 36: BufferConstructor;
+}
+
+/** What the store runs its log reads on: the client, decoding strings as Buffers. */
+export interface RedisScriptRunner {
+  evalSha(sha1: string, options: RedisScriptCall): Promise<unknown>;
+  eval(script: string, options: RedisScriptCall): Promise<unknown>;
 }
 
 /** A message listener as node-redis calls it (string mode). */
@@ -33,8 +51,8 @@ export interface RedisStoreSubscriber {
  * What `RedisStore` needs from the client you pass: a connected `createClient()` or
  * `createCluster()` instance. The store never connects, closes or reconfigures it.
  */
-export interface RedisStoreClient {
-  evalSha(sha1: string, options: RedisScriptCall): Promise<unknown>;
-  eval(script: string, options: RedisScriptCall): Promise<unknown>;
+export interface RedisStoreClient extends RedisScriptRunner {
   duplicate(): RedisStoreSubscriber;
+  /** The same client, decoding blob strings as Buffers (for the answer log's bytes). */
+  withTypeMapping(mapping: RedisBufferTypeMapping): RedisScriptRunner;
 }

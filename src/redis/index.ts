@@ -11,4 +11,11 @@ export {
 } from './errors.js';
 
 export type { RedisStoreOptions } from './options.js';
-export type { RedisMessageListener, RedisScriptCall, RedisStoreClient, RedisStoreSubscriber } from './client.js';
+export type {
+  RedisBufferTypeMapping,
+  RedisMessageListener,
+  RedisScriptCall,
+  RedisScriptRunner,
+  RedisStoreClient,
+  RedisStoreSubscriber,
+} from './client.js';

@@ -66,7 +66,8 @@ export function normalizeRedisStoreOptions(options: RedisStoreOptions): Normaliz
     client === null ||
     typeof client.evalSha !== 'function' ||
     typeof client.eval !== 'function' ||
-    typeof client.duplicate !== 'function'
+    typeof client.duplicate !== 'function' ||
+    typeof client.withTypeMapping !== 'function'
   ) {
     throw new TypeError(
       'answer-once/redis: expected `client` to be a node-redis client (createClient() or createCluster())',

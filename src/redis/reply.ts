@@ -48,16 +48,18 @@ export function toLocalDeadline(deadline: number, redisNow: number, receivedAt: 
 }
 
 /**
- * Decodes `{_, now, s, f, t, l, c, r, e, d}` (the read script's reply, and a refused
+ * Decodes `{_, now, s, f, t, l, c, r, e, d, g, x}` (the read script's reply, and a refused
  * acquire's). `leaseExpiresAt` is reported in this process's clock; the other times are
- * Redis's, as stored.
+ * Redis's, as stored. `generation` is there for every record written since 0.2 (a 0.1
+ * record has none); `stopRequested` only when a stop was asked.
  */
 export function decodeRecord(reply: unknown, receivedAt: number): IdempotencyRecord | null {
-  const [, now, s, f, t, l, c, r, e, d] = array(reply, 3);
+  const [, now, s, f, t, l, c, r, e, d, g, x] = array(reply, 3);
   const state = text(s);
   if (state === null) return null;
   const fingerprint = required(f, 'fingerprint');
   const createdAt = integer(c);
+  const generation = g == null ? {} : { generation: integer(g) };
   switch (state) {
     case 'processing':
       return {
@@ -66,11 +68,13 @@ export function decodeRecord(reply: unknown, receivedAt: number): IdempotencyRec
         token: required(t, 'token'),
         leaseExpiresAt: toLocalDeadline(integer(l), integer(now), receivedAt),
         createdAt,
+        ...generation,
+        ...(text(x) === '1' ? { stopRequested: true } : {}),
       };
     case 'completed':
-      return { state, fingerprint, result: required(r, 'result'), createdAt, completedAt: integer(d) };
+      return { state, fingerprint, result: required(r, 'result'), createdAt, completedAt: integer(d), ...generation };
     case 'failed':
-      return { state, fingerprint, error: required(e, 'error'), createdAt, failedAt: integer(d) };
+      return { state, fingerprint, error: required(e, 'error'), createdAt, failedAt: integer(d), ...generation };
     default:
       throw new RedisStoreReplyError(`answer-once/redis: record has unknown state "${state}"`);
   }

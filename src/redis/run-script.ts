@@ -1,4 +1,4 @@
-import type { RedisStoreClient } from './client.js';
+import type { RedisScriptRunner } from './client.js';
 import { isErrorReply, RedisStoreUnavailableError, toStoreError } from './errors.js';
 import type { RedisScript } from './scripts/define.js';
 
@@ -33,13 +33,13 @@ const isNoScript = (error: unknown): boolean => isErrorReply(error) && error.mes
  * also caches it. Works with any client passed in: nothing is registered up front.
  */
 export async function runScript(
-  client: RedisStoreClient,
+  client: RedisScriptRunner,
   script: RedisScript,
-  key: string,
-  args: string[],
+  keys: string[],
+  args: (string | Buffer)[],
   timeoutMs: number,
 ): Promise<unknown> {
-  const call = { keys: [key], arguments: args };
+  const call = { keys, arguments: args };
   const attempt = async (): Promise<unknown> => {
     try {
       return await client.evalSha(script.sha1, call);

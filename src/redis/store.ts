@@ -1,52 +1,71 @@
 import { randomUUID } from 'node:crypto';
-import type { AcquireResult, IdempotencyRecord, IdempotencyStore } from '../server/store.js';
+import type { AcquireResult, IdempotencyRecord } from '../server/store.js';
+import {
+  LOG_LINGER_MS,
+  type LogAppend,
+  type LogAppendResult,
+  type LogPosition,
+  type LogReadOptions,
+  type LogSnapshot,
+  type StopResult,
+  type StreamStore,
+} from '../server/stream-store.js';
+import type { RedisScriptRunner } from './client.js';
 import { SettleChannels } from './channels.js';
 import { Doorbell } from './doorbell.js';
 import { normalizeRedisStoreOptions, type NormalizedRedisStoreOptions, type RedisStoreOptions } from './options.js';
 import { RedisStoreReplyError } from './errors.js';
-import { array, decodeRecord, integer, toLocalDeadline } from './reply.js';
+import { checkBatch, checkMs, checkText } from './arguments.js';
+import { logKeyOf } from './log-key.js';
+import { decodeAppend, decodeSnapshot } from './log-reply.js';
+import { array, decodeRecord, integer, text, toLocalDeadline } from './reply.js';
 import { runScript } from './run-script.js';
 import { ACQUIRE } from './scripts/acquire.js';
+import { APPEND } from './scripts/append.js';
 import { READ } from './scripts/read.js';
+import { READ_LOG } from './scripts/read-log.js';
 import { RENEW } from './scripts/renew.js';
 import { SETTLE } from './scripts/settle.js';
+import { STOP } from './scripts/stop.js';
+import { WATCH_STOP } from './scripts/watch-stop.js';
 import type { RedisScript } from './scripts/define.js';
 
-/** A duration in whole milliseconds (rounded up: Redis expiries are integers), as an argument. */
-function checkMs(name: string, value: number, min: number): string {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > Number.MAX_SAFE_INTEGER) {
-    throw new TypeError(`answer-once/redis: expected \`${name}\` to be a number ≥ ${min} (ms), got ${String(value)}`);
-  }
-  return String(Math.ceil(value));
-}
+/** RESP blob strings as Buffers: node-redis's `RESP_TYPES.BLOB_STRING` is 36 (`$`). */
+const BUFFERS = { 36: Buffer } as const;
 
-function checkText(name: string, value: string, nonEmpty = false): string {
-  if (typeof value !== 'string' || (nonEmpty && value === '')) {
-    throw new TypeError(`answer-once/redis: expected \`${name}\` to be a ${nonEmpty ? 'non-empty ' : ''}string`);
-  }
-  return value;
+/**
+ * Whether a snapshot holds something a reader at `from` has not seen (stream-store.ts
+ * `read`): a settled, vanished, expired or newer record, or more of its generation's log.
+ */
+function isNew({ record, log }: LogSnapshot, from: LogPosition | null, now: number): boolean {
+  if (record?.state !== 'processing' || record.leaseExpiresAt <= now) return true;
+  if (from !== null && record.generation !== from.generation) return true;
+  return log !== null && log.generation === record.generation && (from === null || log.length > from.offset);
 }
 
 /**
  * The `answer-once/server` store on Redis, for many server instances sharing one state.
  *
- * - acquire, renew, complete, fail, get: each ONE round trip (EVALSHA of an atomic Lua
- *   script; one EVAL more only when the server's script cache lost it);
+ * - every operation ONE round trip (EVALSHA of an atomic Lua script, `scripts/`; one
+ *   EVAL more only when the server's script cache lost it);
  * - fencing tokens checked inside the scripts; stale takeover atomic, with a fresh token;
  * - leases measured by Redis's clock (`TIME`); `leaseExpiresAt` is reported in this
  *   process's clock, so instance clock skew changes nothing;
- * - every key it touches is `prefix + key`, one key per call: the key's hash tag picks
- *   the Cluster slot;
- * - `wait` is woken by a sharded publish from complete/fail, on one subscriber connection
- *   per store, and by a timer at the lease deadline — it never polls Redis.
+ * - an intent is its record (a hash at `prefix + key`) and its answer log (a Stream
+ *   beside it, `log-key.ts`), on one Cluster slot through the key's hash tag; the log's
+ *   bytes go and come as Buffers, so any bytes stream, not only UTF-8;
+ * - `wait`, `read` and `watchStop` are woken by sharded publishes from the writes, on one
+ *   subscriber connection per store, and by a timer at the lease deadline — they never
+ *   poll Redis.
  *
  * @example
  * const client = await createClient({ url, disableOfflineQueue: true }).on('error', log).connect();
  * const store = new RedisStore({ client });
  */
-export class RedisStore implements IdempotencyStore {
+export class RedisStore implements StreamStore {
   readonly #options: NormalizedRedisStoreOptions;
   readonly #channels: SettleChannels;
+  #binary: RedisScriptRunner | undefined;
 
   constructor(options: RedisStoreOptions) {
     this.#options = normalizeRedisStoreOptions(options);
@@ -60,7 +79,7 @@ export class RedisStore implements IdempotencyStore {
     const args = [checkText('fingerprint', fingerprint), checkMs('leaseMs', leaseMs, 1), grace, token];
     const reply = await this.#run(ACQUIRE, key, args);
     const receivedAt = Date.now();
-    const [acquired, now, , lease, takeover, retry] = array(reply, 6);
+    const [acquired, now, , lease, takeover, retry, generation] = array(reply, 6);
     if (integer(acquired) !== 1) {
       const record = decodeRecord(reply, receivedAt);
       if (!record) throw new RedisStoreReplyError('answer-once/redis: acquire refused without a record');
@@ -72,6 +91,7 @@ export class RedisStore implements IdempotencyStore {
       leaseExpiresAt: toLocalDeadline(integer(lease), integer(now), receivedAt),
       takeover: integer(takeover) === 1,
       retry: integer(retry) === 1,
+      generation: integer(generation),
     };
   }
 
@@ -113,7 +133,92 @@ export class RedisStore implements IdempotencyStore {
     }
   }
 
-  /** Closes the subscriber connection the store opened; pending `wait`s return early. The client stays open. */
+  async append(key: string, token: string, batch: LogAppend): Promise<LogAppendResult> {
+    const { offset, data, head, retainBytes, leaseMs } = checkBatch(batch);
+    const args = [
+      checkText('token', token),
+      String(offset),
+      Buffer.from(data.buffer, data.byteOffset, data.byteLength),
+      head === undefined ? '0' : '1',
+      head ?? '',
+      retainBytes === undefined ? '' : String(retainBytes),
+      leaseMs === undefined ? '' : checkMs('leaseMs', leaseMs, 1),
+      String(this.#options.processingGraceMs),
+    ];
+    return decodeAppend(await this.#run(APPEND, key, args));
+  }
+
+  async read(key: string, from: LogPosition | null, options: LogReadOptions = {}): Promise<LogSnapshot> {
+    const { waitMs = 0, signal } = options;
+    checkMs('waitMs', waitMs, 0);
+    if (from !== null && (!Number.isSafeInteger(from.generation) || !Number.isSafeInteger(from.offset) || from.offset < 0)) {
+      throw new TypeError('answer-once/redis: expected `from` to be null or { generation, offset } of integers');
+    }
+    const deadline = Date.now() + waitMs;
+    const recordChannel = this.#key(key);
+    const logChannel = logKeyOf(recordChannel);
+    // A follower's channels are usually subscribed already: listen first, at no cost, so
+    // the one read below already counts. Otherwise read first: a read that finds
+    // something new (an attach, a replay) then costs no subscription at all.
+    const hot = this.#channels.isSubscribed(recordChannel) && this.#channels.isSubscribed(logChannel);
+    const doorbell = new Doorbell();
+    const stops: (() => void)[] = [];
+    try {
+      if (hot && waitMs > 0 && !signal?.aborted) await this.#listen([recordChannel, logChannel], doorbell, stops);
+      let snapshot = await this.#snapshot(key, from);
+      if (waitMs === 0 || signal?.aborted) return snapshot;
+      if (stops.length === 0) {
+        if (isNew(snapshot, from, Date.now())) return snapshot;
+        await this.#listen([recordChannel, logChannel], doorbell, stops);
+        snapshot = await this.#snapshot(key, from); // a write may have landed before the subscription
+      }
+      // Bounded: each turn waits for a publish, the lease deadline, the timeout or the abort.
+      for (;;) {
+        const now = Date.now();
+        const { record } = snapshot;
+        if (isNew(snapshot, from, now) || now >= deadline || signal?.aborted || this.#channels.closed) return snapshot;
+        const lease = record?.state === 'processing' ? record.leaseExpiresAt + 1 : deadline;
+        await doorbell.wait(Math.min(deadline, lease) - now, signal);
+        if (signal?.aborted || this.#channels.closed) return snapshot;
+        snapshot = await this.#snapshot(key, from);
+      }
+    } finally {
+      for (const stop of stops) stop();
+    }
+  }
+
+  async stop(key: string): Promise<StopResult> {
+    const answer = text(await this.#run(STOP, key, []));
+    if (answer === 'stopping' || answer === 'settled' || answer === 'unknown') return answer;
+    throw new RedisStoreReplyError(`answer-once/redis: stop answered "${String(answer)}"`);
+  }
+
+  async watchStop(key: string, token: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    checkMs('timeoutMs', timeoutMs, 0);
+    checkText('token', token);
+    const deadline = Date.now() + timeoutMs;
+    const look = async (): Promise<number> => integer(await this.#run(WATCH_STOP, key, [token]));
+    if (timeoutMs === 0 || signal?.aborted) return (await look()) === 2;
+    const doorbell = new Doorbell();
+    const stops: (() => void)[] = [];
+    try {
+      // The record's channel only: stop, settle and claims publish there, appends do not.
+      await this.#listen([this.#key(key)], doorbell, stops);
+      // Bounded: each turn waits for a publish, the timeout or the abort.
+      for (;;) {
+        const state = await look();
+        if (state !== 1) return state === 2;
+        const now = Date.now();
+        if (now >= deadline || signal?.aborted || this.#channels.closed) return false;
+        await doorbell.wait(deadline - now, signal);
+        if (signal?.aborted) return false;
+      }
+    } finally {
+      for (const stop of stops) stop();
+    }
+  }
+
+  /** Closes the subscriber connection the store opened; pending waits and reads return early. The client stays open. */
   async close(): Promise<void> {
     await this.#channels.close();
   }
@@ -122,8 +227,25 @@ export class RedisStore implements IdempotencyStore {
     return this.#options.prefix + checkText('key', key, true);
   }
 
-  #run(script: RedisScript, key: string, args: string[]): Promise<unknown> {
-    return runScript(this.#options.client, script, this.#key(key), args, this.#options.commandTimeoutMs);
+  async #listen(channels: string[], doorbell: Doorbell, stops: (() => void)[]): Promise<void> {
+    for (const channel of channels) stops.push(await this.#channels.listen(channel, doorbell.ring));
+  }
+
+  async #snapshot(key: string, from: LogPosition | null): Promise<LogSnapshot> {
+    const args = from === null ? ['', '0'] : [String(from.generation), String(from.offset)];
+    const reply = await this.#run(READ_LOG, key, args, this.#binaryClient());
+    return decodeSnapshot(reply, Date.now());
+  }
+
+  /** The client decoding strings as Buffers, made on first use (a proxy, no connection). */
+  #binaryClient(): RedisScriptRunner {
+    this.#binary ??= this.#options.client.withTypeMapping(BUFFERS);
+    return this.#binary;
+  }
+
+  #run(script: RedisScript, key: string, args: (string | Buffer)[], client: RedisScriptRunner = this.#options.client): Promise<unknown> {
+    const record = this.#key(key);
+    return runScript(client, script, [record, logKeyOf(record)], args, this.#options.commandTimeoutMs);
   }
 
   async #settle(
@@ -136,7 +258,7 @@ export class RedisStore implements IdempotencyStore {
     if (typeof payload !== 'string') {
       throw new TypeError(`answer-once/redis: expected \`${state === 'completed' ? 'result' : 'error'}\` to be a string`);
     }
-    const args = [checkText('token', token), state, payload, checkMs('ttlMs', ttlMs, 1)];
+    const args = [checkText('token', token), state, payload, checkMs('ttlMs', ttlMs, 1), String(LOG_LINGER_MS)];
     return integer(await this.#run(SETTLE, key, args)) === 1;
   }
 }

@@ -7,6 +7,12 @@ import type { StreamStore } from './stream-store.js';
 
 /** One turn of the stop watch; the loop ends with the run. */
 const STOP_WATCH_MS = 60_000;
+/**
+ * Why the stop watch ends: the run is over. Given as the reason so that ending it costs
+ * no `DOMException` (what `abort()` without one builds, with its stack: the most
+ * expensive single step of a one-chunk answer's run).
+ */
+const RUN_ENDED = Object.freeze({ name: 'RunEnded', message: 'answer-once: the run ended.' });
 
 export interface StreamedRunOptions {
   readonly flushMs: number;
@@ -91,13 +97,13 @@ export class StreamedRun {
 
   /** The record's write is known: end the attempt's body, and the stop watch. */
   settle(verdict: Verdict<Response>, fenced: boolean): void {
-    this.#done.abort();
+    this.#done.abort(RUN_ENDED);
     this.#production?.settle({ ok: verdict.kind === 'complete', fenced });
   }
 
   /** The run ended without streaming (a thrown work, a 5xx): stop watching. */
   dispose(): void {
-    this.#done.abort();
+    this.#done.abort(RUN_ENDED);
   }
 
   #requestStop(): void {

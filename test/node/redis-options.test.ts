@@ -8,6 +8,7 @@ const client: RedisStoreClient = {
   duplicate: () => {
     throw new Error('not used');
   },
+  withTypeMapping: () => client,
 };
 
 describe('normalizeRedisStoreOptions', () => {

@@ -56,6 +56,20 @@ describe.skipIf(!hasRedis)('answer-once/redis on a 3-master Redis Cluster', () =
       expect(holders.size).toBe(3);
     });
 
+    it('keeps an intent’s answer log in its record’s slot, with a hash tag or without one', async () => {
+      const ports = cluster.nodes.map((node) => node.port);
+      for (const key of [`answer-once:{user:session:${randomUUID()}}`, `plain-${randomUUID()}`]) {
+        const claim = await store.acquire(key, 'fp', 5_000);
+        if (!claim.acquired) throw new Error('expected to acquire');
+        // One script over the record and the log: a Cluster refuses it (CROSSSLOT) unless they share a slot.
+        expect(await store.append(key, claim.token, { offset: 0, data: Uint8Array.of(1, 2, 3), head: 'h' })).toMatchObject({ ok: true });
+        const { log } = await store.read(key, null);
+        expect([...(log?.data ?? [])]).toEqual([1, 2, 3]);
+        const logKey = key.includes('{') ? `env:${key}:log` : `{env:${key}}:log`;
+        expect(await slotOf(ports[0]!, logKey)).toBe(await slotOf(ports[0]!, `env:${key}`));
+      }
+    });
+
     it('replays in one round trip on the Cluster too, counted by the masters', async () => {
       const key = `answer-once:{user:session:${randomUUID()}}`;
       const claim = await store.acquire(key, 'fp', 5_000);

@@ -1,11 +1,11 @@
 /**
- * RedisStore meets the same IdempotencyStore contract as MemoryStore, on a real
- * `redis-server` and on a real 3-master Redis Cluster.
+ * RedisStore meets the same IdempotencyStore and StreamStore contracts as MemoryStore,
+ * on a real `redis-server` and on a real 3-master Redis Cluster.
  */
 import { afterAll, beforeAll, describe } from 'vitest';
 import { createClient, createCluster } from 'redis';
 import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
-import { describeStoreContract } from '../support/store-contract.js';
+import { describeStoreContract, describeStreamStoreContract } from '../support/store-contract.js';
 import { RedisClusterServer, RedisServer, requireRedisServer } from '../support/redis-server.js';
 
 const hasRedis = requireRedisServer();
@@ -25,6 +25,7 @@ describe.skipIf(!hasRedis)('RedisStore on a standalone redis-server', () => {
   });
 
   describeStoreContract('RedisStore', () => new RedisStore({ client }));
+  describeStreamStoreContract('RedisStore', () => new RedisStore({ client }));
 });
 
 describe.skipIf(!hasRedis)('RedisStore on a 3-master Redis Cluster', () => {
@@ -42,4 +43,5 @@ describe.skipIf(!hasRedis)('RedisStore on a 3-master Redis Cluster', () => {
   });
 
   describeStoreContract('RedisStore (Cluster)', () => new RedisStore({ client }));
+  describeStreamStoreContract('RedisStore (Cluster)', () => new RedisStore({ client }));
 });

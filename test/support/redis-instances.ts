@@ -18,6 +18,10 @@ export interface InstanceEvent {
   readonly takeover?: boolean;
   readonly url?: string;
   readonly operation?: string;
+  readonly call?: number;
+  readonly at?: number;
+  readonly events?: number;
+  readonly reason?: string;
 }
 
 export interface InstanceOptions {
@@ -26,6 +30,8 @@ export interface InstanceOptions {
   readonly urls: readonly string[];
   readonly cluster?: boolean;
   readonly leaseMs: number;
+  /** The handler's flush window. @default 25 */
+  readonly flushMs?: number;
 }
 
 const running = new Set<ChildProcess>();
@@ -69,6 +75,7 @@ export class ServerInstance {
         REDIS_URLS: options.urls.join(','),
         REDIS_CLUSTER: options.cluster ? '1' : '0',
         LEASE_MS: String(options.leaseMs),
+        FLUSH_MS: String(options.flushMs ?? 25),
       },
     });
     const instance = new ServerInstance(options.name, child);

@@ -1,14 +1,21 @@
 import { defineScript } from './define.js';
 
 /**
- * KEYS[1] record · ARGV[1] fingerprint · ARGV[2] lease ms · ARGV[3] grace ms · ARGV[4] new token
+ * KEYS[1] record · KEYS[2] log · ARGV[1] fingerprint · ARGV[2] lease ms · ARGV[3] grace ms ·
+ * ARGV[4] new token
  *
  * Claims the record when it is absent, FAILED, or PROCESSING with a lease that Redis's
  * clock says has expired — and only under the same fingerprint. Read, decision and write
  * are one atomic step: no GET-then-SET window for a second worker to slip through.
  *
- * Returns `{1, now, token, leaseExpiresAt, takeover, retry}` when claimed, otherwise
- * `{0, now, s, f, t, l, c, r, e, d}`: the record as it is, unchanged.
+ * The claim's generation is `max(now, previous + 1)` (previous: the replaced record's,
+ * 0 when none), so it grows even across a record that expired. The new record starts
+ * without a stop request. A claim that replaces a record (retry, takeover) wakes the
+ * key's waiters and readers; a log beside it lives on with the new record's expiry until
+ * the new generation's first append replaces it.
+ *
+ * Returns `{1, now, token, leaseExpiresAt, takeover, retry, generation}` when claimed,
+ * otherwise `{0, now, s, f, t, l, c, r, e, d, g, x}`: the record as it is, unchanged.
  */
 export const ACQUIRE = defineScript(
   'acquire',
@@ -17,12 +24,18 @@ local r = redis.call('HMGET', KEYS[1], unpack(FIELDS))
 local state = r[1]
 local claimable = not state or state == 'failed' or (state == 'processing' and tonumber(r[4]) <= now)
 if state and (r[2] ~= ARGV[1] or not claimable) then
-  return {0, now, r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]}
+  return record(r)
 end
 local lease = now + tonumber(ARGV[2])
-if state == 'failed' then redis.call('HDEL', KEYS[1], 'e', 'd') end
-redis.call('HSET', KEYS[1], 's', 'processing', 'f', ARGV[1], 't', ARGV[4], 'l', ms(lease), 'c', r[5] or ms(now))
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) + tonumber(ARGV[3]))
-return {1, now, ARGV[4], lease, state == 'processing' and 1 or 0, state == 'failed' and 1 or 0}
+local generation = math.max(now, (tonumber(r[9]) or 0) + 1)
+local ttl = tonumber(ARGV[2]) + tonumber(ARGV[3])
+if state then redis.call('HDEL', KEYS[1], 'e', 'd', 'x') end
+redis.call('HSET', KEYS[1], 's', 'processing', 'f', ARGV[1], 't', ARGV[4], 'l', ms(lease), 'c', r[5] or ms(now), 'g', ms(generation))
+redis.call('PEXPIRE', KEYS[1], ttl)
+if state then
+  redis.call('PEXPIRE', KEYS[2], ttl)
+  redis.call('SPUBLISH', KEYS[1], 'claimed')
+end
+return {1, now, ARGV[4], lease, state == 'processing' and 1 or 0, state == 'failed' and 1 or 0, generation}
 `,
 );

@@ -8,8 +8,9 @@ export interface RedisScript {
 }
 
 /**
- * Lua shared by every script. The record is one hash, so every script touches exactly
- * one key (one Cluster slot):
+ * Lua shared by every script. The record is one hash (KEYS[1]); the answer log, where a
+ * script touches it, is a Stream beside it (KEYS[2], `log-key.ts`: the same hash tag, so
+ * the same Cluster slot). The record's fields:
  *
  * | field | meaning                                   | states                 |
  * | ----- | ----------------------------------------- | ---------------------- |
@@ -21,6 +22,25 @@ export interface RedisScript {
  * | `r`   | result                                    | completed              |
  * | `e`   | error                                     | failed                 |
  * | `d`   | completed/failed at, Redis clock, epoch ms| completed, failed      |
+ * | `g`   | generation (stream-store.ts)              | all                    |
+ * | `x`   | `1`: a stop was requested                 | processing             |
+ *
+ * The log (PROTOCOL.md § 14.9) is a Stream of ONE generation `g`, with explicit entry
+ * IDs that carry the positions, so a range query is an offset query:
+ *
+ * | entry ID      | fields                     | what                                    |
+ * | ------------- | -------------------------- | --------------------------------------- |
+ * | `g-0`         | `h` head                   | the generation's head (never trimmed)   |
+ * | `g-<end>`     | `o` start offset, `b` bytes| one append: bytes `[o, end)`            |
+ *
+ * So the last entry's ID is `g-<length>`, and the appends holding bytes past offset N are
+ * `XRANGE (g-N +`. `retainBytes` deletes the oldest appends (never the head); the first
+ * remaining append's `o` is the log's `start`.
+ *
+ * Pub/sub (sharded, so on the key's shard): record changes that a waiter must see
+ * (a takeover or retry claim, complete, fail, stop) publish on KEYS[1]'s name; appends
+ * publish on KEYS[2]'s. So a holder's `watchStop` (record channel only) is never woken by
+ * its own appends, and a reader listens on both.
  *
  * Time is Redis's own (`TIME`), so the clocks of the server instances never matter.
  */
@@ -28,7 +48,10 @@ const PRELUDE = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local function ms(n) return string.format('%d', n) end
-local FIELDS = {'s', 'f', 't', 'l', 'c', 'r', 'e', 'd'}
+local FIELDS = {'s', 'f', 't', 'l', 'c', 'r', 'e', 'd', 'g', 'x'}
+local function record(r) return {0, now, r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10]} end
+local function entry_end(id) return tonumber(string.match(id, '%-(%d+)$')) end
+local function entry_generation(id) return string.match(id, '^(%d+)%-') end
 `;
 
 export function defineScript(name: string, body: string): RedisScript {

@@ -1,0 +1,67 @@
+import { defineScript } from './define.js';
+
+/**
+ * KEYS[1] record · KEYS[2] log · ARGV[1] token · ARGV[2] offset · ARGV[3] bytes ·
+ * ARGV[4] `1` when a head is given · ARGV[5] head · ARGV[6] retainBytes (`''`: keep all) ·
+ * ARGV[7] lease ms (`''`: leave the lease) · ARGV[8] grace ms
+ *
+ * One append of the holder's generation (PROTOCOL.md § 14.9), fenced like settle: only
+ * while the record is PROCESSING under this very token (an expired lease nobody took
+ * over still holds). `offset` must equal the log's length for the record's generation —
+ * 0 when the log is of an older generation or absent, which then needs the head and is
+ * replaced (DEL, then the head entry). Then: the bytes as one entry; with retainBytes,
+ * the oldest appends deleted while more than that many bytes are kept and more than one
+ * append remains; with a lease, the lease renewed and both keys' expiries extended. A new
+ * log takes the record's remaining expiry. Readers on every instance are woken by a
+ * sharded publish on the log's name (never the record's: the holder's watchStop sleeps on).
+ *
+ * Returns `{1, length, stopRequested}`, or `{0, 'gone' | 'fenced' | 'offset' | 'head'}`
+ * having changed nothing.
+ */
+export const APPEND = defineScript(
+  'append',
+  `
+local r = redis.call('HMGET', KEYS[1], 's', 't', 'g', 'x')
+if not r[1] then return {0, 'gone'} end
+if r[1] ~= 'processing' or r[2] ~= ARGV[1] then return {0, 'fenced'} end
+local g = r[3]
+local offset = tonumber(ARGV[2])
+local length = -1
+local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)[1]
+if last and entry_generation(last[1]) == g then length = entry_end(last[1]) end
+if length < 0 then
+  if offset ~= 0 then return {0, 'offset'} end
+  if ARGV[4] ~= '1' then return {0, 'head'} end
+  redis.call('DEL', KEYS[2])
+  redis.call('XADD', KEYS[2], g .. '-0', 'h', ARGV[5])
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
+  length = 0
+elseif offset ~= length then
+  return {0, 'offset'}
+end
+local size = string.len(ARGV[3])
+if size > 0 then
+  redis.call('XADD', KEYS[2], g .. '-' .. ms(length + size), 'o', ms(length), 'b', ARGV[3])
+  length = length + size
+end
+if ARGV[6] ~= '' then
+  local retain = tonumber(ARGV[6])
+  local appends = redis.call('XLEN', KEYS[2]) - 1
+  while appends > 1 do
+    local oldest = redis.call('XRANGE', KEYS[2], '(' .. g .. '-0', '+', 'COUNT', 1)[1]
+    if length - tonumber(oldest[2][2]) <= retain then break end
+    redis.call('XDEL', KEYS[2], oldest[1])
+    appends = appends - 1
+  end
+end
+if ARGV[7] ~= '' then
+  local ttl = tonumber(ARGV[7]) + tonumber(ARGV[8])
+  redis.call('HSET', KEYS[1], 'l', ms(now + tonumber(ARGV[7])))
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  redis.call('PEXPIRE', KEYS[2], ttl)
+end
+redis.call('SPUBLISH', KEYS[2], ms(length))
+return {1, length, r[4] == '1' and 1 or 0}
+`,
+);

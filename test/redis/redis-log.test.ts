@@ -1,0 +1,209 @@
+/**
+ * What RedisStore's answer log promises beyond the shared StreamStore contract, on a real
+ * redis-server: round trips counted by Redis, readers and holders on other instances woken
+ * by the writes (never by polling), the log's expiry following its record's, any bytes
+ * kept exactly, and a 2,000-event answer read back byte for byte from any event.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'redis';
+import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
+import type { AcquireResult } from 'answer-once/server';
+import { rawCommand, RedisServer, requireRedisServer } from '../support/redis-server.js';
+import { measureCalls, scriptRoundTrips } from '../support/redis-stats.js';
+
+const hasRedis = requireRedisServer();
+const TTL = 60_000;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const newKey = (): string => `answer-once:{user:session:${randomUUID()}}`;
+const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+function claimOf(result: AcquireResult): { token: string; generation: number } {
+  if (!result.acquired) throw new Error(`expected to acquire, found ${result.record.state}`);
+  return { token: result.token, generation: result.generation ?? Number.NaN };
+}
+
+describe.skipIf(!hasRedis)('RedisStore answer logs on redis-server', () => {
+  let server: RedisServer;
+  const clients: { close(): Promise<void>; destroy(): void }[] = [];
+  const stores: RedisStore[] = [];
+
+  /** One server instance's store: its own connection, as a second process would have. */
+  async function instance(): Promise<RedisStore> {
+    const client = await createClient({ url: server.url }).on('error', () => {}).connect();
+    clients.push(client);
+    const store = new RedisStore({ client: client as RedisStoreClient });
+    stores.push(store);
+    return store;
+  }
+
+  const calls = (fn: () => Promise<unknown>) => measureCalls([server.port], fn);
+  const pttl = async (key: string): Promise<number> => Number(/^:(-?\d+)/.exec(await rawCommand(server.port, `PTTL ${key}`))?.[1]);
+
+  beforeAll(async () => {
+    server = await RedisServer.start();
+  });
+
+  afterEach(async () => {
+    await Promise.all(stores.splice(0).map((store) => store.close()));
+    await Promise.all(clients.splice(0).map((client) => client.close().catch(() => client.destroy())));
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('appends in one round trip and reads record + log in one', async () => {
+    const store = await instance();
+    const key = newKey();
+    const { token, generation } = claimOf(await store.acquire(key, 'fp', 5_000));
+    await store.append(key, token, { offset: 0, data: bytes('warm'), head: 'h' }); // script cache
+    await store.read(key, null);
+    const appended = await calls(() => store.append(key, token, { offset: 4, data: bytes('-up'), leaseMs: 5_000 }));
+    expect(scriptRoundTrips(appended)).toBe(1);
+    expect(appended).toMatchObject({ evalsha: 1, xadd: 1, spublish: 1 });
+    const read = await calls(() => store.read(key, { generation, offset: 2 }));
+    expect(scriptRoundTrips(read)).toBe(1);
+  });
+
+  it('wakes a reader on another instance with the appended bytes, without polling Redis', async () => {
+    const producer = await instance();
+    const reader = await instance();
+    const key = newKey();
+    const { token, generation } = claimOf(await producer.acquire(key, 'fp', 30_000));
+    await producer.append(key, token, { offset: 0, data: bytes('ab'), head: 'h' });
+    let wokeAfter = 0;
+    const during = await calls(async () => {
+      const reading = reader.read(key, { generation, offset: 2 }, { waitMs: 30_000 });
+      await sleep(1_000);
+      const appendedAt = performance.now();
+      await producer.append(key, token, { offset: 2, data: bytes('cd') });
+      const { log } = await reading;
+      wokeAfter = performance.now() - appendedAt;
+      expect(new TextDecoder().decode(log?.data)).toBe('cd');
+    });
+    // read, read again once subscribed, the append, the read it woke: nothing in the second of waiting.
+    expect(scriptRoundTrips(during)).toBe(4);
+    expect(during).toMatchObject({ ssubscribe: 2 });
+    expect(wokeAfter).toBeLessThan(100); // a publish and one read, with room for a loaded machine
+
+    // The reader's next read, as a follower makes one per batch: no new subscription.
+    const next = await calls(async () => {
+      const reading = reader.read(key, { generation, offset: 4 }, { waitMs: 30_000 });
+      await sleep(100);
+      await producer.append(key, token, { offset: 4, data: bytes('ef') });
+      await reading;
+    });
+    expect(scriptRoundTrips(next)).toBe(3);
+    expect(next).not.toHaveProperty('ssubscribe');
+    expect(next).not.toHaveProperty('sunsubscribe');
+  });
+
+  it('tells the holder on one instance of a stop sent to another, and never wakes it for its own appends', async () => {
+    const holder = await instance();
+    const other = await instance();
+    const key = newKey();
+    const { token } = claimOf(await holder.acquire(key, 'fp', 30_000));
+    await holder.append(key, token, { offset: 0, data: bytes('x'), head: 'h' });
+    await other.stop(newKey()); // Redis's script cache, so a miss costs nothing below
+    await holder.watchStop(newKey(), token, 0);
+    let heardAfter = 0;
+    const during = await calls(async () => {
+      const watching = holder.watchStop(key, token, 30_000);
+      await sleep(100);
+      for (let index = 1; index <= 20; index += 1) {
+        await holder.append(key, token, { offset: index, data: bytes('y') });
+      }
+      const stoppedAt = performance.now();
+      expect(await other.stop(key)).toBe('stopping');
+      expect(await watching).toBe(true);
+      heardAfter = performance.now() - stoppedAt;
+    });
+    expect(heardAfter).toBeLessThan(100);
+    // One look at the start, 20 appends, the stop, one look when woken: the appends woke nothing.
+    expect(scriptRoundTrips(during)).toBe(1 + 20 + 1 + 1);
+    expect(await holder.append(key, token, { offset: 21, data: bytes('z') })).toMatchObject({ ok: true, stopRequested: true });
+  });
+
+  it('keeps the log on the record’s expiry: the lease’s while it runs, then at most 30 s once settled', async () => {
+    const store = await instance();
+    const key = newKey();
+    const log = `${key}:log`;
+    const { token } = claimOf(await store.acquire(key, 'fp', 5_000));
+    await store.append(key, token, { offset: 0, data: bytes('a'), head: 'h' });
+    expect(await rawCommand(server.port, `TYPE ${log}`)).toBe('+stream\r\n');
+    expect(Math.abs((await pttl(log)) - (await pttl(key)))).toBeLessThan(200);
+
+    await store.append(key, token, { offset: 1, data: bytes('b'), leaseMs: 20_000 });
+    expect(await pttl(log)).toBeGreaterThan(60_000 + 19_000); // lease + processingGraceMs, as the record
+    expect(Math.abs((await pttl(log)) - (await pttl(key)))).toBeLessThan(200);
+    await store.renew(key, token, 40_000);
+    expect(await pttl(log)).toBeGreaterThan(60_000 + 39_000);
+
+    await store.complete(key, token, 'answer', TTL * 10);
+    expect(await pttl(key)).toBeGreaterThan(TTL * 9);
+    expect(await pttl(log)).toBeLessThanOrEqual(30_000);
+    expect(await pttl(log)).toBeGreaterThan(29_000);
+
+    const short = newKey();
+    const claim = claimOf(await store.acquire(short, 'fp', 5_000));
+    await store.append(short, claim.token, { offset: 0, data: bytes('a'), head: 'h' });
+    await store.fail(short, claim.token, 'boom', 2_000);
+    expect(await pttl(`${short}:log`)).toBeLessThanOrEqual(2_000);
+  });
+
+  it('keeps bytes that are not UTF-8 exactly, in appends of every size', async () => {
+    const store = await instance();
+    const key = newKey();
+    const { token, generation } = claimOf(await store.acquire(key, 'fp', 5_000));
+    const parts = [Uint8Array.of(0xff, 0xfe, 0x00, 0xc3), randomBytes(70_000), Uint8Array.of(0x28), randomBytes(1)];
+    let offset = 0;
+    for (const part of parts) {
+      expect(await store.append(key, token, { offset, data: part, head: 'h' })).toMatchObject({ ok: true });
+      offset += part.byteLength;
+    }
+    const whole = Buffer.concat(parts);
+    const { log } = await store.read(key, null);
+    expect(Buffer.from(log!.data).equals(whole)).toBe(true);
+    const tail = await store.read(key, { generation, offset: 3 });
+    expect(Buffer.from(tail.log!.data).equals(whole.subarray(3))).toBe(true);
+  });
+
+  it('reads a 2,000-event answer back byte for byte, from the start and after any event', async () => {
+    const producer = await instance();
+    const reader = await instance();
+    const key = newKey();
+    const { token, generation } = claimOf(await producer.acquire(key, 'fp', 30_000));
+    const events = Array.from({ length: 2_000 }, (_, index) => bytes(`data: token ${index} ✓ ${'·'.repeat(index % 7)}\n\n`));
+    const ends: number[] = []; // the offset just after each event
+    for (const event of events) ends.push((ends.at(-1) ?? 0) + event.byteLength);
+    // Batches of 40 events, as a flush window would gather them.
+    for (let start = 0; start < events.length; start += 40) {
+      const offset = start === 0 ? 0 : ends[start - 1]!;
+      const data = Buffer.concat(events.slice(start, start + 40));
+      const result = await producer.append(key, token, { offset, data, head: '{"v":1}' });
+      expect(result).toMatchObject({ ok: true, length: offset + data.byteLength });
+    }
+    const whole = Buffer.concat(events);
+    const { log } = await reader.read(key, null);
+    expect(log).toMatchObject({ generation, length: whole.byteLength, offset: 0 });
+    expect(Buffer.from(log!.data).equals(whole)).toBe(true);
+    for (const k of [1, 17, 999, 1_999]) {
+      const resumed = await reader.read(key, { generation, offset: ends[k - 1]! });
+      expect(Buffer.from(resumed.log!.data).equals(whole.subarray(ends[k - 1]!))).toBe(true);
+    }
+  });
+
+  it('names a key without a hash tag’s log on its slot, and refuses a key no log name can share a slot with', async () => {
+    const store = await instance();
+    const key = `plain-${randomUUID()}`;
+    const { token } = claimOf(await store.acquire(key, 'fp', 5_000));
+    await store.append(key, token, { offset: 0, data: bytes('a'), head: 'h' });
+    expect(await rawCommand(server.port, `TYPE {${key}}:log`)).toBe('+stream\r\n');
+    const slot = async (name: string): Promise<string> => rawCommand(server.port, `CLUSTER KEYSLOT ${name}`).catch(() => '');
+    // CLUSTER KEYSLOT works on a standalone server too (cluster mode off: it still hashes).
+    const [recordSlot, logSlot] = [await slot(key), await slot(`{${key}}:log`)];
+    if (recordSlot.startsWith(':')) expect(logSlot).toBe(recordSlot);
+    await expect(store.read('a{}b}', null)).rejects.toThrow(/hash tag/);
+  });
+});
