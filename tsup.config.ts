@@ -11,6 +11,7 @@ export default defineConfig({
     'server-node': 'src/server/node.ts',
     redis: 'src/redis/index.ts',
     msw: 'src/msw/index.ts',
+    ai: 'src/ai/index.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

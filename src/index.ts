@@ -11,7 +11,20 @@ export { IntentFailedError } from './client/errors/intent-failed-error.js';
 export { ProtocolError } from './client/errors/protocol-error.js';
 export { RequestIdReusedError } from './client/errors/request-id-reused-error.js';
 export { ResponseError } from './client/errors/response-error.js';
+export { AnswerRestartedError } from './client/errors/answer-restarted-error.js';
 export { UnreplayableBodyError } from './client/errors/unreplayable-body-error.js';
+export {
+  isAbortError,
+  isAnswerOnceError,
+  isAnswerRestartedError,
+  isConnectionError,
+  isDeadlineExceededError,
+  isIntentFailedError,
+  isProtocolError,
+  isRequestIdReusedError,
+  isResponseError,
+  isUnreplayableBodyError,
+} from './client/errors/guards.js';
 export { memoryStorageAdapter } from './client/storage/memory.js';
 export { localStorageAdapter, sessionStorageAdapter, webStorageAdapter } from './client/storage/web.js';
 export { newRequestId } from './core/ids.js';
@@ -24,14 +37,16 @@ export type {
   AcceptedEvent,
   AttemptEvent,
   PollEvent,
+  ReconnectEvent,
   ReplayedEvent,
+  RestartEvent,
   RetryEvent,
   RetryReason,
   SendEvent,
   SendEventListener,
   SettledEvent,
 } from './client/events.js';
-export type { ClientOptions, RetryPolicy } from './client/options.js';
+export type { ClientOptions, RequestIdHeaderName, RetryPolicy } from './client/options.js';
 export type { ParseMode } from './client/parse.js';
 export type { SendResult } from './client/run-intent.js';
 export type { SendOptions } from './client/send-options.js';

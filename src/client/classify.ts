@@ -8,7 +8,7 @@ import { parseRetryAfter } from '../core/retry-after.js';
 import type { RetryReason } from './events.js';
 import { isJsonContentType } from './parse.js';
 
-export type Verdict =
+export type ResponseVerdict =
   /** Let ky finish: a 2xx is the answer, any other status becomes an error. */
   | { readonly kind: 'done' }
   /** 202 (or 409 in progress with a Location): the intent is running; poll `location`. */
@@ -18,7 +18,7 @@ export type Verdict =
   /** Send the intent's original request again (same ID). */
   | { readonly kind: 'resend'; readonly reason: RetryReason; readonly retryAfter: number | undefined };
 
-const DONE: Verdict = { kind: 'done' };
+const DONE: ResponseVerdict = { kind: 'done' };
 
 /** Never retried, whatever `retry.statusCodes` says: retrying cannot change the answer. */
 const FINAL_STATUSES = new Set([400, 401, 403, 404, 422]);
@@ -52,7 +52,7 @@ export async function classify(
   response: Response,
   retryStatuses: readonly number[],
   now: number = Date.now(),
-): Promise<Verdict> {
+): Promise<ResponseVerdict> {
   const { status } = response;
   if (status !== 202 && status < 400) return DONE;
   const retryAfter = parseRetryAfter(response.headers.get(RETRY_AFTER_HEADER), now);

@@ -13,6 +13,7 @@ import { runIntent, type SendResult } from './run-intent.js';
 import { normalizeSendOptions, type NormalizedSendOptions, type SendOptions } from './send-options.js';
 import { unstorableBodyKind } from './storable-body.js';
 import type { StoredIntent } from './storage/types.js';
+import type { DispatchInternals } from './stream/intent-fetch.js';
 
 /** How one pending intent ended when `resume()` finished it. */
 export type ResumeOutcome<TData = unknown> =
@@ -38,14 +39,27 @@ export interface AnswerOnceClient {
   send<TData = unknown>(input: string | URL, options?: SendOptions): Promise<SendResult<TData>>;
   /** Finishes every pending intent in `storage` with its original ID (none without storage). */
   resume<TData = unknown>(options?: ResumeOptions): Promise<ResumeOutcome<TData>[]>;
-  /** The oldest pending intent sent to `input` (as given to `send`), as it was stored. */
-  pending(input: string): Promise<StoredIntent | undefined>;
+  /**
+   * The oldest pending intent sent to `input` (as given to `send` or `fetch`), as it was
+   * stored; with `match`, the oldest of those `match` accepts.
+   */
+  pending(input: string, match?: (intent: StoredIntent) => boolean): Promise<StoredIntent | undefined>;
   /**
    * Sends a stored intent again exactly as it first left — its URL (query included),
    * method, headers, body and ID — so the server recognises it and replays its answer.
    * What `resume()` does for each pending intent.
    */
   resend<TData = unknown>(intent: StoredIntent, options?: ResumeOptions): Promise<SendResult<TData>>;
+  /**
+   * `fetch`, bound to the client: each call is one intent (a new ID, or the one in the
+   * request's ID header) sent as `send` sends it — retries, 202 polls, deadline,
+   * storage — and resolves with a real `Response` whose body resumes itself when its
+   * connection drops (PROTOCOL.md § 14.5). Hand it to any SDK that takes a `fetch`.
+   * Like `fetch`, it resolves with an error status (the SDK makes its own error) and
+   * rejects only when no answer came: `ConnectionError`, `AbortError`,
+   * `DeadlineExceededError`.
+   */
+  readonly fetch: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
   /** The ky instance the client sends with (the base instance, extended). */
   readonly ky: KyInstance;
 }
@@ -64,17 +78,17 @@ function requestHeaders(init: HeadersInit | undefined, name: string, value: stri
 }
 
 
-export function createClient(options: ClientOptions = {}): AnswerOnceClient {
-  const client = normalizeClientOptions(options);
-  const { storage } = client;
+export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClient {
+  const options = normalizeClientOptions(clientOptions);
+  const { storage } = options;
   // The parent instance's own `fetch` (if any) is what the client's fetch wraps, and its
   // `stringifyJson` what serialises a `json` body (once per intent, replayed as is).
-  let baseFetch = client.kyOptions.fetch;
-  let stringifyJson = client.kyOptions.stringifyJson;
-  const instance = client.ky.extend((defaults) => {
+  let baseFetch = options.kyOptions.fetch;
+  let stringifyJson = options.kyOptions.stringifyJson;
+  const instance = options.ky.extend((defaults) => {
     baseFetch ??= defaults.fetch;
     stringifyJson ??= defaults.stringifyJson;
-    return client.kyOptions;
+    return options.kyOptions;
   });
   const join = createJoiner<SendResult>((signal, progress) => new AbortError(progress, signal.reason));
 
@@ -108,8 +122,9 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
     send: NormalizedSendOptions,
     signal: AbortSignal | undefined,
     listener: SendEventListener | undefined,
+    internal: DispatchInternals,
   ): Promise<SendResult> {
-    const { onEvent } = client;
+    const { onEvent } = options;
     // Nobody listening: no emitter, so no event object is ever built.
     const emit =
       onEvent || listener
@@ -120,65 +135,90 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
         : undefined;
     const json = send.json !== undefined;
     const body = json ? (stringifyJson ?? JSON.stringify)(send.json) : send.body;
-    const headers = requestHeaders(send.headers, client.headerName, client.formatId(requestId), json);
+    const headers = requestHeaders(send.headers, options.headerName, options.formatId(requestId), json);
     try {
-      const result = await runIntent(client, instance, baseFetch, {
+      const result = await runIntent(options, instance, baseFetch, {
         requestId,
         input,
         method: send.method,
         body,
         headers,
         searchParams: send.searchParams,
-        parse: send.parse ?? client.parse,
+        parse: send.parse ?? options.parse,
         signal,
         emit,
-        persist: storage && persister(requestId, label, send, body),
+        persist: storage && internal.persist !== false ? persister(requestId, label, send, body) : undefined,
       });
+      // A streamed body (client.fetch) settles when it ends, not when its headers arrive.
+      if (internal.bodyPending) return result;
       emit?.({ type: 'settled', requestId, outcome: 'answered', replayed: result.replayed, attempts: result.attempts, polls: result.polls });
+      await forget(requestId);
       return result;
     } catch (error) {
       const { attempts = 0, polls = 0 } = error as { attempts?: number; polls?: number };
       emit?.({ type: 'settled', requestId, outcome: 'failed', error: error as Error, attempts, polls });
+      await forget(requestId);
       throw error;
-    } finally {
-      // A record that outlives its intent is harmless: resuming it replays the answer.
-      if (storage) await Promise.resolve(storage.remove(requestId)).catch(() => undefined);
     }
   }
 
-  function send<TData>(input: string | URL, options?: SendOptions): Promise<SendResult<TData>> {
-    return dispatch<TData>(input, String(input), options);
+  /** Drops the intent from storage. A record that outlives its intent is harmless: resuming it replays the answer. */
+  async function forget(requestId: string): Promise<void> {
+    if (storage) await Promise.resolve(storage.remove(requestId)).catch(() => undefined);
   }
 
-  async function dispatch<TData>(input: string | URL, label: string, options?: SendOptions): Promise<SendResult<TData>> {
-    const call = normalizeSendOptions(options);
+  function send<TData>(input: string | URL, sendOptions?: SendOptions): Promise<SendResult<TData>> {
+    return dispatch<TData>(input, String(input), sendOptions);
+  }
+
+  async function dispatch<TData>(
+    input: string | URL,
+    label: string,
+    sendOptions?: SendOptions,
+    internal: DispatchInternals = {},
+  ): Promise<SendResult<TData>> {
+    const call = normalizeSendOptions(sendOptions);
     const requestId = call.requestId ?? newRequestId();
-    const kind = storage && unstorableBodyKind(call.body);
+    const kind = storage && internal.persist !== false && unstorableBodyKind(call.body);
     if (kind) throw new UnreplayableBodyError(kind, { requestId, attempts: 0, polls: 0 });
     const start = (signal: AbortSignal | undefined, listener: SendEventListener | undefined) =>
-      run(requestId, input, label, call, signal, listener);
-    return join(call.joinKey, requestId, start, call.signal, call.onEvent) as Promise<SendResult<TData>>;
+      run(requestId, input, label, call, signal, listener, internal);
+    // client.fetch never joins: each call owns its Response's body (the server attaches it).
+    const key = internal.bodyPending ? undefined : call.joinKey;
+    return join(key, requestId, start, call.signal, call.onEvent) as Promise<SendResult<TData>>;
   }
 
+  // The streaming modules (and their SSE parser) load on the first `fetch`, so an app that
+  // only sends does not download them.
+  type IntentFetch = AnswerOnceClient['fetch'];
+  let intentFetch: Promise<IntentFetch> | undefined;
+  const fetch: IntentFetch = async (input, init) => {
+    intentFetch ??= import('./stream/intent-fetch.js').then(({ createIntentFetch }) =>
+      createIntentFetch({ client: options, dispatch, forget }),
+    );
+    return (await intentFetch)(input, init);
+  };
+
   /** The one way a stored intent is sent again: to its stored URL, byte for byte. */
-  function resend<TData>(stored: StoredIntent, options: ResumeOptions = {}): Promise<SendResult<TData>> {
+  function resend<TData>(stored: StoredIntent, resendOptions: ResumeOptions = {}): Promise<SendResult<TData>> {
+    const { signal, onEvent } = resendOptions;
     const request = { method: stored.method, headers: stored.headers.map(([k, v]) => [k, v] as [string, string]) };
     return dispatch<TData>(new URL(stored.url), stored.input, {
       ...request,
       body: stored.body ?? null,
-      ...(options.signal && { signal: options.signal }),
-      ...(options.onEvent && { onEvent: options.onEvent }),
+      ...(signal && { signal }),
+      ...(onEvent && { onEvent }),
       requestId: stored.requestId,
     });
   }
 
-  async function resume<TData>(options: ResumeOptions = {}): Promise<ResumeOutcome<TData>[]> {
+  async function resume<TData>(resumeOptions: ResumeOptions = {}): Promise<ResumeOutcome<TData>[]> {
     const intents = storage ? await storage.list() : [];
     return Promise.all(
       intents.map(async (stored) => {
         const base = { requestId: stored.requestId, input: stored.input };
         try {
-          return { ...base, ok: true as const, result: await resend<TData>(stored, options) };
+          return { ...base, ok: true as const, result: await resend<TData>(stored, resumeOptions) };
         } catch (error) {
           return { ...base, ok: false as const, error };
         }
@@ -186,9 +226,9 @@ export function createClient(options: ClientOptions = {}): AnswerOnceClient {
     );
   }
 
-  async function pending(input: string): Promise<StoredIntent | undefined> {
-    return (storage ? await storage.list() : []).find((intent) => intent.input === input);
+  async function pending(input: string, match?: (intent: StoredIntent) => boolean): Promise<StoredIntent | undefined> {
+    return (storage ? await storage.list() : []).find((intent) => intent.input === input && (match?.(intent) ?? true));
   }
 
-  return { send, resume, pending, resend, ky: instance };
+  return { send, fetch, resume, pending, resend, ky: instance };
 }

@@ -13,6 +13,7 @@
  * outcomes into actions and tells its subscribers.
  */
 import { newRequestId } from '../core/ids.js';
+import { invalidOption, optionsObject, stringOption } from '../core/options.js';
 import {
   initialSendState,
   sendReducer,
@@ -56,7 +57,7 @@ function toSendAction(event: SendEvent): SendAction<never, never> | undefined {
     case 'retry':
       return {
         type: 'retry',
-        attempt: event.attempt,
+        retry: event.retry,
         retryLimit: event.retryLimit,
         reason: event.status === undefined ? event.reason : `${event.reason} ${event.status}`,
         delayMs: event.delay,
@@ -212,33 +213,22 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
 function normalizeControllerOptions(options: SendControllerOptions): {
   request: ControllerSendOptions<unknown>;
 } {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('answer-once: `options` must be an object.');
-  }
-  const request = options.request ?? {};
-  if (typeof request !== 'object' || request === null) {
-    throw new TypeError('answer-once: `options.request` must be an object of send options.');
-  }
+  const request = optionsObject(optionsObject(options, 'options').request, 'options.request');
   if ('requestId' in request && request.requestId !== undefined) {
-    throw new TypeError(
-      'answer-once: `options.request.requestId` is not allowed: the controller mints one ID per intent.',
-    );
+    invalidOption('options.request.requestId', 'left out: the controller mints one ID per intent', request.requestId);
   }
   return { request };
 }
 
 function validateClient(client: ControllerClient): ControllerClient {
   if (typeof client !== 'object' || client === null || typeof client.send !== 'function') {
-    throw new TypeError('answer-once: `client` must be a client from createClient().');
+    invalidOption('client', 'a client from createClient()', client);
   }
   return client;
 }
 
 function validateInput(input: string): string {
-  if (typeof input !== 'string' || input === '') {
-    throw new TypeError('answer-once: `input` must be a non-empty URL or path string.');
-  }
-  return input;
+  return stringOption(input, 'input', 'a non-empty URL or path string', (value) => value !== '');
 }
 
 /** The caller's listener first, then the controller's. */

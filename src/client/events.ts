@@ -31,7 +31,7 @@ export type AttemptEvent = {
   readonly requestId: string;
   /** 1-based: 1 is the first send, 2 the first retry… */
   readonly attempt: number;
-  /** Retries allowed after the first attempt: a UI shows "retrying (attempt/retryLimit)". */
+  /** Retries allowed after the first attempt. */
   readonly retryLimit: number;
 };
 
@@ -39,8 +39,11 @@ export type AttemptEvent = {
 export type RetryEvent = {
   readonly type: 'retry';
   readonly requestId: string;
-  /** Retry number, 1-based (retry n follows the failure of attempt n); at most `retryLimit`. */
-  readonly attempt: number;
+  /**
+   * Retry number, 1-based, across the whole call (failed attempts, failed polls and
+   * resends share the budget); at most `retryLimit`. A UI shows "retrying (retry/retryLimit)".
+   */
+  readonly retry: number;
   readonly retryLimit: number;
   readonly reason: RetryReason;
   /** Milliseconds until the retry (from `Retry-After` when the server sent one). */
@@ -94,12 +97,39 @@ export type SettledEvent =
       readonly polls: number;
     };
 
+/**
+ * A streamed answer's connection broke mid-body (`reason: 'cut'`), or the server ended
+ * this reader's answer with its error marker (`'error-marker'`, PROTOCOL.md § 14.7): the
+ * client sends the intent again, same ID, from `position` (`<generation>.<offset>`, or
+ * `undefined` from the start), and the body continues where it was.
+ */
+export type ReconnectEvent = {
+  readonly type: 'reconnect';
+  readonly requestId: string;
+  /** 1-based count of reconnects this body made so far. */
+  readonly reconnects: number;
+  readonly reason: 'cut' | 'error-marker';
+  readonly position: string | undefined;
+};
+
+/**
+ * The answer started again on the server as `generation` (its producer died and a
+ * successor runs the work, § 14.5): what a UI showed of the old one is void.
+ */
+export type RestartEvent = {
+  readonly type: 'restart';
+  readonly requestId: string;
+  readonly generation: number;
+};
+
 export type SendEvent =
   | AttemptEvent
   | RetryEvent
   | AcceptedEvent
   | PollEvent
   | ReplayedEvent
+  | ReconnectEvent
+  | RestartEvent
   | SettledEvent;
 
 /** Receives every {@link SendEvent}. Must not throw; a throwing listener is ignored. */

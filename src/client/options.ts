@@ -7,9 +7,20 @@ import type { KyInstance, Options as KyOptions } from 'ky';
 import ky from './ky.js';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, REQUEST_ID_HEADER, STRIPE_REPLAYED_HEADER } from '../core/headers.js';
 import type { SendEventListener } from './events.js';
-import { fail, integer, optionalFunction } from './validate.js';
+import {
+  functionOption,
+  invalidOption,
+  MAX_TIMER_MS,
+  numberOption,
+  optionsObject,
+  stringOption,
+  timerOption,
+} from '../core/options.js';
 import type { ParseMode } from './parse.js';
 import type { IntentStorage } from './storage/types.js';
+
+/** The two headers a server reads the intent's ID from. */
+export type RequestIdHeaderName = 'X-Request-Id' | 'Idempotency-Key';
 
 /** How failed attempts are retried. Every retry reuses the intent's ID. */
 export interface RetryPolicy {
@@ -59,11 +70,12 @@ export interface ClientOptions
    */
   ky?: KyInstance;
   /**
-   * Header carrying the intent's ID. `'Idempotency-Key'` switches to the IETF draft,
-   * whose value is a quoted structured-field string.
+   * Header carrying the intent's ID: one of the two the server reads (PROTOCOL.md § 2).
+   * `'Idempotency-Key'` switches to the IETF draft, whose value is a quoted
+   * structured-field string.
    * @default 'X-Request-Id'
    */
-  headerName?: string;
+  headerName?: RequestIdHeaderName;
   /**
    * Response header meaning "this answer was stored, not produced now" (`true`).
    * Stripe's `Idempotent-Replayed` is recognised as well.
@@ -149,7 +161,7 @@ export interface ResolvedRetryPolicy {
 
 export interface ResolvedClientOptions {
   readonly ky: KyInstance;
-  readonly headerName: string;
+  readonly headerName: RequestIdHeaderName;
   readonly formatId: (requestId: string) => string;
   readonly replayedHeaders: readonly string[];
   readonly retry: ResolvedRetryPolicy;
@@ -167,23 +179,67 @@ export interface ResolvedClientOptions {
   readonly signal: AbortSignal | undefined;
 }
 
+/** `RetryPolicy` defaults; see each option's JSDoc. */
+const RETRY_DEFAULTS = Object.freeze({
+  limit: 4,
+  delay: 300,
+  backoffLimit: 10_000,
+  maxRetryAfter: 30_000,
+  statusCodes: Object.freeze([408, 425, 429, 500, 502, 503, 504] as const),
+  random: Math.random,
+});
+
+/** `ClientOptions` defaults; see each option's JSDoc. */
+const DEFAULTS = Object.freeze({
+  headerName: REQUEST_ID_HEADER as RequestIdHeaderName,
+  replayedHeader: REPLAYED_HEADER,
+  timeout: 30_000 as number | false,
+  totalTimeout: 120_000,
+  pollWait: 10,
+  pollInterval: 1_000,
+  minPollInterval: 250,
+  parse: 'auto' as ParseMode,
+});
+
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-export const PARSE_MODES: readonly ParseMode[] = ['auto', 'json', 'text', 'none'];
+const PARSE_MODES: readonly ParseMode[] = ['auto', 'json', 'text', 'none'];
+const ID_HEADERS: readonly RequestIdHeaderName[] = [REQUEST_ID_HEADER, IDEMPOTENCY_KEY_HEADER];
+
+/** `parse` (or a send's `parse`): one of the modes. */
+export function parseOption(value: unknown, option: string): ParseMode {
+  return stringOption(value, option, `one of ${PARSE_MODES.join(', ')}`, (mode) =>
+    PARSE_MODES.includes(mode as ParseMode),
+  ) as ParseMode;
+}
+
+/** `signal` (client-wide or a send's): an AbortSignal, or nothing. */
+export function signalOption(value: unknown, option: string): AbortSignal | undefined {
+  if (value != null && !(value instanceof AbortSignal)) invalidOption(option, 'an AbortSignal', value);
+  return (value ?? undefined) as AbortSignal | undefined;
+}
 
 function normalizeRetryPolicy(retry: RetryPolicy | number | undefined): ResolvedRetryPolicy {
-  const policy: RetryPolicy = typeof retry === 'number' ? { limit: retry } : (retry ?? {});
-  if (typeof policy !== 'object' || policy === null) fail('retry', 'a number or an object');
-  const statusCodes = policy.statusCodes ?? [408, 425, 429, 500, 502, 503, 504];
+  if (retry !== undefined && typeof retry !== 'number' && (typeof retry !== 'object' || retry === null)) {
+    invalidOption('retry', 'a number or a retry policy object', retry);
+  }
+  const {
+    limit = RETRY_DEFAULTS.limit,
+    delay = RETRY_DEFAULTS.delay,
+    backoffLimit = RETRY_DEFAULTS.backoffLimit,
+    maxRetryAfter = RETRY_DEFAULTS.maxRetryAfter,
+    statusCodes = RETRY_DEFAULTS.statusCodes,
+    random = RETRY_DEFAULTS.random,
+  }: RetryPolicy = typeof retry === 'number' ? { limit: retry } : (retry ?? {});
   if (!Array.isArray(statusCodes) || !statusCodes.every((s) => Number.isInteger(s) && s >= 400 && s <= 599)) {
-    fail('retry.statusCodes', 'an array of 4xx/5xx statuses');
+    invalidOption('retry.statusCodes', 'an array of 4xx/5xx statuses', statusCodes);
   }
   return {
-    limit: integer(policy.limit, 'retry.limit', 4),
-    delay: integer(policy.delay, 'retry.delay', 300),
-    backoffLimit: integer(policy.backoffLimit, 'retry.backoffLimit', 10_000),
-    maxRetryAfter: integer(policy.maxRetryAfter, 'retry.maxRetryAfter', 30_000),
+    limit: numberOption(limit, 'retry.limit'),
+    delay: timerOption(delay, 'retry.delay'),
+    backoffLimit: timerOption(backoffLimit, 'retry.backoffLimit'),
+    maxRetryAfter: timerOption(maxRetryAfter, 'retry.maxRetryAfter'),
     statusCodes: [...statusCodes],
-    random: optionalFunction(policy.random, 'retry.random') ?? Math.random,
+    random: functionOption(random, 'retry.random', false),
   };
 }
 
@@ -191,53 +247,53 @@ function normalizeRetryPolicy(retry: RetryPolicy | number | undefined): Resolved
 export function normalizeClientOptions(options: ClientOptions = {}): ResolvedClientOptions & {
   readonly kyOptions: KyOptions;
 } {
-  if (typeof options !== 'object' || options === null) fail('options', 'an object');
   const {
     ky: base = ky,
-    headerName = REQUEST_ID_HEADER,
-    replayedHeader = REPLAYED_HEADER,
+    headerName = DEFAULTS.headerName,
+    replayedHeader = DEFAULTS.replayedHeader,
     retry,
-    timeout = 30_000,
-    totalTimeout,
-    pollWait,
-    pollInterval,
-    minPollInterval,
+    timeout = DEFAULTS.timeout,
+    totalTimeout = DEFAULTS.totalTimeout,
+    pollWait = DEFAULTS.pollWait,
+    pollInterval = DEFAULTS.pollInterval,
+    minPollInterval = DEFAULTS.minPollInterval,
     statusUrl,
     storage,
     onEvent,
-    parse = 'auto',
+    parse = DEFAULTS.parse,
     ...kyOptions
-  } = options;
-  if (typeof base !== 'function' || typeof base.extend !== 'function') fail('ky', 'a ky instance');
-  if (typeof headerName !== 'string' || !TOKEN.test(headerName)) fail('headerName', 'a header name');
-  if (typeof replayedHeader !== 'string' || !TOKEN.test(replayedHeader)) fail('replayedHeader', 'a header name');
-  if (timeout !== false) integer(timeout, 'timeout', 0, 1);
-  const wait = integer(pollWait, 'pollWait', 10);
-  if (timeout !== false && wait * 1000 >= timeout) fail('pollWait', `shorter than \`timeout\` (${timeout} ms)`);
-  if (storage !== undefined && (typeof storage !== 'object' || storage === null || typeof storage.save !== 'function')) {
-    fail('storage', 'an IntentStorage adapter');
+  } = optionsObject(options, 'options');
+  if (typeof base !== 'function' || typeof base.extend !== 'function') invalidOption('ky', 'a ky instance', base);
+  const idHeader = ID_HEADERS.find(
+    (name) => typeof headerName === 'string' && name.toLowerCase() === headerName.toLowerCase(),
+  );
+  if (idHeader === undefined) invalidOption('headerName', `'${REQUEST_ID_HEADER}' or '${IDEMPOTENCY_KEY_HEADER}'`, headerName);
+  stringOption(replayedHeader, 'replayedHeader', 'a header name', (name) => TOKEN.test(name));
+  if (timeout !== false) timerOption(timeout, 'timeout', 1);
+  const wait = numberOption(pollWait, 'pollWait', { max: Math.floor(MAX_TIMER_MS / 1000) });
+  if (timeout !== false && wait * 1000 >= timeout) {
+    invalidOption('pollWait', `shorter than \`timeout\` (${timeout} ms), in seconds`, wait);
   }
-  if (!PARSE_MODES.includes(parse)) fail('parse', `one of ${PARSE_MODES.join(', ')}`);
-  const { signal } = kyOptions;
-  if (signal != null && !(signal instanceof AbortSignal)) fail('signal', 'an AbortSignal');
-  const ietf = headerName.toLowerCase() === IDEMPOTENCY_KEY_HEADER.toLowerCase();
+  if (storage !== undefined && (typeof storage !== 'object' || storage === null || typeof storage.save !== 'function')) {
+    invalidOption('storage', 'an IntentStorage adapter ({ save, remove, list })', storage);
+  }
   return {
     ky: base,
     kyOptions,
-    headerName,
-    formatId: ietf ? (id) => `"${id}"` : (id) => id,
+    headerName: idHeader,
+    formatId: idHeader === IDEMPOTENCY_KEY_HEADER ? (id) => `"${id}"` : (id) => id,
     replayedHeaders: [replayedHeader, STRIPE_REPLAYED_HEADER],
     retry: normalizeRetryPolicy(retry),
     timeout,
-    totalTimeout: integer(totalTimeout, 'totalTimeout', 120_000, 1),
+    totalTimeout: timerOption(totalTimeout, 'totalTimeout', 1),
     pollWait: wait,
-    pollInterval: integer(pollInterval, 'pollInterval', 1_000),
-    minPollInterval: integer(minPollInterval, 'minPollInterval', 250, 1),
-    statusUrl: optionalFunction(statusUrl, 'statusUrl'),
+    pollInterval: timerOption(pollInterval, 'pollInterval'),
+    minPollInterval: timerOption(minPollInterval, 'minPollInterval', 1),
+    statusUrl: functionOption(statusUrl, 'statusUrl'),
     storage,
-    onEvent: optionalFunction(onEvent, 'onEvent'),
-    parse,
-    parseJson: optionalFunction(kyOptions.parseJson, 'parseJson'),
-    signal: signal ?? undefined,
+    onEvent: functionOption(onEvent, 'onEvent'),
+    parse: parseOption(parse, 'parse'),
+    parseJson: functionOption(kyOptions.parseJson, 'parseJson'),
+    signal: signalOption(kyOptions.signal, 'signal'),
   };
 }

@@ -2,25 +2,27 @@
  * One intent as ONE ky call. ky owns the attempt loop, per-attempt and total timeouts,
  * abortable delays, request cloning, hooks and errors; this module only decides, per
  * response or error, what the protocol says comes next, and hands ky that decision from
- * inside the call's `fetch` (so no response is ever cloned to inspect it):
+ * inside the call's `fetch` (so no error response is ever cloned to inspect it):
  * - a retryable status → a forced retry with the delay computed here;
  * - 202 → a forced retry whose request is the status poll: polls are retries of the same
  *   call, so `totalTimeout` and the signal cover them too; a long-poll leaves at once;
  * - the server reports the intent failed → a forced retry with the original request;
- * - a network error or timeout → ky's own retry, through `shouldRetry`.
- * Delays are computed here (full jitter, `Retry-After` capped) so the `retry` event can
- * announce them before the wait.
+ * - a network error or timeout → ky's own retry, through `shouldRetry`;
+ * - an answer whose body the connection cuts → a forced retry of the same request.
+ * Where the loop stands is one `IntentProgress` value moved by the named transitions of
+ * `intent-progress.ts`; delays are computed there too, so the `retry` event can announce
+ * them before the wait.
  */
 import type { Input, KyInstance } from 'ky';
 import { ForceRetryError, isHTTPError, isNetworkError, isTimeoutError, replaceOption } from './ky.js';
-import { backoffDelay } from '../core/backoff.js';
-import { PREFERENCE_APPLIED_HEADER } from '../core/headers.js';
+import { PREFERENCE_APPLIED_HEADER, REQUEST_ID_HEADER } from '../core/headers.js';
 import { parsePreferWait } from '../core/prefer.js';
 import { classify } from './classify.js';
 import { ConnectionError } from './errors/connection-error.js';
 import { ProtocolError } from './errors/protocol-error.js';
 import { ResponseError } from './errors/response-error.js';
 import type { RetryReason, SendEvent } from './events.js';
+import * as step from './intent-progress.js';
 import type { ResolvedClientOptions } from './options.js';
 import { readData, type ParseMode } from './parse.js';
 import { pollRequest } from './poll-request.js';
@@ -80,129 +82,126 @@ function heldFully(response: Response, elapsed: number, pollWait: number): boole
   return applied !== undefined && applied > 0 && elapsed >= Math.min(applied, pollWait) * 1000 - HOLD_SLACK_MS;
 }
 
-/**
- * The wait before the next poll after the `unheld`-th 202 in a row that the server did
- * not hold: its `Retry-After` (else `pollInterval`), capped at `maxRetryAfter`, but never
- * below a floor that starts at `minPollInterval` and doubles per such 202 up to
- * `pollInterval`. So `202` + `Retry-After: 0` from a server that ignores `Prefer` costs
- * 250, 500, 1000, 1000… ms with the defaults, not a tight loop.
- */
-export function pollDelay(
-  options: Pick<ResolvedClientOptions, 'pollInterval' | 'minPollInterval' | 'retry'>,
-  retryAfter: number | undefined,
-  unheld: number,
-): number {
-  const { pollInterval, minPollInterval } = options;
-  const floor = Math.min(minPollInterval * 2 ** Math.min(unheld - 1, 30), Math.max(pollInterval, minPollInterval));
-  return Math.max(floor, Math.min(retryAfter ?? pollInterval, options.retry.maxRetryAfter));
+function discard(response: Response): void {
+  void response.body?.cancel().catch(() => undefined);
 }
 
 export async function runIntent<TData>(
-  client: ResolvedClientOptions,
+  options: ResolvedClientOptions,
   instance: KyInstance,
   baseFetch: Fetch | undefined,
   intent: IntentRequest,
 ): Promise<SendResult<TData>> {
   const { requestId, emit, persist } = intent;
-  const { retry } = client;
+  const { retry: policy } = options;
   // The send's own signal, else the client's default one (`createClient({ signal })`).
-  const signal = intent.signal ?? client.signal;
+  const signal = intent.signal ?? options.signal;
   const startedAt = Date.now();
-  let attempts = 0;
-  let polls = 0;
-  let retries = 0;
-  let networkDelay = 0;
-  /** 202s in a row that came back without being held: each one raises the pacing floor. */
-  let unheld = 0;
-  /** Whether the request in flight goes to the send route (an attempt) or polls. */
-  let polling = false;
-  /** A copy of the send-route request, kept only once a 202 switches to polling. */
-  let original: Request | undefined;
-  let statusUrl: URL | undefined;
-  /** The send route's origin: the only one a `Location` may point polls at. */
-  let sendOrigin: string | undefined;
-  let lastRequest: Request | undefined;
   const isStream = typeof ReadableStream !== 'undefined' && intent.body instanceof ReadableStream;
+  let progress = step.START;
+  /** A copy of the send-route request, kept once a 202 switches to polling (to resend it). */
+  let original: Request | undefined;
+  /** The request that got the answer (its `parseJson` context). */
+  let lastRequest: Request | undefined;
+  /** The delay `shouldRetry` computed, handed to ky's `delay` callback that follows it. */
+  let networkDelay = 0;
+  const context = () => step.contextOf(requestId, progress);
 
+  /** Takes a retry from the budget and announces it; the delay, or `undefined` when spent. */
   const takeRetry = (reason: RetryReason, retryAfter: number | undefined, status?: number) => {
-    if (retries >= retry.limit) return undefined;
-    retries += 1;
-    const delay =
-      retryAfter === undefined
-        ? backoffDelay(retries, { base: retry.delay, cap: retry.backoffLimit, random: retry.random })
-        : Math.min(retryAfter, retry.maxRetryAfter);
-    emit?.({ type: 'retry', requestId, attempt: retries, retryLimit: retry.limit, reason, delay, ...(status && { status }) });
+    const next = step.retry(progress, policy.limit);
+    if (!next) return undefined;
+    progress = next;
+    const delay = step.retryDelay(options, progress, retryAfter);
+    emit?.({ type: 'retry', requestId, retry: progress.retries, retryLimit: policy.limit, reason, delay, ...(status && { status }) });
     return delay;
+  };
+
+  /** The server echoes the ID it read (`X-Request-Id`, § 6): another one is not this intent's answer. */
+  const checkEcho = (response: Response) => {
+    const echoed = response.headers.get(REQUEST_ID_HEADER);
+    if (echoed === null || echoed === requestId) return;
+    discard(response);
+    throw new ProtocolError(
+      `the server answered for request ID ${JSON.stringify(echoed.slice(0, 128))}, not this intent's (${requestId}).`,
+      context(),
+      response,
+    );
   };
 
   async function fetchAndDecide(input: Input, init?: RequestInit): Promise<Response> {
     // ky always passes the Request it built; anything else is wrapped the same way.
     const request = input instanceof Request ? input : new Request(input, init);
+    const polling = progress.phase === 'polling';
     if (polling) {
-      polls += 1;
-      emit?.({ type: 'poll', requestId, polls, url: request.url });
+      progress = step.poll(progress);
+      emit?.({ type: 'poll', requestId, polls: progress.polls, url: request.url });
     } else {
-      if (attempts === 0 && persist) await persist(request);
-      attempts += 1;
-      emit?.({ type: 'attempt', requestId, attempt: attempts, retryLimit: retry.limit });
+      if (progress.attempts === 0 && persist) await persist(request);
+      progress = step.attempt(progress, request.url);
+      emit?.({ type: 'attempt', requestId, attempt: progress.attempts, retryLimit: policy.limit });
     }
     // A stream body can be read once: keep a copy in case polling ends in a resend.
     const copy = !polling && original === undefined && isStream ? request.clone() : undefined;
     lastRequest = request;
     const sentAt = Date.now();
     const response = await (baseFetch ?? globalThis.fetch)(request, init);
-    // The common case, an answer, needs no header read and no classifying; its body is
-    // received here, inside the attempt, so a cut is retried like any lost response.
+    checkEcho(response);
+    // The common case, an answer, needs no classifying; its body is received here, inside
+    // the attempt, so a cut is retried like any lost response.
     if (response.status < 400 && response.status !== 202) {
       return intent.parse === 'none' ? response : received(response, request);
     }
-    const verdict = await classify(response, retry.statusCodes);
+    const verdict = await classify(response, policy.statusCodes);
     if (verdict.kind === 'done') return response;
     let next: Request | undefined;
     let delay: number | undefined;
     if (verdict.kind === 'accepted') {
-      sendOrigin ??= new URL(request.url).origin;
-      const location = verdict.location === null ? undefined : new URL(verdict.location, response.url || request.url);
-      if (location && location.origin !== sendOrigin) {
-        void response.body?.cancel().catch(() => undefined);
-        throw new ProtocolError(
-          `the server's ${response.status} points its status at another origin (${location.href}); ` +
-            'polling it would send your hooks\' headers there. Set `statusUrl` to poll it on purpose.',
-          { requestId, attempts, polls },
-          response,
-        );
-      }
-      const configured = location || statusUrl ? undefined : client.statusUrl?.(requestId);
-      statusUrl = location ?? (configured === undefined ? statusUrl : new URL(configured, response.url || request.url));
+      const statusUrl = statusUrlOf(response, request, verdict.location);
+      const held =
+        statusUrl !== undefined && options.pollWait > 0 && (!polling || heldFully(response, Date.now() - sentAt, options.pollWait));
       if (!polling) original ??= copy ?? replayOf(request, intent.body);
+      progress = step.accepted(progress, statusUrl, held);
       // Long-polling: the poll itself is the wait, so it leaves at once after the 202 of
       // the send route, and after a poll the server held as long as it said it would.
-      // Otherwise (no status URL, `pollWait: 0`, a server that ignores `Prefer` or let
-      // go early) the 202's `Retry-After` or `pollInterval` paces the polls.
-      // Either way, no poll leaves sooner than the pacing floor after a 202 that was not
-      // held, and the floor doubles while they keep coming (up to `pollInterval`).
-      if (statusUrl && client.pollWait > 0 && (!polling || heldFully(response, Date.now() - sentAt, client.pollWait))) {
-        delay = 0;
-        unheld = 0;
-      } else {
-        unheld += 1;
-        delay = pollDelay(client, verdict.retryAfter, unheld);
-      }
-      if (!polling) emit?.({ type: 'accepted', requestId, statusUrl: statusUrl?.href, delay });
-      polling = true;
+      // Otherwise the 202's `Retry-After` (or `pollInterval`) paces the polls, above the floor.
+      delay = step.pollDelay(options, progress, verdict.retryAfter);
+      if (!polling) emit?.({ type: 'accepted', requestId, statusUrl, delay });
       next = statusUrl
-        ? pollRequest(statusUrl, request, client.headerName, client.formatId(requestId), client.pollWait)
+        ? pollRequest(new URL(statusUrl), request, options.headerName, options.formatId(requestId), options.pollWait)
         : original!.clone();
     } else {
       delay = takeRetry(verdict.reason, verdict.retryAfter, response.status);
       if (delay === undefined) return response;
       if (verdict.kind === 'resend' && polling) {
-        polling = false;
+        progress = step.resend(progress);
         next = original!.clone();
       }
     }
-    void response.body?.cancel().catch(() => undefined);
+    discard(response);
     throw new ForceRetryError({ delay, code: verdict.kind, ...(next && { request: next }) });
+  }
+
+  /**
+   * Where polls go after this 202: its `Location` (on the send's origin only), else the
+   * one already known, else the app's `statusUrl(id)`; `undefined` resends to poll.
+   */
+  function statusUrlOf(response: Response, request: Request, location: string | null): string | undefined {
+    const base = response.url || request.url;
+    if (location !== null) {
+      const url = new URL(location, base);
+      if (url.origin === progress.origin) return url.href;
+      discard(response);
+      throw new ProtocolError(
+        `the server's ${response.status} points its status at another origin (${url.href}); ` +
+          "polling it would send your hooks' headers there. Set `statusUrl` to poll it on purpose.",
+        context(),
+        response,
+      );
+    }
+    if (progress.statusUrl !== undefined) return progress.statusUrl;
+    const configured = options.statusUrl?.(requestId);
+    return configured === undefined ? undefined : new URL(configured, base).href;
   }
 
   /**
@@ -216,11 +215,11 @@ export async function runIntent<TData>(
       await response.clone().arrayBuffer();
       return response;
     } catch (error) {
-      void response.body?.cancel().catch(() => undefined);
+      discard(response);
       // A timeout or abort: ky's own timer or the caller's signal decides what follows.
       if (request.signal.aborted) throw error;
       const delay = takeRetry('response-cut', undefined);
-      if (delay === undefined) throw new ConnectionError({ requestId, attempts, polls }, error, 'cut');
+      if (delay === undefined) throw new ConnectionError(context(), error, 'cut');
       throw new ForceRetryError({ delay, code: 'response-cut' });
     }
   }
@@ -235,8 +234,8 @@ export async function runIntent<TData>(
       // Only a send's own: an explicit undefined would erase the client's defaults.
       ...(intent.searchParams !== undefined && { searchParams: intent.searchParams as never }),
       ...(signal !== undefined && { signal }),
-      timeout: client.timeout,
-      totalTimeout: client.totalTimeout,
+      timeout: options.timeout,
+      totalTimeout: options.totalTimeout,
       throwHttpErrors: true,
       fetch: fetchAndDecide,
       retry: replaceOption({
@@ -246,7 +245,7 @@ export async function runIntent<TData>(
         statusCodes: [],
         delay: () => networkDelay,
         shouldRetry: ({ error }) => {
-          if (isHTTPError(error) || signal?.aborted || Date.now() - startedAt >= client.totalTimeout) return false;
+          if (isHTTPError(error) || signal?.aborted || Date.now() - startedAt >= options.totalTimeout) return false;
           if (!isNetworkError(error) && !isTimeoutError(error)) return false;
           const delay = takeRetry(isTimeoutError(error) ? 'timeout' : 'network', undefined);
           networkDelay = delay ?? 0;
@@ -257,21 +256,22 @@ export async function runIntent<TData>(
   } catch (error) {
     failure = error;
   }
+  progress = step.settle(progress);
   // No response and no error: a ky hook stopped the send.
-  if (!response) throw toSendError(failure, { requestId, attempts, polls }, client, signal, Date.now() - startedAt);
-  const replayed = client.replayedHeaders.some((name) => response.headers.get(name)?.trim().toLowerCase() === 'true');
+  if (!response) throw toSendError(failure, context(), options, signal, Date.now() - startedAt);
+  const replayed = options.replayedHeaders.some((name) => response.headers.get(name)?.trim().toLowerCase() === 'true');
   if (replayed) emit?.({ type: 'replayed', requestId, status: response.status });
   let data: TData;
   try {
-    data = (await readData(response, lastRequest!, intent.parse, client.parseJson)) as TData;
+    data = (await readData(response, lastRequest!, intent.parse, options.parseJson)) as TData;
   } catch (error) {
     throw new ResponseError(
       { response, data: undefined, problem: undefined },
-      { requestId, attempts, polls },
+      context(),
       false,
       error,
-      'the answer arrived but its body could not be read; set `parse` to match what the server sends.',
+      'the answer arrived but its body could not be parsed; set `parse` to match what the server sends.',
     );
   }
-  return { data, response, requestId, replayed, attempts, polls };
+  return { data, response, replayed, ...context() };
 }

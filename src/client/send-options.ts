@@ -6,9 +6,9 @@
 import type { SearchParamsOption } from 'ky';
 import { isValidRequestId } from '../core/request-id.js';
 import type { SendEventListener } from './events.js';
-import { PARSE_MODES } from './options.js';
+import { functionOption, invalidOption, optionsObject, stringOption } from '../core/options.js';
+import { parseOption, signalOption } from './options.js';
 import type { ParseMode } from './parse.js';
-import { fail, optionalFunction } from './validate.js';
 
 export interface SendOptions {
   /**
@@ -75,22 +75,21 @@ export interface NormalizedSendOptions extends Omit<SendOptions, 'method' | 'req
   readonly joinKey: string | undefined;
 }
 
+/** `SendOptions` defaults; `parse` defaults to the client's. */
+const DEFAULTS = Object.freeze({ method: 'POST' });
+
 export function normalizeSendOptions(options: SendOptions = {}): NormalizedSendOptions {
-  if (typeof options !== 'object' || options === null) fail('options', 'an object');
-  const { method = 'POST', requestId, intentKey, signal, onEvent, parse } = options;
-  if (typeof method !== 'string' || !/^[A-Za-z]+$/.test(method)) fail('method', 'an HTTP method');
-  if (requestId !== undefined && (typeof requestId !== 'string' || !isValidRequestId(requestId))) {
-    fail('requestId', '8–128 characters of [A-Za-z0-9_-]');
-  }
-  if (intentKey !== undefined && (typeof intentKey !== 'string' || intentKey === '')) {
-    fail('intentKey', 'a non-empty string');
-  }
-  if (signal !== undefined && !(signal instanceof AbortSignal)) fail('signal', 'an AbortSignal');
-  optionalFunction(onEvent, 'onEvent');
-  if (parse !== undefined && !PARSE_MODES.includes(parse)) fail('parse', `one of ${PARSE_MODES.join(', ')}`);
-  if (options.json !== undefined && options.body != null) fail('json', 'omitted when `body` is given');
+  const given = optionsObject(options, 'options');
+  const { method = DEFAULTS.method, requestId, intentKey, signal, onEvent, parse } = given;
+  stringOption(method, 'method', 'an HTTP method', (name) => /^[A-Za-z]+$/.test(name));
+  if (requestId !== undefined) stringOption(requestId, 'requestId', '8–128 characters of [A-Za-z0-9_-]', isValidRequestId);
+  if (intentKey !== undefined) stringOption(intentKey, 'intentKey', 'a non-empty string', (key) => key !== '');
+  if (signal !== undefined) signalOption(signal, 'signal');
+  functionOption(onEvent, 'onEvent');
+  if (parse !== undefined) parseOption(parse, 'parse');
+  if (given.json !== undefined && given.body != null) invalidOption('json', 'omitted when `body` is given', given.json);
   return {
-    ...options,
+    ...given,
     method: method.toUpperCase(),
     requestId,
     joinKey: intentKey === undefined ? (requestId === undefined ? undefined : `id:${requestId}`) : `key:${intentKey}`,

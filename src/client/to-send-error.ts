@@ -24,7 +24,7 @@ function asProblem(data: unknown): ProblemDetails | undefined {
 export function toSendError(
   error: unknown,
   context: IntentErrorContext,
-  client: Pick<ResolvedClientOptions, 'totalTimeout' | 'retry'>,
+  options: Pick<ResolvedClientOptions, 'totalTimeout' | 'retry'>,
   signal: AbortSignal | undefined,
   elapsed: number,
 ): unknown {
@@ -36,10 +36,10 @@ export function toSendError(
     const code = rawProblemCode(data);
     if (response.status === 422 && code === 'request-id-reused') return new RequestIdReusedError(answer, context, error);
     if (code === 'intent-failed') return new IntentFailedError(answer, context, error);
-    return new ResponseError(answer, context, isRetryableStatus(response.status, code, client.retry.statusCodes), error);
+    return new ResponseError(answer, context, isRetryableStatus(response.status, code, options.retry.statusCodes), error);
   }
-  if (isTimeoutError(error) && elapsed >= client.totalTimeout) {
-    return new DeadlineExceededError(client.totalTimeout, context, error);
+  if (isTimeoutError(error) && elapsed >= options.totalTimeout) {
+    return new DeadlineExceededError(options.totalTimeout, context, error);
   }
   if (isNetworkError(error) || isTimeoutError(error)) return new ConnectionError(context, error);
   if (error === undefined) return new AnswerOnceError('a ky hook stopped the send before an answer.', context, true);

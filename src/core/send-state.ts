@@ -6,15 +6,22 @@
  *                   ├─answer→ answered   (data, replayed)
  *                   └─fail→   failed     (error; sending again keeps the requestId)
  *
- * Every state carries the same fields, so a UI can read `state.attempt` without
- * narrowing; `data` is typed only in `answered`, `error` only in `failed`.
+ * `SendState` is the whole snapshot, a union keyed on `status`: `data` is typed only in
+ * `answered`, `error` only in `failed`, `retry` only in `retrying`; the other fields are
+ * in every state, so a UI can read `state.attempt` without narrowing.
+ *
+ * Counting follows the client's: `attempt` and `polls` count this send's requests, so a
+ * send again after a failure (same `requestId`, a new call with its own retry budget)
+ * starts them at 0 again, as the client's own numbers do.
  */
 
 export type SendStatus = 'idle' | 'sending' | 'retrying' | 'waiting' | 'answered' | 'failed';
 
-/** Why the client is about to try again, as the client reported it. */
+/** Why and when the client tries again, as the client reported it. */
 export interface RetryInfo {
-  /** A short reason such as `network`, `timeout`, `503`. */
+  /** Retry number, 1-based, of at most `retryLimit`: "retrying (number/retryLimit)". */
+  readonly number: number;
+  /** A short reason such as `network`, `timeout`, `status 503`. */
   readonly reason: string;
   /** The backoff before the next attempt, in milliseconds. */
   readonly delayMs: number;
@@ -25,27 +32,28 @@ interface Fields<TJson> {
   readonly requestId: string | undefined;
   /** The JSON body of the intent (what the user asked), kept to render it and resend it. */
   readonly json: TJson | undefined;
-  /** 1-based number of the attempt in flight (or the last one made); 0 before any. */
+  /** 1-based number of this send's attempt in flight (or the last one made); 0 before any. */
   readonly attempt: number;
   /** How many retries the client allows after the first attempt, when known. */
   readonly retryLimit: number | undefined;
-  /** Status polls made while the server reported the intent still running. */
+  /** Status polls this send made while the server reported the intent still running. */
   readonly polls: number;
   /** True when the answer was a replay of one stored earlier (the "already answered" badge). */
   readonly replayed: boolean;
-  /** Set while `retrying`: why and how long until the next attempt. */
-  readonly retry: RetryInfo | undefined;
+}
+
+interface Quiet {
+  readonly data: undefined;
+  readonly error: undefined;
+  readonly retry: undefined;
 }
 
 export type SendState<TData = unknown, TJson = unknown> =
-  | (Fields<TJson> & { readonly status: 'idle'; readonly data: undefined; readonly error: undefined })
-  | (Fields<TJson> & {
-      readonly status: 'sending' | 'retrying' | 'waiting';
-      readonly data: undefined;
-      readonly error: undefined;
-    })
-  | (Fields<TJson> & { readonly status: 'answered'; readonly data: TData; readonly error: undefined })
-  | (Fields<TJson> & { readonly status: 'failed'; readonly data: undefined; readonly error: Error });
+  | (Fields<TJson> & Quiet & { readonly status: 'idle' })
+  | (Fields<TJson> & Quiet & { readonly status: 'sending' | 'waiting' })
+  | (Fields<TJson> & Omit<Quiet, 'retry'> & { readonly status: 'retrying'; readonly retry: RetryInfo })
+  | (Fields<TJson> & Omit<Quiet, 'data'> & { readonly status: 'answered'; readonly data: TData })
+  | (Fields<TJson> & Omit<Quiet, 'error'> & { readonly status: 'failed'; readonly error: Error });
 
 export type SendAction<TData = unknown, TJson = unknown> =
   /** A send began (a new intent, or the same intent again after a failure). */
@@ -53,12 +61,12 @@ export type SendAction<TData = unknown, TJson = unknown> =
   /** The client put an attempt on the wire. */
   | { readonly type: 'attempt'; readonly attempt: number; readonly retryLimit?: number }
   /**
-   * Attempt number `attempt` failed in a retryable way; retry number `attempt` (of
-   * `retryLimit`) follows after `delayMs` — so a UI shows "retrying (attempt/retryLimit)".
+   * An attempt or poll failed in a retryable way; retry number `retry` (of `retryLimit`)
+   * follows after `delayMs` — so a UI shows "retrying (retry/retryLimit)".
    */
   | {
       readonly type: 'retry';
-      readonly attempt: number;
+      readonly retry: number;
       readonly retryLimit?: number;
       readonly reason: string;
       readonly delayMs: number;
@@ -109,8 +117,8 @@ export function sendReducer<TData, TJson>(
       status: 'sending',
       requestId: action.requestId,
       json: action.json,
-      // A resend after failure continues the intent's numbering and known limit.
-      attempt: action.requestId === state.requestId ? state.attempt : 0,
+      // A send again after a failure is a new call: its numbers start at 0, as the
+      // client's do; the known limit stays.
       retryLimit: state.retryLimit,
     };
   }
@@ -131,9 +139,8 @@ export function sendReducer<TData, TJson>(
       return {
         ...fields,
         status: 'retrying',
-        attempt: action.attempt,
         retryLimit: action.retryLimit ?? state.retryLimit,
-        retry: { reason: action.reason, delayMs: action.delayMs },
+        retry: { number: action.retry, reason: action.reason, delayMs: action.delayMs },
       };
     case 'poll':
       return { ...fields, status: 'waiting', polls: action.polls ?? state.polls + 1 };
@@ -145,9 +152,7 @@ export function sendReducer<TData, TJson>(
 }
 
 /** The fields an in-flight state carries into its next state, minus per-state extras. */
-function progressFields<TJson>(
-  state: SendState<unknown, TJson>,
-): Fields<TJson> & { data: undefined; error: undefined } {
+function progressFields<TJson>(state: SendState<unknown, TJson>): Fields<TJson> & Quiet {
   const { requestId, json, attempt, retryLimit, polls, replayed } = state;
   return {
     requestId,

@@ -3,7 +3,7 @@
  * React 18 or 19 is an optional peer; nothing else in the package imports React.
  */
 export { useSend } from './use-send.js';
-export type { UseSendOptions, UseSendResult } from './use-send.js';
+export type { SendActions, UseSendOptions, UseSendResult } from './use-send.js';
 export type { SendState, SendStatus, RetryInfo } from '../core/send-state.js';
 export type {
   ControllerClient,

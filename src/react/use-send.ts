@@ -1,11 +1,12 @@
-import { useEffect, useState, useSyncExternalStore } from 'react';
+import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import {
   SendController,
   type ControllerClient,
   type ControllerSendOptions,
   type SendControllerOptions,
 } from '../client/controller.js';
-import type { SendState, SendStatus } from '../core/send-state.js';
+import { invalidOption } from '../core/options.js';
+import type { SendState } from '../core/send-state.js';
 
 export interface UseSendOptions extends SendControllerOptions {
   /**
@@ -17,7 +18,8 @@ export interface UseSendOptions extends SendControllerOptions {
   readonly resume?: boolean;
 }
 
-export interface UseSendResult<TData, TJson> {
+/** What `useSend` hands back besides the state: the two things a UI does. */
+export interface SendActions<TData, TJson> {
   /**
    * Sends the intent; resolves with the settled state and never rejects. While a send
    * is in flight it returns that send's promise (a double click is one request); after
@@ -26,21 +28,14 @@ export interface UseSendResult<TData, TJson> {
   readonly send: (options?: ControllerSendOptions<TJson>) => Promise<SendState<TData, TJson>>;
   /** Forgets the intent; the next `send()` is a new one with a new ID. */
   readonly reset: () => void;
-  readonly state: SendStatus;
-  readonly data: TData | undefined;
-  /** The JSON body of the intent (what was asked), while it is sent and after. */
-  readonly json: TJson | undefined;
-  /** True when the answer was a stored one replayed: show an "already answered" badge. */
-  readonly replayed: boolean;
-  readonly error: Error | undefined;
-  readonly requestId: string | undefined;
-  /** 1-based attempt number; while `retrying`, the number of the retry under way. */
-  readonly attempt: number;
-  /** The client's retry limit, once the first attempt reported it. */
-  readonly retryLimit: number | undefined;
-  /** The whole state object, for narrowing on `status`. */
-  readonly snapshot: SendState<TData, TJson>;
 }
+
+/**
+ * The send's state — a union keyed on `status`, so `if (chat.status === 'answered')`
+ * narrows `data`, `'failed'` narrows `error`, `'retrying'` narrows `retry` — with
+ * `send` and `reset` beside it (as TanStack's `useMutation` returns).
+ */
+export type UseSendResult<TData, TJson> = SendState<TData, TJson> & SendActions<TData, TJson>;
 
 /**
  * One user intent at a time through `client`: its state for buttons, spinners and
@@ -54,10 +49,10 @@ export interface UseSendResult<TData, TJson> {
  *   return (
  *     <>
  *       <button onClick={() => chat.send({ json: { content: 'Hi' } })}>Send</button>
- *       {chat.state === 'retrying' && `retrying (${chat.attempt}/${chat.retryLimit})…`}
- *       {chat.state === 'waiting' && 'still generating…'}
- *       {chat.data?.answer} {chat.replayed && <Badge>already answered</Badge>}
- *       {chat.state === 'failed' && <button onClick={() => chat.send()}>Try again</button>}
+ *       {chat.status === 'retrying' && `retrying (${chat.retry.number}/${chat.retryLimit})…`}
+ *       {chat.status === 'waiting' && 'still generating…'}
+ *       {chat.status === 'answered' && chat.data.answer} {chat.replayed && <Badge>already answered</Badge>}
+ *       {chat.status === 'failed' && <button onClick={() => chat.send()}>Try again</button>}
  *     </>
  *   );
  * }
@@ -68,9 +63,7 @@ export function useSend<TData = unknown, TJson = unknown>(
   options: UseSendOptions = {},
 ): UseSendResult<TData, TJson> {
   const { resume = false, ...controllerOptions } = options;
-  if (typeof resume !== 'boolean') {
-    throw new TypeError('answer-once/react: `options.resume` must be a boolean.');
-  }
+  if (typeof resume !== 'boolean') invalidOption('options.resume', 'a boolean', resume, 'answer-once/react');
   const [controller] = useState(() => new SendController<TData, TJson>(client, input, controllerOptions));
   useEffect(() => {
     controller.setOptions(client, input, controllerOptions);
@@ -84,17 +77,6 @@ export function useSend<TData = unknown, TJson = unknown>(
     controller.getSnapshot,
     controller.getSnapshot,
   );
-  return {
-    send: controller.send,
-    reset: controller.reset,
-    state: snapshot.status,
-    data: snapshot.data,
-    json: snapshot.json,
-    replayed: snapshot.replayed,
-    error: snapshot.error,
-    requestId: snapshot.requestId,
-    attempt: snapshot.attempt,
-    retryLimit: snapshot.retryLimit,
-    snapshot,
-  };
+  // The same object until the state changes, so it can sit in an effect's dependencies.
+  return useMemo(() => ({ ...snapshot, send: controller.send, reset: controller.reset }), [snapshot, controller]);
 }

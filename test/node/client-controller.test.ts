@@ -2,8 +2,9 @@
  * SendController (what `useSend` subscribes to, and what a Vue or Svelte UI uses) against
  * the reference server inside msw: model calls, answers and IDs as a user sees them.
  */
+import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { createClient, memoryStorageAdapter, SendController, type IntentStorage } from 'answer-once';
+import { createClient, memoryStorageAdapter, SendController, type IntentStorage, type SendState } from 'answer-once';
 import { createIdempotentMock } from 'answer-once/msw';
 import { idOf, ORIGIN, useMsw } from '../support/protocol-fake.js';
 
@@ -68,5 +69,26 @@ describe('SendController.resume()', () => {
     expect(after.requestId).toBe(sent.requestId);
     expect(ids).toEqual([sent.requestId]);
     expect(sent.requestId).not.toBe(pending!.requestId);
+  });
+});
+
+describe('SendController attempt numbers', () => {
+  it('count each send on its own, as the client does: a send again after a failure shows 1, 2… not 3 then 1', async () => {
+    let calls = 0;
+    server.use(
+      http.post(`${ORIGIN}/chat`, () => (++calls <= 3 ? new HttpResponse(null, { status: 503 }) : HttpResponse.json({ ok: true }))),
+    );
+    const controller = new SendController(createClient({ baseUrl: ORIGIN, retry: { limit: 2, delay: 0 } }), 'chat');
+    const seen: Pick<SendState, 'status' | 'attempt'>[] = [];
+    controller.subscribe(() => {
+      const { status, attempt } = controller.getSnapshot();
+      seen.push({ status, attempt });
+    });
+    const failed = await controller.send({ json: {} });
+    expect(failed).toMatchObject({ status: 'failed', attempt: 3, error: { attempts: 3 } });
+    seen.length = 0;
+    const answered = await controller.send();
+    expect(answered).toMatchObject({ status: 'answered', requestId: failed.requestId, attempt: 1, retryLimit: 2 });
+    expect(seen.map((s) => s.attempt)).toEqual([0, 1, 1]);
   });
 });

@@ -1,8 +1,19 @@
+import ky from 'ky';
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import {
   AnswerOnceError,
   createClient,
+  isAbortError,
+  isAnswerOnceError,
+  isConnectionError,
+  isDeadlineExceededError,
+  isIntentFailedError,
+  isProtocolError,
+  isRequestIdReusedError,
+  isResponseError,
+  isUnreplayableBodyError,
+  ProtocolError,
   RequestIdReusedError,
   ResponseError,
   type ClientOptions,
@@ -77,7 +88,9 @@ describe('client errors', () => {
 
 describe('createClient options', () => {
   it.each<[string, ClientOptions]>([
-    ['headerName', { headerName: 'X Request' }],
+    ['headerName', { headerName: 'X Request' as never }],
+    ['headerName', { headerName: 'X-Idempotency-Key' as never }],
+    ['minPollInterval', { minPollInterval: 0 }],
     ['replayedHeader', { replayedHeader: '' }],
     ['retry', { retry: 'often' as never }],
     ['retry.limit', { retry: { limit: -1 } }],
@@ -98,7 +111,14 @@ describe('createClient options', () => {
     ['ky', { ky: {} as never }],
   ])('throws a TypeError naming `%s` when it is invalid', (name, options) => {
     expect(() => createClient(options)).toThrow(TypeError);
-    expect(() => createClient(options)).toThrow(`\`${name}\``);
+    expect(() => createClient(options)).toThrow(`answer-once: \`${name}\` must be `);
+  });
+
+  it('takes only the two ID headers a server reads, in any case, and says so', () => {
+    expect(() => createClient({ headerName: 'X-Correlation-Id' as never })).toThrow(
+      "answer-once: `headerName` must be 'X-Request-Id' or 'Idempotency-Key'; got \"X-Correlation-Id\".",
+    );
+    expect(() => createClient({ headerName: 'idempotency-key' as never })).not.toThrow();
   });
 
   it.each<[string, SendOptions]>([
@@ -116,5 +136,57 @@ describe('createClient options', () => {
     expect(error).toBeInstanceOf(TypeError);
     expect((error as TypeError).message).toContain(`\`${name}\``);
     expect(requests).toHaveLength(0);
+  });
+});
+
+describe('client errors: guards, hooks and the echoed ID', () => {
+  it('tells every error class apart with is… guards that hold for the other build\'s copy too', async () => {
+    server.use(http.post(`${ORIGIN}/chat`, () => problem(503, 'intent-failed')));
+    const error = await createClient({ baseUrl: ORIGIN, retry: 0 }).send('chat', { json: {} }).catch((e: unknown) => e);
+    expect([isAnswerOnceError(error), isResponseError(error), isIntentFailedError(error)]).toEqual([true, true, true]);
+    expect([isRequestIdReusedError(error), isConnectionError(error), isAbortError(error)]).toEqual([false, false, false]);
+    // The same error made by the CJS build (or another copy): another class, the same brand and name.
+    const foreign = Object.assign(new Error('x'), { name: 'IntentFailedError', [Symbol.for('answer-once.error')]: true });
+    expect(foreign).not.toBeInstanceOf(AnswerOnceError);
+    expect([isAnswerOnceError(foreign), isResponseError(foreign), isIntentFailedError(foreign)]).toEqual([true, true, true]);
+    // A name alone is not enough: an app's own error called "ConnectionError" is not ours.
+    expect(isConnectionError(Object.assign(new Error('x'), { name: 'ConnectionError' }))).toBe(false);
+    for (const guard of [isDeadlineExceededError, isUnreplayableBodyError, isProtocolError]) {
+      expect([null, undefined, 'ProtocolError', error].map(guard)).toEqual([false, false, false, false]);
+    }
+  });
+
+  it('rejects with a retryable AnswerOnceError saying a hook stopped the send when a beforeRetry hook returns ky.stop', async () => {
+    let calls = 0;
+    server.use(http.post(`${ORIGIN}/chat`, () => (calls++, new HttpResponse(null, { status: 503 }))));
+    const client = createClient({ baseUrl: ORIGIN, retry: { delay: 0 }, hooks: { beforeRetry: [() => ky.stop] } });
+    const error = await client.send('chat', { json: {} }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AnswerOnceError);
+    expect(error).toMatchObject({ name: 'AnswerOnceError', retryable: true, attempts: 1 });
+    expect((error as Error).message).toBe('answer-once: a ky hook stopped the send before an answer.');
+    expect(calls).toBe(1);
+  });
+
+  it('rejects an answer echoing another X-Request-Id with a ProtocolError, never retried', async () => {
+    let calls = 0;
+    server.use(
+      http.post(`${ORIGIN}/chat`, () => (calls++, HttpResponse.json({ answer: 'theirs' }, { headers: { 'X-Request-Id': 'someone-elses-id' } }))),
+    );
+    const error = await createClient({ baseUrl: ORIGIN }).send('chat', { json: {} }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect(error).toMatchObject({ retryable: false, attempts: 1 });
+    expect((error as Error).message).toMatch(/answered for request ID "someone-elses-id", not this intent's/);
+    expect(calls).toBe(1);
+  });
+
+  it('accepts an answer echoing its own ID, whichever header carried it', async () => {
+    server.use(
+      http.post(`${ORIGIN}/chat`, ({ request }) => {
+        const sent = request.headers.get('Idempotency-Key')!.replaceAll('"', '');
+        return HttpResponse.json({ ok: true }, { headers: { 'X-Request-Id': sent } });
+      }),
+    );
+    const client = createClient({ baseUrl: ORIGIN, headerName: 'Idempotency-Key' });
+    await expect(client.send('chat', { json: {} })).resolves.toMatchObject({ data: { ok: true } });
   });
 });

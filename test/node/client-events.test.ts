@@ -22,7 +22,7 @@ describe('onEvent', () => {
     const { requestId } = await client.send('chat', { json: {}, onEvent: (e) => fromCall.push(e) });
     expect(fromCall).toEqual([
       { type: 'attempt', requestId, attempt: 1, retryLimit: 5 },
-      { type: 'retry', requestId, attempt: 1, retryLimit: 5, reason: 'status', status: 503, delay: 0 },
+      { type: 'retry', requestId, retry: 1, retryLimit: 5, reason: 'status', status: 503, delay: 0 },
       { type: 'attempt', requestId, attempt: 2, retryLimit: 5 },
       { type: 'accepted', requestId, statusUrl: `${ORIGIN}/s`, delay: 0 },
       { type: 'poll', requestId, polls: 1, url: `${ORIGIN}/s` },

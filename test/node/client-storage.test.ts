@@ -179,7 +179,7 @@ describe('storage of pending intents', () => {
     const area = fakeWebStorage();
     for (const prefix of ['', 42 as never]) {
       expect(() => webStorageAdapter(area, { prefix })).toThrow(TypeError);
-      expect(() => webStorageAdapter(area, { prefix })).toThrow('answer-once: `prefix` must be a non-empty string.');
+      expect(() => webStorageAdapter(area, { prefix })).toThrow('answer-once: `prefix` must be a non-empty string; got ');
     }
     expect(area.length).toBe(0);
   });

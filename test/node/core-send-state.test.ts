@@ -16,7 +16,7 @@ describe('sendReducer', () => {
     for (const action of [
       start,
       { type: 'attempt', attempt: 1, retryLimit: 4 },
-      { type: 'retry', attempt: 1, retryLimit: 4, reason: 'network', delayMs: 300 },
+      { type: 'retry', retry: 1, retryLimit: 4, reason: 'network', delayMs: 300 },
       { type: 'attempt', attempt: 2, retryLimit: 4 },
       { type: 'poll', polls: 1 },
       { type: 'answer', data: 'hello', replayed: true },
@@ -25,7 +25,7 @@ describe('sendReducer', () => {
       steps.push(state);
     }
     expect(steps.map((s) => s.status)).toEqual(['sending', 'sending', 'retrying', 'sending', 'waiting', 'answered']);
-    expect(steps[2]).toMatchObject({ attempt: 1, retryLimit: 4, retry: { reason: 'network', delayMs: 300 } });
+    expect(steps[2]).toMatchObject({ attempt: 1, retryLimit: 4, retry: { number: 1, reason: 'network', delayMs: 300 } });
     expect(state).toMatchObject({
       status: 'answered',
       requestId: 'intent-0001',
@@ -38,12 +38,13 @@ describe('sendReducer', () => {
     });
   });
 
-  it('keeps the requestId and attempt count when a failed intent is sent again', () => {
-    const failed = run([start, { type: 'attempt', attempt: 5 }, { type: 'fail', error: new Error('down') }]);
+  it('keeps the requestId and limit when a failed intent is sent again, and counts that send from 0 as the client does', () => {
+    const failed = run([start, { type: 'attempt', attempt: 5, retryLimit: 4 }, { type: 'fail', error: new Error('down') }]);
     expect(failed).toMatchObject({ status: 'failed', requestId: 'intent-0001', error: { message: 'down' } });
 
     const again = sendReducer(failed, start);
-    expect(again).toMatchObject({ status: 'sending', requestId: 'intent-0001', attempt: 5, error: undefined });
+    expect(again).toMatchObject({ status: 'sending', requestId: 'intent-0001', attempt: 0, retryLimit: 4, error: undefined });
+    expect(sendReducer(again, { type: 'attempt', attempt: 1 })).toMatchObject({ attempt: 1 });
   });
 
   it('starts a new intent from zero attempts', () => {
@@ -56,7 +57,7 @@ describe('sendReducer', () => {
     const answered = run([start, { type: 'answer', data: 'a', replayed: false }]);
     for (const late of [
       { type: 'attempt', attempt: 2 },
-      { type: 'retry', attempt: 1, reason: 'timeout', delayMs: 1 },
+      { type: 'retry', retry: 1, reason: 'timeout', delayMs: 1 },
       { type: 'poll' },
       { type: 'fail', error: new Error('late') },
     ] as const) {

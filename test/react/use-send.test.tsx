@@ -33,7 +33,7 @@ function chatClient(options: ClientOptions = {}): AnswerOnceClient {
 /** A minimal chat UI; `seen` collects every state it rendered, in order. */
 function Chat({ client, seen, resume = false }: { client: AnswerOnceClient; seen: string[]; resume?: boolean }) {
   const chat = useSend<ChatAnswer, ChatQuestion>(client, 'chat', { resume });
-  if (seen.at(-1) !== chat.state) seen.push(chat.state);
+  if (seen.at(-1) !== chat.status) seen.push(chat.status);
   return (
     <div>
       <button type="button" onClick={() => void chat.send({ json: { content: 'hello' } })}>
@@ -42,14 +42,14 @@ function Chat({ client, seen, resume = false }: { client: AnswerOnceClient; seen
       <button type="button" onClick={chat.reset}>
         new question
       </button>
-      <output data-testid="state">{chat.state}</output>
+      <output data-testid="state">{chat.status}</output>
       <output data-testid="request-id">{chat.requestId}</output>
-      {chat.state === 'retrying' && (
+      {chat.status === 'retrying' && (
         <span>
-          retrying ({chat.attempt}/{chat.retryLimit})…
+          retrying ({chat.retry.number}/{chat.retryLimit})…
         </span>
       )}
-      {chat.state === 'waiting' && <span>still generating…</span>}
+      {chat.status === 'waiting' && <span>still generating…</span>}
       {chat.data && <p data-testid="answer">{chat.data.answer}</p>}
       {chat.replayed && <span data-testid="replayed-badge">already answered</span>}
       {chat.error && <p role="alert">{chat.error.message}</p>}
@@ -258,7 +258,7 @@ describe('useSend', () => {
     render(<Probe />);
     const outcome = await act(() => chat.send({ json: { content: 'hello' } }));
     expect(outcome).toMatchObject({ status: 'failed', error: { message: 'bad send options' } });
-    expect(chat.state).toBe('failed');
+    expect(chat.status).toBe('failed');
   });
 
   it('rejects a non-boolean resume option with a TypeError naming it', () => {

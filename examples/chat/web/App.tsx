@@ -13,7 +13,8 @@ const apiOrigin = new URL(apiBase).origin;
 export function App() {
   // resume: an intent a reload interrupted is finished with its original ID.
   const chat = useSend<ChatAnswer, ChatQuestion>(client, 'chat', { resume: true });
-  const { snapshot, reset } = chat;
+  const { reset } = chat;
+  const snapshot = chat;
   const [turns, setTurns] = useState<readonly Turn[]>(loadTurns);
   const [draft, setDraft] = useState('');
   const server = useServerStatus();

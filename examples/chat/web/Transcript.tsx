@@ -13,7 +13,7 @@ export interface TranscriptProps {
 function pendingLabel(state: SendState<ChatAnswer, ChatQuestion>): string {
   switch (state.status) {
     case 'retrying':
-      return `retrying (${state.attempt}/${state.retryLimit ?? '?'})…`;
+      return `retrying (${state.retry.number}/${state.retryLimit ?? '?'})…`;
     case 'waiting':
       return 'still generating…';
     default:

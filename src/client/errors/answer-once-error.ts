@@ -9,12 +9,20 @@ export interface IntentErrorContext {
 }
 
 /**
+ * Marks every answer-once error, whichever copy of the package made it (the ESM and the
+ * CJS build are two classes with one name): the `is…` guards check it, not `instanceof`.
+ */
+export const ERROR_BRAND: unique symbol = Symbol.for('answer-once.error') as never;
+
+/**
  * Base class of every error `send()` and `resume()` reject with (errors thrown by your
  * own ky hooks pass through unchanged). `retryable` says whether sending the same
  * intent again — same `requestId` — may succeed; the server will not run it twice.
  */
 export class AnswerOnceError extends Error {
   override name: string = 'AnswerOnceError';
+  /** See {@link ERROR_BRAND}. */
+  readonly [ERROR_BRAND] = true;
   readonly requestId: string;
   readonly attempts: number;
   readonly polls: number;

@@ -1,4 +1,4 @@
-import { fail } from '../validate.js';
+import { optionsObject, stringOption } from '../../core/options.js';
 import { byCreatedAt, isStoredIntent, type IntentStorage, type StoredIntent } from './types.js';
 
 /** Options of the Web Storage adapters. */
@@ -10,8 +10,10 @@ export interface WebStorageAdapterOptions {
   prefix?: string;
 }
 
-type WebStorageName = 'sessionStorage' | 'localStorage';
+/** `WebStorageAdapterOptions` defaults. */
+const DEFAULTS = Object.freeze({ prefix: 'answer-once:' });
 
+type WebStorageName = 'sessionStorage' | 'localStorage';
 
 /**
  * Pending intents in a Web Storage area (`sessionStorage`, `localStorage`, or any object
@@ -21,8 +23,8 @@ export function webStorageAdapter(
   storage: Storage | (() => Storage),
   options: WebStorageAdapterOptions = {},
 ): IntentStorage {
-  const { prefix = 'answer-once:' } = options;
-  if (typeof prefix !== 'string' || prefix === '') fail('prefix', 'a non-empty string');
+  const { prefix = DEFAULTS.prefix } = optionsObject(options, 'options');
+  stringOption(prefix, 'prefix', 'a non-empty string', (value) => value !== '');
   const area = typeof storage === 'function' ? storage : () => storage;
   return {
     save(intent) {

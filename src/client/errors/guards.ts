@@ -1,0 +1,44 @@
+/**
+ * Type guards for the client's errors (ky's `isHTTPError` pattern). They check the
+ * brand every answer-once error carries and its `name`, not `instanceof`, so they hold
+ * when the error came from the other build of the package (ESM vs CJS) or another copy.
+ */
+import type { AbortError } from './abort-error.js';
+import type { AnswerRestartedError } from './answer-restarted-error.js';
+import { ERROR_BRAND, type AnswerOnceError } from './answer-once-error.js';
+import type { ConnectionError } from './connection-error.js';
+import type { DeadlineExceededError } from './deadline-exceeded-error.js';
+import type { IntentFailedError } from './intent-failed-error.js';
+import type { ProtocolError } from './protocol-error.js';
+import type { RequestIdReusedError } from './request-id-reused-error.js';
+import type { ResponseError } from './response-error.js';
+import type { UnreplayableBodyError } from './unreplayable-body-error.js';
+
+/** True for every error `send()` and `resume()` reject with (not your own hooks' errors). */
+export function isAnswerOnceError(error: unknown): error is AnswerOnceError {
+  return typeof error === 'object' && error !== null && (error as { [ERROR_BRAND]?: unknown })[ERROR_BRAND] === true;
+}
+
+const named =
+  <T extends AnswerOnceError>(...names: string[]) =>
+  (error: unknown): error is T =>
+    isAnswerOnceError(error) && names.includes(error.name);
+
+/** The caller's signal fired. */
+export const isAbortError = named<AbortError>('AbortError');
+/** No whole response came back (offline, reset, timeout, a cut body). */
+export const isConnectionError = named<ConnectionError>('ConnectionError');
+/** `totalTimeout` passed. */
+export const isDeadlineExceededError = named<DeadlineExceededError>('DeadlineExceededError');
+/** The server answered an error status; also true for its two subclasses. */
+export const isResponseError = named<ResponseError>('ResponseError', 'IntentFailedError', 'RequestIdReusedError');
+/** The server ran the intent and its work failed on every resend. */
+export const isIntentFailedError = named<IntentFailedError>('IntentFailedError');
+/** 422: the ID was used for another request. */
+export const isRequestIdReusedError = named<RequestIdReusedError>('RequestIdReusedError');
+/** A body `storage` cannot keep; nothing was sent. */
+export const isUnreplayableBodyError = named<UnreplayableBodyError>('UnreplayableBodyError');
+/** The server broke the protocol (a cross-origin `Location`, another intent's ID). */
+export const isProtocolError = named<ProtocolError>('ProtocolError');
+/** A `client.fetch` body that is not an event stream started again on the server. */
+export const isAnswerRestartedError = named<AnswerRestartedError>('AnswerRestartedError');

@@ -1,0 +1,202 @@
+/**
+ * `client.fetch`: `fetch`'s own signature over the client's intents, so any SDK that takes
+ * a custom `fetch` (the AI SDK's transports, openai-node, the Anthropic SDK) sends
+ * through answer-once. Each call is one intent, sent as `send` sends it (`parse: 'none'`);
+ * its answer comes back as a `Response` whose body resumes itself (./resumable-body.ts).
+ */
+import { newRequestId } from '../../core/ids.js';
+import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../../core/headers.js';
+import { isValidRequestId } from '../../core/request-id.js';
+import { invalidOption } from '../../core/options.js';
+import { isEventStream } from '../../core/stream-protocol.js';
+import { AnswerOnceError } from '../errors/answer-once-error.js';
+import { ProtocolError } from '../errors/protocol-error.js';
+import { ResponseError } from '../errors/response-error.js';
+import type { SendEvent } from '../events.js';
+import { notify } from '../join.js';
+import type { ResolvedClientOptions } from '../options.js';
+import type { SendResult } from '../run-intent.js';
+import type { SendOptions } from '../send-options.js';
+import { resumableBody } from './resumable-body.js';
+
+/** How client.fetch's sends differ from `send`'s; internal to the client. */
+export interface DispatchInternals {
+  /** `false`: do not write the intent to storage (a reconnect of one already there). */
+  readonly persist?: boolean;
+  /** The body is still to be read: do not settle (event, storage) when the headers arrive. */
+  readonly bodyPending?: boolean;
+}
+
+type Dispatch = (
+  input: string | URL,
+  label: string,
+  options: SendOptions,
+  internal: DispatchInternals,
+) => Promise<SendResult>;
+
+export interface IntentFetchDeps {
+  readonly client: ResolvedClientOptions;
+  readonly dispatch: Dispatch;
+  /** Drops the intent from storage. */
+  readonly forget: (requestId: string) => Promise<void>;
+}
+
+/** One call's request, read once so every attempt and reconnect can send it again. */
+interface FetchCall {
+  readonly url: string | URL;
+  /** What storage records as the intent's `input`. */
+  readonly label: string;
+  readonly method: string;
+  readonly headers: Headers;
+  readonly body: BodyInit | undefined;
+  readonly signal: AbortSignal | undefined;
+  readonly requestId: string;
+}
+
+const fatal = new TextDecoder('utf-8', { fatal: true });
+
+/** Bytes as text when they are UTF-8 (so storage can keep them), else the bytes. */
+function textOrBytes(bytes: Uint8Array): BodyInit {
+  try {
+    return fatal.decode(bytes);
+  } catch {
+    return bytes as Uint8Array<ArrayBuffer>;
+  }
+}
+
+/** A body every attempt can send again: one-shot kinds (streams, a Request's body) are read once. */
+async function resendable(body: BodyInit | null | undefined): Promise<BodyInit | undefined> {
+  if (body == null) return undefined;
+  if (typeof ReadableStream !== 'undefined' && body instanceof ReadableStream) {
+    return textOrBytes(new Uint8Array(await new Response(body).arrayBuffer()));
+  }
+  return body;
+}
+
+function unquote(value: string): string {
+  const trimmed = value.trim();
+  return trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"') ? trimmed.slice(1, -1) : trimmed;
+}
+
+/** The ID the caller put in the request (the client's header, `X-Request-Id` or `Idempotency-Key`), removed from `headers`. */
+function takeRequestId(headers: Headers, headerName: string): string | undefined {
+  let found: string | undefined;
+  for (const name of [headerName, REQUEST_ID_HEADER, IDEMPOTENCY_KEY_HEADER]) {
+    const value = headers.get(name);
+    headers.delete(name);
+    if (value !== null && found === undefined) {
+      found = unquote(value);
+      if (!isValidRequestId(found)) invalidOption(`${name} header`, '8–128 characters of [A-Za-z0-9_-]', value);
+    }
+  }
+  return found;
+}
+
+async function fetchCall(input: RequestInfo | URL, init: RequestInit | undefined, headerName: string): Promise<FetchCall> {
+  const request = typeof Request !== 'undefined' && input instanceof Request ? input : undefined;
+  const headers = new Headers(init?.headers ?? request?.headers);
+  let body: BodyInit | undefined;
+  if (init?.body != null) body = await resendable(init.body);
+  else if (request?.body && init?.body === undefined) body = textOrBytes(new Uint8Array(await request.arrayBuffer()));
+  const url = request ? request.url : input instanceof URL ? input : String(input);
+  return {
+    url,
+    label: String(url),
+    method: (init?.method ?? request?.method ?? 'GET').toUpperCase(),
+    headers,
+    body,
+    signal: init?.signal ?? request?.signal ?? undefined,
+    requestId: takeRequestId(headers, headerName) ?? newRequestId(),
+  };
+}
+
+/** An error `send` rejects with that carries the server's final answer: `fetch` resolves with it. */
+function answerOf(error: unknown): Response | undefined {
+  if (!(error instanceof ResponseError)) return undefined;
+  const { response, data } = error;
+  const text = data === undefined ? null : typeof data === 'string' ? data : JSON.stringify(data);
+  return new Response(response.status === 204 || response.status === 304 ? null : text, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+}
+
+const NO_BODY = new Set([204, 205, 304]);
+
+export function createIntentFetch({ client, dispatch, forget }: IntentFetchDeps) {
+  return async function answerOnceFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+    const call = await fetchCall(input, init, client.headerName);
+    const { requestId, signal } = call;
+    let attempts = 0;
+    const count = (event: SendEvent) => {
+      if (event.type === 'attempt') attempts += 1;
+    };
+    const options = (extra?: Record<string, string>): SendOptions => {
+      const headers = new Headers(call.headers);
+      for (const [name, value] of Object.entries(extra ?? {})) headers.set(name, value);
+      return {
+        method: call.method,
+        headers,
+        body: call.body ?? null,
+        requestId,
+        parse: 'none',
+        onEvent: count,
+        ...(signal && { signal }),
+      };
+    };
+
+    let result: SendResult;
+    try {
+      result = await dispatch(call.url, call.label, options(), { bodyPending: true });
+    } catch (error) {
+      // Settled by the send already. Like fetch, an HTTP error status is an answer.
+      const answer = error instanceof ProtocolError ? undefined : answerOf(error);
+      if (answer) return answer;
+      throw error;
+    }
+    const { response, replayed } = result;
+    /** A reconnect that failed has settled the intent itself (event, storage). */
+    let settledBySend = false;
+    const settle = (error: unknown) => {
+      if (settledBySend) return;
+      const { onEvent } = client;
+      if (onEvent) {
+        const outcome: SendEvent =
+          error === undefined
+            ? { type: 'settled', requestId, outcome: 'answered', replayed, attempts, polls: 0 }
+            : { type: 'settled', requestId, outcome: 'failed', error: error instanceof Error ? error : new Error(String(error)), attempts, polls: 0 };
+        notify(onEvent, outcome);
+      }
+      void forget(requestId);
+    };
+    if (!response.body || NO_BODY.has(response.status) || call.method === 'HEAD') {
+      settle(undefined);
+      return response;
+    }
+    const emit = client.onEvent ? (event: SendEvent) => notify(client.onEvent, event) : undefined;
+    const body = resumableBody(response, {
+      requestId,
+      retry: client.retry,
+      signal,
+      emit,
+      attempts: () => attempts,
+      settle,
+      async reconnect(extra) {
+        try {
+          const next = await dispatch(call.url, call.label, options(extra), { bodyPending: true, persist: false });
+          return next.response;
+        } catch (error) {
+          settledBySend = error instanceof AnswerOnceError || settledBySend;
+          throw error;
+        }
+      },
+    });
+    const headers = new Headers(response.headers);
+    // The body may grow by a restart marker, and is never compressed twice.
+    if (isEventStream(headers.get('content-type'))) headers.delete('content-length');
+    const resumable = new Response(body, { status: response.status, statusText: response.statusText, headers });
+    Object.defineProperty(resumable, 'url', { value: response.url });
+    return resumable;
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * answerOnceTransport with the real `ai` package: the transport's streams fed to the AI
+ * SDK's own `readUIMessageStream`, against `streamText(…).toUIMessageStreamResponse()`
+ * behind the reference handler, on 127.0.0.1.
+ */
+import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient, memoryStorageAdapter, type IntentStorage } from 'answer-once';
+import { answerOnceTransport } from 'answer-once/ai';
+import { startAiChatServer, WORDS } from '../support/ai-chat-server.js';
+
+let server: Awaited<ReturnType<typeof startAiChatServer>> | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const user: UIMessage = { id: 'msg-user-00000001', role: 'user', parts: [{ type: 'text', text: 'hi' }] };
+const FULL = WORDS.join('');
+
+/** The assistant message the AI SDK builds from a stream, and its text. */
+async function messageOf(stream: ReadableStream<UIMessageChunk>): Promise<{ message: UIMessage | undefined; text: string }> {
+  let message: UIMessage | undefined;
+  for await (const next of readUIMessageStream({ stream })) message = next;
+  const text = (message?.parts ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('');
+  return { message, text };
+}
+
+const send = (transport: ReturnType<typeof answerOnceTransport>, abortSignal?: AbortSignal) =>
+  transport.sendMessages({ trigger: 'submit-message', chatId: 'chat-1', messageId: undefined, messages: [user], abortSignal });
+
+const posts = () => server!.front.requests.filter((request) => request.method === 'POST');
+
+async function until(check: () => boolean | Promise<boolean>, ms = 5_000) {
+  for (const deadline = Date.now() + ms; !(await check()) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 5));
+}
+
+/** What a reload keeps: sessionStorage's records, in a new page's client. */
+async function reloaded(storage: IntentStorage): Promise<IntentStorage> {
+  const next = memoryStorageAdapter();
+  for (const intent of await storage.list()) await next.save(intent);
+  return next;
+}
+
+describe('answerOnceTransport (answer-once/ai)', () => {
+  it('makes a double send of one user message one intent: one request, one model call, the whole answer to both', async () => {
+    server = await startAiChatServer();
+    const transport = answerOnceTransport({ client: createClient(), api: server.api });
+    const [a, b] = await Promise.all([send(transport), send(transport)]);
+    const [first, second] = await Promise.all([messageOf(a), messageOf(b)]);
+    expect(first.text).toBe(FULL);
+    expect(second.text).toBe(FULL);
+    expect(posts()).toHaveLength(1);
+    expect(server.stats.modelCalls).toBe(1);
+  });
+
+  it('continues a stream cut mid-answer without a seam: one text part, every word once, one model call', async () => {
+    server = await startAiChatServer({ cuts: [9] });
+    const transport = answerOnceTransport({ client: createClient(), api: server.api });
+    const { message, text } = await messageOf(await send(transport));
+    expect(text).toBe(FULL);
+    expect(message?.parts.filter((part) => part.type === 'text')).toHaveLength(1);
+    expect(server.front.cuts()).toBe(1);
+    expect(server.stats.modelCalls).toBe(1);
+  });
+
+  it('reattaches after a reload from the pending intent in storage, from the start of the log, with no duplicated text', async () => {
+    server = await startAiChatServer({ delayMs: 15 });
+    const storage = memoryStorageAdapter();
+    const gone = new AbortController();
+    const page1 = answerOnceTransport({ client: createClient({ storage, signal: gone.signal }), api: server.api });
+    const reader = (await send(page1)).getReader();
+    for (let i = 0; i < 4; i++) await reader.read();
+    const kept = await reloaded(storage);
+    gone.abort(); // the page is gone: its connection with it
+    const page2 = answerOnceTransport({ client: createClient({ storage: kept }), api: server.api });
+    const resumed = await page2.reconnectToStream({ chatId: 'chat-1' });
+    expect(resumed).not.toBeNull();
+    const { message, text } = await messageOf(resumed!);
+    expect(text).toBe(FULL);
+    expect(message?.parts.filter((part) => part.type === 'text')).toHaveLength(1);
+    expect(server.stats.modelCalls).toBe(1);
+    await until(async () => (await kept.list()).length === 0);
+    expect(await page2.reconnectToStream({ chatId: 'chat-1' })).toBeNull(); // settled: nothing to resume
+  });
+
+  it('collapses concurrent resumes of one intent (StrictMode, two mounts) into one request', async () => {
+    server = await startAiChatServer({ delayMs: 10 });
+    const storage = memoryStorageAdapter();
+    const gone = new AbortController();
+    const page1 = answerOnceTransport({ client: createClient({ storage, signal: gone.signal }), api: server.api });
+    const reader = (await send(page1)).getReader();
+    await reader.read();
+    const kept = await reloaded(storage);
+    gone.abort();
+    const before = posts().length;
+    const page2 = answerOnceTransport({ client: createClient({ storage: kept }), api: server.api });
+    const streams = await Promise.all([1, 2, 3].map(() => page2.reconnectToStream({ chatId: 'chat-1' })));
+    const texts = await Promise.all(streams.map(async (stream) => (await messageOf(stream!)).text));
+    expect(texts).toEqual([FULL, FULL, FULL]);
+    expect(posts().length - before).toBe(1);
+    expect(server.stats.modelCalls).toBe(1);
+  });
+
+  it('stops the generation on the server when the stream is aborted (stop()), and a later send of the message shows the stopped partial answer without a model call', async () => {
+    server = await startAiChatServer({ delayMs: 20 });
+    const transport = answerOnceTransport({ client: createClient(), api: server.api });
+    const controller = new AbortController();
+    const reader = (await send(transport, controller.signal)).getReader();
+    for (let i = 0; i < 5; i++) await reader.read();
+    controller.abort();
+    await until(() => server!.front.requests.some((request) => request.method === 'DELETE'));
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the holder honours it within a flush window
+    const later = answerOnceTransport({ client: createClient(), api: server.api });
+    const { text } = await messageOf(await send(later));
+    expect(text.length).toBeGreaterThan(0);
+    expect(text.length).toBeLessThan(FULL.length);
+    expect(FULL.startsWith(text)).toBe(true);
+    expect(server.stats.modelCalls).toBe(1);
+  });
+});

@@ -1,0 +1,25 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import type { SendState } from 'answer-once';
+import type { RetryInfo, useSend } from 'answer-once/react';
+
+type Chat = ReturnType<typeof useSend<{ answer: string }, { content: string }>>;
+
+describe('useSend() result', () => {
+  it('narrows data on status answered, error on failed, retry on retrying', () => {
+    const chat = {} as Chat;
+    if (chat.status === 'answered') expectTypeOf(chat.data).toEqualTypeOf<{ answer: string }>();
+    else expectTypeOf(chat.data).toEqualTypeOf<undefined>();
+    if (chat.status === 'failed') expectTypeOf(chat.error).toEqualTypeOf<Error>();
+    if (chat.status === 'retrying') expectTypeOf(chat.retry).toEqualTypeOf<RetryInfo>();
+    if (chat.status === 'sending') expectTypeOf(chat.retry).toEqualTypeOf<undefined>();
+  });
+
+  it('carries send and reset beside the state, and the same fields in every status', () => {
+    const chat = {} as Chat;
+    expectTypeOf(chat.send).returns.resolves.toEqualTypeOf<SendState<{ answer: string }, { content: string }>>();
+    expectTypeOf(chat.reset).toEqualTypeOf<() => void>();
+    expectTypeOf(chat.attempt).toEqualTypeOf<number>();
+    expectTypeOf(chat.json).toEqualTypeOf<{ content: string } | undefined>();
+    expectTypeOf(chat).not.toHaveProperty('state');
+  });
+});
