@@ -7,7 +7,9 @@
  *    The client measured is the BUILT code: `src/index.ts` bundled by esbuild as the
  *    package ships it (ESM, ES2022, unminified, ky and ulid external — the same ky
  *    module the baseline uses), not the TypeScript sources as tsx transforms them.
- * 2. The client entry's size, minified and gzipped, with ky and ulid external (they are
+ * 2. Streamed answers (./client-stream.ts): `client.fetch` vs `fetch` per 1,000-event
+ *    stream, and a mid-stream reconnect's added latency. Goal: ≤ 1.1× fetch.
+ * 3. The client entry's size, minified and gzipped, with ky and ulid external (they are
  *    dependencies a user already has or shares). Goal: ≤ 4 kB.
  */
 import { mkdirSync } from 'node:fs';
@@ -17,6 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import ky from 'ky';
+import { streamingRows } from './client-stream.js';
 
 const ENTRY = new URL('../src/index.ts', import.meta.url).pathname;
 /** Inside the package (git-ignored), so the bundle's `ky` import resolves to node_modules. */
@@ -129,6 +132,7 @@ async function main(): Promise<void> {
       mint.push(performance.now() - start);
     }
     console.log(`\nnewRequestId() alone: median ${(median(mint) * 1000).toFixed(1)} µs per ID (src/core/ids.ts → ulid())`);
+    await streamingRows(createClient);
   } finally {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));

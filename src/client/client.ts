@@ -13,7 +13,11 @@ import { runIntent, type SendResult } from './run-intent.js';
 import { normalizeSendOptions, type NormalizedSendOptions, type SendOptions } from './send-options.js';
 import { unstorableBodyKind } from './storable-body.js';
 import type { StoredIntent } from './storage/types.js';
+import type { AnswerStream } from './stream/answer-stream.js';
 import type { DispatchInternals } from './stream/intent-fetch.js';
+
+/** Options of `client.stream()`: `send`'s, but the body is always yours to iterate. */
+export type StreamOptions = Omit<SendOptions, 'parse'>;
 
 /** How one pending intent ended when `resume()` finished it. */
 export type ResumeOutcome<TData = unknown> =
@@ -60,6 +64,13 @@ export interface AnswerOnceClient {
    * `DeadlineExceededError`.
    */
   readonly fetch: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+  /**
+   * Sends one intent as `send` does and resolves, once the answer's headers arrive, with
+   * its body as an async iterable of parts (text, SSE events, restart, stopped) that
+   * resumes itself after a cut; with a `StoredIntent` (`pending()`), sends it again
+   * exactly as it first left. Rejects as `send` does.
+   */
+  stream(input: string | URL | StoredIntent, options?: StreamOptions): Promise<AnswerStream>;
   /** The ky instance the client sends with (the base instance, extended). */
   readonly ky: KyInstance;
 }
@@ -188,16 +199,35 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     return join(key, requestId, start, call.signal, call.onEvent) as Promise<SendResult<TData>>;
   }
 
-  // The streaming modules (and their SSE parser) load on the first `fetch`, so an app that
-  // only sends does not download them.
-  type IntentFetch = AnswerOnceClient['fetch'];
-  let intentFetch: Promise<IntentFetch> | undefined;
-  const fetch: IntentFetch = async (input, init) => {
-    intentFetch ??= import('./stream/intent-fetch.js').then(({ createIntentFetch }) =>
-      createIntentFetch({ client: options, dispatch, forget }),
-    );
-    return (await intentFetch)(input, init);
+  // The streaming modules (and their SSE parser) load on the first `fetch` or `stream`,
+  // so an app that only sends does not download them.
+  const deps = { client: options, dispatch, forget };
+  let streaming: Promise<typeof import('./stream/streaming.js')> | undefined;
+  const load = () => (streaming ??= import('./stream/streaming.js'));
+  let intentFetch: AnswerOnceClient['fetch'] | undefined;
+  const fetch: AnswerOnceClient['fetch'] = async (input, init) => {
+    intentFetch ??= (await load()).createIntentFetch(deps);
+    return intentFetch(input, init);
   };
+
+  async function stream(input: string | URL | StoredIntent, streamOptions: StreamOptions = {}): Promise<AnswerStream> {
+    const { openAnswer, answerStream } = await load();
+    const { signal, onEvent } = streamOptions;
+    if (typeof input === 'object' && !(input instanceof URL)) {
+      // A stored intent goes again exactly as it first left (see `resend`).
+      const opened = await openAnswer(deps, new URL(input.url), input.input, {
+        method: input.method,
+        headers: input.headers.map(([k, v]) => [k, v] as [string, string]),
+        body: input.body ?? null,
+        requestId: input.requestId,
+        ...(signal && { signal }),
+        ...(onEvent && { onEvent }),
+      });
+      return answerStream(opened);
+    }
+    const requestId = streamOptions.requestId ?? newRequestId();
+    return answerStream(await openAnswer(deps, input, String(input), { ...streamOptions, requestId }));
+  }
 
   /** The one way a stored intent is sent again: to its stored URL, byte for byte. */
   function resend<TData>(stored: StoredIntent, resendOptions: ResumeOptions = {}): Promise<SendResult<TData>> {
@@ -230,5 +260,5 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     return (storage ? await storage.list() : []).find((intent) => intent.input === input && (match?.(intent) ?? true));
   }
 
-  return { send, fetch, resume, pending, resend, ky: instance };
+  return { send, fetch, stream, resume, pending, resend, ky: instance };
 }

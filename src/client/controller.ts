@@ -26,15 +26,52 @@ import type { SendEvent, SendEventListener } from './events.js';
 import type { SendResult } from './run-intent.js';
 import type { SendOptions } from './send-options.js';
 import type { StoredIntent } from './storage/types.js';
+import type { AnswerStream, StreamPart } from './stream/answer-stream.js';
 
 /**
  * What the controller needs from a client: `createClient()`'s result, or any object with
  * its `send` (and, for `resume()`, its `pending` and `resend`).
  */
-export type ControllerClient = Pick<AnswerOnceClient, 'send'> & Partial<Pick<AnswerOnceClient, 'pending' | 'resend'>>;
+export type ControllerClient = Pick<AnswerOnceClient, 'send'> &
+  Partial<Pick<AnswerOnceClient, 'pending' | 'resend' | 'stream'>>;
 
-/** Puts the current intent on the wire (again), reporting its events to `onEvent`. */
-type Dispatch<TData> = (onEvent: SendEventListener) => Promise<SendResult<TData>>;
+/**
+ * Puts the current intent on the wire (again), reporting its events to `onEvent` and, when
+ * it streams, its text so far to `onText`.
+ */
+type Dispatch<TData> = (
+  onEvent: SendEventListener,
+  onText: (text: string) => void,
+) => Promise<Pick<SendResult<TData>, 'data' | 'replayed'>>;
+
+/** Which text a streamed part adds to the answer; `undefined` adds none. */
+export type StreamText = (part: StreamPart) => string | undefined;
+
+/** A body's text, and the `data` of events without a type: what a plain token stream sends. */
+const defaultStreamText: StreamText = (part) =>
+  part.type === 'text' ? part.text : part.type === 'event' && part.event === undefined ? part.data : undefined;
+
+/** Reads a streamed answer to its end, reporting its text so far; `data` is the whole text. */
+async function readStreamed<TData>(
+  opened: Promise<AnswerStream>,
+  pick: StreamText,
+  onText: (text: string) => void,
+): Promise<Pick<SendResult<TData>, 'data' | 'replayed'>> {
+  const answer = await opened;
+  let text = '';
+  for await (const part of answer) {
+    if (part.type === 'restart') {
+      text = '';
+      onText(text);
+      continue;
+    }
+    const piece = pick(part);
+    if (piece === undefined || piece === '') continue;
+    text += piece;
+    onText(text);
+  }
+  return { data: text as TData, replayed: answer.replayed };
+}
 
 /**
  * The per-send options the controller passes to `client.send` (json, headers, signal,
@@ -89,12 +126,21 @@ export interface SendControllerOptions {
    * @default {}
    */
   readonly request?: ControllerSendOptions<unknown>;
+  /**
+   * Stream the answer (`client.stream`): the state is `streaming` with `text` so far
+   * while it arrives, then `answered` with the whole text as `data`; a restart on the
+   * server empties `text`. A function picks each part's text (default: a body's text,
+   * and the `data` of events without a type); `resume()` resumes as a stream too.
+   * @default false
+   */
+  readonly stream?: boolean | StreamText;
 }
 
 export class SendController<TData = unknown, TJson = unknown> extends Subscribable {
   #client: ControllerClient;
   #input: string;
   #defaults: ControllerSendOptions<unknown>;
+  #stream: StreamText | undefined;
   #state: SendState<TData, TJson> = initialSendState<TData, TJson>();
   #inFlight: Promise<SendState<TData, TJson>> | undefined;
   /** How the current intent is sent, kept so a failed intent is resent unchanged. */
@@ -107,7 +153,7 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
     super();
     this.#client = validateClient(client);
     this.#input = validateInput(input);
-    this.#defaults = normalizeControllerOptions(options).request;
+    ({ request: this.#defaults, stream: this.#stream } = normalizeControllerOptions(options));
   }
 
   /** The current state; the same object until something changes. */
@@ -117,7 +163,14 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
   setOptions(client: ControllerClient, input: string, options: SendControllerOptions = {}): void {
     this.#client = validateClient(client);
     this.#input = validateInput(input);
-    this.#defaults = normalizeControllerOptions(options).request;
+    ({ request: this.#defaults, stream: this.#stream } = normalizeControllerOptions(options));
+  }
+
+  /** The client's `stream`, when this controller streams. */
+  #streamer(): AnswerOnceClient['stream'] | undefined {
+    if (!this.#stream) return undefined;
+    if (!this.#client.stream) throw new TypeError('answer-once: `stream` needs a client with `stream()` (createClient()).');
+    return this.#client.stream;
   }
 
   /**
@@ -134,8 +187,13 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
     const request = { ...(this.#defaults as ControllerSendOptions<TJson>), ...options };
     const requestId = newRequestId();
     // The client and input current when it runs (setOptions may have replaced them).
-    this.#dispatch = (onEvent) =>
-      this.#client.send<TData>(this.#input, { ...request, requestId, onEvent: chain(request.onEvent, onEvent) });
+    this.#dispatch = (onEvent, onText) => {
+      const options = { ...request, requestId, onEvent: chain(request.onEvent, onEvent) };
+      const stream = this.#streamer();
+      if (!stream) return this.#client.send<TData>(this.#input, options);
+      const { parse: _parse, ...streamOptions } = options;
+      return readStreamed<TData>(stream(this.#input, streamOptions), this.#stream!, onText);
+    };
     return this.#run(requestId, this.#dispatch, request.json);
   };
 
@@ -170,8 +228,12 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
     // The stored request goes again as it first left (URL and query, headers, body byte
     // for byte: the server fingerprints them); the state shows its body as JSON.
     const { signal, onEvent: own } = this.#defaults;
-    this.#dispatch = (onEvent) =>
-      this.#client.resend!<TData>(stored, { ...(signal && { signal }), onEvent: chain(own, onEvent) });
+    this.#dispatch = (onEvent, onText) => {
+      const options = { ...(signal && { signal }), onEvent: chain(own, onEvent) };
+      const stream = this.#streamer();
+      if (stream) return readStreamed<TData>(stream(stored, options), this.#stream!, onText);
+      return this.#client.resend!<TData>(stored, options);
+    };
     return this.#run(stored.requestId, this.#dispatch, storedJson(stored) as TJson);
   }
 
@@ -186,10 +248,13 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
     this.#publish(own);
     // Async, so a client whose send() throws synchronously still ends this send `failed`.
     const sent = (async () =>
-      dispatch((event) => {
-        const action = toSendAction(event);
-        if (action) apply(action);
-      }))();
+      dispatch(
+        (event) => {
+          const action = toSendAction(event);
+          if (action) apply(action);
+        },
+        (text) => apply({ type: 'text', text }),
+      ))();
     const promise = sent
       .then(
         (result) => apply({ type: 'answer', data: result.data, replayed: result.replayed }),
@@ -212,12 +277,17 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
 
 function normalizeControllerOptions(options: SendControllerOptions): {
   request: ControllerSendOptions<unknown>;
+  stream: StreamText | undefined;
 } {
   const request = optionsObject(optionsObject(options, 'options').request, 'options.request');
   if ('requestId' in request && request.requestId !== undefined) {
     invalidOption('options.request.requestId', 'left out: the controller mints one ID per intent', request.requestId);
   }
-  return { request };
+  const { stream = false } = options;
+  if (typeof stream !== 'boolean' && typeof stream !== 'function') {
+    throw new TypeError('answer-once: `options.stream` must be a boolean or a function of a stream part.');
+  }
+  return { request, stream: stream === true ? defaultStreamText : stream || undefined };
 }
 
 function validateClient(client: ControllerClient): ControllerClient {

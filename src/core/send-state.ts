@@ -3,6 +3,7 @@
  *
  *   idle ─start→ sending ─retry→ retrying ─attempt→ sending ─…
  *                   │  └──────poll→ waiting (202: the server is still generating)
+ *                   ├─text→   streaming  (a streamed send: the answer's text so far)
  *                   ├─answer→ answered   (data, replayed)
  *                   └─fail→   failed     (error; sending again keeps the requestId)
  *
@@ -15,7 +16,7 @@
  * starts them at 0 again, as the client's own numbers do.
  */
 
-export type SendStatus = 'idle' | 'sending' | 'retrying' | 'waiting' | 'answered' | 'failed';
+export type SendStatus = 'idle' | 'sending' | 'retrying' | 'waiting' | 'streaming' | 'answered' | 'failed';
 
 /** Why and when the client tries again, as the client reported it. */
 export interface RetryInfo {
@@ -40,6 +41,8 @@ interface Fields<TJson> {
   readonly polls: number;
   /** True when the answer was a replay of one stored earlier (the "already answered" badge). */
   readonly replayed: boolean;
+  /** A streamed send's answer text so far (`streaming`), and all of it once `answered`. */
+  readonly text: string | undefined;
 }
 
 interface Quiet {
@@ -50,7 +53,7 @@ interface Quiet {
 
 export type SendState<TData = unknown, TJson = unknown> =
   | (Fields<TJson> & Quiet & { readonly status: 'idle' })
-  | (Fields<TJson> & Quiet & { readonly status: 'sending' | 'waiting' })
+  | (Fields<TJson> & Quiet & { readonly status: 'sending' | 'waiting' | 'streaming' })
   | (Fields<TJson> & Omit<Quiet, 'retry'> & { readonly status: 'retrying'; readonly retry: RetryInfo })
   | (Fields<TJson> & Omit<Quiet, 'data'> & { readonly status: 'answered'; readonly data: TData })
   | (Fields<TJson> & Omit<Quiet, 'error'> & { readonly status: 'failed'; readonly error: Error });
@@ -73,6 +76,8 @@ export type SendAction<TData = unknown, TJson = unknown> =
     }
   /** The server answered 202: the intent is running; the client polls its status. */
   | { readonly type: 'poll'; readonly polls?: number }
+  /** A streamed answer's text so far (all of it, not the new piece); `''` after a restart. */
+  | { readonly type: 'text'; readonly text: string }
   | { readonly type: 'answer'; readonly data: TData; readonly replayed: boolean }
   | { readonly type: 'fail'; readonly error: Error }
   /** Forget the intent; the next send is a new one. */
@@ -87,6 +92,7 @@ const IDLE: Extract<SendState<never, never>, { status: 'idle' }> = Object.freeze
   polls: 0,
   replayed: false,
   retry: undefined,
+  text: undefined,
   data: undefined,
   error: undefined,
 });
@@ -98,7 +104,7 @@ export function initialSendState<TData = unknown, TJson = unknown>(): SendState<
 
 /** True while a send is in flight (a second `send()` joins it). */
 export function isInFlight(state: SendState<unknown, unknown>): boolean {
-  return state.status === 'sending' || state.status === 'retrying' || state.status === 'waiting';
+  return state.status === 'sending' || state.status === 'retrying' || state.status === 'waiting' || state.status === 'streaming';
 }
 
 /**
@@ -131,7 +137,8 @@ export function sendReducer<TData, TJson>(
     case 'attempt':
       return {
         ...fields,
-        status: 'sending',
+        // A streamed body reconnecting stays `streaming`: its text keeps showing.
+        status: state.status === 'streaming' ? 'streaming' : 'sending',
         attempt: action.attempt,
         retryLimit: action.retryLimit ?? state.retryLimit,
       };
@@ -144,6 +151,8 @@ export function sendReducer<TData, TJson>(
       };
     case 'poll':
       return { ...fields, status: 'waiting', polls: action.polls ?? state.polls + 1 };
+    case 'text':
+      return state.status === 'streaming' && state.text === action.text ? state : { ...fields, status: 'streaming', text: action.text };
     case 'answer':
       return { ...fields, status: 'answered', data: action.data, replayed: action.replayed };
     case 'fail':
@@ -153,7 +162,7 @@ export function sendReducer<TData, TJson>(
 
 /** The fields an in-flight state carries into its next state, minus per-state extras. */
 function progressFields<TJson>(state: SendState<unknown, TJson>): Fields<TJson> & Quiet {
-  const { requestId, json, attempt, retryLimit, polls, replayed } = state;
+  const { requestId, json, attempt, retryLimit, polls, replayed, text } = state;
   return {
     requestId,
     json,
@@ -161,6 +170,7 @@ function progressFields<TJson>(state: SendState<unknown, TJson>): Fields<TJson> 
     retryLimit,
     polls,
     replayed,
+    text,
     retry: undefined,
     data: undefined,
     error: undefined,

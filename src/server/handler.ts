@@ -248,7 +248,7 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
           }
         }
         // A work that answers after losing its lease is not streamed: the successor's answer is (§ 7.2).
-        if (streamed && !lease.aborted) return streamed.verdict(response);
+        if (streamed && !lease.aborted) return streamed.verdict(response, (error) => failVerdict({ status: 502 }, answer, error));
         try {
           const { stored, delivered } = await captureResponse(response, resolved.maxResponseBytes, resolved.replayHeaders);
           return { kind: 'complete', result: JSON.stringify(stored), value: delivered };
@@ -262,7 +262,7 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
     if (streamed) {
       const settled = running.then(
         ({ verdict, write }) => streamed.settle(verdict, write === 'fenced'),
-        () => streamed.dispose(),
+        () => streamed.settle(undefined, false),
       );
       const first = await Promise.race([streamed.delivered, running.then(() => undefined)]);
       if (first) return withProtocolHeaders(first, answer);

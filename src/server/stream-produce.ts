@@ -1,12 +1,15 @@
 import { GENERATION_HEADER, RESTARTED_HEADER } from '../core/headers.js';
 import { encodeHead, headOf } from './answer-head.js';
 import { concat } from './body.js';
-import { emit, type IdempotencyEventListener } from './events.js';
+import type { IdempotencyEventListener } from './events.js';
+import { LogBatcher } from './log-batcher.js';
 import { errorMarker, EventFramer, isEventStream, restartMarker, stopMarker } from './sse-frame.js';
 import { type StoredResponse, storedAnswer } from './stored-response.js';
 import type { StreamStore } from './stream-store.js';
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+/** Microtask turns a read may take and still count as "already there" (no I/O behind it). */
+const READY_TURNS = 8;
 
 export interface ProduceContext {
   readonly store: StreamStore;
@@ -29,206 +32,190 @@ export interface ProduceContext {
 }
 
 /** How the body ended: an answer to complete the record with, or a broken stream (502). */
-type Produced =
-  | { readonly ok: true; readonly stored: StoredResponse }
-  | { readonly ok: false; readonly error: unknown };
+type Produced = { readonly ok: true; readonly stored: StoredResponse } | { readonly ok: false; readonly error: unknown };
 
-export interface Production {
-  /** The response for the attempt that runs the work: the body as it is produced. */
-  readonly delivered: Response;
-  /** Settles when the work's body ended (or broke), the last needed append done. */
-  readonly produced: Promise<Produced>;
-  /** Ends the attempt's body once the record's write is known (`fenced`: it was not ours). */
-  settle(outcome: { readonly ok: boolean; readonly fenced: boolean }): void;
+/**
+ * What `produce` made of the work's response. `whole`: its body was all there at once
+ * (a JSON answer): answer it once the record is written, as any answer. Otherwise it
+ * streams: `delivered` goes out now, `produced` settles when the body ended, and
+ * `settle` ends the attempt's body once the record's write is known.
+ */
+export type Production =
+  | { readonly whole: true; readonly delivered: Response; readonly produced: Produced }
+  | {
+      readonly whole: false;
+      readonly delivered: Response;
+      readonly produced: Promise<Produced>;
+      settle(outcome: { readonly ok: boolean; readonly fenced: boolean }): void;
+    };
+
+type Read = { readonly ok: true; readonly next: ReadableStreamReadResult<Uint8Array> } | { readonly ok: false; readonly error: unknown };
+
+function settled(read: Promise<ReadableStreamReadResult<Uint8Array>>): Promise<Read> {
+  return read.then(
+    (next) => ({ ok: true, next }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+}
+
+/** `read` if it settles within a few microtask turns, else `undefined` (it waits on I/O). */
+async function ready(read: Promise<Read>): Promise<Read | undefined> {
+  let done: Read | undefined;
+  void read.then((value) => (done = value));
+  for (let turn = 0; turn < READY_TURNS && done === undefined; turn += 1) await undefined;
+  return done;
 }
 
 /**
  * Streams the work's response through (PROTOCOL.md § 14.2): the attempt that runs it gets
- * every byte as it is produced (SSE re-framed with positions, § 14.4), while the bytes
- * are appended to the log in batches — at most one append in flight, a batch due
- * `flushMs` after its first byte or at `flushBytes` — and kept whole (up to
- * `maxResponseBytes`) for the record. The attempt's connection closing stops nothing.
+ * every byte as it is produced (SSE re-framed with positions, § 14.4) while the bytes go
+ * to the log in batches (`LogBatcher`) and are kept whole, up to `maxResponseBytes`, for
+ * the record. One path for every answer: a body that is all there at once (a JSON
+ * answer) is the case where the stream ends before the first batch is due — nothing is
+ * appended and the attempt gets it as a plain body. The attempt's connection closing
+ * stops nothing.
  */
-export function produce(response: Response, context: ProduceContext): Production {
-  const { store, key, token, generation, flushMs, flushBytes, maxResponseBytes } = context;
+export async function produce(response: Response, context: ProduceContext): Promise<Production> {
+  const { generation, maxResponseBytes } = context;
+  const startedAt = Date.now();
   const sse = isEventStream(response.headers.get('content-type'));
   const head = headOf(response, context.replayHeaders);
-  const nullBody = NULL_BODY_STATUSES.has(response.status);
-
-  // The attempt's own body. Enqueued without backpressure: a slow caller never slows the work.
-  let caller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  const reader = response.body?.getReader();
+  let caller: ReadableStreamDefaultController<Uint8Array> | undefined; // once streaming
   let callerOpen = true;
-  const callerStream = new ReadableStream<Uint8Array>({
-    start: (controller) => {
-      caller = controller;
+  const early: Uint8Array[] = context.restarted && sse ? [restartMarker(generation)] : [];
+  let kept: Uint8Array[] | undefined = [];
+  let keptBytes = 0;
+  let fenced = false;
+  let batcher: LogBatcher | undefined; // once streaming
+
+  const out = (bytes: Uint8Array): void => {
+    if (fenced) return; // never a zombie's byte after the successor took over
+    if (!caller) early.push(bytes);
+    else if (callerOpen) caller.enqueue(bytes);
+    if (kept) {
+      keptBytes += bytes.byteLength;
+      if (keptBytes <= maxResponseBytes) kept.push(bytes);
+      else kept = undefined;
+      if (!kept && batcher) batcher.retainBytes = maxResponseBytes;
+    }
+    batcher?.push(bytes);
+  };
+  const framer = sse ? new EventFramer(generation, out) : undefined;
+  const feed = (bytes: Uint8Array): void => (framer ? framer.write(bytes) : out(bytes));
+  const ended = (): Produced => {
+    framer?.end();
+    const stopped = context.stopSignal.aborted;
+    if (stopped && framer) framer.writeOwn(stopMarker(generation, framer.offset));
+    return { ok: true, stored: storedAnswer(head.status, head.headers, kept && concat(kept, keptBytes), stopped) };
+  };
+
+  const init = { status: response.status, statusText: response.statusText, headers: response.headers };
+  const nullBody = NULL_BODY_STATUSES.has(response.status);
+  const deliver = (body: BodyInit | null): Response => {
+    const delivered = new Response(nullBody ? null : body, init); // its own copy of the headers
+    delivered.headers.delete('content-length');
+    delivered.headers.set(GENERATION_HEADER, String(generation));
+    if (context.restarted) delivered.headers.set(RESTARTED_HEADER, 'true');
+    return delivered;
+  };
+
+  // What is there already, read without waiting on I/O.
+  let read = reader ? settled(reader.read()) : undefined;
+  for (;;) {
+    const next = read && (await ready(read));
+    if (read && next === undefined) break; // waits on I/O: stream from here
+    if (!next || (next.ok && next.next.done)) {
+      const produced = ended();
+      return { whole: true, produced, delivered: deliver(concat(early, byteLength(early))) };
+    }
+    if (!next.ok) {
+      if (!context.stopSignal.aborted) return { whole: true, produced: { ok: false, error: next.error }, delivered: deliver(null) };
+      const produced = ended(); // what a stopped work throws ends its answer
+      return { whole: true, produced, delivered: deliver(concat(early, byteLength(early))) };
+    }
+    feed(next.next.value as Uint8Array);
+    read = settled((reader as ReadableStreamDefaultReader<Uint8Array>).read());
+  }
+
+  // It streams: the head and what was read go out now, the rest as it comes.
+  const source = reader as ReadableStreamDefaultReader<Uint8Array>;
+  const stopReading = (reason: unknown): void => {
+    void source.cancel(reason).catch(() => undefined);
+  };
+  batcher = new LogBatcher(
+    {
+      ...context,
+      onStop: context.requestStop,
+      onFenced: () => {
+        fenced = true;
+        stopReading(new Error('answer-once: another worker took this intent over.'));
+        context.fenced();
+      },
     },
-    cancel: () => {
+    encodeHead(head),
+    startedAt,
+  );
+  if (!kept) batcher.retainBytes = maxResponseBytes;
+  for (const bytes of early) if (bytes !== early[0] || !(context.restarted && sse)) batcher.push(bytes);
+  batcher.schedule();
+  const callerStream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      caller = controller;
+      for (const bytes of early) controller.enqueue(bytes);
+    },
+    cancel() {
       callerOpen = false; // the client went away: the answer goes on into the log
     },
   });
-  const send = (bytes: Uint8Array): void => {
-    if (callerOpen) caller?.enqueue(bytes);
-  };
 
-  // What the record will hold: every byte, until it outgrows the limit.
-  let kept: Uint8Array[] | undefined = [];
-  let keptBytes = 0;
-
-  // The batching.
-  let pending: Uint8Array[] = [];
-  let pendingBytes = 0;
-  let pendingSince = Date.now(); // the head itself is due after one window
-  let appended = 0;
-  let headLogged = false;
-  let appending: Promise<void> | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let logging = true; // false once fenced or gone: the log is no longer ours to write
-  let isFenced = false;
-  let retry: Uint8Array | undefined; // a batch whose append threw: sent again, alone, at its offset
-  const reader = response.body?.getReader();
-  const stopReading = (reason: unknown): void => {
-    void reader?.cancel(reason).catch(() => undefined);
-  };
-
-  const append = async (data: Uint8Array, again: boolean): Promise<void> => {
-    try {
-      const result = await store.append(key, token, {
-        offset: appended,
-        data,
-        ...(headLogged ? {} : { head: encodeHead(head) }),
-        ...(kept === undefined ? { retainBytes: maxResponseBytes } : {}),
-      });
-      if (result.ok) {
-        appended = result.length;
-        headLogged = true;
-        if (result.stopRequested) context.requestStop();
-      } else if (result.reason === 'offset' && again) {
-        // The first try landed although its answer was lost: we are the only writer.
-        appended += data.byteLength;
-        headLogged = true;
-      } else {
-        logging = false;
-        if (result.reason === 'fenced') {
-          isFenced = true;
-          stopReading(new Error('answer-once: another worker took this intent over.'));
-          context.fenced();
-        }
-      }
-    } catch (error) {
-      emit(context.onEvent, { type: 'store-error', key, operation: 'append', error });
-      retry = data;
-    }
-  };
-
-  const flush = (): void => {
-    clearTimeout(timer);
-    timer = undefined;
-    if (appending || !logging || (headLogged && pendingBytes === 0 && !retry)) return;
-    const again = retry !== undefined;
-    const data = retry ?? concat(pending, pendingBytes);
-    if (retry) retry = undefined;
-    else [pending, pendingBytes] = [[], 0];
-    appending = append(data, again).finally(() => {
-      appending = undefined;
-      schedule();
-    });
-  };
-
-  const schedule = (): void => {
-    if (appending || timer || !logging || (headLogged && pendingBytes === 0 && !retry)) return;
-    if (pendingBytes >= flushBytes) {
-      flush();
-      return;
-    }
-    timer = setTimeout(flush, Math.max(0, pendingSince + flushMs - Date.now()));
-  };
-
-  const out = (bytes: Uint8Array): void => {
-    if (isFenced) return; // never a zombie's byte after the successor took over
-    send(bytes);
-    if (kept) {
-      keptBytes += bytes.byteLength;
-      if (keptBytes > maxResponseBytes) kept = undefined;
-      else kept.push(bytes);
-    }
-    if (pendingBytes === 0) pendingSince = Date.now();
-    pending.push(bytes);
-    pendingBytes += bytes.byteLength;
-    schedule();
-  };
-
-  const framer = sse ? new EventFramer(generation, out) : undefined;
-  if (sse && context.restarted) send(restartMarker(generation));
-
+  const log = batcher;
   const produced = (async (): Promise<Produced> => {
     const onStop = (): void => stopReading(context.stopSignal.reason);
     context.stopSignal.addEventListener('abort', onStop, { once: true });
     if (context.stopSignal.aborted) onStop();
-    schedule();
     try {
-      for (;;) {
-        if (!reader) break;
-        let next: ReadableStreamReadResult<Uint8Array>;
-        try {
-          next = await reader.read();
-        } catch (error) {
-          if (context.stopSignal.aborted) break; // what a stopped work throws ends its answer
-          // Readers get every byte the caller got before the error marker.
-          clearTimeout(timer);
-          timer = undefined;
-          await appending;
-          if (logging && (pendingBytes > 0 || retry)) {
-            flush();
-            await appending;
-          }
-          return { ok: false, error };
+      for (let pending = read; pending; ) {
+        const next = await pending;
+        if (!next.ok && !context.stopSignal.aborted) {
+          await log.drain(true); // readers get every byte the caller got before the error marker
+          return { ok: false, error: next.error };
         }
-        if (next.done || isFenced) break;
-        if (framer) framer.write(next.value);
-        else out(next.value);
+        if (!next.ok || next.next.done || fenced) break;
+        feed(next.next.value);
+        pending = settled(source.read());
       }
-      framer?.end();
-      const stopped = context.stopSignal.aborted;
-      if (stopped && framer) framer.writeOwn(stopMarker(generation, framer.offset));
-      clearTimeout(timer);
-      timer = undefined;
-      await appending;
-      if (kept === undefined && logging) {
-        // Not replayable: readers finish from the log, so the last batch goes there first.
-        for (let tries = 0; tries < 3 && logging && (pendingBytes > 0 || retry); tries += 1) {
-          flush();
-          await appending;
-        }
-      }
-      const body = kept === undefined ? undefined : concat(kept, keptBytes);
-      return { ok: true, stored: storedAnswer(head.status, head.headers, body, stopped) };
+      const outcome = ended();
+      // Not replayable: readers finish from the log, so its last batch goes there first.
+      await log.drain(kept === undefined);
+      return outcome;
     } finally {
       context.stopSignal.removeEventListener('abort', onStop);
-      clearTimeout(timer);
-      timer = undefined;
+      log.cancel();
     }
   })();
 
-  const headers = new Headers(response.headers);
-  headers.delete('content-length');
-  headers.set(GENERATION_HEADER, String(generation));
-  if (context.restarted) headers.set(RESTARTED_HEADER, 'true');
-  const delivered = new Response(nullBody ? null : callerStream, {
-    status: response.status,
-    statusText: response.statusText,
-    headers,
-  });
-
   return {
-    delivered,
+    whole: false,
+    delivered: deliver(callerStream),
     produced,
-    settle({ ok, fenced }) {
+    settle({ ok, fenced: lost }) {
       if (!callerOpen || !caller) return;
       callerOpen = false;
-      if (ok && !fenced) return caller.close();
-      if (!sse) return caller.error(new Error('answer-once: this answer broke off; resend to get it.'));
-      caller.enqueue(errorMarker(fenced ? 503 : 502));
-      caller.close();
+      if (ok && !lost) {
+        caller.close();
+      } else if (sse) {
+        caller.enqueue(errorMarker(lost ? 503 : 502));
+        caller.close();
+      } else {
+        caller.error(new Error('answer-once: this answer broke off; resend to get it.'));
+      }
     },
   };
+}
+
+function byteLength(chunks: readonly Uint8Array[]): number {
+  let length = 0;
+  for (const chunk of chunks) length += chunk.byteLength;
+  return length;
 }

@@ -36,9 +36,10 @@ export class StreamedRun {
   readonly #restarted: boolean;
   readonly #options: StreamedRunOptions;
   readonly #stop = new AbortController();
-  readonly #fence = new AbortController();
-  readonly #done = new AbortController();
-  #production: Production | undefined;
+  readonly #work = new AbortController();
+  #done: AbortController | undefined;
+  #watchTimer: ReturnType<typeof setTimeout> | undefined;
+  #production: Extract<Production, { whole: false }> | undefined;
   #deliver!: (response: Response) => void;
   /** The attempt's answer, as soon as the work's head is in (never settles for a work that did not stream). */
   readonly delivered = new Promise<Response>((resolve) => (this.#deliver = resolve));
@@ -50,20 +51,27 @@ export class StreamedRun {
     this.#generation = generation;
     this.#restarted = restarted;
     this.#options = options;
-    void this.#watchStop();
+    // A stop reaches the holder within a flush window (§ 14.8): an answer done sooner
+    // never pays for the watch.
+    this.#watchTimer = setTimeout(() => void this.#watchStop(), options.flushMs);
   }
 
-  /** The work's signal: the lease's, plus a stop and a fenced append. */
+  /** The work's signal: aborted when the lease is lost, a stop comes, or an append is fenced. */
   signal(lease: AbortSignal): AbortSignal {
-    return AbortSignal.any([lease, this.#stop.signal, this.#fence.signal]);
+    if (lease.aborted) this.#work.abort(lease.reason);
+    else lease.addEventListener('abort', () => this.#work.abort(lease.reason), { once: true });
+    return this.#work.signal;
   }
 
   get stopped(): boolean {
     return this.#stop.signal.aborted;
   }
 
-  /** Streams `response` through; settles with the verdict once its body ended. */
-  async verdict(response: Response): Promise<Verdict<Response>> {
+  /**
+   * Streams `response` through; settles with the verdict once its body ended. A body
+   * that broke before anything went out is answered by `broken` (the 502 problem).
+   */
+  async verdict(response: Response, broken: (error: unknown) => Verdict<Response>): Promise<Verdict<Response>> {
     const context: ProduceContext = {
       ...this.#options,
       store: this.#store,
@@ -73,13 +81,16 @@ export class StreamedRun {
       restarted: this.#restarted,
       stopSignal: this.#stop.signal,
       requestStop: () => this.#requestStop(),
-      fenced: () => this.#fence.abort(new Error('answer-once: another worker took this intent over.')),
+      fenced: () => this.#work.abort(new Error('answer-once: another worker took this intent over.')),
     };
-    const production = produce(response, context);
-    this.#production = production;
-    this.#deliver(production.delivered);
-    const produced = await production.produced;
+    const production = await produce(response, context);
+    if (!production.whole) {
+      this.#production = production;
+      this.#deliver(production.delivered);
+    }
+    const produced = production.whole ? production.produced : await production.produced;
     if (produced.ok) return { kind: 'complete', result: JSON.stringify(produced.stored), value: production.delivered };
+    if (production.whole) return broken(produced.error);
     return { kind: 'fail', error: JSON.stringify({ status: 502 }), value: production.delivered, cause: produced.error };
   }
 
@@ -96,21 +107,26 @@ export class StreamedRun {
   }
 
   /** The record's write is known: end the attempt's body, and the stop watch. */
-  settle(verdict: Verdict<Response>, fenced: boolean): void {
-    this.#done.abort(RUN_ENDED);
-    this.#production?.settle({ ok: verdict.kind === 'complete', fenced });
+  settle(verdict: Verdict<Response> | undefined, fenced: boolean): void {
+    this.dispose();
+    this.#production?.settle({ ok: verdict?.kind === 'complete', fenced });
   }
 
-  /** The run ended without streaming (a thrown work, a 5xx): stop watching. */
+  /** The run ended (settled, or without streaming: a thrown work, a 5xx): stop watching. */
   dispose(): void {
-    this.#done.abort(RUN_ENDED);
+    clearTimeout(this.#watchTimer);
+    this.#done?.abort(RUN_ENDED);
   }
 
   #requestStop(): void {
-    if (!this.#stop.signal.aborted) this.#stop.abort(new DOMException('answer-once: the intent was stopped.', 'AbortError'));
+    if (this.#stop.signal.aborted) return;
+    const reason = new DOMException('answer-once: the intent was stopped.', 'AbortError');
+    this.#stop.abort(reason);
+    this.#work.abort(reason);
   }
 
   async #watchStop(): Promise<void> {
+    this.#done = new AbortController();
     const done = this.#done.signal;
     // Bounded by the run: each turn waits for a stop, STOP_WATCH_MS, or the run's end.
     while (!done.aborted && !this.#stop.signal.aborted) {

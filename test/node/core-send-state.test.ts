@@ -75,3 +75,32 @@ describe('sendReducer', () => {
     expect(sendReducer(idle, { type: 'reset' })).toBe(idle);
   });
 });
+
+describe('sendReducer, streamed', () => {
+  it('goes streaming with the text so far, stays streaming while a reconnect attempts, and keeps the text once answered', () => {
+    const steps = [
+      start,
+      { type: 'attempt', attempt: 1, retryLimit: 4 },
+      { type: 'text', text: 'Hel' },
+      { type: 'text', text: 'Hello' },
+      { type: 'attempt', attempt: 2, retryLimit: 4 },
+      { type: 'text', text: '' },
+      { type: 'text', text: 'Hello, again' },
+      { type: 'answer', data: 'Hello, again', replayed: false },
+    ] as const;
+    const states: State[] = [];
+    steps.reduce<State>((state, action) => {
+      const next = sendReducer(state, action);
+      states.push(next);
+      return next;
+    }, initialSendState());
+    expect(states.map((s) => s.status)).toEqual(['sending', 'sending', 'streaming', 'streaming', 'streaming', 'streaming', 'streaming', 'answered']);
+    expect(states.map((s) => s.text)).toEqual([undefined, undefined, 'Hel', 'Hello', 'Hello', '', 'Hello, again', 'Hello, again']);
+    expect(isInFlight(states[3]!)).toBe(true);
+  });
+
+  it('returns the same state for the same text, so subscribers are not told twice', () => {
+    const streaming = run([start, { type: 'text', text: 'Hi' }]);
+    expect(sendReducer(streaming, { type: 'text', text: 'Hi' })).toBe(streaming);
+  });
+});

@@ -246,7 +246,7 @@ describe('createIdempotencyHandler: the state table', () => {
     await expectFailedThenRunAgain(app, failed, 503);
   });
 
-  it('records an answer whose stream breaks as FAILED (502), breaking the caller’s body, and runs again on resend', async () => {
+  it('records an answer whose stream breaks before anything went out as FAILED (502 intent-failed), and runs again on resend', async () => {
     let breaks = 1;
     const app = chatApp({
       work: () => {
@@ -255,6 +255,25 @@ describe('createIdempotencyHandler: the state table', () => {
           new ReadableStream<Uint8Array>({
             start(controller) {
               controller.enqueue(new TextEncoder().encode('Once upon'));
+              controller.error(new Error('model connection reset'));
+            },
+          }),
+        );
+      },
+    });
+    await expectFailedThenRunAgain(app, await app.handle(chatRequest()), 502);
+  });
+
+  it('records an answer whose stream breaks while streaming as FAILED, breaking the caller’s body, and runs again on resend', async () => {
+    let breaks = 1;
+    const app = chatApp({
+      work: () => {
+        if (breaks-- <= 0) return undefined;
+        return new Response(
+          new ReadableStream<Uint8Array>({
+            async start(controller) {
+              controller.enqueue(new TextEncoder().encode('Once upon'));
+              await sleep(10);
               controller.error(new Error('model connection reset'));
             },
           }),

@@ -90,7 +90,7 @@ describe('createIdempotencyHandler: streamed answers', () => {
     const app = chatApp({ work: () => sseAnswer(10, { delayMs: 5, hold: go.promise }) });
     const fresh = await app.handle(chatRequest());
     await sleep(60); // the head is logged one flush window after the handler returned
-    const attached = await app.handle(chatRequest());
+    const attached = await app.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
     expect(attached.status).toBe(200);
     expect(attached.headers.get('X-Idempotent-Attached')).toBe('true');
     expect(attached.headers.get('Content-Type')).toBe('text/event-stream');
@@ -109,7 +109,7 @@ describe('createIdempotencyHandler: streamed answers', () => {
     await sleep(60);
     go.open();
     const firstTwo = await readEvents(fresh, 2);
-    await until(() => false, 40).catch(() => undefined);
+    await sleep(40);
     const viaStatus = await app.handle(statusRequest(ID, { headers: { 'Last-Event-ID': firstTwo.events[1]?.id ?? '' } }));
     expect(viaStatus.headers.get('X-Idempotent-Attached') ?? viaStatus.headers.get('X-Idempotent-Replayed')).toBe('true');
     expect(tokens(parseEvents(await viaStatus.text()))).toEqual(range(6).slice(2));
@@ -185,6 +185,29 @@ describe('createIdempotencyHandler: streamed answers', () => {
     expect(end.status).toBe(204);
   });
 
+  it('stores a JSON answer as a one-chunk log at the cost of 0.1: acquire and complete, no append', async () => {
+    const calls: string[] = [];
+    const store = new MemoryStore();
+    const counted = new Proxy(store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          calls.push(String(property));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const app = chatApp({ store: counted });
+    const fresh = await app.handle(chatRequest());
+    expect(await fresh.json()).toEqual({ answer: 'echo: hello?', run: 1 });
+    expect(fresh.headers.get('X-Idempotent-Generation')).toMatch(/^\d+$/);
+    expect(calls).toEqual(['acquire', 'complete']);
+    const replay = await app.handle(chatRequest());
+    expect(await replay.json()).toEqual({ answer: 'echo: hello?', run: 1 });
+    expect(calls).toEqual(['acquire', 'complete', 'acquire']);
+  });
+
   it('keeps streaming into the log when the first caller disconnects; the retry gets the whole answer', async () => {
     const app = chatApp({ work: () => sseAnswer(30, { delayMs: 2 }) });
     const fresh = await readEvents(await app.handle(chatRequest()), 2);
@@ -203,7 +226,7 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
     const app = chatApp({ work: () => (runs++ === 0 ? sseAnswer(10, { breakAfter: 4, delayMs: 5, hold: go.promise }) : sseAnswer(2)) });
     const fresh = await app.handle(chatRequest());
     await sleep(60);
-    const attached = await app.handle(chatRequest());
+    const attached = await app.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
     go.open();
     for (const text of await Promise.all([fresh.text(), attached.text()])) {
       const events = parseEvents(text);
@@ -224,7 +247,7 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
     const partial = await readEvents(doomed, 3);
     const lastOld = partial.events.at(-1)?.id ?? '';
     await sleep(60); // its head is logged
-    const attached = await healthy.handle(chatRequest()); // attached to generation 1 on "another instance"
+    const attached = await healthy.handle(chatRequest({ headers: { Prefer: 'wait=5' } })); // attached to generation 1 on "another instance"
     expect(attached.headers.get('X-Idempotent-Attached')).toBe('true');
     // Generation 1's lease lapses (its holder stopped renewing): the attached reader is told to resend.
     const toldEvents = parseEvents(await attached.text());
@@ -287,6 +310,27 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
     expect(app.calls).toHaveLength(1);
   });
 
+  it('stops an intent whose work has not answered yet: a 409 intent-stopped, kept, and the model never runs again', async () => {
+    const app = chatApp({
+      work: ({ context }) =>
+        new Promise<Response>((_resolve, reject) => {
+          context.signal.addEventListener('abort', () => reject(context.signal.reason));
+        }),
+    });
+    const fresh = app.handle(chatRequest());
+    await until(() => app.calls.length === 1);
+    const stop = await app.handle(new Request(`http://app.test/api/status/${ID}`, { method: 'DELETE', headers: { Authorization: 'Bearer alice' } }));
+    expect(stop.status).toBe(202);
+    expect(await stop.json()).toEqual({ requestId: ID, state: 'stopping', location: `/api/status/${ID}` });
+    const answered = await fresh;
+    expect(answered.status).toBe(409);
+    expect(await answered.json()).toMatchObject({ code: 'intent-stopped' });
+    const later = await app.handle(chatRequest());
+    expect(later.status).toBe(409);
+    expect(later.headers.get('X-Idempotent-Stopped')).toBe('true');
+    expect(app.calls).toHaveLength(1);
+  });
+
   it('answers a stop of an unknown intent 404, and a store without logs 501', async () => {
     const app = chatApp();
     const unknown = await app.handle(new Request(`http://app.test/api/status/${ID}`, { method: 'DELETE', headers: { Authorization: 'Bearer alice' } }));
@@ -310,9 +354,13 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
     const app = chatApp({ maxResponseBytes: 2_000, work: () => sseAnswer(400, { delayMs: 1, hold: go.promise }) });
     const fresh = await app.handle(chatRequest());
     await sleep(60);
-    const attached = await app.handle(chatRequest());
+    const attached = await app.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
     go.open();
-    const [mine, theirs] = await Promise.all([fresh.text(), attached.text()]);
+    const reading = Promise.all([fresh.text(), attached.text()]);
+    await sleep(300); // well past 2,000 bytes
+    // The start is no longer kept: a new attempt from the start waits ("still running").
+    expect((await app.handle(chatRequest())).status).toBe(202);
+    const [mine, theirs] = await reading;
     expect(tokens(parseEvents(mine))).toEqual(range(400));
     expect(theirs).toBe(mine);
     const later = await app.handle(chatRequest());

@@ -124,79 +124,100 @@ function answerOf(error: unknown): Response | undefined {
 
 const NO_BODY = new Set([204, 205, 304]);
 
-export function createIntentFetch({ client, dispatch, forget }: IntentFetchDeps) {
-  return async function answerOnceFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-    const call = await fetchCall(input, init, client.headerName);
-    const { requestId, signal } = call;
-    let attempts = 0;
-    const count = (event: SendEvent) => {
-      if (event.type === 'attempt') attempts += 1;
-    };
-    const options = (extra?: Record<string, string>): SendOptions => {
-      const headers = new Headers(call.headers);
-      for (const [name, value] of Object.entries(extra ?? {})) headers.set(name, value);
-      return {
-        method: call.method,
-        headers,
-        body: call.body ?? null,
-        requestId,
-        parse: 'none',
-        onEvent: count,
-        ...(signal && { signal }),
-      };
-    };
+/** One intent sent with its body still to read, answered with a resumable Response. */
+export interface OpenedAnswer {
+  readonly requestId: string;
+  /** The answer, its body resumable; for an empty answer (204, HEAD…) the response as it came. */
+  readonly response: Response;
+  readonly replayed: boolean;
+}
 
-    let result: SendResult;
+/**
+ * Sends one intent (`options.requestId` set) as `send` would, its body unread, and wraps
+ * the answer's body so it resumes itself. Rejects as `send` does.
+ */
+export async function openAnswer(
+  { client, dispatch, forget }: IntentFetchDeps,
+  url: string | URL,
+  label: string,
+  options: SendOptions & { readonly requestId: string },
+): Promise<OpenedAnswer> {
+  const { requestId, signal } = options;
+  let attempts = 0;
+  const own = options.onEvent;
+  const onEvent = (event: SendEvent) => {
+    if (event.type === 'attempt') attempts += 1;
+    own?.(event);
+  };
+  const withPosition = (extra?: Record<string, string>): SendOptions => {
+    if (!extra) return { ...options, parse: 'none', onEvent };
+    const headers = new Headers(options.headers);
+    for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+    return { ...options, headers, parse: 'none', onEvent };
+  };
+  const result = await dispatch(url, label, withPosition(), { bodyPending: true });
+  const { response, replayed } = result;
+  /** A reconnect that failed has settled the intent itself (event, storage). */
+  let settledBySend = false;
+  const emit = (event: SendEvent) => {
+    notify(client.onEvent, event);
+    notify(own, event);
+  };
+  const settle = (error: unknown) => {
+    if (settledBySend) return;
+    emit(
+      error === undefined
+        ? { type: 'settled', requestId, outcome: 'answered', replayed, attempts, polls: 0 }
+        : { type: 'settled', requestId, outcome: 'failed', error: error instanceof Error ? error : new Error(String(error)), attempts, polls: 0 },
+    );
+    void forget(requestId);
+  };
+  if (!response.body || NO_BODY.has(response.status) || options.method === 'HEAD') {
+    settle(undefined);
+    return { requestId, response, replayed };
+  }
+  const body = resumableBody(response, {
+    requestId,
+    retry: client.retry,
+    signal,
+    emit,
+    attempts: () => attempts,
+    settle,
+    async reconnect(extra) {
+      try {
+        const next = await dispatch(url, label, withPosition(extra), { bodyPending: true, persist: false });
+        return next.response;
+      } catch (error) {
+        settledBySend = error instanceof AnswerOnceError || settledBySend;
+        throw error;
+      }
+    },
+  });
+  const headers = new Headers(response.headers);
+  // The body may grow by a restart marker, and is never compressed twice.
+  if (isEventStream(headers.get('content-type'))) headers.delete('content-length');
+  const resumable = new Response(body, { status: response.status, statusText: response.statusText, headers });
+  Object.defineProperty(resumable, 'url', { value: response.url });
+  return { requestId, response: resumable, replayed };
+}
+
+export function createIntentFetch(deps: IntentFetchDeps) {
+  return async function answerOnceFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+    const call = await fetchCall(input, init, deps.client.headerName);
     try {
-      result = await dispatch(call.url, call.label, options(), { bodyPending: true });
+      const opened = await openAnswer(deps, call.url, call.label, {
+        method: call.method,
+        headers: call.headers,
+        body: call.body ?? null,
+        requestId: call.requestId,
+        ...(call.signal && { signal: call.signal }),
+      });
+      return opened.response;
     } catch (error) {
       // Settled by the send already. Like fetch, an HTTP error status is an answer.
       const answer = error instanceof ProtocolError ? undefined : answerOf(error);
       if (answer) return answer;
       throw error;
     }
-    const { response, replayed } = result;
-    /** A reconnect that failed has settled the intent itself (event, storage). */
-    let settledBySend = false;
-    const settle = (error: unknown) => {
-      if (settledBySend) return;
-      const { onEvent } = client;
-      if (onEvent) {
-        const outcome: SendEvent =
-          error === undefined
-            ? { type: 'settled', requestId, outcome: 'answered', replayed, attempts, polls: 0 }
-            : { type: 'settled', requestId, outcome: 'failed', error: error instanceof Error ? error : new Error(String(error)), attempts, polls: 0 };
-        notify(onEvent, outcome);
-      }
-      void forget(requestId);
-    };
-    if (!response.body || NO_BODY.has(response.status) || call.method === 'HEAD') {
-      settle(undefined);
-      return response;
-    }
-    const emit = client.onEvent ? (event: SendEvent) => notify(client.onEvent, event) : undefined;
-    const body = resumableBody(response, {
-      requestId,
-      retry: client.retry,
-      signal,
-      emit,
-      attempts: () => attempts,
-      settle,
-      async reconnect(extra) {
-        try {
-          const next = await dispatch(call.url, call.label, options(extra), { bodyPending: true, persist: false });
-          return next.response;
-        } catch (error) {
-          settledBySend = error instanceof AnswerOnceError || settledBySend;
-          throw error;
-        }
-      },
-    });
-    const headers = new Headers(response.headers);
-    // The body may grow by a restart marker, and is never compressed twice.
-    if (isEventStream(headers.get('content-type'))) headers.delete('content-length');
-    const resumable = new Response(body, { status: response.status, statusText: response.statusText, headers });
-    Object.defineProperty(resumable, 'url', { value: response.url });
-    return resumable;
   };
 }

@@ -236,7 +236,19 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
 
   function flush(controller: ReadableStreamDefaultController<Uint8Array>): boolean {
     if (pending.length === 0) return false;
-    for (const bytes of pending) controller.enqueue(bytes);
+    // One chunk per read, as it came: a reader pays per chunk, not per event.
+    if (pending.length === 1) controller.enqueue(pending[0]!);
+    else {
+      let size = 0;
+      for (const bytes of pending) size += bytes.byteLength;
+      const joined = new Uint8Array(size);
+      let at = 0;
+      for (const bytes of pending) {
+        joined.set(bytes, at);
+        at += bytes.byteLength;
+      }
+      controller.enqueue(joined);
+    }
     pending = [];
     barren = 0;
     return true;

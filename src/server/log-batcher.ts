@@ -1,0 +1,127 @@
+import { concat } from './body.js';
+import { emit, type IdempotencyEventListener } from './events.js';
+import type { StreamStore } from './stream-store.js';
+
+export interface BatcherContext {
+  readonly store: StreamStore;
+  readonly key: string;
+  readonly token: string;
+  readonly flushMs: number;
+  readonly flushBytes: number;
+  readonly onEvent: IdempotencyEventListener | undefined;
+  /** An append said a stop was asked for this generation. */
+  readonly onStop: () => void;
+  /** An append was fenced: a successor holds the intent. */
+  readonly onFenced: () => void;
+}
+
+/**
+ * The holder's appends to the log (PROTOCOL.md § 14.2): batches due `flushMs` after their
+ * first byte (the head's batch: after the head) or at `flushBytes`, at most one append in
+ * flight, in order; a batch whose append threw is sent again alone at the same offset.
+ * It stops for good once an append says `fenced` or `gone`.
+ */
+export class LogBatcher {
+  readonly #context: BatcherContext;
+  readonly #head: string;
+  #pending: Uint8Array[] = [];
+  #pendingBytes = 0;
+  #pendingSince: number;
+  #appended = 0;
+  #headLogged = false;
+  #appending: Promise<void> | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #retry: Uint8Array | undefined;
+  #open = true;
+  /** Past `maxResponseBytes`: appends keep only about this many bytes (§ 14.10). */
+  retainBytes: number | undefined;
+
+  constructor(context: BatcherContext, head: string, since: number) {
+    this.#context = context;
+    this.#head = head;
+    this.#pendingSince = since;
+  }
+
+  /** Whether appends still reach the log (not fenced, not gone). */
+  get open(): boolean {
+    return this.#open;
+  }
+
+  /** Queues bytes for the log; a batch goes out when due. */
+  push(bytes: Uint8Array): void {
+    if (this.#pendingBytes === 0) this.#pendingSince = Date.now();
+    this.#pending.push(bytes);
+    this.#pendingBytes += bytes.byteLength;
+    this.schedule();
+  }
+
+  /** Arms the timer for the batch due next (the head's, at first). */
+  schedule(): void {
+    if (this.#appending || this.#timer || !this.#hasWork()) return;
+    if (this.#pendingBytes >= this.#context.flushBytes) {
+      this.#flush();
+      return;
+    }
+    this.#timer = setTimeout(() => this.#flush(), Math.max(0, this.#pendingSince + this.#context.flushMs - Date.now()));
+  }
+
+  /** Waits for the append in flight; with `all`, also sends what is pending (up to 3 tries). */
+  async drain(all: boolean): Promise<void> {
+    this.cancel();
+    await this.#appending;
+    for (let tries = 0; all && tries < 3 && this.#hasWork(); tries += 1) {
+      this.#flush();
+      await this.#appending;
+    }
+  }
+
+  /** No more batches: the record is about to settle (or the run ended). */
+  cancel(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #hasWork(): boolean {
+    return this.#open && (!this.#headLogged || this.#pendingBytes > 0 || this.#retry !== undefined);
+  }
+
+  #flush(): void {
+    this.cancel();
+    if (this.#appending || !this.#hasWork()) return;
+    const again = this.#retry !== undefined;
+    const data = this.#retry ?? concat(this.#pending, this.#pendingBytes);
+    if (again) this.#retry = undefined;
+    else [this.#pending, this.#pendingBytes] = [[], 0];
+    this.#appending = this.#append(data, again).finally(() => {
+      this.#appending = undefined;
+      this.schedule();
+    });
+  }
+
+  async #append(data: Uint8Array, again: boolean): Promise<void> {
+    const { store, key, token } = this.#context;
+    try {
+      const result = await store.append(key, token, {
+        offset: this.#appended,
+        data,
+        ...(this.#headLogged ? {} : { head: this.#head }),
+        ...(this.retainBytes === undefined ? {} : { retainBytes: this.retainBytes }),
+      });
+      if (result.ok) {
+        this.#appended = result.length;
+        this.#headLogged = true;
+        if (result.stopRequested) this.#context.onStop();
+      } else if (result.reason === 'offset' && again) {
+        // The first try landed although its answer was lost: we are the only writer.
+        this.#appended += data.byteLength;
+        this.#headLogged = true;
+      } else {
+        this.#open = false;
+        if (result.reason === 'fenced') this.#context.onFenced();
+      }
+    } catch (error) {
+      emit(this.#context.onEvent, { type: 'store-error', key, operation: 'append', error });
+      this.#retry = data;
+    }
+  }
+}
