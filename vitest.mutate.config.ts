@@ -2,8 +2,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
 
 // The suites Stryker runs against each mutant (`npm run mutate`): the ones that need no
-// outside service. MUTATE_REDIS=1 adds the Redis suites (they start real redis-servers).
-const wanted = new Set(['unit', 'react', ...(process.env.MUTATE_REDIS === '1' ? ['redis'] : [])]);
+// outside service; MUTATE=…,redis adds the Redis suites (they start real redis-servers).
+const wanted = new Set(['unit', 'react', ...((process.env.MUTATE ?? '').includes('redis') ? ['redis'] : [])]);
 
 // Each mutant re-runs every spec that covers it. These three are whole-system properties
 // (thousands of intents, child processes) that take seconds each and cover nearly every

@@ -19,10 +19,16 @@ const PROBLEM_CODES = [
   'payload-too-large',
   /** The idempotency store could not be reached; retry with the same ID. */
   'store-unavailable',
+  /** The idempotency store refused the operation in a way no retry cures (a server misconfiguration). */
+  'store-failed',
+  /** The server failed before it could handle the intent (e.g. its auth callback threw); nothing was run. */
+  'internal-error',
   /** No intent with this ID is known in the caller's scope. */
   'intent-not-found',
   /** The intent was answered, but its answer was over `maxResponseBytes` and not kept (410). */
   'response-not-replayable',
+  /** The status route is read-only: only GET and HEAD (405, with `Allow`). */
+  'method-not-allowed',
   /** The intent was stopped (stop route) before its work answered; it will not run again (409). */
   'intent-stopped',
   /** The server's store keeps no answer logs, so it cannot stop a running intent (501). */

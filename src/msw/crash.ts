@@ -24,9 +24,9 @@ export function crashingWorker(
       acquire: (...args) => store.acquire(...args),
       get: (...args) => store.get(...args),
       wait: (...args) => store.wait(...args),
-      renew: (...args) => silent(() => store.renew(...args), true),
-      complete: (...args) => silent(() => store.complete(...args), true),
-      fail: (...args) => silent(() => store.fail(...args), true),
+      renew: (...args) => silent(() => store.renew(...args), 'written'),
+      complete: (...args) => silent(() => store.complete(...args), 'written'),
+      fail: (...args) => silent(() => store.fail(...args), 'written'),
     },
     handler: async (request: Request, context: HandlerContext) => {
       const death = new AbortController();

@@ -1,3 +1,7 @@
+import { invalidOption, numberOption, timerOption } from '../core/options.js';
+
+const LIBRARY = 'answer-once/msw';
+
 /**
  * Faults a test can inject per request into the in-process server, to see how an app
  * behaves when the network and the workers misbehave.
@@ -59,20 +63,17 @@ export function assertFault(fault: unknown): asserts fault is Fault {
   if (type === 'lose-response') return;
   if (type === 'fail-before') {
     const { status = 503, retryAfterSeconds = 0 } = fault as { status?: unknown; retryAfterSeconds?: unknown };
-    if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 599) {
-      throw new TypeError('answer-once/msw: a `fail-before` fault needs a 4xx/5xx `status`.');
-    }
-    if (typeof retryAfterSeconds !== 'number' || !Number.isFinite(retryAfterSeconds) || retryAfterSeconds < 0) {
-      throw new TypeError('answer-once/msw: `retryAfterSeconds` must be a finite number ≥ 0.');
-    }
+    numberOption(status, 'status', { min: 400, max: 599 }, LIBRARY);
+    numberOption(retryAfterSeconds, 'retryAfterSeconds', { integer: false }, LIBRARY);
     return;
   }
-  if (type === 'delay' || type === 'crash') {
-    const ms = type === 'delay' ? (fault as { ms?: unknown }).ms : ((fault as { afterMs?: unknown }).afterMs ?? 0);
-    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
-      throw new TypeError(`answer-once/msw: a \`${type}\` fault needs a time in milliseconds ≥ 0.`);
-    }
+  if (type === 'delay') {
+    timerOption((fault as { ms?: unknown }).ms, 'ms', 0, LIBRARY);
     return;
   }
-  throw new TypeError("answer-once/msw: a fault's `type` is 'lose-response', 'fail-before', 'delay' or 'crash'.");
+  if (type === 'crash') {
+    timerOption((fault as { afterMs?: unknown }).afterMs ?? 0, 'afterMs', 0, LIBRARY);
+    return;
+  }
+  invalidOption('type', "'lose-response', 'fail-before', 'delay' or 'crash'", type, LIBRARY);
 }

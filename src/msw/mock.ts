@@ -7,6 +7,8 @@ import {
   MemoryStore,
   type ScopeResolver,
 } from '../server/index.js';
+import { functionOption, optionsObject, stringOption } from '../core/options.js';
+import { HANDLER_DEFAULTS } from '../server/handler-options.js';
 import { unquote } from '../server/request-id.js';
 import { crashingWorker } from './crash.js';
 import { assertFault, type Fault, type FaultContext, type FaultDecider } from './faults.js';
@@ -76,22 +78,22 @@ interface ResolvedMockOptions {
   readonly server: Omit<IdempotencyHandlerOptions, 'scope' | 'store' | 'statusPath'>;
 }
 
-export function normalizeIdempotentMockOptions(options: IdempotentMockOptions): ResolvedMockOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('answer-once/msw: createIdempotentMock() needs an options object.');
-  }
-  const { url, faults: decide, store = new MemoryStore(), scope = () => ({ user: 'test-user' }), ...server } = options;
-  if (typeof url !== 'string' || !URL.canParse(url)) {
-    throw new TypeError('answer-once/msw: `url` must be the absolute URL of the idempotent route.');
-  }
+const LIBRARY = 'answer-once/msw';
+
+/** The defaults of {@link IdempotentMockOptions} beyond the server's own. */
+const MOCK_DEFAULTS = Object.freeze({
+  scope: (() => ({ user: 'test-user' })) as ScopeResolver,
+  statusPath: HANDLER_DEFAULTS.statusPath,
+});
+
+function normalizeIdempotentMockOptions(options: IdempotentMockOptions): ResolvedMockOptions {
+  optionsObject(options, 'createIdempotentMock() options', false, LIBRARY);
+  const { url, faults, store = new MemoryStore(), scope = MOCK_DEFAULTS.scope, ...server } = options;
+  stringOption(url, 'url', 'the absolute URL of the idempotent route', (text) => URL.canParse(text), LIBRARY);
   // The mock wraps `handler` to count runs, so the server's own check never sees it: check it here.
-  if (typeof server.handler !== 'function') {
-    throw new TypeError('answer-once/msw: `handler` must be a function (request, context) => Response.');
-  }
-  if (decide !== undefined && typeof decide !== 'function') {
-    throw new TypeError('answer-once/msw: `faults` must be a function (request, context) => Fault | undefined.');
-  }
-  const { statusPath = '/api/status', ...rest } = server;
+  functionOption(server.handler, 'handler', false, LIBRARY);
+  const decide = functionOption(faults, 'faults', true, LIBRARY);
+  const { statusPath = MOCK_DEFAULTS.statusPath, ...rest } = server;
   return { url, statusPath, statusUrl: new URL(statusPath, url).href, store, scope, decide, server: rest };
 }
 

@@ -3,9 +3,15 @@
  * with a raw node-redis error, so the layer above can tell "retry later" from "bug".
  */
 
-/** The base class: a store call failed. `cause` keeps what node-redis threw. */
+/**
+ * The base class: a store call failed. `cause` keeps what node-redis threw. Its `code`
+ * says whether a retry may help (PROTOCOL.md § 10.4): this class is a permanent failure
+ * (`store-failed`: `WRONGTYPE`, `NOPERM`, a script error) that the handler answers 500.
+ */
 export class RedisStoreError extends Error {
   override name: string = 'RedisStoreError';
+  /** `store-unavailable` (transient: 503 + `Retry-After`) or `store-failed` (permanent: 500). */
+  readonly code: 'store-unavailable' | 'store-failed' = 'store-failed';
 }
 
 /**
@@ -16,8 +22,7 @@ export class RedisStoreError extends Error {
  */
 export class RedisStoreUnavailableError extends RedisStoreError {
   override name = 'RedisStoreUnavailableError' as const;
-  /** The problem code this becomes on the wire. */
-  readonly code = 'store-unavailable' as const;
+  override readonly code = 'store-unavailable' as const;
 }
 
 /** Redis answered something a store script never returns: a corrupt or foreign record. */
@@ -25,12 +30,14 @@ export class RedisStoreReplyError extends RedisStoreError {
   override name = 'RedisStoreReplyError' as const;
 }
 
-/** The store was closed; `wait` needs its subscriber connection. */
+/** The store was closed (the app is shutting down): another instance may serve the retry. */
 export class RedisStoreClosedError extends RedisStoreError {
   override name = 'RedisStoreClosedError' as const;
+  override readonly code = 'store-unavailable' as const;
 }
 
-const TRANSIENT_REPLIES = /^(LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|READONLY|OOM|NOREPLICAS|MOVED|ASK)\b/;
+/** Error replies a retry may cure (a loading, busy, failing-over or overloaded server); every other reply is permanent. */
+const TRANSIENT_REPLIES = /^(LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|READONLY|OOM|NOREPLICAS|MISCONF|MOVED|ASK)\b/;
 
 /** True for a Redis error reply (node-redis `ErrorReply`), as opposed to a client or network error. */
 export function isErrorReply(error: unknown): error is Error {

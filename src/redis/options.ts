@@ -1,3 +1,4 @@
+import { invalidOption, optionsObject, stringOption, timerOption } from '../core/options.js';
 import type { RedisStoreClient } from './client.js';
 
 /** Options of `new RedisStore(options)`. */
@@ -44,22 +45,14 @@ export interface NormalizedRedisStoreOptions {
   readonly commandTimeoutMs: number;
 }
 
-const MAX_TIMER_MS = 2 ** 31 - 1;
+/** The defaults of {@link RedisStoreOptions}. */
+const REDIS_STORE_DEFAULTS = Object.freeze({ prefix: '', processingGraceMs: 60_000, commandTimeoutMs: 2_000 });
 
-function positiveInteger(name: string, value: number, min: number): number {
-  if (!Number.isSafeInteger(value) || value < min || value > MAX_TIMER_MS) {
-    throw new TypeError(
-      `answer-once/redis: expected \`${name}\` to be an integer from ${min} to ${MAX_TIMER_MS} (ms), got ${String(value)}`,
-    );
-  }
-  return value;
-}
+const LIBRARY = 'answer-once/redis';
 
 /** Fills in defaults and rejects bad options with a `TypeError` naming the option. */
 export function normalizeRedisStoreOptions(options: RedisStoreOptions): NormalizedRedisStoreOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('answer-once/redis: expected an options object `{ client }`');
-  }
+  optionsObject(options, 'RedisStore options `{ client }`', false, LIBRARY);
   const { client } = options;
   if (
     typeof client !== 'object' ||
@@ -69,18 +62,15 @@ export function normalizeRedisStoreOptions(options: RedisStoreOptions): Normaliz
     typeof client.duplicate !== 'function' ||
     typeof client.withTypeMapping !== 'function'
   ) {
-    throw new TypeError(
-      'answer-once/redis: expected `client` to be a node-redis client (createClient() or createCluster())',
-    );
+    invalidOption('client', 'a node-redis client (createClient() or createCluster())', client, LIBRARY);
   }
-  const prefix = options.prefix ?? '';
-  if (typeof prefix !== 'string' || /[{}]/.test(prefix)) {
-    throw new TypeError('answer-once/redis: expected `prefix` to be a string without `{` or `}`');
-  }
+  const { prefix = REDIS_STORE_DEFAULTS.prefix } = options;
+  const noTag = (text: string): boolean => !/[{}]/.test(text);
   return Object.freeze({
     client,
-    prefix,
-    processingGraceMs: positiveInteger('processingGraceMs', options.processingGraceMs ?? 60_000, 0),
-    commandTimeoutMs: positiveInteger('commandTimeoutMs', options.commandTimeoutMs ?? 2_000, 1),
+    prefix: stringOption(prefix, 'prefix', 'a string without `{` or `}`', noTag, LIBRARY),
+    // The grace is a Redis expiry, the command timeout a timer: both within 2³¹−1 ms.
+    processingGraceMs: timerOption(options.processingGraceMs ?? REDIS_STORE_DEFAULTS.processingGraceMs, 'processingGraceMs', 0, LIBRARY),
+    commandTimeoutMs: timerOption(options.commandTimeoutMs ?? REDIS_STORE_DEFAULTS.commandTimeoutMs, 'commandTimeoutMs', 1, LIBRARY),
   });
 }

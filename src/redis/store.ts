@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AcquireResult, IdempotencyRecord } from '../server/store.js';
+import type { AcquireResult, IdempotencyRecord, WriteResult } from '../server/store.js';
 import {
   LOG_LINGER_MS,
   type LogAppend,
@@ -29,6 +29,12 @@ import { SETTLE } from './scripts/settle.js';
 import { STOP } from './scripts/stop.js';
 import { WATCH_STOP } from './scripts/watch-stop.js';
 import type { RedisScript } from './scripts/define.js';
+
+/** A fenced script's reply: 1 written, 0 fenced, -1 no record. */
+function writeResult(reply: unknown): WriteResult {
+  const code = integer(reply);
+  return code === 1 ? 'written' : code === -1 ? 'gone' : 'fenced';
+}
 
 /** RESP blob strings as Buffers: node-redis's `RESP_TYPES.BLOB_STRING` is 36 (`$`). */
 const BUFFERS = { 36: Buffer } as const;
@@ -95,16 +101,16 @@ export class RedisStore implements StreamStore {
     };
   }
 
-  async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
+  async renew(key: string, token: string, leaseMs: number): Promise<WriteResult> {
     const args = [checkText('token', token), checkMs('leaseMs', leaseMs, 1), String(this.#options.processingGraceMs)];
-    return integer(await this.#run(RENEW, key, args)) === 1;
+    return writeResult(await this.#run(RENEW, key, args));
   }
 
-  async complete(key: string, token: string, result: string, ttlMs: number): Promise<boolean> {
+  async complete(key: string, token: string, result: string, ttlMs: number): Promise<WriteResult> {
     return this.#settle(key, token, 'completed', result, ttlMs);
   }
 
-  async fail(key: string, token: string, error: string, ttlMs: number): Promise<boolean> {
+  async fail(key: string, token: string, error: string, ttlMs: number): Promise<WriteResult> {
     return this.#settle(key, token, 'failed', error, ttlMs);
   }
 
@@ -254,11 +260,11 @@ export class RedisStore implements StreamStore {
     state: 'completed' | 'failed',
     payload: string,
     ttlMs: number,
-  ): Promise<boolean> {
+  ): Promise<WriteResult> {
     if (typeof payload !== 'string') {
       throw new TypeError(`answer-once/redis: expected \`${state === 'completed' ? 'result' : 'error'}\` to be a string`);
     }
     const args = [checkText('token', token), state, payload, checkMs('ttlMs', ttlMs, 1), String(LOG_LINGER_MS)];
-    return integer(await this.#run(SETTLE, key, args)) === 1;
+    return writeResult(await this.#run(SETTLE, key, args));
   }
 }

@@ -13,17 +13,20 @@ import {
   RETRY_AFTER_HEADER,
   STOPPED_HEADER,
 } from '../core/headers.js';
-import { assertNumber } from './lease-options.js';
+import { invalidOption, numberOption } from '../core/options.js';
 
 /** Options of {@link withCors} and the handler's `cors` option. */
 export interface CorsOptions {
   /**
-   * Which origins may call: `'*'`, one origin, a list, or a predicate.
+   * Which origins may call: `'*'`, one origin, a list, or a predicate. The origin
+   * `null` (sandboxed iframes, `file:`, some redirects) is never allowed, whatever this says.
    * @default '*'
    */
   origin?: string | readonly string[] | ((origin: string) => boolean);
   /**
    * Send `Access-Control-Allow-Credentials: true` (cookies); the origin is then echoed, never `*`.
+   * Needs an explicit `origin` (one origin, a list or a predicate): with `'*'` any site
+   * could read a signed-in user's answers, so that configuration throws at creation.
    * @default false
    */
   credentials?: boolean;
@@ -87,30 +90,55 @@ export interface ResolvedCorsOptions {
   readonly maxAgeSeconds: number;
 }
 
+/** The defaults of {@link CorsOptions}. */
+const CORS_DEFAULTS = Object.freeze({
+  origin: '*',
+  credentials: false,
+  allowHeaders: Object.freeze([] as string[]),
+  exposeHeaders: Object.freeze([] as string[]),
+  methods: Object.freeze(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
+  maxAgeSeconds: 600,
+});
+
+function stringList(value: unknown, option: string): readonly string[] {
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
+    invalidOption(option, 'a list of strings', value);
+  }
+  return value as readonly string[];
+}
+
 export function normalizeCorsOptions(options: CorsOptions = {}): ResolvedCorsOptions {
-  const { origin = '*', credentials = false, allowHeaders = [], exposeHeaders = [], maxAgeSeconds = 600 } = options;
-  const methods = options.methods ?? ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+  const { origin = CORS_DEFAULTS.origin, credentials = CORS_DEFAULTS.credentials } = options;
+  if (typeof credentials !== 'boolean') invalidOption('cors.credentials', 'a boolean', credentials);
   let allows: (candidate: string) => boolean;
   if (typeof origin === 'function') allows = origin;
   else if (typeof origin === 'string') allows = (candidate) => origin === '*' || candidate === origin;
   else if (Array.isArray(origin) && origin.every((item) => typeof item === 'string')) {
-    allows = (candidate) => origin.includes(candidate);
-  } else throw new TypeError('answer-once: `cors.origin` must be a string, a list of strings or a function.');
-  for (const [name, list] of [['allowHeaders', allowHeaders], ['exposeHeaders', exposeHeaders], ['methods', methods]] as const) {
-    if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) {
-      throw new TypeError(`answer-once: \`cors.${name}\` must be a list of strings.`);
-    }
+    const list = [...origin];
+    allows = (candidate) => list.includes(candidate);
+  } else invalidOption('cors.origin', 'a string, a list of strings or a function', origin);
+  if (credentials && (origin === '*' || (Array.isArray(origin) && origin.includes('*')))) {
+    invalidOption(
+      'cors.origin',
+      'an explicit origin, list or predicate when `cors.credentials` is true (`*` would let every site read signed-in answers)',
+      origin,
+    );
   }
-  if (typeof credentials !== 'boolean') throw new TypeError('answer-once: `cors.credentials` must be a boolean.');
-  assertNumber('cors.maxAgeSeconds', maxAgeSeconds);
+  const allowHeaders = stringList(options.allowHeaders ?? CORS_DEFAULTS.allowHeaders, 'cors.allowHeaders');
+  const exposeHeaders = stringList(options.exposeHeaders ?? CORS_DEFAULTS.exposeHeaders, 'cors.exposeHeaders');
+  const methods = stringList(options.methods ?? CORS_DEFAULTS.methods, 'cors.methods');
+  const maxAgeSeconds = numberOption(options.maxAgeSeconds ?? CORS_DEFAULTS.maxAgeSeconds, 'cors.maxAgeSeconds');
+  const wildcard = origin === '*' && !credentials;
   return {
-    allows,
-    wildcard: origin === '*' && !credentials,
+    // `null` is the origin of sandboxed and opaque contexts, which any site can produce:
+    // never echoed (a wildcard answers `*`, which carries no credentials).
+    allows: wildcard ? allows : (candidate) => candidate !== 'null' && allows(candidate),
+    wildcard,
     credentials,
     allowHeaders: [...CORS_ALLOW_HEADERS, ...allowHeaders].join(', '),
     exposeHeaders: [...CORS_EXPOSE_HEADERS, ...exposeHeaders].join(', '),
     methods: methods.join(', '),
-    maxAgeSeconds: Math.floor(maxAgeSeconds),
+    maxAgeSeconds,
   };
 }
 

@@ -2,12 +2,17 @@ import { RETRY_AFTER_HEADER } from '../core/headers.js';
 import type { ProblemCode } from '../core/problems.js';
 import { problemResponse } from './problem.js';
 
+/** Marks every {@link IdempotencyError}, across copies of the module (ESM and CJS). */
+const BRAND = Symbol.for('answer-once/server:IdempotencyError');
+
 /**
  * The base of every error `answer-once/server` throws. Each one knows the problem+json
  * answer it stands for, so the HTTP layer never invents status codes of its own.
  */
 export abstract class IdempotencyError extends Error {
   override name: string = 'IdempotencyError';
+  /** Brand read by {@link isIdempotencyError}. */
+  readonly [BRAND] = true;
   /** The stable code that crosses the wire (PROTOCOL.md § 9). */
   abstract readonly code: ProblemCode;
   /** The HTTP status of the problem this error becomes. */
@@ -50,9 +55,12 @@ export class InvalidRequestIdError extends IdempotencyError {
   readonly status = 400;
 }
 
-/** The request ID was used before with another method, path or body. */
-export class RequestIdReusedError extends IdempotencyError {
-  override name = 'RequestIdReusedError' as const;
+/**
+ * The request ID was used before with another method, path or body (or, for `runOnce`,
+ * another `fingerprint`): nothing runs, nothing is replayed.
+ */
+export class FingerprintMismatchError extends IdempotencyError {
+  override name = 'FingerprintMismatchError' as const;
   readonly code = 'request-id-reused' as const;
   readonly status = 422;
 }
@@ -65,8 +73,10 @@ export class PayloadTooLargeError extends IdempotencyError {
 }
 
 /**
- * The store could not be reached or refused the operation (Redis down, memory store
- * full of running intents). Nothing was run; the same request may be sent again.
+ * The store could not be reached, did not answer within `storeTimeoutMs`, or is
+ * briefly unable to serve (Redis down, LOADING, a failover, a memory store full of
+ * running intents): a transient failure. Nothing was run; the same request may be sent
+ * again after `Retry-After`.
  */
 export class StoreUnavailableError extends IdempotencyError {
   override name = 'StoreUnavailableError' as const;
@@ -104,11 +114,66 @@ export class IntentInProgressError extends IdempotencyError {
 }
 
 /**
- * The intent's last attempt failed (the work threw, or answered 5xx). `runOnce` throws it
- * for a FAILED record it was not allowed to re-run; `cause` is the decoded stored error.
+ * The store refused the operation in a way no retry cures (Redis `WRONGTYPE`, `NOPERM`,
+ * a script error, a corrupt record): a permanent failure, answered 500 `store-failed`.
+ * Nothing was run. See PROTOCOL.md § 10.4 for the classification.
  */
-export class IntentFailedError extends IdempotencyError {
-  override name = 'IntentFailedError' as const;
+export class StoreFailedError extends IdempotencyError {
+  override name = 'StoreFailedError' as const;
+  readonly code = 'store-failed' as const;
+  readonly status = 500;
+}
+
+/**
+ * The intent's stored attempt failed (the work threw, or answered 5xx). `runOnce` throws
+ * it for a FAILED record its store handed back instead of letting it run again; `cause`
+ * is the decoded stored error.
+ */
+export class AttemptFailedError extends IdempotencyError {
+  override name = 'AttemptFailedError' as const;
   readonly code = 'intent-failed' as const;
   readonly status = 500;
+}
+
+/**
+ * The app's `scope` callback threw, or returned no valid scope. Answered 500
+ * `internal-error` without its message; reported as a `scope-error` event.
+ */
+export class ScopeError extends IdempotencyError {
+  override name = 'ScopeError' as const;
+  readonly code = 'internal-error' as const;
+  readonly status = 500;
+
+  override getResponse(): Response {
+    return problemResponse(this.code, {
+      status: this.status,
+      title: 'answer-once: the server could not tell who sent this request.',
+      ...(this.requestId === undefined ? {} : { requestId: this.requestId }),
+    });
+  }
+}
+
+/** The names of the classes above: {@link isIdempotencyError} also holds for an error from another copy of the module. */
+const NAMES = new Set([
+  'MissingRequestIdError',
+  'InvalidRequestIdError',
+  'FingerprintMismatchError',
+  'PayloadTooLargeError',
+  'StoreUnavailableError',
+  'StoreFailedError',
+  'LeaseLostError',
+  'IntentInProgressError',
+  'AttemptFailedError',
+  'ScopeError',
+]);
+
+/**
+ * True for every error `answer-once/server` throws, also when it comes from the other
+ * build (ESM vs CJS) where `instanceof` fails: checks the brand, then the name and code.
+ */
+export function isIdempotencyError(error: unknown): error is IdempotencyError {
+  if (typeof error !== 'object' || error === null) return false;
+  if ((error as { [BRAND]?: unknown })[BRAND] === true) return true;
+  const { name, code } = error as { name?: unknown; code?: unknown };
+  return error instanceof Error && typeof name === 'string' && NAMES.has(name) && typeof code === 'string';
 }

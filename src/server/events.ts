@@ -1,11 +1,19 @@
 /** The store call an event is about. */
 export type StoreOperation = 'acquire' | 'renew' | 'complete' | 'fail' | 'get' | 'wait' | 'append' | 'read' | 'stop' | 'watchStop';
 
-/**
- * What happened to an intent, for logs and metrics (model calls saved, takeovers,
- * zombie writes). Listeners are called synchronously; their errors are swallowed.
- */
-export type IdempotencyEvent =
+/** What every event carries: the intent's ID, and its user when the app opted in. */
+export interface EventSubject {
+  /**
+   * The intent's request ID, as the client sent it (the ID a user quotes from an error).
+   * For `runOnce` it is its `requestId` option, else the key.
+   */
+  readonly requestId: string;
+  /** The scope's user, only with the handler's `eventsIncludeUser: true`. */
+  readonly user?: string;
+}
+
+/** Each event without its {@link EventSubject}. */
+export type IdempotencyEventBody =
   /** This worker holds the intent and starts the work. */
   | { readonly type: 'acquired'; readonly key: string; readonly takeover: boolean; readonly retry: boolean }
   /** The work's result was stored as the intent's answer. */
@@ -27,18 +35,41 @@ export type IdempotencyEvent =
   | { readonly type: 'lease-lost'; readonly key: string }
   /** A zombie write was rejected by fencing; its result was discarded, never stored. */
   | { readonly type: 'fenced'; readonly key: string; readonly operation: 'complete' | 'fail' }
-  /** The store threw; see PROTOCOL.md § 10 for what the caller got. */
-  | { readonly type: 'store-error'; readonly key: string; readonly operation: StoreOperation; readonly error: unknown };
+  /**
+   * The record vanished while the work ran (Redis flushed or restarted, a key evicted)
+   * and nobody else held the intent: the worker claimed it again (`reclaimed`) or could
+   * not; its answer is delivered either way (PROTOCOL.md § 7.2).
+   */
+  | { readonly type: 'record-lost'; readonly key: string; readonly operation: 'renew' | 'complete' | 'fail'; readonly reclaimed: boolean }
+  /** The work ran past `maxRunMs`: its signal was aborted and the attempt failed. */
+  | { readonly type: 'run-timeout'; readonly key: string; readonly maxRunMs: number }
+  /** The store threw or timed out; see PROTOCOL.md § 10 for what the caller got. */
+  | { readonly type: 'store-error'; readonly key: string; readonly operation: StoreOperation; readonly error: unknown }
+  /** The app's `scope` callback threw or returned no valid scope; the caller got a 500. */
+  | { readonly type: 'scope-error'; readonly error: unknown }
+  /** A bounded store dropped a record to make room (its answer will not be replayed). */
+  | { readonly type: 'evicted'; readonly key: string; readonly state: 'processing' | 'completed' | 'failed' };
+
+/**
+ * What happened to an intent, for logs and metrics (model calls saved, takeovers,
+ * zombie writes). Listeners are called synchronously; their errors are swallowed.
+ */
+export type IdempotencyEvent = IdempotencyEventBody & EventSubject;
 
 /** Receives {@link IdempotencyEvent}s. */
 export type IdempotencyEventListener = (event: IdempotencyEvent) => void;
 
-/** Calls `listener`, never letting its failure break the request. */
-export function emit(listener: IdempotencyEventListener | undefined, event: IdempotencyEvent): void {
-  if (!listener) return;
-  try {
-    listener(event);
-  } catch {
-    // A broken metrics hook must not turn an answered intent into an error.
-  }
+/** Reports one event about the intent it was made for. */
+export type Reporter = (event: IdempotencyEventBody) => void;
+
+/** A {@link Reporter} that adds `subject` to every event; it never lets the listener's failure break the request. */
+export function reporter(listener: IdempotencyEventListener | undefined, subject: EventSubject): Reporter {
+  if (!listener) return () => undefined;
+  return (event) => {
+    try {
+      listener({ ...event, ...subject });
+    } catch {
+      // A broken metrics hook must not turn an answered intent into an error.
+    }
+  };
 }

@@ -1,7 +1,8 @@
 import { type CorsOptions, normalizeCorsOptions, type ResolvedCorsOptions } from './cors.js';
 import type { IdempotencyEventListener } from './events.js';
 import { DEFAULT_KEY_PREFIX, type Scope } from './key.js';
-import { assertNumber, type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
+import { functionOption, invalidOption, numberOption, optionsObject, stringOption, timerOption } from '../core/options.js';
+import { type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
 import { MemoryStore } from './memory-store.js';
 import type { IdempotencyStore } from './store.js';
 
@@ -47,7 +48,8 @@ export interface IdempotencyHandlerOptions extends LeaseOptions {
   store?: IdempotencyStore;
   /**
    * The status route: `GET <statusPath>/<requestId>` answers the intent's state, and
-   * every "still running" answer points there with `Location`.
+   * every "still running" answer points there with `Location`. It is read-only: `GET` and
+   * `HEAD` are answered (and `OPTIONS` preflights with `cors`); any other method gets 405.
    * @default '/api/status'
    */
   statusPath?: string;
@@ -97,8 +99,9 @@ export interface IdempotencyHandlerOptions extends LeaseOptions {
    */
   flushBytes?: number;
   /**
-   * Response headers stored and replayed (case-insensitive). `Set-Cookie` and hop-by-hop
-   * headers are never worth replaying.
+   * Response headers stored and replayed (case-insensitive). `Set-Cookie` (and
+   * `Set-Cookie2`) is refused at creation: replaying it would hand the first caller's
+   * session to every later one. Hop-by-hop headers are never worth replaying.
    * @default ['content-type', 'content-language', 'content-encoding', 'content-disposition', 'cache-control', 'etag', 'last-modified', 'location', 'link']
    */
   replayHeaders?: readonly string[];
@@ -107,11 +110,22 @@ export interface IdempotencyHandlerOptions extends LeaseOptions {
    * @default false
    */
   cors?: boolean | CorsOptions;
-  /** Called on every step of every intent, for logs and metrics. @default undefined */
+  /**
+   * Called on every step of every intent, for logs and metrics; every event carries the
+   * intent's `requestId`. A `scope` callback that throws or returns no valid scope is
+   * reported here too (`scope-error`), while the caller gets a bare 500 problem.
+   * @default undefined
+   */
   onEvent?: IdempotencyEventListener;
+  /**
+   * Put the scope's `user` on every event (for per-user metrics). Off by default: logs
+   * then hold request IDs, never who sent them.
+   * @default false
+   */
+  eventsIncludeUser?: boolean;
 }
 
-export const DEFAULT_REPLAY_HEADERS = [
+export const DEFAULT_REPLAY_HEADERS = Object.freeze([
   'content-type',
   'content-language',
   'content-encoding',
@@ -121,7 +135,26 @@ export const DEFAULT_REPLAY_HEADERS = [
   'last-modified',
   'location',
   'link',
-] as const;
+] as const);
+
+/** Headers that carry one caller's session: never stored, never replayed to another. */
+const NEVER_REPLAYED = new Set(['set-cookie', 'set-cookie2']);
+
+/** The defaults of {@link IdempotencyHandlerOptions} (the lease's are `LEASE_DEFAULTS`). */
+export const HANDLER_DEFAULTS = Object.freeze({
+  statusPath: '/api/status',
+  keyPrefix: DEFAULT_KEY_PREFIX,
+  inProgressStatus: 202 as 202 | 409,
+  retryAfterSeconds: 1,
+  maxWaitMs: 20_000,
+  maxBodyBytes: 1_048_576,
+  maxResponseBytes: 1_048_576,
+  flushMs: 25,
+  flushBytes: 65_536,
+  replayHeaders: DEFAULT_REPLAY_HEADERS as readonly string[],
+  cors: false as boolean | CorsOptions,
+  eventsIncludeUser: false,
+});
 
 export interface ResolvedHandlerOptions extends ResolvedLeaseOptions {
   readonly scope: ScopeResolver;
@@ -139,73 +172,60 @@ export interface ResolvedHandlerOptions extends ResolvedLeaseOptions {
   readonly replayHeaders: ReadonlySet<string>;
   readonly cors: ResolvedCorsOptions | undefined;
   readonly onEvent: IdempotencyEventListener | undefined;
+  readonly eventsIncludeUser: boolean;
+}
+
+const STORE_METHODS = ['acquire', 'renew', 'complete', 'fail', 'get', 'wait'] as const;
+
+function replayHeaderSet(value: unknown): ReadonlySet<string> {
+  if (!Array.isArray(value) || !value.every((name) => typeof name === 'string')) {
+    invalidOption('replayHeaders', 'a list of header names', value);
+  }
+  const names = new Set((value as string[]).map((name) => name.toLowerCase()));
+  for (const name of names) {
+    if (NEVER_REPLAYED.has(name)) {
+      invalidOption('replayHeaders', 'a list without `Set-Cookie` (it would replay one caller’s session to the next)', name);
+    }
+  }
+  return names;
 }
 
 export function normalizeHandlerOptions(options: IdempotencyHandlerOptions): ResolvedHandlerOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('answer-once: createIdempotencyHandler() needs an options object.');
+  optionsObject(options, 'createIdempotencyHandler() options', false);
+  const store = options.store ?? new MemoryStore();
+  for (const method of STORE_METHODS) {
+    if (typeof store?.[method] !== 'function') invalidOption('store', `an IdempotencyStore (with ${method}())`, store);
   }
-  const {
-    scope,
-    handler,
-    store = new MemoryStore(),
-    statusPath = '/api/status',
-    keyPrefix = DEFAULT_KEY_PREFIX,
-    inProgressStatus = 202,
-    retryAfterSeconds = 1,
-    maxWaitMs = 20_000,
-    maxBodyBytes = 1_048_576,
-    maxResponseBytes = 1_048_576,
-    flushMs = 25,
-    flushBytes = 65_536,
-    replayHeaders = DEFAULT_REPLAY_HEADERS,
-    cors = false,
-    onEvent,
-  } = options;
-  if (typeof scope !== 'function') throw new TypeError('answer-once: `scope` must be a function (request) => { user, session }.');
-  if (typeof handler !== 'function') throw new TypeError('answer-once: `handler` must be a function (request, context) => Response.');
-  for (const method of ['acquire', 'renew', 'complete', 'fail', 'get', 'wait'] as const) {
-    if (typeof store?.[method] !== 'function') throw new TypeError(`answer-once: \`store\` has no ${method}() method.`);
-  }
-  if (typeof statusPath !== 'string' || !statusPath.startsWith('/') || statusPath.endsWith('/')) {
-    throw new TypeError('answer-once: `statusPath` must start with "/" and not end with one.');
-  }
-  if (typeof keyPrefix !== 'string' || /[{}]/.test(keyPrefix)) {
-    throw new TypeError('answer-once: `keyPrefix` must be a string without `{` or `}`.');
-  }
-  if (inProgressStatus !== 202 && inProgressStatus !== 409) {
-    throw new TypeError('answer-once: `inProgressStatus` must be 202 or 409.');
-  }
-  assertNumber('retryAfterSeconds', retryAfterSeconds);
-  assertNumber('maxWaitMs', maxWaitMs);
-  assertNumber('maxBodyBytes', maxBodyBytes);
-  assertNumber('maxResponseBytes', maxResponseBytes);
-  assertNumber('flushMs', flushMs);
-  if (flushMs > 2 ** 31 - 1) throw new TypeError('answer-once: `flushMs` must be at most 2147483647.');
-  assertNumber('flushBytes', flushBytes, 1);
-  if (!Array.isArray(replayHeaders) || !replayHeaders.every((name) => typeof name === 'string')) {
-    throw new TypeError('answer-once: `replayHeaders` must be a list of header names.');
-  }
+  const cors = options.cors ?? HANDLER_DEFAULTS.cors;
   if (typeof cors !== 'boolean' && (typeof cors !== 'object' || cors === null)) {
-    throw new TypeError('answer-once: `cors` must be a boolean or CORS options.');
+    invalidOption('cors', 'a boolean or CORS options', cors);
   }
-  if (onEvent !== undefined && typeof onEvent !== 'function') throw new TypeError('answer-once: `onEvent` must be a function.');
+  const inProgressStatus = options.inProgressStatus ?? HANDLER_DEFAULTS.inProgressStatus;
+  if (inProgressStatus !== 202 && inProgressStatus !== 409) invalidOption('inProgressStatus', '202 or 409', inProgressStatus);
+  const eventsIncludeUser = options.eventsIncludeUser ?? HANDLER_DEFAULTS.eventsIncludeUser;
+  if (typeof eventsIncludeUser !== 'boolean') invalidOption('eventsIncludeUser', 'a boolean', eventsIncludeUser);
   return {
     ...normalizeLeaseOptions(options),
-    scope,
-    handler,
+    scope: functionOption(options.scope, 'scope', false),
+    handler: functionOption(options.handler, 'handler', false),
     store,
-    statusPath,
-    keyPrefix,
+    statusPath: stringOption(
+      options.statusPath ?? HANDLER_DEFAULTS.statusPath,
+      'statusPath',
+      'a path starting with "/" and not ending with one',
+      (path) => path.startsWith('/') && !path.endsWith('/'),
+    ),
+    keyPrefix: stringOption(options.keyPrefix ?? HANDLER_DEFAULTS.keyPrefix, 'keyPrefix', 'a string without `{` or `}`', (prefix) => !/[{}]/.test(prefix)),
     inProgressStatus,
-    retryAfterSeconds: Math.ceil(retryAfterSeconds),
-    maxWaitMs,
-    maxBodyBytes,
-    maxResponseBytes,
-    flushMs,
-    flushBytes,
-    replayHeaders: new Set(replayHeaders.map((name) => name.toLowerCase())),
+    retryAfterSeconds: numberOption(options.retryAfterSeconds ?? HANDLER_DEFAULTS.retryAfterSeconds, 'retryAfterSeconds'),
+    maxWaitMs: timerOption(options.maxWaitMs ?? HANDLER_DEFAULTS.maxWaitMs, 'maxWaitMs'),
+    maxBodyBytes: numberOption(options.maxBodyBytes ?? HANDLER_DEFAULTS.maxBodyBytes, 'maxBodyBytes'),
+    maxResponseBytes: numberOption(options.maxResponseBytes ?? HANDLER_DEFAULTS.maxResponseBytes, 'maxResponseBytes'),
+    flushMs: timerOption(options.flushMs ?? HANDLER_DEFAULTS.flushMs, 'flushMs'),
+    flushBytes: numberOption(options.flushBytes ?? HANDLER_DEFAULTS.flushBytes, 'flushBytes', { min: 1 }),
+    replayHeaders: replayHeaderSet(options.replayHeaders ?? HANDLER_DEFAULTS.replayHeaders),
     cors: cors === false ? undefined : normalizeCorsOptions(cors === true ? {} : cors),
-    onEvent,
+    onEvent: functionOption(options.onEvent, 'onEvent'),
+    eventsIncludeUser,
   };
 }

@@ -4,18 +4,15 @@ import { parsePreferWait } from '../core/prefer.js';
 import { type AnswerContext, failedAnswer, inProgressAnswer, statusAnswer, withProtocolHeaders } from './answers.js';
 import { readBodyLimited } from './body.js';
 import { withCors } from './cors.js';
-import { IdempotencyError, InvalidRequestIdError, RequestIdReusedError } from './errors.js';
-import { emit } from './events.js';
+import { FingerprintMismatchError, IdempotencyError, InvalidRequestIdError, ScopeError } from './errors.js';
+import { type Reporter, reporter } from './events.js';
 import { fingerprintRequest } from './fingerprint.js';
-import {
-  type IdempotencyHandlerOptions,
-  normalizeHandlerOptions,
-  type ResolvedHandlerOptions,
-} from './handler-options.js';
-import { runHeld, type Verdict } from './held-run.js';
+import { type IdempotencyHandlerOptions, normalizeHandlerOptions, type ResolvedHandlerOptions } from './handler-options.js';
+import { runHeld, type WorkOutcome } from './held-run.js';
 import { assertScope, encodeKey, type Scope } from './key.js';
+import { problemResponse } from './problem.js';
 import { readRequestId } from './request-id.js';
-import { storeCall } from './store-call.js';
+import { type StoreCallContext, storeCall } from './store-call.js';
 import type { IdempotencyRecord } from './store.js';
 import { captureResponse, type StoredFailure } from './stored-response.js';
 import { attachToLog, replayFromPosition } from './log-answer.js';
@@ -26,6 +23,9 @@ import { StreamedRun } from './stream-run.js';
 
 /** Statuses that are transient by definition: not an answer, the intent may run again. */
 const TRANSIENT_STATUSES = new Set([408, 425, 429]);
+
+/** The methods the status route serves besides DELETE (the stop route): it never runs anything. */
+const STATUS_METHODS = new Set(['GET', 'HEAD']);
 
 interface Intent {
   readonly request: Request;
@@ -38,62 +38,100 @@ interface Intent {
   readonly waitMs: number;
   /** The position of the answer the request already has (PROTOCOL.md § 14.5). */
   readonly position: RequestedPosition | undefined;
+  readonly report: Reporter;
+  readonly context: StoreCallContext;
 }
 
 /**
  * Makes `handler` idempotent per intent: `async function handle(request): Promise<Response>`
  * for any Fetch-API runtime. See PROTOCOL.md for every answer it gives.
  *
+ * Every request outside the status route is treated as an intent, whatever its method:
+ * mount it on the routes (and methods) you mean to protect. The status route serves
+ * `GET`, `HEAD` and `DELETE` (the stop route) only (405 otherwise).
+ *
  * The handler's response is read to its end before it is stored, so a streamed AI answer
  * reaches its first caller only once complete — the price of replaying it byte for byte.
  * An error the handler throws is answered as `intent-failed` without its message; it
  * reaches `onEvent` as a `failed` event (log it there).
  */
-export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (request: Request) => Promise<Response> {
-  const resolved = normalizeHandlerOptions(options);
-  const { store, statusPath, onEvent, retryAfterSeconds } = resolved;
+export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (request: Request) => Promise<Response> {
+  const options = normalizeHandlerOptions(given);
+  const { store, statusPath, onEvent, retryAfterSeconds } = options;
   const statusPrefix = `${statusPath}/`;
+  const allow = options.cors ? 'GET, HEAD, DELETE, OPTIONS' : 'GET, HEAD, DELETE';
   // A store that keeps answer logs streams every answer through (PROTOCOL.md § 14).
   const streams = isStreamStore(store) ? store : undefined;
 
   async function handle(request: Request): Promise<Response> {
     try {
       const { pathname } = new URL(request.url);
-      if (request.method === 'GET' && pathname.startsWith(statusPrefix)) {
-        return await status(request, pathname.slice(statusPrefix.length));
-      }
-      if (request.method === 'DELETE' && pathname.startsWith(statusPrefix)) {
+      if (pathname.startsWith(statusPrefix)) {
         const requestId = pathname.slice(statusPrefix.length);
+        if (STATUS_METHODS.has(request.method)) {
+          const answer = await status(request, requestId);
+          return request.method === 'HEAD' ? new Response(null, answer) : answer;
+        }
+        if (request.method !== 'DELETE') return methodNotAllowed(requestId);
         const scope = await scopeOf(request, requestId);
         if (scope instanceof Response) return scope;
-        const key = encodeKey(scope, requestId, resolved.keyPrefix);
-        return await stopAnswer(streams, key, request, { requestId, waitMs: appliedWaitMs(request, resolved) }, resolved);
+        const key = encodeKey(scope, requestId, options.keyPrefix);
+        const { report, context } = subjectOf(requestId, scope);
+        return await stopAnswer(streams, key, request, { requestId, waitMs: appliedWaitMs(request, options) }, { ...options, report, context });
       }
-      return await protect(await parseIntent(request, resolved));
+      return await protect(await parseIntent(request));
     } catch (error) {
       if (error instanceof IdempotencyError) return error.getResponse();
       throw error;
     }
   }
 
+  function methodNotAllowed(requestId: string): Response {
+    return problemResponse('method-not-allowed', {
+      status: 405,
+      title: 'answer-once: the status route is read-only; send GET or HEAD (or DELETE to stop).',
+      ...(isValidRequestId(requestId) ? { requestId } : {}),
+      headers: { Allow: allow },
+    });
+  }
+
   async function scopeOf(request: Request, requestId: string): Promise<Scope | Response> {
     if (!isValidRequestId(requestId)) {
       throw new InvalidRequestIdError('answer-once: a request ID is 8–128 characters of A–Z, a–z, 0–9, "_" and "-".');
     }
-    return resolveScope(request, resolved);
+    return resolveScope(request, requestId);
+  }
+
+  /** The scope, or the app's own answer; a throwing or invalid `scope` is a reported 500 (`ScopeError`). */
+  async function resolveScope(request: Request, requestId: string): Promise<Scope | Response> {
+    let scope: unknown;
+    try {
+      scope = await options.scope(request);
+      if (scope instanceof Response) return scope;
+      assertScope(scope);
+      return scope;
+    } catch (error) {
+      reporter(onEvent, { requestId })({ type: 'scope-error', error });
+      throw new ScopeError('answer-once: `scope` failed.', { cause: error, requestId });
+    }
+  }
+
+  function subjectOf(requestId: string, scope: Scope): { report: Reporter; context: StoreCallContext } {
+    const report = reporter(onEvent, options.eventsIncludeUser ? { requestId, user: scope.user } : { requestId });
+    return { report, context: { report, timeoutMs: options.storeTimeoutMs, retryAfterSeconds, requestId } };
   }
 
   async function status(request: Request, requestId: string): Promise<Response> {
     const scope = await scopeOf(request, requestId);
     if (scope instanceof Response) return scope;
-    const key = encodeKey(scope, requestId, resolved.keyPrefix);
-    const context = { onEvent, retryAfterSeconds, requestId };
-    const waitMs = appliedWaitMs(request, resolved);
+    const key = encodeKey(scope, requestId, options.keyPrefix);
+    const { report, context } = subjectOf(requestId, scope);
+    const waitMs = appliedWaitMs(request, options);
     const position = readPosition(request.headers);
     const answer: AnswerContext = { requestId, waitedSeconds: undefined, statusRoute: true };
     let record: IdempotencyRecord | null;
     if (streams) {
-      const live = await attachLive(key, position, 0, request.signal, answer);
+      const live = await attachLive(key, position, 0, request.signal, answer, report, context);
       if (live instanceof Response) return live;
       record = live;
     } else {
@@ -103,14 +141,15 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
     if (record?.state === 'processing' && record.leaseExpiresAt > Date.now() && waitMs > 0) {
       waited = { ...answer, waitedSeconds: waitMs / 1000 };
       if (streams) {
-        const live = await attachLive(key, position, waitMs, request.signal, waited);
+        const live = await attachLive(key, position, waitMs, request.signal, waited, report, context);
         if (live instanceof Response) return live;
         record = live;
       } else {
-        record = await storeCall('wait', key, () => store.wait(key, waitMs, request.signal), context);
+        const waitContext = { ...context, timeoutMs: waitMs + options.storeTimeoutMs };
+        record = await storeCall('wait', key, () => store.wait(key, waitMs, request.signal), waitContext);
       }
     }
-    return answerRecord(key, record, waited, position);
+    return answerRecord(report, key, record, waited, position);
   }
 
   /**
@@ -123,74 +162,77 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
     waitMs: number,
     signal: AbortSignal,
     answer: AnswerContext,
+    report: Reporter,
+    context: StoreCallContext,
   ): Promise<Response | IdempotencyRecord | null> {
     if (!streams) return null;
-    const context = { onEvent, retryAfterSeconds, requestId: answer.requestId };
-    const snapshot = await storeCall('read', key, () => streams.read(key, null, { waitMs, signal }), context);
+    const readContext = { ...context, timeoutMs: waitMs + options.storeTimeoutMs };
+    const snapshot = await storeCall('read', key, () => streams.read(key, null, { waitMs, signal }), readContext);
     const attached = attachToLog(streams, key, snapshot, position, answer);
     if (!attached) return snapshot.record;
-    emit(onEvent, { type: 'attached', key });
+    report({ type: 'attached', key });
     return attached;
   }
 
   async function protect(intent: Intent | Response): Promise<Response> {
     if (intent instanceof Response) return intent;
-    const { key, requestId, fingerprint } = intent;
-    const context = { onEvent, retryAfterSeconds, requestId };
+    const { key, requestId, fingerprint, report, context } = intent;
     let waitedSeconds: number | undefined;
     // At most two claims: the first, and one after a wait that ended in a dead or failed
     // holder; the second round answers whatever it finds.
     for (let round = 0; ; round += 1) {
-      const claim = await storeCall('acquire', key, () => store.acquire(key, fingerprint, resolved.leaseMs), context);
+      const claim = await storeCall('acquire', key, () => store.acquire(key, fingerprint, options.leaseMs), context);
       const answer: AnswerContext = { requestId, waitedSeconds, statusRoute: false };
       if (claim.acquired) {
-        emit(onEvent, { type: 'acquired', key, takeover: claim.takeover, retry: claim.retry });
+        report({ type: 'acquired', key, takeover: claim.takeover, retry: claim.retry });
         return run(intent, claim.token, claim, answer);
       }
       const { record } = claim;
       if (record.fingerprint !== fingerprint) {
-        throw new RequestIdReusedError(
+        throw new FingerprintMismatchError(
           'answer-once: this request ID was already used with another method, path or body.',
           { requestId },
         );
       }
-      if (record.state !== 'processing') return answerRecord(key, record, answer, intent.position);
-      emit(onEvent, { type: 'in-progress', key });
+      if (record.state !== 'processing') return answerRecord(report, key, record, answer, intent.position);
+      report({ type: 'in-progress', key });
       if (streams) {
         const waitMs = round === 0 ? intent.waitMs : 0;
         if (waitMs > 0) waitedSeconds = waitMs / 1000;
         const held = { ...answer, waitedSeconds };
-        const live = await attachLive(key, intent.position, waitMs, intent.request.signal, held);
+        const live = await attachLive(key, intent.position, waitMs, intent.request.signal, held, report, context);
         if (live instanceof Response) return live;
-        if (live?.state === 'completed') return answerRecord(key, live, held, intent.position);
+        if (live?.state === 'completed') return answerRecord(report, key, live, held, intent.position);
         if ((live?.state === 'processing' && live.leaseExpiresAt > Date.now()) || round > 0) {
-          return inProgressAnswer(held, resolved);
+          return inProgressAnswer(held, options);
         }
         continue; // failed, gone, or its worker died: claim it again (a retry or a takeover)
       }
-      if (intent.waitMs === 0 || round > 0) return inProgressAnswer(answer, resolved);
+      if (intent.waitMs === 0 || round > 0) return inProgressAnswer(answer, options);
       waitedSeconds = intent.waitMs / 1000;
-      const settled = await storeCall('wait', key, () => store.wait(key, intent.waitMs, intent.request.signal), context);
-      if (settled?.state === 'completed') return answerRecord(key, settled, { ...answer, waitedSeconds }, intent.position);
+      const waitContext = { ...context, timeoutMs: intent.waitMs + options.storeTimeoutMs };
+      const settled = await storeCall('wait', key, () => store.wait(key, intent.waitMs, intent.request.signal), waitContext);
+      if (settled?.state === 'completed') return answerRecord(report, key, settled, { ...answer, waitedSeconds }, intent.position);
       if (settled?.state === 'processing' && settled.leaseExpiresAt > Date.now()) {
-        return inProgressAnswer({ ...answer, waitedSeconds }, resolved);
+        return inProgressAnswer({ ...answer, waitedSeconds }, options);
       }
       // Failed, gone, or its worker died: claim it again (a retry or a takeover).
     }
   }
 
   function answerRecord(
+    report: Reporter,
     key: string,
     record: IdempotencyRecord | null,
     answer: AnswerContext,
     position: RequestedPosition | undefined,
   ): Response {
     if (record?.state === 'completed') {
-      emit(onEvent, { type: 'replayed', key });
+      report({ type: 'replayed', key });
       const replay = replayFromPosition(record, position, answer);
       if (replay) return replay;
     }
-    return statusAnswer(record, answer, resolved, Date.now());
+    return statusAnswer(record, answer, options, Date.now());
   }
 
   async function run(
@@ -199,12 +241,22 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
     attempt: { readonly takeover: boolean; readonly retry: boolean; readonly generation?: number | undefined },
     answer: AnswerContext,
   ): Promise<Response> {
-    const { key, requestId, scope } = intent;
+    const { key, requestId, scope, fingerprint, report, context } = intent;
     const { generation } = attempt;
     const streamed =
       streams && generation !== undefined
-        ? new StreamedRun(streams, key, token, generation, isRestart(intent.position, generation), resolved)
+        ? new StreamedRun(streams, key, token, generation, isRestart(intent.position, generation), { ...options, report })
         : undefined;
+    // Without a log, an answer over `maxResponseBytes` goes to its caller while it still
+    // streams; its outcome is written only once its body ended (PROTOCOL.md § 7.3).
+    let deliverEarly!: (response: Response) => void;
+    let deliveredEarly = false;
+    const early = new Promise<Response>((resolve) => {
+      deliverEarly = (response) => {
+        deliveredEarly = true;
+        resolve(response);
+      };
+    });
     const running = runHeld<Response>(
       store,
       key,
@@ -220,7 +272,7 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
         });
         let response: Response;
         try {
-          response = await resolved.handler(request, {
+          response = await options.handler(request, {
             requestId,
             scope,
             key,
@@ -231,55 +283,84 @@ export function createIdempotencyHandler(options: IdempotencyHandlerOptions): (r
           if (!(response instanceof Response)) throw new TypeError('answer-once: `handler` must return a Response.');
         } catch (error) {
           if (streamed?.stopped) return streamed.stoppedVerdict(requestId);
-          return failVerdict({ status: 500 }, answer, error);
+          return failOutcome({ status: 500 }, answer, error);
         }
         if (response.status >= 500 || TRANSIENT_STATUSES.has(response.status)) {
           const retryAfter = response.headers.get(RETRY_AFTER_HEADER);
           const failure: StoredFailure = { status: response.status, ...(retryAfter === null ? {} : { retryAfter }) };
           if (response.status >= 500) {
             await discardBody(response);
-            return failVerdict(failure, answer, failure);
+            return failOutcome(failure, answer, failure);
           }
           try {
             const passedOn = new Response(response.body, response);
             return { kind: 'fail', error: JSON.stringify(failure), value: passedOn, cause: failure };
           } catch (error) {
-            return failVerdict(failure, answer, error); // a body already read or locked
+            return failOutcome(failure, answer, error); // a body already read or locked
           }
         }
         // A work that answers after losing its lease is not streamed: the successor's answer is (§ 7.2).
-        if (streamed && !lease.aborted) return streamed.verdict(response, (error) => failVerdict({ status: 502 }, answer, error));
+        if (streamed && !lease.aborted) return streamed.verdict(response, (error) => failOutcome({ status: 502 }, answer, error));
         try {
-          const { stored, delivered } = await captureResponse(response, resolved.maxResponseBytes, resolved.replayHeaders);
-          return { kind: 'complete', result: JSON.stringify(stored), value: delivered };
+          const captured = await captureResponse(response, options.maxResponseBytes, options.replayHeaders);
+          if (!captured.oversize) return { kind: 'complete', result: JSON.stringify(captured.stored), value: captured.delivered };
+          deliverEarly(withProtocolHeaders(captured.delivered, answer));
+          const end = await captured.ended;
+          // A broken stream produced no answer, whatever its size: FAILED, a resend runs again.
+          if (!end.ok) return failOutcome({ status: 502 }, answer, end.error);
+          return { kind: 'complete', result: JSON.stringify(captured.stored), value: captured.delivered };
         } catch (error) {
           // The answer's stream broke (the model connection dropped): not an answer.
-          return failVerdict({ status: 502 }, answer, error);
+          return failOutcome({ status: 502 }, answer, error);
         }
       },
-      resolved,
+      (reason) => failOutcome({ status: 504 }, answer, reason),
+      { ...options, fingerprint, report },
     );
     if (streamed) {
       const settled = running.then(
-        ({ verdict, write }) => streamed.settle(verdict, write === 'fenced'),
+        ({ outcome, write }) => streamed.settle(outcome, write === 'fenced'),
         () => streamed.settle(undefined, false),
       );
       const first = await Promise.race([streamed.delivered, running.then(() => undefined)]);
       if (first) return withProtocolHeaders(first, answer);
       await settled;
     }
-    const { verdict, write } = await running;
-    if (write === 'fenced') {
+    const finished = running.then(async ({ outcome, write }) => {
+      if (deliveredEarly) return outcome.value; // already on its way to the caller
+      if (write !== 'fenced') {
+        // After a long-poll whose holder failed or died, this run answers the held request (§ 6.2).
+        return withProtocolHeaders(outcome.value, answer);
+      }
       // A successor holds the intent: answer what a resend would get, never our own result.
-      await discardBody(verdict.value);
-      const record = await storeCall('get', key, () => store.get(key), { onEvent, retryAfterSeconds, requestId });
-      return record === null ? failedAnswer({ status: 503 }, answer) : statusAnswer(record, answer, resolved, Date.now());
-    }
-    // After a long-poll whose holder failed or died, this run answers the held request (§ 6.2).
-    return withProtocolHeaders(verdict.value, answer);
+      const record = await storeCall('get', key, () => store.get(key), context).catch(() => null);
+      if (record === null) return withProtocolHeaders(outcome.value, answer); // and nobody holds it now: ours stands
+      await discardBody(outcome.value);
+      return statusAnswer(record, answer, options, Date.now());
+    });
+    return Promise.race([early, finished]);
   }
 
-  return resolved.cors ? withCors(handle, resolved.cors) : handle;
+  async function parseIntent(request: Request): Promise<Intent | Response> {
+    const requestId = readRequestId(request.headers);
+    const scope = await resolveScope(request, requestId);
+    if (scope instanceof Response) return scope;
+    const body = await readBodyLimited(request, options.maxBodyBytes, requestId);
+    const { pathname, search } = new URL(request.url);
+    return {
+      request,
+      requestId,
+      scope,
+      key: encodeKey(scope, requestId, options.keyPrefix),
+      body,
+      fingerprint: await fingerprintRequest(request.method, pathname + search, body),
+      waitMs: appliedWaitMs(request, options),
+      position: readPosition(request.headers),
+      ...subjectOf(requestId, scope),
+    };
+  }
+
+  return options.cors ? withCors(handle, options.cors) : handle;
 }
 
 /**
@@ -291,38 +372,13 @@ async function discardBody(response: Response): Promise<void> {
   await response.body?.cancel().catch(() => undefined);
 }
 
-function failVerdict(failure: StoredFailure, answer: AnswerContext, cause: unknown): Verdict<Response> {
+function failOutcome(failure: StoredFailure, answer: AnswerContext, cause: unknown): WorkOutcome<Response> {
   return { kind: 'fail', error: JSON.stringify(failure), value: failedAnswer(failure, answer), cause };
-}
-
-async function resolveScope(request: Request, options: ResolvedHandlerOptions): Promise<Scope | Response> {
-  const scope = await options.scope(request);
-  if (scope instanceof Response) return scope;
-  assertScope(scope);
-  return scope;
 }
 
 function appliedWaitMs(request: Request, options: ResolvedHandlerOptions): number {
   const seconds = parsePreferWait(request.headers.get(PREFER_HEADER));
   return seconds === undefined ? 0 : Math.min(seconds * 1000, options.maxWaitMs);
-}
-
-async function parseIntent(request: Request, options: ResolvedHandlerOptions): Promise<Intent | Response> {
-  const requestId = readRequestId(request.headers);
-  const scope = await resolveScope(request, options);
-  if (scope instanceof Response) return scope;
-  const body = await readBodyLimited(request, options.maxBodyBytes, requestId);
-  const { pathname, search } = new URL(request.url);
-  return {
-    request,
-    requestId,
-    scope,
-    key: encodeKey(scope, requestId, options.keyPrefix),
-    body,
-    fingerprint: await fingerprintRequest(request.method, pathname + search, body),
-    waitMs: appliedWaitMs(request, options),
-    position: readPosition(request.headers),
-  };
 }
 
 /** Whether a request's position names another generation than the one now running (§ 14.5). */

@@ -1,9 +1,10 @@
 import { LeaseLostError } from './errors.js';
-import { emit, type IdempotencyEventListener } from './events.js';
-import type { IdempotencyStore } from './store.js';
+import type { Reporter } from './events.js';
+import { withStoreDeadline } from './store-call.js';
+import type { IdempotencyStore, WriteResult } from './store.js';
 
-/** What the work decided: store it as the answer, or record the attempt as failed. */
-export type Verdict<T> =
+/** What the work came to: store it as the answer, or record the attempt as failed. */
+export type WorkOutcome<T> =
   | { readonly kind: 'complete'; readonly result: string; readonly value: T }
   | {
       readonly kind: 'fail';
@@ -14,84 +15,156 @@ export type Verdict<T> =
     };
 
 /**
- * How the verdict's write went: `stored`; `fenced` (a successor holds the intent, the
- * verdict was discarded); or `store-error` (the store failed, nothing is known).
+ * How the outcome's write went: `stored`; `fenced` (a successor holds the intent, the
+ * outcome was discarded); `lost` (the record vanished and could not be claimed again:
+ * nothing stored, but nobody else holds the intent either); or `store-error` (the store
+ * failed or timed out, nothing is known).
  */
-export type WriteOutcome = 'stored' | 'fenced' | 'store-error';
+export type WriteOutcome = 'stored' | 'fenced' | 'lost' | 'store-error';
 
 export interface HeldRunOptions {
+  readonly fingerprint: string;
   readonly leaseMs: number;
   readonly heartbeatMs: number;
   readonly completedTtlMs: number;
   readonly failedTtlMs: number;
-  readonly onEvent?: IdempotencyEventListener;
+  readonly maxRunMs: number;
+  readonly storeTimeoutMs: number;
+  readonly report: Reporter;
   /** Aborts the work's signal too (the caller gave up). */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** The work ran past `maxRunMs`; the reason its signal aborts with. */
+export class RunTimeoutError extends Error {
+  override name = 'RunTimeoutError' as const;
 }
 
 /**
- * Runs `work` while holding `key` under `token`: renews the lease every `heartbeatMs`
- * (one renew in flight at most, the timer cleared in `finally`), aborts the work's
- * signal when a renew finds the lease taken over, then writes the verdict — fenced by
- * the token, so a zombie's write changes nothing.
+ * Runs `work` while holding `key` under `token`, then writes its outcome — fenced by the
+ * token, so a zombie's write changes nothing.
+ *
+ * - The lease is renewed every `heartbeatMs` (one renew in flight at most, each under the
+ *   store deadline) until the outcome's write has settled: a slow `complete` never lets
+ *   the lease lapse and a resend run the work again meanwhile.
+ * - A renew answered `fenced` aborts the work's signal (a successor holds the intent).
+ *   One answered `gone` (the store lost the record) claims the intent again.
+ * - Past `maxRunMs` the signal aborts and the outcome is `timedOut`'s, even if the work
+ *   never returns.
+ * - A write answered `gone` claims the intent again and writes once more; the outcome's
+ *   value is delivered either way (only a successor's token fences it).
  */
 export async function runHeld<T>(
   store: IdempotencyStore,
   key: string,
   token: string,
-  work: (signal: AbortSignal) => Promise<Verdict<T>>,
+  work: (signal: AbortSignal) => Promise<WorkOutcome<T>>,
+  timedOut: (reason: RunTimeoutError) => WorkOutcome<T>,
   options: HeldRunOptions,
-): Promise<{ readonly verdict: Verdict<T>; readonly write: WriteOutcome }> {
-  const { leaseMs, heartbeatMs, onEvent } = options;
+): Promise<{ readonly outcome: WorkOutcome<T>; readonly write: WriteOutcome }> {
+  const { leaseMs, heartbeatMs, report, storeTimeoutMs } = options;
   const lease = new AbortController();
   const signal = options.signal ? AbortSignal.any([lease.signal, options.signal]) : lease.signal;
-  let done = false;
+  let holder = token;
+  let writing = false;
   let renewing = false;
+  const loseLease = (): void => {
+    clearInterval(heartbeat);
+    report({ type: 'lease-lost', key });
+    lease.abort(new LeaseLostError('answer-once: another worker took this intent over.'));
+  };
   const heartbeat = setInterval(() => {
     if (renewing) return;
     renewing = true;
-    // Through a promise: a store that throws synchronously must not throw out of a timer.
-    new Promise<boolean>((resolve) => resolve(store.renew(key, token, leaseMs))).then(
-      (held) => {
-        renewing = false;
-        if (held || done) return;
-        clearInterval(heartbeat);
-        emit(onEvent, { type: 'lease-lost', key });
-        lease.abort(new LeaseLostError('answer-once: another worker took this intent over.'));
-      },
-      (error: unknown) => {
-        renewing = false;
+    const renewed = holder;
+    withStoreDeadline(() => store.renew(key, renewed, leaseMs), 'renew', storeTimeoutMs)
+      .then(async (result) => {
+        // While the outcome is being written, its own write decides (a fenced renew may be ours completing).
+        if (writing || result === 'written' || lease.signal.aborted) return;
+        if (result === 'fenced') return loseLease();
+        const reclaimed = await reclaim(store, key, options);
+        report({ type: 'record-lost', key, operation: 'renew', reclaimed: reclaimed !== null });
+        if (reclaimed === null) loseLease();
+        else if (!writing) holder = reclaimed;
+      })
+      .catch((error: unknown) => {
         // The next beat tries again; if the lease lapses meanwhile, fencing decides.
-        if (!done) emit(onEvent, { type: 'store-error', key, operation: 'renew', error });
-      },
-    );
+        if (!writing) report({ type: 'store-error', key, operation: 'renew', error });
+      })
+      .finally(() => {
+        renewing = false;
+      });
   }, heartbeatMs);
 
-  let verdict: Verdict<T>;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let outcome: WorkOutcome<T>;
   try {
-    verdict = await work(signal);
-  } finally {
-    done = true;
+    const deadline = new Promise<WorkOutcome<T>>((resolve) => {
+      timer = setTimeout(() => {
+        const reason = new RunTimeoutError(`answer-once: the work ran longer than maxRunMs (${options.maxRunMs} ms).`);
+        report({ type: 'run-timeout', key, maxRunMs: options.maxRunMs });
+        lease.abort(reason);
+        resolve(timedOut(reason));
+      }, options.maxRunMs);
+    });
+    outcome = await Promise.race([work(signal), deadline]);
+  } catch (error) {
     clearInterval(heartbeat);
+    throw error;
+  } finally {
+    clearTimeout(timer);
   }
 
-  const operation = verdict.kind;
+  writing = true;
   try {
-    const written =
-      verdict.kind === 'complete'
-        ? await store.complete(key, token, verdict.result, options.completedTtlMs)
-        : await store.fail(key, token, verdict.error, options.failedTtlMs);
-    if (!written) {
-      emit(onEvent, { type: 'fenced', key, operation });
-      return { verdict, write: 'fenced' };
+    return { outcome, write: await write(store, key, holder, outcome, options) };
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+/** Writes the outcome under `token`; a `gone` record is claimed again and written once more. */
+async function write<T>(
+  store: IdempotencyStore,
+  key: string,
+  token: string,
+  outcome: WorkOutcome<T>,
+  options: HeldRunOptions,
+): Promise<WriteOutcome> {
+  const { report } = options;
+  const operation = outcome.kind;
+  const settle = (holder: string): Promise<WriteResult> =>
+    withStoreDeadline(
+      () =>
+        outcome.kind === 'complete'
+          ? store.complete(key, holder, outcome.result, options.completedTtlMs)
+          : store.fail(key, holder, outcome.error, options.failedTtlMs),
+      operation,
+      options.storeTimeoutMs,
+    );
+  try {
+    let result = await settle(token);
+    if (result === 'gone') {
+      const reclaimed = await reclaim(store, key, options);
+      report({ type: 'record-lost', key, operation, reclaimed: reclaimed !== null });
+      if (reclaimed === null) return 'lost';
+      result = await settle(reclaimed);
+      if (result === 'gone') return 'lost';
+    }
+    if (result === 'fenced') {
+      report({ type: 'fenced', key, operation });
+      return 'fenced';
     }
   } catch (error) {
-    emit(onEvent, { type: 'store-error', key, operation, error });
-    return { verdict, write: 'store-error' };
+    report({ type: 'store-error', key, operation, error });
+    return 'store-error';
   }
-  emit(
-    onEvent,
-    verdict.kind === 'complete' ? { type: 'completed', key } : { type: 'failed', key, error: verdict.cause ?? verdict.value },
-  );
-  return { verdict, write: 'stored' };
+  report(outcome.kind === 'complete' ? { type: 'completed', key } : { type: 'failed', key, error: outcome.cause ?? outcome.value });
+  return 'stored';
+}
+
+/** Claims a vanished intent again: the new token, or `null` when someone else got there first. */
+async function reclaim(store: IdempotencyStore, key: string, options: HeldRunOptions): Promise<string | null> {
+  const claim = await withStoreDeadline(() => store.acquire(key, options.fingerprint, options.leaseMs), 'acquire', options.storeTimeoutMs);
+  return claim.acquired ? claim.token : null;
 }

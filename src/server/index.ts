@@ -12,14 +12,17 @@ export { fingerprintRequest } from './fingerprint.js';
 export { jsonCodec } from './codec.js';
 export { DEFAULT_REPLAY_HEADERS } from './handler-options.js';
 export {
+  AttemptFailedError,
+  FingerprintMismatchError,
   IdempotencyError,
-  IntentFailedError,
   IntentInProgressError,
   InvalidRequestIdError,
+  isIdempotencyError,
   LeaseLostError,
   MissingRequestIdError,
   PayloadTooLargeError,
-  RequestIdReusedError,
+  ScopeError,
+  StoreFailedError,
   StoreUnavailableError,
 } from './errors.js';
 
@@ -35,7 +38,7 @@ export type { MemoryStoreOptions } from './memory-store.js';
 export type { CorsOptions } from './cors.js';
 export type { Scope } from './key.js';
 export type { Codec } from './codec.js';
-export type { IdempotencyEvent, IdempotencyEventListener, StoreOperation } from './events.js';
+export type { EventSubject, IdempotencyEvent, IdempotencyEventBody, IdempotencyEventListener, StoreOperation } from './events.js';
 export type {
   AcquireResult,
   CompletedRecord,
@@ -44,6 +47,7 @@ export type {
   IdempotencyState,
   IdempotencyStore,
   ProcessingRecord,
+  WriteResult,
 } from './store.js';
 export type {
   LogAppend,

@@ -4,8 +4,12 @@
  *
  *   answer-once:{<user>:<session>:<requestId>}
  *
- * Each part is percent-encoded over its UTF-8 bytes, keeping only `[A-Za-z0-9_-]`, so
- * `:`, `{`, `}` and `%` never appear raw inside a part: `a:b`+`c` and `a`+`b:c` differ.
+ * Each part is percent-encoded over its bytes in generalized UTF-8 (WTF-8: UTF-8, with a
+ * lone UTF-16 surrogate encoded as the three bytes its code point would take), keeping
+ * only `[A-Za-z0-9_-]`. So `:`, `{`, `}` and `%` never appear raw inside a part
+ * (`a:b`+`c` and `a`+`b:c` differ), and no two strings share an encoding: a lone
+ * surrogate's bytes (`ED A0`–`ED BF`) never occur in well-formed UTF-8, so `"x\uD800"`
+ * and `"x\uFFFD"` are two users (PROTOCOL.md § 4).
  */
 
 /** Who an intent belongs to, from the app's own auth (never from a client header). */
@@ -22,17 +26,34 @@ export interface Scope {
 /** The prefix of every key `encodeKey` builds unless told otherwise. */
 export const DEFAULT_KEY_PREFIX = 'answer-once:';
 
-const encoder = new TextEncoder();
 const HEX = '0123456789ABCDEF';
 
-/** Percent-encodes every UTF-8 byte outside `[A-Za-z0-9_-]` (lone surrogates become U+FFFD). */
-export function encodeKeyPart(part: string): string {
+function isSafe(byte: number): boolean {
+  return (
+    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) ||
+    byte === 0x2d || byte === 0x5f
+  );
+}
+
+/** The WTF-8 bytes of one code point (a lone surrogate is a code point here too). */
+function utf8Bytes(point: number): number[] {
+  if (point < 0x80) return [point];
+  if (point < 0x800) return [0xc0 | (point >> 6), 0x80 | (point & 63)];
+  if (point < 0x10000) return [0xe0 | (point >> 12), 0x80 | ((point >> 6) & 63), 0x80 | (point & 63)];
+  return [0xf0 | (point >> 18), 0x80 | ((point >> 12) & 63), 0x80 | ((point >> 6) & 63), 0x80 | (point & 63)];
+}
+
+/** Percent-encodes every WTF-8 byte of `part` outside `[A-Za-z0-9_-]`; every UTF-16 string maps to its own text. */
+function encodeKeyPart(part: string): string {
   let out = '';
-  for (const byte of encoder.encode(part)) {
-    const safe =
-      (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) ||
-      byte === 0x2d || byte === 0x5f;
-    out += safe ? String.fromCharCode(byte) : `%${HEX[byte >> 4]}${HEX[byte & 15]}`;
+  for (let i = 0; i < part.length; i += 1) {
+    let point = part.charCodeAt(i);
+    const next = part.charCodeAt(i + 1);
+    if (point >= 0xd800 && point <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+      point = 0x10000 + ((point - 0xd800) << 10) + (next - 0xdc00);
+      i += 1;
+    }
+    for (const byte of utf8Bytes(point)) out += isSafe(byte) ? String.fromCharCode(byte) : `%${HEX[byte >> 4]}${HEX[byte & 15]}`;
   }
   return out;
 }
@@ -56,4 +77,17 @@ export function encodeKey(scope: Scope, requestId: string, prefix: string = DEFA
   if (/[{}]/.test(prefix)) throw new TypeError('answer-once: `keyPrefix` must not contain `{` or `}`.');
   const parts = [scope.user, scope.session ?? '', requestId].map(encodeKeyPart);
   return `${prefix}{${parts.join(':')}}`;
+}
+
+const KEY_SHAPE = /^(.*\{[^{}]*):([A-Za-z0-9_-]*)\}$/;
+
+/**
+ * The scope part and the request ID of a key `encodeKey` built (`prefix{user:session` and
+ * `id`), so a store can share its room out per scope and name the intent it dropped. A
+ * key of another shape (a `runOnce` business key) is one scope of its own kind, `''`,
+ * and its own ID.
+ */
+export function splitKey(key: string): { readonly scope: string; readonly requestId: string } {
+  const match = KEY_SHAPE.exec(key);
+  return match ? { scope: match[1] as string, requestId: match[2] as string } : { scope: '', requestId: key };
 }

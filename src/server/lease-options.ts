@@ -1,3 +1,5 @@
+import { numberOption, timerOption } from '../core/options.js';
+
 /** Lease and retention options shared by `runOnce` and `createIdempotencyHandler`. */
 export interface LeaseOptions {
   /**
@@ -21,6 +23,20 @@ export interface LeaseOptions {
    * @default 3_600_000 (1 hour)
    */
   failedTtlMs?: number;
+  /**
+   * The longest the work may run. Past it the work's `signal` aborts and the attempt
+   * FAILS (a resend runs it again), so a handler that never ends does not hold its
+   * intent, renewing its lease, forever.
+   * @default 600_000 (10 minutes)
+   */
+  maxRunMs?: number;
+  /**
+   * The longest one store call (acquire, get, wait beyond its own timeout, complete,
+   * fail) may take before it counts as failed: the handler then answers 503
+   * `store-unavailable` + `Retry-After`, as for a store that rejects (PROTOCOL.md § 10).
+   * @default 5_000
+   */
+  storeTimeoutMs?: number;
 }
 
 export interface ResolvedLeaseOptions {
@@ -28,22 +44,34 @@ export interface ResolvedLeaseOptions {
   readonly heartbeatMs: number;
   readonly completedTtlMs: number;
   readonly failedTtlMs: number;
+  readonly maxRunMs: number;
+  readonly storeTimeoutMs: number;
 }
 
-/** Throws a TypeError naming `name` unless `value` is a finite number ≥ `min`. */
-export function assertNumber(name: string, value: unknown, min = 0): asserts value is number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min) {
-    throw new TypeError(`answer-once: \`${name}\` must be a finite number ≥ ${min}.`);
-  }
-}
+/** The defaults of {@link LeaseOptions} (`heartbeatMs` is derived from `leaseMs`). */
+const LEASE_DEFAULTS = Object.freeze({
+  leaseMs: 10_000,
+  completedTtlMs: 86_400_000,
+  failedTtlMs: 3_600_000,
+  maxRunMs: 600_000,
+  storeTimeoutMs: 5_000,
+});
 
+/**
+ * The lease, the heartbeat derived from it, the run limit and the store deadline become
+ * timers, so each is bounded by 2³¹−1 ms: a `leaseMs` of 9e9 would derive a `heartbeatMs`
+ * that `setInterval` fires every millisecond. TTLs are store expiries, not timers.
+ */
 export function normalizeLeaseOptions(options: LeaseOptions = {}): ResolvedLeaseOptions {
-  const { leaseMs = 10_000, completedTtlMs = 86_400_000, failedTtlMs = 3_600_000 } = options;
-  assertNumber('leaseMs', leaseMs, 1);
-  const heartbeatMs = options.heartbeatMs ?? Math.max(1, Math.floor(leaseMs / 3));
-  assertNumber('heartbeatMs', heartbeatMs, 1);
+  const leaseMs = timerOption(options.leaseMs ?? LEASE_DEFAULTS.leaseMs, 'leaseMs', 2);
+  const heartbeatMs = timerOption(options.heartbeatMs ?? Math.max(1, Math.floor(leaseMs / 3)), 'heartbeatMs', 1);
   if (heartbeatMs >= leaseMs) throw new TypeError('answer-once: `heartbeatMs` must be shorter than `leaseMs`.');
-  assertNumber('completedTtlMs', completedTtlMs, 1);
-  assertNumber('failedTtlMs', failedTtlMs, 1);
-  return { leaseMs, heartbeatMs, completedTtlMs, failedTtlMs };
+  return {
+    leaseMs,
+    heartbeatMs,
+    completedTtlMs: numberOption(options.completedTtlMs ?? LEASE_DEFAULTS.completedTtlMs, 'completedTtlMs', { min: 1 }),
+    failedTtlMs: numberOption(options.failedTtlMs ?? LEASE_DEFAULTS.failedTtlMs, 'failedTtlMs', { min: 1 }),
+    maxRunMs: timerOption(options.maxRunMs ?? LEASE_DEFAULTS.maxRunMs, 'maxRunMs', 1),
+    storeTimeoutMs: timerOption(options.storeTimeoutMs ?? LEASE_DEFAULTS.storeTimeoutMs, 'storeTimeoutMs', 1),
+  };
 }

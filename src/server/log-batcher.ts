@@ -1,5 +1,5 @@
 import { concat } from './body.js';
-import { emit, type IdempotencyEventListener } from './events.js';
+import type { Reporter } from './events.js';
 import type { StreamStore } from './stream-store.js';
 
 export interface BatcherContext {
@@ -8,7 +8,8 @@ export interface BatcherContext {
   readonly token: string;
   readonly flushMs: number;
   readonly flushBytes: number;
-  readonly onEvent: IdempotencyEventListener | undefined;
+  /** Reports to the app's `onEvent`, with the intent's `requestId`. */
+  readonly report: Reporter;
   /** An append said a stop was asked for this generation. */
   readonly onStop: () => void;
   /** An append was fenced: a successor holds the intent. */
@@ -120,7 +121,7 @@ export class LogBatcher {
         if (result.reason === 'fenced') this.#context.onFenced();
       }
     } catch (error) {
-      emit(this.#context.onEvent, { type: 'store-error', key, operation: 'append', error });
+      this.#context.report({ type: 'store-error', key, operation: 'append', error });
       this.#retry = data;
     }
   }

@@ -1,22 +1,21 @@
+import { functionOption, MAX_TIMER_MS, numberOption, optionsObject } from '../core/options.js';
 import { StoreUnavailableError } from './errors.js';
+import { type IdempotencyEventListener, reporter } from './events.js';
+import { splitKey } from './key.js';
 import { MemoryLogs } from './memory-log.js';
-import type {
-  AcquireResult,
-  IdempotencyRecord,
-  IdempotencyStore,
-  ProcessingRecord,
-} from './store.js';
+import type { AcquireResult, IdempotencyRecord, ProcessingRecord, WriteResult } from './store.js';
 import type { LogAppend, LogAppendResult, LogPosition, LogReadOptions, LogSnapshot, StopResult, StreamStore } from './stream-store.js';
-
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Options of {@link MemoryStore}. */
 export interface MemoryStoreOptions {
   /**
-   * The most records kept. When full, the least recently written record that is
-   * expired or answered is evicted; a live PROCESSING record never is — when every slot
-   * holds one, `acquire` of a new key throws a `StoreUnavailableError` (the handler's
-   * 503). Size it for every answer that must still be replayable within your retry window.
+   * The most records kept. When full, room is made fairly: the scope (user, session)
+   * holding the most records gives up its own least recently written record that is
+   * expired or answered — so one user's flood evicts its own answers first, never a
+   * smaller scope's. A live PROCESSING record is never evicted; when no eligible scope
+   * has an evictable record, `acquire` of a new key throws a `StoreUnavailableError`
+   * (the handler's 503). Size it for every answer that must still be replayable within
+   * your retry window.
    * @default 10_000
    */
   maxEntries?: number;
@@ -32,24 +31,33 @@ export interface MemoryStoreOptions {
    * @default Date.now
    */
   now?: () => number;
+  /** Told of every record evicted to make room (`evicted`), for metrics. @default undefined */
+  onEvent?: IdempotencyEventListener;
 }
+
+/** The defaults of {@link MemoryStoreOptions}. */
+const MEMORY_STORE_DEFAULTS = Object.freeze({
+  maxEntries: 10_000,
+  abandonedTtlMs: 3_600_000,
+  // Read at each call, so fake timers installed after the store was made still apply.
+  now: (): number => Date.now(),
+});
 
 interface ResolvedMemoryStoreOptions {
   readonly maxEntries: number;
   readonly abandonedTtlMs: number;
   readonly now: () => number;
+  readonly onEvent: IdempotencyEventListener | undefined;
 }
 
-export function normalizeMemoryStoreOptions(options: MemoryStoreOptions = {}): ResolvedMemoryStoreOptions {
-  const { maxEntries = 10_000, abandonedTtlMs = 3_600_000, now = Date.now } = options;
-  if (!Number.isSafeInteger(maxEntries) || maxEntries < 1) {
-    throw new TypeError('answer-once: `maxEntries` must be a positive integer.');
-  }
-  if (!Number.isFinite(abandonedTtlMs) || abandonedTtlMs < 0) {
-    throw new TypeError('answer-once: `abandonedTtlMs` must be a finite number ≥ 0.');
-  }
-  if (typeof now !== 'function') throw new TypeError('answer-once: `now` must be a function.');
-  return { maxEntries, abandonedTtlMs, now };
+function normalizeMemoryStoreOptions(given: MemoryStoreOptions | undefined): ResolvedMemoryStoreOptions {
+  const options = optionsObject(given, 'MemoryStore options');
+  return {
+    maxEntries: numberOption(options.maxEntries ?? MEMORY_STORE_DEFAULTS.maxEntries, 'maxEntries', { min: 1 }),
+    abandonedTtlMs: numberOption(options.abandonedTtlMs ?? MEMORY_STORE_DEFAULTS.abandonedTtlMs, 'abandonedTtlMs'),
+    now: functionOption(options.now ?? MEMORY_STORE_DEFAULTS.now, 'now', false),
+    onEvent: functionOption(options.onEvent, 'onEvent'),
+  };
 }
 
 interface Entry {
@@ -63,13 +71,16 @@ type Wake = () => void;
 
 /**
  * The reference {@link IdempotencyStore}: one process, a `Map` in write order, TTLs
- * checked lazily (no background timer), a size bound that never evicts a running intent, and `wait`
- * woken by the writes themselves and by one timer at the lease deadline — never a poll.
- * It keeps answer logs too ({@link StreamStore}), so answers stream through it.
+ * checked lazily (no background timer), a size bound shared out per scope that never
+ * evicts a running intent, and `wait` woken by the writes themselves and by one timer at
+ * the lease deadline — never a poll. It keeps answer logs too ({@link StreamStore}), so
+ * answers stream through it.
  */
 export class MemoryStore implements StreamStore {
   readonly #options: ResolvedMemoryStoreOptions;
   readonly #entries = new Map<string, Entry>();
+  /** The keys of each scope, in write order. */
+  readonly #scopes = new Map<string, Set<string>>();
   readonly #logs = new MemoryLogs();
   readonly #waiters = new Map<string, Set<Wake>>();
   #closed = false;
@@ -112,33 +123,33 @@ export class MemoryStore implements StreamStore {
     };
   }
 
-  async renew(key: string, token: string, leaseMs: number): Promise<boolean> {
+  async renew(key: string, token: string, leaseMs: number): Promise<WriteResult> {
     const now = this.#options.now();
     const current = this.#held(key, token, now);
-    if (!current) return false;
+    if (typeof current === 'string') return current;
     const record: ProcessingRecord = { ...current, leaseExpiresAt: now + leaseMs };
     this.#write(key, record, record.leaseExpiresAt + this.#options.abandonedTtlMs);
-    return true;
+    return 'written';
   }
 
-  async complete(key: string, token: string, result: string, ttlMs: number): Promise<boolean> {
+  async complete(key: string, token: string, result: string, ttlMs: number): Promise<WriteResult> {
     const now = this.#options.now();
     const current = this.#held(key, token, now);
-    if (!current) return false;
+    if (typeof current === 'string') return current;
     const { fingerprint, createdAt, generation } = current;
     this.#logs.settle(key, now, now + ttlMs);
     this.#write(key, { state: 'completed', fingerprint, result, createdAt, completedAt: now, generation }, now + ttlMs);
-    return true;
+    return 'written';
   }
 
-  async fail(key: string, token: string, error: string, ttlMs: number): Promise<boolean> {
+  async fail(key: string, token: string, error: string, ttlMs: number): Promise<WriteResult> {
     const now = this.#options.now();
     const current = this.#held(key, token, now);
-    if (!current) return false;
+    if (typeof current === 'string') return current;
     const { fingerprint, createdAt, generation } = current;
     this.#logs.settle(key, now, now + ttlMs);
     this.#write(key, { state: 'failed', fingerprint, error, createdAt, failedAt: now, generation }, now + ttlMs);
-    return true;
+    return 'written';
   }
 
   async get(key: string): Promise<IdempotencyRecord | null> {
@@ -254,20 +265,22 @@ export class MemoryStore implements StreamStore {
   }
 
   /**
-   * The PROCESSING record `token` holds, if it still does. An expired lease that nobody
-   * took over is still held: the slow worker may renew or store its answer; the first
+   * The PROCESSING record `token` holds, if it still does; else why not: `gone` (no
+   * record) or `fenced` (another token's, or settled). An expired lease that nobody took
+   * over is still held: the slow worker may renew or store its answer; the first
    * takeover issues a new token and fences it out.
    */
-  #held(key: string, token: string, now: number): ProcessingRecord | undefined {
+  #held(key: string, token: string, now: number): ProcessingRecord | 'gone' | 'fenced' {
     const current = this.#read(key, now);
-    return current?.state === 'processing' && current.token === token ? current : undefined;
+    if (!current) return 'gone';
+    return current.state === 'processing' && current.token === token ? current : 'fenced';
   }
 
   #read(key: string, now: number): IdempotencyRecord | undefined {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
     if (entry.expiresAt > now) return entry.record;
-    this.#entries.delete(key);
+    this.#delete(key);
     this.#logs.drop(key);
     return undefined;
   }
@@ -323,27 +336,64 @@ export class MemoryStore implements StreamStore {
   }
 
   #write(key: string, record: IdempotencyRecord, expiresAt: number): void {
-    this.#entries.delete(key); // re-inserted at the back: the Map's order is write order
+    // Re-inserted at the back: the Maps' order is write order.
+    this.#delete(key);
     this.#entries.set(key, { record, expiresAt });
+    const { scope } = splitKey(key);
+    let keys = this.#scopes.get(scope);
+    if (!keys) this.#scopes.set(scope, (keys = new Set()));
+    keys.add(key);
     for (const wake of [...(this.#waiters.get(key) ?? [])]) wake();
   }
 
+  #delete(key: string): void {
+    if (!this.#entries.delete(key)) return;
+    const { scope } = splitKey(key);
+    const keys = this.#scopes.get(scope);
+    keys?.delete(key);
+    if (keys?.size === 0) this.#scopes.delete(scope);
+  }
+
   /**
-   * Frees one slot for a new key: the least recently written record that is expired or
-   * answered. Writes move a record to the back, so the scan from the front is short.
+   * Frees one slot for a new key, fairly: only a scope that would still hold at least as
+   * many records as the newcomer's (the newcomer's own scope included) gives one up —
+   * the largest first, its least recently written record that is expired or answered.
+   * A waiter never waits on such a record (it only waits on live PROCESSING ones), so an
+   * eviction wakes nobody.
    */
   #makeRoom(key: string, now: number): void {
     if (this.#entries.size < this.#options.maxEntries) return;
-    for (const [candidate, { record, expiresAt }] of this.#entries) {
-      if (expiresAt > now && record.state === 'processing' && record.leaseExpiresAt > now) continue;
-      this.#entries.delete(candidate);
-      this.#logs.drop(candidate);
-      for (const wake of [...(this.#waiters.get(candidate) ?? [])]) wake();
-      return;
+    const own = splitKey(key).scope;
+    const ownSize = this.#scopes.get(own)?.size ?? 0;
+    // Usually the largest scope has something to give: one pass finds it; only if not, sort.
+    let largest: Set<string> | undefined;
+    for (const [scope, keys] of this.#scopes) {
+      if ((scope === own || keys.size > ownSize) && keys.size > (largest?.size ?? 0)) largest = keys;
     }
+    if (largest && this.#evictOne(largest, now)) return;
+    const eligible = [...this.#scopes].filter(([scope, keys]) => keys !== largest && (scope === own || keys.size > ownSize));
+    eligible.sort(([, a], [, b]) => b.size - a.size);
+    for (const [, keys] of eligible) if (this.#evictOne(keys, now)) return;
     throw new StoreUnavailableError(
-      `answer-once: the memory store holds ${this.#options.maxEntries} running intents; cannot admit ${key}.`,
+      `answer-once: the memory store is full (${this.#options.maxEntries} records) and this scope has nothing left to evict.`,
     );
+  }
+
+  /** Evicts the least recently written record of `keys` that is expired or answered; false when all run. */
+  #evictOne(keys: ReadonlySet<string>, now: number): boolean {
+    for (const candidate of keys) {
+      const { record, expiresAt } = this.#entries.get(candidate) as Entry;
+      if (expiresAt > now && record.state === 'processing' && record.leaseExpiresAt > now) continue;
+      this.#delete(candidate);
+      this.#logs.drop(candidate);
+      this.#wake(candidate); // a reader of its answer log ends (a `wait` never waits on an evictable record)
+      if (expiresAt > now) {
+        const { requestId } = splitKey(candidate);
+        reporter(this.#options.onEvent, { requestId })({ type: 'evicted', key: candidate, state: record.state });
+      }
+      return true;
+    }
+    return false;
   }
 
   #subscribe(key: string, wake: Wake): void {

@@ -6,6 +6,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer, getRequestListener } from '@hono/node-server';
+import { functionOption, numberOption, optionsObject, stringOption } from '../core/options.js';
+import { problemResponse } from './problem.js';
 
 /** Anything that answers a `Request` with a `Response`. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
@@ -25,6 +27,12 @@ export interface ServeOptions {
    * @default '127.0.0.1'
    */
   hostname?: string;
+  /**
+   * Called with anything `handle` threw (the caller then gets a bare problem+json 500,
+   * `internal-error`, with no internal text), so no failure is silent.
+   * @default logs it with `console.error`
+   */
+  onError?: (error: unknown, request: Request) => void;
 }
 
 /** A running server. */
@@ -35,20 +43,42 @@ export interface ServedHandler {
   close(): Promise<void>;
 }
 
+/** The defaults of {@link ServeOptions}. */
+const SERVE_DEFAULTS = Object.freeze({
+  port: 0,
+  hostname: '127.0.0.1',
+  onError: (error: unknown): void => console.error('answer-once/server/node: the handler threw', error),
+});
+
 interface ResolvedServeOptions {
   readonly port: number;
   readonly hostname: string;
+  readonly onError: (error: unknown, request: Request) => void;
 }
 
-export function normalizeServeOptions(options: ServeOptions = {}): ResolvedServeOptions {
-  const { port = 0, hostname = '127.0.0.1' } = options;
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new TypeError('answer-once: `port` must be an integer from 0 to 65535.');
-  }
-  if (typeof hostname !== 'string' || hostname === '') {
-    throw new TypeError('answer-once: `hostname` must be a non-empty string.');
-  }
-  return { port, hostname };
+function normalizeServeOptions(given: ServeOptions | undefined): ResolvedServeOptions {
+  const options = optionsObject(given, 'serve() options');
+  return {
+    port: numberOption(options.port ?? SERVE_DEFAULTS.port, 'port', { max: 65_535 }),
+    hostname: stringOption(options.hostname ?? SERVE_DEFAULTS.hostname, 'hostname', 'a non-empty string', (name) => name !== ''),
+    onError: functionOption(options.onError ?? SERVE_DEFAULTS.onError, 'onError', false),
+  };
+}
+
+/** `handle`, with whatever it throws reported to `onError` and answered as a bare 500 problem. */
+function guarded(handle: FetchHandler, onError: ResolvedServeOptions['onError']): (request: Request) => Promise<Response> {
+  return async function serveRequest(request: Request): Promise<Response> {
+    try {
+      return await handle(request);
+    } catch (error) {
+      try {
+        onError(error, request);
+      } catch {
+        // A failing error hook must not take the answer with it.
+      }
+      return problemResponse('internal-error', { status: 500, title: 'answer-once: the server failed to answer.' });
+    }
+  };
 }
 
 /** Turns `handle` into a listener for `http.createServer(listener)` or an Express/Connect app. */
@@ -58,8 +88,8 @@ export function toNodeListener(handle: FetchHandler): NodeListener {
 
 /** Serves `handle` on `node:http`; resolves once the server listens. */
 export async function serve(handle: FetchHandler, options?: ServeOptions): Promise<ServedHandler> {
-  const { port, hostname } = normalizeServeOptions(options);
-  const server = createAdaptorServer({ fetch: (request: Request) => handle(request), hostname });
+  const { port, hostname, onError } = normalizeServeOptions(options);
+  const server = createAdaptorServer({ fetch: guarded(handle, onError), hostname });
   if (!('closeAllConnections' in server)) throw new TypeError('answer-once: expected a node:http server.');
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

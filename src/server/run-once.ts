@@ -1,13 +1,9 @@
+import { functionOption, optionsObject, stringOption, timerOption } from '../core/options.js';
 import { type Codec, decodeError, encodeError, jsonCodec } from './codec.js';
-import {
-  IntentFailedError,
-  IntentInProgressError,
-  LeaseLostError,
-  RequestIdReusedError,
-} from './errors.js';
-import { emit, type IdempotencyEventListener } from './events.js';
+import { AttemptFailedError, FingerprintMismatchError, IntentInProgressError, LeaseLostError } from './errors.js';
+import { type IdempotencyEventListener, type Reporter, reporter } from './events.js';
 import { runHeld } from './held-run.js';
-import { assertNumber, type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
+import { type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
 import { storeCall } from './store-call.js';
 import type { IdempotencyStore } from './store.js';
 
@@ -15,7 +11,7 @@ import type { IdempotencyStore } from './store.js';
 export interface RunOnceOptions<T> extends LeaseOptions {
   /**
    * What identifies the work's input (a hash of the message body). The same key with
-   * another fingerprint throws `RequestIdReusedError` instead of replaying.
+   * another fingerprint throws `FingerprintMismatchError` instead of replaying.
    * @default ''
    */
   fingerprint?: string;
@@ -32,36 +28,52 @@ export interface RunOnceOptions<T> extends LeaseOptions {
   codec?: Codec<T>;
   /** Called on every step: acquired, completed, replayed, fenced, store errors… @default undefined */
   onEvent?: IdempotencyEventListener;
+  /**
+   * The ID every event carries as `requestId` (the message's business ID, say).
+   * @default the key
+   */
+  requestId?: string;
   /** Stops waiting, and aborts the signal the work receives. @default undefined */
   signal?: AbortSignal;
 }
+
+/** The defaults of {@link RunOnceOptions} (the lease's are `LEASE_DEFAULTS`). */
+const RUN_ONCE_DEFAULTS = Object.freeze({ fingerprint: '', waitMs: 30_000 });
 
 interface ResolvedRunOnceOptions<T> extends ResolvedLeaseOptions {
   readonly fingerprint: string;
   readonly waitMs: number;
   readonly codec: Codec<T>;
-  readonly onEvent: IdempotencyEventListener | undefined;
+  readonly report: Reporter;
   readonly signal: AbortSignal | undefined;
 }
 
-export function normalizeRunOnceOptions<T>(options: RunOnceOptions<T> = {}): ResolvedRunOnceOptions<T> {
-  const { fingerprint = '', waitMs = 30_000, codec = jsonCodec as Codec<T>, onEvent, signal } = options;
-  if (typeof fingerprint !== 'string') throw new TypeError('answer-once: `fingerprint` must be a string.');
-  assertNumber('waitMs', waitMs);
+function normalizeRunOnceOptions<T>(key: string, given: RunOnceOptions<T> | undefined): ResolvedRunOnceOptions<T> {
+  const options = optionsObject(given, 'runOnce() options');
+  const codec = options.codec ?? (jsonCodec as Codec<T>);
   if (typeof codec?.encode !== 'function' || typeof codec.decode !== 'function') {
     throw new TypeError('answer-once: `codec` must have encode() and decode().');
   }
-  if (onEvent !== undefined && typeof onEvent !== 'function') {
-    throw new TypeError('answer-once: `onEvent` must be a function.');
-  }
-  return { ...normalizeLeaseOptions(options), fingerprint, waitMs, codec, onEvent, signal };
+  const onEvent = functionOption(options.onEvent, 'onEvent');
+  const requestId = stringOption(options.requestId ?? key, 'requestId');
+  return {
+    ...normalizeLeaseOptions(options),
+    fingerprint: stringOption(options.fingerprint ?? RUN_ONCE_DEFAULTS.fingerprint, 'fingerprint'),
+    waitMs: timerOption(options.waitMs ?? RUN_ONCE_DEFAULTS.waitMs, 'waitMs'),
+    codec,
+    report: reporter(onEvent, { requestId }),
+    signal: options.signal,
+  };
 }
 
 /** What the work receives. */
 export interface RunContext {
   /** The store key being worked on. */
   readonly key: string;
-  /** Aborted when the lease was lost to another worker, or the caller's `signal` aborted. */
+  /**
+   * Aborted when the lease was lost to another worker, the work ran past `maxRunMs`, or
+   * the caller's `signal` aborted.
+   */
   readonly signal: AbortSignal;
   /** A dead worker's expired lease was taken over. */
   readonly takeover: boolean;
@@ -81,43 +93,47 @@ export interface RunOnceResult<T> {
  * live worker is waited for; a dead one is taken over; a failed attempt runs again. While
  * `work` runs its lease is renewed. The work's error is stored as FAILED and rethrown.
  *
- * Throws `RequestIdReusedError` (other fingerprint), `IntentInProgressError` (waited
+ * Throws `FingerprintMismatchError` (other fingerprint), `IntentInProgressError` (waited
  * `waitMs` in vain), `LeaseLostError` (this worker was fenced out; its result was
- * discarded), `StoreUnavailableError` (the store failed before the work ran).
+ * discarded), `StoreUnavailableError` / `StoreFailedError` (the store failed before the
+ * work ran), `AttemptFailedError` (the store handed back a FAILED record instead of
+ * letting it run again).
  */
 export async function runOnce<T>(
   store: IdempotencyStore,
   key: string,
   work: (context: RunContext) => Promise<T>,
-  options?: RunOnceOptions<T>,
+  given?: RunOnceOptions<T>,
 ): Promise<RunOnceResult<T>> {
-  const resolved = normalizeRunOnceOptions(options);
-  const { fingerprint, leaseMs, codec, onEvent, signal } = resolved;
-  const deadline = Date.now() + resolved.waitMs;
+  const options = normalizeRunOnceOptions(key, given);
+  const { fingerprint, leaseMs, codec, report, signal } = options;
+  const context = { report, timeoutMs: options.storeTimeoutMs };
+  const deadline = Date.now() + options.waitMs;
   for (;;) {
     signal?.throwIfAborted();
-    const acquired = await storeCall('acquire', key, () => store.acquire(key, fingerprint, leaseMs), { onEvent });
+    const acquired = await storeCall('acquire', key, () => store.acquire(key, fingerprint, leaseMs), context);
     if (acquired.acquired) {
       const { takeover, retry } = acquired;
-      emit(onEvent, { type: 'acquired', key, takeover, retry });
-      return settle(await execute(store, key, acquired.token, { takeover, retry }, work, resolved));
+      report({ type: 'acquired', key, takeover, retry });
+      return execute(store, key, acquired.token, { takeover, retry }, work, options);
     }
     const { record } = acquired;
     if (record.fingerprint !== fingerprint) {
-      throw new RequestIdReusedError(`answer-once: ${key} was used with another fingerprint.`);
+      throw new FingerprintMismatchError(`answer-once: ${key} was used with another fingerprint.`);
     }
     if (record.state === 'completed') {
-      emit(onEvent, { type: 'replayed', key });
+      report({ type: 'replayed', key });
       return { value: codec.decode(record.result), replayed: true };
     }
     if (record.state === 'failed') {
       // acquire re-runs a FAILED intent itself; reaching here means the store did not.
-      throw new IntentFailedError(`answer-once: ${key} failed.`, { cause: decodeError(record.error) });
+      throw new AttemptFailedError(`answer-once: ${key} failed.`, { cause: decodeError(record.error) });
     }
-    emit(onEvent, { type: 'in-progress', key });
+    report({ type: 'in-progress', key });
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new IntentInProgressError(`answer-once: ${key} is still running elsewhere.`);
-    await storeCall('wait', key, () => store.wait(key, remaining, signal), { onEvent });
+    const waitContext = { ...context, timeoutMs: remaining + options.storeTimeoutMs };
+    await storeCall('wait', key, () => store.wait(key, remaining, signal), waitContext);
   }
 }
 
@@ -130,8 +146,8 @@ async function execute<T>(
   attempt: { readonly takeover: boolean; readonly retry: boolean },
   work: (context: RunContext) => Promise<T>,
   options: ResolvedRunOnceOptions<T>,
-): Promise<{ readonly outcome: Executed<T>; readonly fenced: boolean }> {
-  const { verdict, write } = await runHeld<Executed<T>>(
+): Promise<RunOnceResult<T>> {
+  const { outcome, write } = await runHeld<Executed<T>>(
     store,
     key,
     token,
@@ -143,17 +159,15 @@ async function execute<T>(
         return { kind: 'fail', error: encodeError(error), value: { ok: false, error }, cause: error };
       }
     },
+    (reason) => ({ kind: 'fail', error: encodeError(reason), value: { ok: false, error: reason }, cause: reason }),
     options,
   );
-  return { outcome: verdict.value, fenced: write === 'fenced' };
-}
-
-function settle<T>({ outcome, fenced }: { readonly outcome: Executed<T>; readonly fenced: boolean }): RunOnceResult<T> {
-  if (fenced) {
+  const executed = outcome.value;
+  if (write === 'fenced') {
     throw new LeaseLostError('answer-once: this worker lost its lease; its result was discarded.', {
-      cause: outcome.ok ? undefined : outcome.error,
+      cause: executed.ok ? undefined : executed.error,
     });
   }
-  if (!outcome.ok) throw outcome.error;
-  return { value: outcome.value, replayed: false };
+  if (!executed.ok) throw executed.error;
+  return { value: executed.value, replayed: false };
 }

@@ -1,9 +1,9 @@
 import { LOCATION_HEADER, RETRY_AFTER_HEADER } from '../core/headers.js';
 import { type AnswerContext, statusAnswer, withProtocolHeaders } from './answers.js';
-import { emit } from './events.js';
+import type { Reporter } from './events.js';
 import type { ResolvedHandlerOptions } from './handler-options.js';
 import { problemResponse } from './problem.js';
-import { storeCall } from './store-call.js';
+import { type StoreCallContext, storeCall } from './store-call.js';
 import type { StreamStore } from './stream-store.js';
 
 /**
@@ -18,10 +18,10 @@ export async function stopAnswer(
   key: string,
   request: Request,
   intent: { readonly requestId: string; readonly waitMs: number },
-  options: ResolvedHandlerOptions,
+  options: ResolvedHandlerOptions & { readonly report: Reporter; readonly context: StoreCallContext },
 ): Promise<Response> {
   const { requestId, waitMs } = intent;
-  const { onEvent, retryAfterSeconds } = options;
+  const { report, context } = options;
   if (!store) {
     return problemResponse('stop-unsupported', {
       status: 501,
@@ -29,16 +29,16 @@ export async function stopAnswer(
       requestId,
     });
   }
-  const context = { onEvent, retryAfterSeconds, requestId };
   const found = await storeCall('stop', key, () => store.stop(key), context);
   const answer: AnswerContext = { requestId, waitedSeconds: undefined, statusRoute: true };
   if (found === 'unknown') return statusAnswer(null, answer, options, Date.now());
   if (found === 'settled') {
     return statusAnswer(await storeCall('get', key, () => store.get(key), context), answer, options, Date.now());
   }
-  emit(onEvent, { type: 'stop-requested', key });
+  report({ type: 'stop-requested', key });
   if (waitMs > 0) {
-    const record = await storeCall('wait', key, () => store.wait(key, waitMs, request.signal), context);
+    const waitContext = { ...context, timeoutMs: waitMs + options.storeTimeoutMs };
+    const record = await storeCall('wait', key, () => store.wait(key, waitMs, request.signal), waitContext);
     const held = { ...answer, waitedSeconds: waitMs / 1000 };
     if (record?.state !== 'processing') return statusAnswer(record, held, options, Date.now());
     return stopping(held, options);

@@ -9,8 +9,13 @@
  *
  * Fencing: each successful `acquire` returns a fresh `token`, never issued before for
  * that key. `renew`, `complete` and `fail` change the record only while it is
- * PROCESSING under that very token; otherwise they change nothing and return `false`
- * (a zombie worker's late write).
+ * PROCESSING under that very token; otherwise they change nothing and say why: `fenced`
+ * (a record is there under another token or state: a zombie worker's late write) or
+ * `gone` (no record at all: it expired, was evicted, or the store lost it).
+ *
+ * Errors: a store SHOULD reject with an error whose `code` is `store-unavailable` when a
+ * retry may succeed (connection lost, timeout, loading, failover) and `store-failed`
+ * when none will (wrong type, no permission, a script error); see PROTOCOL.md § 10.4.
  */
 
 /** The record of an intent that a worker currently holds. */
@@ -79,6 +84,13 @@ export type AcquireResult =
     }
   | { readonly acquired: false; readonly record: IdempotencyRecord };
 
+/**
+ * How a fenced write (`renew`, `complete`, `fail`) went: `written`; `fenced` (the record
+ * exists but `token` no longer holds it: a successor took over, or it is settled); `gone`
+ * (there is no record: nobody holds the intent, so the worker may claim it again).
+ */
+export type WriteResult = 'written' | 'fenced' | 'gone';
+
 export interface IdempotencyStore {
   /**
    * Atomically claims `key` for a new worker when there is no record, the record is
@@ -89,13 +101,13 @@ export interface IdempotencyStore {
   acquire(key: string, fingerprint: string, leaseMs: number): Promise<AcquireResult>;
 
   /** Extends the lease to now + `leaseMs` if `token` still holds `key`. */
-  renew(key: string, token: string, leaseMs: number): Promise<boolean>;
+  renew(key: string, token: string, leaseMs: number): Promise<WriteResult>;
 
   /** PROCESSING → COMPLETED with `result`, kept `ttlMs`, if `token` still holds `key`. */
-  complete(key: string, token: string, result: string, ttlMs: number): Promise<boolean>;
+  complete(key: string, token: string, result: string, ttlMs: number): Promise<WriteResult>;
 
   /** PROCESSING → FAILED with `error`, kept `ttlMs`, if `token` still holds `key`. */
-  fail(key: string, token: string, error: string, ttlMs: number): Promise<boolean>;
+  fail(key: string, token: string, error: string, ttlMs: number): Promise<WriteResult>;
 
   /** The current record, or `null` when unknown or expired. */
   get(key: string): Promise<IdempotencyRecord | null>;

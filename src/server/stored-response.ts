@@ -53,16 +53,37 @@ function keptHeaders(headers: Headers, allow: ReadonlySet<string>): [string, str
   return [...headers].filter(([name]) => allow.has(name.toLowerCase()));
 }
 
+/** How the body of an answer over `maxResponseBytes` ended: read to its end, or broken. */
+type BodyEnd = { readonly ok: true } | { readonly ok: false; readonly error: unknown };
+
+/** What {@link captureResponse} read: a whole answer to store, or an oversize one still streaming to its caller. */
+type Captured =
+  | { readonly oversize: false; readonly stored: StoredResponse; readonly delivered: Response }
+  | {
+      readonly oversize: true;
+      /** What to store once the body has ended well (`replayable: false`). */
+      readonly stored: StoredResponse;
+      /** The whole answer, streamed on to the caller. */
+      readonly delivered: Response;
+      /**
+       * Settles when the handler's body has been read to its end or broke. A caller that
+       * stops reading does not stop it: the rest is read (and dropped), so the outcome is
+       * the work's, never the connection's.
+       */
+      readonly ended: Promise<BodyEnd>;
+    };
+
 /**
  * Reads `response` to the end (an AI answer streamed by the handler too: it is stored
  * whole) and returns what to store and what to send. Over `maxBytes` the reading stops,
- * the caller still gets the whole answer streamed on, and the record is not replayable.
+ * the caller gets the whole answer streamed on, and `ended` tells how the body ended:
+ * only then is the outcome known (PROTOCOL.md § 7.3).
  */
 export async function captureResponse(
   response: Response,
   maxBytes: number,
   replayHeaders: ReadonlySet<string>,
-): Promise<{ readonly stored: StoredResponse; readonly delivered: Response }> {
+): Promise<Captured> {
   const { status, statusText, headers } = response;
   const kept = keptHeaders(headers, replayHeaders);
   const chunks: Uint8Array[] = [];
@@ -74,6 +95,7 @@ export async function captureResponse(
       const bytes = concat(chunks, length);
       const body = length === 0 && NULL_BODY_STATUSES.has(status) ? null : bytes;
       return {
+        oversize: false,
         stored: { v: 1, replayable: true, status, headers: kept, ...encodeBody(bytes) },
         delivered: new Response(body, { status, statusText, headers }),
       };
@@ -81,23 +103,53 @@ export async function captureResponse(
     chunks.push(next.value);
     length += next.value.byteLength;
     if (length > maxBytes && reader) {
-      const rest = new ReadableStream<Uint8Array>({
-        start(controller) {
-          for (const chunk of chunks) controller.enqueue(chunk);
-        },
-        async pull(controller) {
-          const more = await reader.read();
-          if (more.done) controller.close();
-          else controller.enqueue(more.value);
-        },
-        cancel: (reason) => reader.cancel(reason),
-      });
+      const { stream, ended } = streamOn(chunks, reader);
       return {
+        oversize: true,
         stored: { v: 1, replayable: false, status, headers: kept },
-        delivered: new Response(rest, { status, statusText, headers }),
+        delivered: new Response(stream, { status, statusText, headers }),
+        ended,
       };
     }
   }
+}
+
+/** The chunks read so far, then the rest of `reader`; `ended` settles with how the source ended. */
+function streamOn(
+  chunks: readonly Uint8Array[],
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): { readonly stream: ReadableStream<Uint8Array>; readonly ended: Promise<BodyEnd> } {
+  let settle!: (end: BodyEnd) => void;
+  const ended = new Promise<BodyEnd>((resolve) => (settle = resolve));
+  const read = async (): Promise<ReadableStreamReadResult<Uint8Array>> => {
+    try {
+      const next = await reader.read();
+      if (next.done) settle({ ok: true });
+      return next;
+    } catch (error) {
+      settle({ ok: false, error });
+      throw error;
+    }
+  };
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+    },
+    async pull(controller) {
+      const more = await read();
+      if (more.done) controller.close();
+      else controller.enqueue(more.value);
+    },
+    // The caller went away: read the rest anyway (bounded by the handler's own end and
+    // the run's `maxRunMs`), so the outcome is the work's.
+    cancel() {
+      const drain = async (): Promise<void> => {
+        while (!(await read()).done);
+      };
+      drain().catch(() => undefined); // `ended` already says the body broke
+    },
+  });
+  return { stream, ended };
 }
 
 /** Parses a stored answer; throws a TypeError when it is not one. */

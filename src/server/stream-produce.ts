@@ -1,7 +1,7 @@
 import { GENERATION_HEADER, RESTARTED_HEADER } from '../core/headers.js';
 import { encodeHead, headOf } from './answer-head.js';
 import { concat } from './body.js';
-import type { IdempotencyEventListener } from './events.js';
+import type { Reporter } from './events.js';
 import { LogBatcher } from './log-batcher.js';
 import { errorMarker, EventFramer, isEventStream, restartMarker, stopMarker } from './sse-frame.js';
 import { type StoredResponse, storedAnswer } from './stored-response.js';
@@ -20,7 +20,7 @@ export interface ProduceContext {
   readonly flushBytes: number;
   readonly maxResponseBytes: number;
   readonly replayHeaders: ReadonlySet<string>;
-  readonly onEvent: IdempotencyEventListener | undefined;
+  readonly report: Reporter;
   /** The request named a position of another generation: it gets the restart first (§ 14.5). */
   readonly restarted: boolean;
   /** Aborted when a stop was asked for this generation (§ 14.8). */

@@ -1,5 +1,5 @@
-import { emit, type IdempotencyEventListener } from './events.js';
-import type { Verdict } from './held-run.js';
+import type { Reporter } from './events.js';
+import type { WorkOutcome } from './held-run.js';
 import { problemResponse } from './problem.js';
 import { type ProduceContext, produce, type Production } from './stream-produce.js';
 import { storedAnswer } from './stored-response.js';
@@ -19,7 +19,7 @@ export interface StreamedRunOptions {
   readonly flushBytes: number;
   readonly maxResponseBytes: number;
   readonly replayHeaders: ReadonlySet<string>;
-  readonly onEvent: IdempotencyEventListener | undefined;
+  readonly report: Reporter;
 }
 
 /**
@@ -71,7 +71,7 @@ export class StreamedRun {
    * Streams `response` through; settles with the verdict once its body ended. A body
    * that broke before anything went out is answered by `broken` (the 502 problem).
    */
-  async verdict(response: Response, broken: (error: unknown) => Verdict<Response>): Promise<Verdict<Response>> {
+  async verdict(response: Response, broken: (error: unknown) => WorkOutcome<Response>): Promise<WorkOutcome<Response>> {
     const context: ProduceContext = {
       ...this.#options,
       store: this.#store,
@@ -95,7 +95,7 @@ export class StreamedRun {
   }
 
   /** Stopped before the work answered (it threw on its aborted signal): a 409 `intent-stopped`, kept (§ 14.8). */
-  async stoppedVerdict(requestId: string): Promise<Verdict<Response>> {
+  async stoppedVerdict(requestId: string): Promise<WorkOutcome<Response>> {
     const answer = problemResponse('intent-stopped', {
       status: 409,
       title: 'answer-once: this intent was stopped before it was answered; it will not run again.',
@@ -107,7 +107,7 @@ export class StreamedRun {
   }
 
   /** The record's write is known: end the attempt's body, and the stop watch. */
-  settle(verdict: Verdict<Response> | undefined, fenced: boolean): void {
+  settle(verdict: WorkOutcome<Response> | undefined, fenced: boolean): void {
     this.dispose();
     this.#production?.settle({ ok: verdict?.kind === 'complete', fenced });
   }
@@ -134,7 +134,7 @@ export class StreamedRun {
       try {
         if (await this.#store.watchStop(this.#key, this.#token, STOP_WATCH_MS, done)) return this.#requestStop();
       } catch (error) {
-        emit(this.#options.onEvent, { type: 'store-error', key: this.#key, operation: 'watchStop', error });
+        this.#options.report({ type: 'store-error', key: this.#key, operation: 'watchStop', error });
         return; // appends still carry a stop
       }
       if (Date.now() - started < STOP_WATCH_MS / 2) return; // not held any more (or the run ended)

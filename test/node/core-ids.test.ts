@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { decodeTime } from 'ulid';
 import { isValidRequestId, newRequestId } from 'answer-once';
 
@@ -21,6 +21,27 @@ describe('newRequestId', () => {
     // 32,000 characters over 32 symbols: 1,000 each on average.
     expect(counts.size).toBe(32);
     for (const count of counts.values()) expect(count).toBeGreaterThan(800);
+  });
+});
+
+describe('newRequestId randomness', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.resetModules();
+  });
+
+  it('fills one crypto.getRandomValues call for 256 IDs, and uses it from the first ID on', async () => {
+    const fill = vi.spyOn(globalThis.crypto, 'getRandomValues').mockImplementation((array) => {
+      (array as Uint8Array).fill(0xff); // byte 255 → floor(255 / 256 × 32) = 31 → 'Z'
+      return array;
+    });
+    vi.resetModules();
+    const { newRequestId: fresh } = await import('../../src/core/ids.js');
+    const ids = Array.from({ length: 256 }, fresh);
+    expect(ids[0]!.slice(10)).toBe('Z'.repeat(16));
+    expect(fill).toHaveBeenCalledTimes(1);
+    fresh();
+    expect(fill).toHaveBeenCalledTimes(2);
   });
 });
 

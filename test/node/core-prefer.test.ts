@@ -19,6 +19,17 @@ describe('Prefer: wait', () => {
     expect(parsePreferWait('wait=-1')).toBeUndefined();
     expect(parsePreferWait('wait=1.5')).toBeUndefined();
   });
+
+  it('unquotes a whole quoted value only', () => {
+    expect(parsePreferWait('wait="10"')).toBe(10);
+    expect(parsePreferWait('wait=1"2"')).toBeUndefined();
+    expect(parsePreferWait('wait="1"2')).toBeUndefined();
+  });
+
+  it('skips a wait preference with two values and reads the next one', () => {
+    expect(parsePreferWait('wait=1=2')).toBeUndefined();
+    expect(parsePreferWait('wait=1=2, wait=4')).toBe(4);
+  });
 });
 
 describe('Retry-After', () => {

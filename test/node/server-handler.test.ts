@@ -496,16 +496,3 @@ describe('createIdempotencyHandler: limits', () => {
     expect(replay.headers.get('Content-Type')).toBe('text/plain; charset=utf-8');
   });
 });
-
-describe('createIdempotencyHandler: options', () => {
-  it('names the bad option', () => {
-    const base = { scope: () => ({ user: 'u' }), handler: () => new Response() };
-    expect(() => chatApp({ ...base, leaseMs: 0 })).toThrow(/`leaseMs`/);
-    expect(() => chatApp({ ...base, heartbeatMs: 20_000 })).toThrow(/`heartbeatMs`/);
-    expect(() => chatApp({ ...base, statusPath: 'status' })).toThrow(/`statusPath`/);
-    expect(() => chatApp({ ...base, inProgressStatus: 200 as 202 })).toThrow(/`inProgressStatus`/);
-    expect(() => chatApp({ ...base, maxBodyBytes: -1 })).toThrow(/`maxBodyBytes`/);
-    expect(() => chatApp({ ...base, keyPrefix: 'a{b}' })).toThrow(/`keyPrefix`/);
-    expect(() => chatApp({ ...base, cors: { origin: 3 as unknown as string } })).toThrow(/`cors.origin`/);
-  });
-});

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { encodeKey, fingerprintRequest } from 'answer-once/server';
 
@@ -26,7 +27,33 @@ describe('encodeKey', () => {
     expect(encodeKey({ user: 'a:b', session: 'c' }, id)).toBe(`answer-once:{a%3Ab:c:${id}}`);
     expect(encodeKey({ user: 'a', session: 'b:c' }, id)).toBe(`answer-once:{a:b%3Ac:${id}}`);
     expect(encodeKey({ user: 'zoë@example.com' }, id)).toBe(`answer-once:{zo%C3%AB%40example%2Ecom::${id}}`);
-    expect(encodeKey({ user: '\uD800' }, id)).toBe(`answer-once:{%EF%BF%BD::${id}}`); // a lone surrogate is U+FFFD
+    expect(encodeKey({ user: '\uD800' }, id)).toBe(`answer-once:{%ED%A0%80::${id}}`); // a lone surrogate, WTF-8
+    expect(encodeKey({ user: '\uFFFD' }, id)).toBe(`answer-once:{%EF%BF%BD::${id}}`);
+    expect(encodeKey({ user: '\u{1F600}' }, id)).toBe(`answer-once:{%F0%9F%98%80::${id}}`); // a pair is one code point
+  });
+
+  it('never lets a user whose name holds a lone surrogate read the answers of the user with U+FFFD in its place', () => {
+    const id = 'req-0000000001';
+    expect(encodeKey({ user: 'x\uD800' }, id)).not.toBe(encodeKey({ user: 'x\uFFFD' }, id));
+    expect(encodeKey({ user: 'x\uDC00' }, id)).not.toBe(encodeKey({ user: 'x\uD800' }, id));
+    expect(encodeKey({ user: '\uD83D\uDE00' }, id)).not.toBe(encodeKey({ user: '\uDE00\uD83D' }, id));
+  });
+
+  it('gives every two different scopes two different keys, for any UTF-16 strings (property)', () => {
+    // Every code unit, lone surrogates included, weighted toward the separators and the escape.
+    const unit = fc.oneof(
+      fc.constantFrom(':', '%', '{', '}', '\uD800', '\uDBFF', '\uDC00', '\uDFFF', '\uFFFD', 'a', '3A'),
+      fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)),
+    );
+    const part = fc.string({ unit, maxLength: 8 });
+    const scope = fc.record({ user: part, session: part });
+    fc.assert(
+      fc.property(scope, scope, (a, b) => {
+        const same = a.user === b.user && a.session === b.session;
+        return (encodeKey(a, 'req-0000000001') === encodeKey(b, 'req-0000000001')) === same;
+      }),
+      { numRuns: 5_000 },
+    );
   });
 
   it('treats a missing session as the empty one and honours a prefix', () => {

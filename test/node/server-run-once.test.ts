@@ -5,7 +5,7 @@ import {
   IntentInProgressError,
   LeaseLostError,
   MemoryStore,
-  RequestIdReusedError,
+  FingerprintMismatchError,
   runOnce,
   type RunOnceResult,
   StoreUnavailableError,
@@ -129,7 +129,7 @@ describe('runOnce', () => {
     expect(successor).toEqual({ value: 'successor', replayed: false });
     wake();
     await expect(zombie).rejects.toBeInstanceOf(LeaseLostError);
-    expect(events).toContainEqual({ type: 'fenced', key: 'k', operation: 'complete' });
+    expect(events).toContainEqual({ type: 'fenced', key: 'k', requestId: 'k', operation: 'complete' });
     expect(events).toContainEqual(expect.objectContaining({ type: 'store-error', operation: 'renew' }));
     expect(await runOnce(store, 'k', async () => 'third')).toEqual({ value: 'successor', replayed: true });
   });
@@ -137,7 +137,7 @@ describe('runOnce', () => {
   it('refuses the same key with another fingerprint', async () => {
     const store = new MemoryStore();
     await runOnce(store, 'k', async () => 1, { fingerprint: 'a' });
-    await expect(runOnce(store, 'k', async () => 2, { fingerprint: 'b' })).rejects.toBeInstanceOf(RequestIdReusedError);
+    await expect(runOnce(store, 'k', async () => 2, { fingerprint: 'b' })).rejects.toBeInstanceOf(FingerprintMismatchError);
   });
 
   it('gives up waiting for a live holder after waitMs', async () => {

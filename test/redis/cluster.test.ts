@@ -47,7 +47,7 @@ describe.skipIf(!hasRedis)('answer-once/redis on a 3-master Redis Cluster', () =
         const tag = `{user:session:${randomUUID()}}`;
         const key = `answer-once:${tag}`;
         const claim = await store.acquire(key, 'fp', 5_000);
-        expect(claim.acquired && (await store.complete(key, claim.token, 'answer', 60_000))).toBe(true);
+        expect(claim.acquired && (await store.complete(key, claim.token, 'answer', 60_000))).toBe('written');
         expect(await slotOf(ports[0]!, `env:${key}`)).toBe(await slotOf(ports[0]!, tag));
         for (const port of ports) {
           if ((await rawCommand(port, `EXISTS env:${key}`)) === ':1\r\n') holders.add(port);

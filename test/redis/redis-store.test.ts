@@ -257,7 +257,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     const store = await open({ client: resp3.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer }) });
     const key = newKey();
     const token = tokenOf(await store.acquire(key, 'fp', LEASE));
-    expect(await store.complete(key, token, 'answer ✓', TTL)).toBe(true);
+    expect(await store.complete(key, token, 'answer ✓', TTL)).toBe('written');
     expect(await store.get(key)).toMatchObject({ state: 'completed', fingerprint: 'fp', result: 'answer ✓' });
   });
 
@@ -269,6 +269,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     expect(error).toBeInstanceOf(RedisStoreError);
     expect(error).not.toBeInstanceOf(RedisStoreUnavailableError);
     expect((error as Error).message).toMatch(/WRONGTYPE/);
+    expect(error).toMatchObject({ code: 'store-failed' });
   });
 
   it('rejects with RedisStoreUnavailableError within commandTimeoutMs when Redis hangs', async () => {

@@ -86,11 +86,11 @@ export function describeStoreContract(name: string, setup: Setup, options: Store
       await sleep(lease + slack); // lease expired: still no takeover for another fingerprint
       expect(found(await store.acquire(key, 'other', lease))).toMatchObject({ state: 'processing', token: first.token });
 
-      expect(await store.fail(key, first.token, 'boom', ttl)).toBe(true);
+      expect(await store.fail(key, first.token, 'boom', ttl)).toBe('written');
       expect(found(await store.acquire(key, 'other', lease))).toMatchObject({ state: 'failed', error: 'boom' });
 
       const second = held(await store.acquire(key, 'fp', lease));
-      expect(await store.complete(key, second.token, 'answer', ttl)).toBe(true);
+      expect(await store.complete(key, second.token, 'answer', ttl)).toBe('written');
       expect(found(await store.acquire(key, 'other', lease))).toMatchObject({ state: 'completed', result: 'answer' });
       expect(await store.get(key)).toMatchObject({ state: 'completed', fingerprint: 'fp', result: 'answer' });
     });
@@ -109,30 +109,43 @@ export function describeStoreContract(name: string, setup: Setup, options: Store
       const zombie = held(await store.acquire(key, 'fp', lease));
       await sleep(lease + slack);
       const successor = held(await store.acquire(key, 'fp', lease));
-      expect(await store.renew(key, zombie.token, lease)).toBe(false);
-      expect(await store.complete(key, zombie.token, 'zombie', ttl)).toBe(false);
-      expect(await store.fail(key, zombie.token, 'zombie', ttl)).toBe(false);
+      expect(await store.renew(key, zombie.token, lease)).toBe('fenced');
+      expect(await store.complete(key, zombie.token, 'zombie', ttl)).toBe('fenced');
+      expect(await store.fail(key, zombie.token, 'zombie', ttl)).toBe('fenced');
       expect(await store.get(key)).toMatchObject({ state: 'processing', token: successor.token });
-      expect(await store.complete(key, successor.token, 'successor', ttl)).toBe(true);
-      expect(await store.complete(key, zombie.token, 'zombie', ttl)).toBe(false);
+      expect(await store.complete(key, successor.token, 'successor', ttl)).toBe('written');
+      expect(await store.complete(key, zombie.token, 'zombie', ttl)).toBe('fenced');
       expect(await store.get(key)).toMatchObject({ state: 'completed', result: 'successor' });
     });
 
     it('rejects writes with a token that never held the key, and a second complete', async () => {
       const holder = held(await store.acquire(key, 'fp', lease));
-      expect(await store.complete(key, 'not-a-token', 'x', ttl)).toBe(false);
-      expect(await store.renew(`${key}:other`, holder.token, lease)).toBe(false);
-      expect(await store.complete(key, holder.token, 'first', ttl)).toBe(true);
-      expect(await store.complete(key, holder.token, 'second', ttl)).toBe(false);
-      expect(await store.fail(key, holder.token, 'late', ttl)).toBe(false);
+      expect(await store.complete(key, 'not-a-token', 'x', ttl)).toBe('fenced');
+      expect(await store.renew(`${key}:other`, holder.token, lease)).toBe('gone');
+      expect(await store.complete(key, holder.token, 'first', ttl)).toBe('written');
+      expect(await store.complete(key, holder.token, 'second', ttl)).toBe('fenced');
+      expect(await store.fail(key, holder.token, 'late', ttl)).toBe('fenced');
       expect(await store.get(key)).toMatchObject({ state: 'completed', result: 'first' });
+    });
+
+    it('answers a write to a record that is not there `gone`, never `fenced`: nobody holds it', async () => {
+      expect(await store.renew(key, 'any-token', lease)).toBe('gone');
+      expect(await store.complete(key, 'any-token', 'x', ttl)).toBe('gone');
+      expect(await store.fail(key, 'any-token', 'x', ttl)).toBe('gone');
+      const holder = held(await store.acquire(key, 'fp', lease));
+      expect(await store.complete(key, holder.token, 'answer', lease)).toBe('written');
+      await sleep(lease + slack); // the answer's TTL ran out: the record is gone
+      expect(await store.renew(key, holder.token, lease)).toBe('gone');
+      expect(await store.complete(key, holder.token, 'again', ttl)).toBe('gone');
+      expect(await store.fail(key, holder.token, 'again', ttl)).toBe('gone');
+      expect(await store.get(key)).toBeNull();
     });
 
     it('extends a renewed lease so nobody takes over while the holder lives', async () => {
       const holder = held(await store.acquire(key, 'fp', lease));
       for (let beat = 0; beat < 4; beat += 1) {
         await sleep(lease / 2);
-        expect(await store.renew(key, holder.token, lease)).toBe(true);
+        expect(await store.renew(key, holder.token, lease)).toBe('written');
       }
       expect(found(await store.acquire(key, 'fp', lease))).toMatchObject({ state: 'processing', token: holder.token });
       const record = await store.get(key);
@@ -141,7 +154,7 @@ export function describeStoreContract(name: string, setup: Setup, options: Store
 
     it('replays a COMPLETED record to the same fingerprint and forgets it after its TTL', async () => {
       const holder = held(await store.acquire(key, 'fp', lease));
-      expect(await store.complete(key, holder.token, 'answer', 2 * lease)).toBe(true);
+      expect(await store.complete(key, holder.token, 'answer', 2 * lease)).toBe('written');
       expect(found(await store.acquire(key, 'fp', lease))).toMatchObject({ state: 'completed', result: 'answer' });
       const record = await store.get(key);
       expect(record?.state === 'completed' && record.completedAt).toBeGreaterThanOrEqual(record?.createdAt ?? Infinity);
@@ -152,13 +165,13 @@ export function describeStoreContract(name: string, setup: Setup, options: Store
 
     it('lets a FAILED intent be acquired again as a retry, and forgets it after its TTL', async () => {
       const first = held(await store.acquire(key, 'fp', lease));
-      expect(await store.fail(key, first.token, 'boom', ttl)).toBe(true);
+      expect(await store.fail(key, first.token, 'boom', ttl)).toBe('written');
       expect(await store.get(key)).toMatchObject({ state: 'failed', error: 'boom', fingerprint: 'fp' });
       const retry = held(await store.acquire(key, 'fp', lease));
       expect(retry).toMatchObject({ takeover: false, retry: true });
       expect(retry.token).not.toBe(first.token);
 
-      expect(await store.fail(key, retry.token, 'again', 2 * lease)).toBe(true);
+      expect(await store.fail(key, retry.token, 'again', 2 * lease)).toBe('written');
       await sleep(2 * lease + slack);
       expect(await store.get(key)).toBeNull();
     });
@@ -169,7 +182,7 @@ export function describeStoreContract(name: string, setup: Setup, options: Store
         const mine = held(await store.acquire(key, 'fp', lease));
         const elsewhere = held(await store.acquire(`${key}:${round}`, 'fp', lease));
         tokens.add(mine.token).add(elsewhere.token);
-        expect(await store.fail(key, mine.token, 'boom', ttl)).toBe(true);
+        expect(await store.fail(key, mine.token, 'boom', ttl)).toBe('written');
       }
       expect(tokens.size).toBe(20);
     });

@@ -5,12 +5,15 @@ import { defineScript } from './define.js';
  *
  * Extends the lease to Redis-now + lease, only while PROCESSING under this very token
  * (the fencing check happens here, inside Redis), and the log's expiry with the record's.
- * Returns 1, or 0 for a zombie.
+ * Returns 1; 0 for a zombie (the record is held by another token, or settled); -1 when
+ * there is no record at all (expired, evicted, flushed), so the worker can tell a lost
+ * record from a successor.
  */
 export const RENEW = defineScript(
   'renew',
   `
 local r = redis.call('HMGET', KEYS[1], 's', 't')
+if not r[1] then return -1 end
 if r[1] ~= 'processing' or r[2] ~= ARGV[1] then return 0 end
 local ttl = tonumber(ARGV[2]) + tonumber(ARGV[3])
 redis.call('HSET', KEYS[1], 'l', ms(now + tonumber(ARGV[2])))

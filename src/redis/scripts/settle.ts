@@ -5,15 +5,17 @@ import { defineScript } from './define.js';
  * ARGV[3] result or error · ARGV[4] ttl ms · ARGV[5] log linger ms
  *
  * PROCESSING → COMPLETED / FAILED, only under this very token: a zombie's late write
- * changes nothing and gets 0. On success the record expires after the TTL, the log
- * after min(linger, TTL) (readers that are behind finish from it, § 14.9), and waiters
- * and readers on every instance are woken by a sharded publish on the record's own name
- * (same slot). The generation is kept; the stop request is not.
+ * changes nothing and gets 0; a write to a record that is not there at all gets -1. On
+ * success the record expires after the TTL, the log after min(linger, TTL) (readers that
+ * are behind finish from it, § 14.9), and waiters and readers on every instance are
+ * woken by a sharded publish on the record's own name (same slot). The generation is
+ * kept; the stop request is not.
  */
 export const SETTLE = defineScript(
   'settle',
   `
 local r = redis.call('HMGET', KEYS[1], 's', 't')
+if not r[1] then return -1 end
 if r[1] ~= 'processing' or r[2] ~= ARGV[1] then return 0 end
 redis.call('HDEL', KEYS[1], 't', 'l', 'x')
 redis.call('HSET', KEYS[1], 's', ARGV[2], ARGV[2] == 'completed' and 'r' or 'e', ARGV[3], 'd', ms(now))

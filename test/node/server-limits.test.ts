@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { AttemptFailedError, type IdempotencyEvent, type IdempotencyStore, MemoryStore, runOnce } from 'answer-once/server';
+import { chatApp, chatRequest } from './server-support.js';
+
+const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+describe('createIdempotencyHandler: an oversize answer whose stream breaks', () => {
+  it('is FAILED (a resend runs it again and gets an answer), never “answered, not replayable”', async () => {
+    const app = chatApp({
+      maxResponseBytes: 8,
+      work: ({ context }) => {
+        let pulls = 0;
+        return new Response(
+          new ReadableStream<Uint8Array>({
+            async pull(controller) {
+              pulls += 1;
+              if (pulls === 1) controller.enqueue(bytes('0123456789 over the limit, '));
+              else if (context.retry) controller.close();
+              else {
+                // The break comes after the oversize bytes went out to the caller.
+                await new Promise((resolve) => setTimeout(resolve, 50));
+                controller.error(new Error('the model connection dropped'));
+              }
+            },
+          }),
+        );
+      },
+    });
+    const first = await app.handle(chatRequest());
+    await expect(first.text()).rejects.toThrow();
+    const resend = await app.handle(chatRequest());
+    expect(resend.status).toBe(200);
+    expect(await resend.text()).toBe('0123456789 over the limit, ');
+    expect(app.calls.map((call) => call.context.retry)).toEqual([false, true]);
+    // Now answered whole: too large to keep, so a later replay is the 410.
+    expect((await app.handle(chatRequest())).status).toBe(410);
+  });
+});
+
+describe('MemoryStore: one user cannot evict another’s answers', () => {
+  it('evicts the flooding scope’s own oldest answers first, and reports each eviction', async () => {
+    const events: IdempotencyEvent[] = [];
+    const store = new MemoryStore({ maxEntries: 100, onEvent: (event) => events.push(event) });
+    const app = chatApp({ store });
+    await app.handle(chatRequest({ user: 'alice', question: 'mine' }));
+    for (let n = 0; n < 300; n += 1) {
+      await app.handle(chatRequest({ user: 'mallory', id: `flood-${String(n).padStart(8, '0')}` }));
+    }
+    const replay = await app.handle(chatRequest({ user: 'alice', question: 'mine' }));
+    expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
+    expect(app.calls.filter((call) => call.context.scope.user === 'alice')).toHaveLength(1);
+    expect(store.size).toBe(100);
+    expect(events).toHaveLength(201);
+    expect(events[0]).toEqual({
+      type: 'evicted',
+      key: 'answer-once:{mallory::flood-00000000}',
+      requestId: 'flood-00000000',
+      state: 'completed',
+    });
+    expect(events.every((event) => event.type === 'evicted' && event.key.includes('mallory'))).toBe(true);
+  });
+
+  it('still lets a newcomer in when every scope holds one answer: the oldest large-enough scope gives one up', async () => {
+    const store = new MemoryStore({ maxEntries: 3 });
+    const app = chatApp({ store });
+    for (const user of ['a', 'b', 'c', 'd']) await app.handle(chatRequest({ user }));
+    expect(store.size).toBe(3);
+    expect((await app.handle(chatRequest({ user: 'd' }))).headers.get('X-Idempotent-Replayed')).toBe('true');
+  });
+});
+
+describe('runOnce: a store that hands back a FAILED record', () => {
+  it('throws AttemptFailedError with the stored error as cause, and runs nothing', async () => {
+    const failed = { state: 'failed', fingerprint: '', error: '{"name":"Error","message":"boom"}', createdAt: 0, failedAt: 1 } as const;
+    const store = { ...new MemoryStore(), acquire: async () => ({ acquired: false, record: failed }) } as unknown as IdempotencyStore;
+    let runs = 0;
+    const error = await runOnce(store, 'k', async () => (runs += 1)).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AttemptFailedError);
+    expect(error).toMatchObject({ code: 'intent-failed', cause: { message: 'boom' } });
+    expect(runs).toBe(0);
+  });
+});

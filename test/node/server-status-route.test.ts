@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { chatApp, chatRequest } from './server-support.js';
+
+const ORIGIN = 'http://app.test';
+
+const ID = 'req-0000000001';
+
+describe('createIdempotencyHandler: the status route is read-only', () => {
+  it.each(['POST', 'PUT', 'PATCH'])('answers %s on <statusPath>/<id> with 405 and Allow, and runs nothing', async (method) => {
+    const app = chatApp();
+    const response = await app.handle(chatRequest({ method, path: `/api/status/${ID}` }));
+    expect(response.status).toBe(405);
+    expect(response.headers.get('Allow')).toBe('GET, HEAD, DELETE');
+    expect(await response.json()).toMatchObject({ code: 'method-not-allowed', status: 405 });
+    expect(app.calls).toHaveLength(0);
+    expect(app.store.size).toBe(0);
+  });
+
+  it('allows OPTIONS too when CORS is on, and still answers preflights there', async () => {
+    const app = chatApp({ cors: { origin: ['https://chat.example'] } });
+    const post = await app.handle(chatRequest({ path: `/api/status/${ID}`, headers: { Origin: 'https://chat.example' } }));
+    expect(post.status).toBe(405);
+    expect(post.headers.get('Allow')).toBe('GET, HEAD, DELETE, OPTIONS');
+    const preflight = await app.handle(
+      new Request(`${ORIGIN}/api/status/${ID}`, {
+        method: 'OPTIONS',
+        headers: { Origin: 'https://chat.example', 'Access-Control-Request-Method': 'GET' },
+      }),
+    );
+    expect(preflight.status).toBe(204);
+    expect(app.calls).toHaveLength(0);
+  });
+
+  it('answers HEAD with the GET answer’s status and headers, without a body', async () => {
+    const app = chatApp();
+    await app.handle(chatRequest());
+    const head = await app.handle(
+      new Request(`${ORIGIN}/api/status/${ID}`, { method: 'HEAD', headers: { Authorization: 'Bearer alice' } }),
+    );
+    expect(head.status).toBe(200);
+    expect(head.headers.get('X-Idempotent-Replayed')).toBe('true');
+    expect(head.body).toBeNull();
+    expect(app.calls).toHaveLength(1);
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * What the handler does when Redis itself misbehaves: a FLUSHALL while the model runs
+ * (the record vanishes) and a key of another type (a permanent error).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'redis';
+import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
+import { createIdempotencyHandler, encodeKey, type IdempotencyEvent } from 'answer-once/server';
+import { rawCommand, RedisServer, requireRedisServer } from '../support/redis-server.js';
+
+const hasRedis = requireRedisServer();
+
+function send(id: string): Request {
+  return new Request('http://app.test/api/chat', {
+    method: 'POST',
+    headers: { 'X-Request-Id': id, 'Content-Type': 'application/json' },
+    body: '{"question":"hi"}',
+  });
+}
+
+describe.skipIf(!hasRedis)('createIdempotencyHandler over RedisStore when Redis misbehaves', () => {
+  let server: RedisServer;
+  let client: RedisStoreClient & { close(): Promise<void> };
+  let store: RedisStore;
+
+  beforeAll(async () => {
+    server = await RedisServer.start();
+    client = await createClient({ url: server.url }).on('error', () => {}).connect();
+    store = new RedisStore({ client });
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    await client?.close();
+    await server?.stop();
+  });
+
+  it('delivers and stores again an answer whose record a FLUSHALL wiped mid-work: one model call', async () => {
+    let calls = 0;
+    const events: IdempotencyEvent[] = [];
+    // Gates, not sleeps: the flush lands while the model runs however slow the machine is.
+    let running!: () => void;
+    const started = new Promise<void>((resolve) => (running = resolve));
+    let finish!: () => void;
+    const flushed = new Promise<void>((resolve) => (finish = resolve));
+    const handle = createIdempotencyHandler({
+      store,
+      scope: () => ({ user: 'alice' }),
+      onEvent: (event) => events.push(event),
+      handler: async () => {
+        calls += 1;
+        running();
+        await flushed;
+        return Response.json({ answer: 42 });
+      },
+    });
+    const first = handle(send('flush-00000001'));
+    await started;
+    await rawCommand(server.port, 'FLUSHALL');
+    finish();
+    const answer = await first;
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ answer: 42 });
+    expect(events).toContainEqual(expect.objectContaining({ type: 'record-lost', reclaimed: true }));
+    const resend = await handle(send('flush-00000001'));
+    expect(resend.headers.get('X-Idempotent-Replayed')).toBe('true');
+    expect(calls).toBe(1);
+  });
+
+  it('answers a key of another type (WRONGTYPE) with 500 store-failed, not a 503 to retry forever', async () => {
+    const handle = createIdempotencyHandler({ store, scope: () => ({ user: 'bob' }), handler: () => Response.json({}) });
+    await rawCommand(server.port, `SET ${encodeKey({ user: 'bob' }, 'wrong-00000001')} not-a-hash`);
+    const response = await handle(send('wrong-00000001'));
+    expect(response.status).toBe(500);
+    expect(response.headers.get('Retry-After')).toBeNull();
+    expect(await response.json()).toMatchObject({ code: 'store-failed' });
+  });
+});
