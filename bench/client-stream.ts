@@ -109,8 +109,12 @@ export async function streamingRows(createClient: (options?: object) => { fetch:
     }
     const n = ROUNDS * PER_ROUND;
     const base = rows[0]![0];
-    console.log(`\nStreamed answers: one ${EVENTS.toLocaleString('en-US')}-event answer-once event stream (${(expected / 1024).toFixed(0)} KiB) per request, ${n} each, loopback node:http\n`);
-    console.log('| read | first byte, median (ms) | whole stream, median (ms) | vs fetch | CPU per stream (ms) | CPU vs fetch |');
+    console.log(
+      `\nStreamed answers: one ${EVENTS.toLocaleString('en-US')}-event answer-once event stream (${(expected / 1024).toFixed(0)} KiB) per request, ${n} each, loopback node:http\n`,
+    );
+    console.log(
+      '| read | first byte, median (ms) | whole stream, median (ms) | vs fetch | CPU per stream (ms) | CPU vs fetch |',
+    );
     console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
     for (const [name] of rows) {
       const total = median(totals.get(name)!);
@@ -119,7 +123,9 @@ export async function streamingRows(createClient: (options?: object) => { fetch:
       );
     }
     const added = median(totals.get(rows[2]![0])!) - median(totals.get(rows[1]![0])!);
-    console.log(`\nA mid-stream reconnect (cut → resend with Last-Event-ID → the rest) adds ${added.toFixed(2)} ms (median) to the stream.`);
+    console.log(
+      `\nA mid-stream reconnect (cut → resend with Last-Event-ID → the rest) adds ${added.toFixed(2)} ms (median) to the stream.`,
+    );
   } finally {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -82,7 +82,10 @@ async function main(): Promise<void> {
     ['ky.post (baseline)', () => plain.post('chat', { json: body }).json()],
     ['client.send', () => client.send('chat', { json: body })],
     // The same send with the ID supplied: the client's own cost, without minting a ULID.
-    ['client.send, requestId given (no ULID minted)', () => client.send('chat', { json: body, requestId: `bench-intent-${given++}` })],
+    [
+      'client.send, requestId given (no ULID minted)',
+      () => client.send('chat', { json: body, requestId: `bench-intent-${given++}` }),
+    ],
     ['client.send + memory storage', () => stored.send('chat', { json: body })],
   ];
 
@@ -113,9 +116,13 @@ async function main(): Promise<void> {
       });
     }
     const baseline = median(samples.get(rows[0]![0])!);
-    console.log(`\nMedian time per send, ${ROUNDS * PER_ROUND} sequential sends each, loopback node:http, Node ${process.version}`);
+    console.log(
+      `\nMedian time per send, ${ROUNDS * PER_ROUND} sequential sends each, loopback node:http, Node ${process.version}`,
+    );
     console.log('client: the built bundle (esbuild of src/index.ts: ESM, ES2022, unminified; ky and ulid external)\n');
-    console.log('| send | median (µs) | p95 (µs) | vs ky.post | median of per-round ratios | CPU per send (µs) | CPU vs ky.post |');
+    console.log(
+      '| send | median (µs) | p95 (µs) | vs ky.post | median of per-round ratios | CPU per send (µs) | CPU vs ky.post |',
+    );
     console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
     const cpuBaseline = cpu.get(rows[0]![0])!;
     for (const [name] of rows) {

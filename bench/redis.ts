@@ -27,7 +27,9 @@ const TTL_MS = 600_000;
 const RESULT = JSON.stringify({ answer: 'x'.repeat(1_000) }); // a 1 KB chat answer
 
 const server = await RedisServer.start();
-const client = await createClient({ url: server.url }).on('error', () => {}).connect();
+const client = await createClient({ url: server.url })
+  .on('error', () => {})
+  .connect();
 const store = new RedisStore({ client });
 const keyOf = (id: string): string => `answer-once:{bench:s:${id}}`;
 
@@ -217,7 +219,9 @@ try {
   const version = /redis_version:(\S+)/.exec(info)?.[1] ?? '?';
 
   console.log(`\nanswer-once/redis bench — redis-server ${version} on loopback, node ${process.version}, 1 KB answers`);
-  console.log(`throughput: ${CONCURRENCY} in flight on one connection, median of ${ROUNDS} × ${OPS} ops; latency: one at a time, median of ${ROUNDS} × ${LATENCY_OPS}; paths interleaved round by round\n`);
+  console.log(
+    `throughput: ${CONCURRENCY} in flight on one connection, median of ${ROUNDS} × ${OPS} ops; latency: one at a time, median of ${ROUNDS} × ${LATENCY_OPS}; paths interleaved round by round\n`,
+  );
   const header = ['path', 'round trips', 'Redis CPU/op', 'ops/s', 'vs GET/SET', 'p50 latency', 'vs GET/SET'];
   const table = rows.map((row) => [
     row.name,
@@ -232,9 +236,13 @@ try {
   const line = (cells: string[]): string =>
     `| ${cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join(' | ')} |`;
   console.log(line(header));
-  console.log(`|${widths.map((width, column) => (column === 0 ? '-'.repeat(width + 2) : `${'-'.repeat(width + 1)}:`)).join('|')}|`);
+  console.log(
+    `|${widths.map((width, column) => (column === 0 ? '-'.repeat(width + 2) : `${'-'.repeat(width + 1)}:`)).join('|')}|`,
+  );
   for (const cells of table) console.log(line(cells));
-  console.log('\nround trips: commands clients sent, counted by Redis (INFO commandstats) over 1,000 ops; Redis CPU/op: their usec over all throughput batches;');
+  console.log(
+    '\nround trips: commands clients sent, counted by Redis (INFO commandstats) over 1,000 ops; Redis CPU/op: their usec over all throughput batches;',
+  );
   console.log('ratios: against the GET/SET row of the same kind (first run or replay)\n');
   console.log('two simultaneous attempts per intent, 2,000 intents — model calls per intent:');
   console.log(`| GET-then-SET | ${duplicates.naive.toFixed(2)} |`);

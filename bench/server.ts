@@ -50,7 +50,12 @@ async function bare(request: Request): Promise<Response> {
 const peer = new Idempotency(new MemoryStorageAdapter() as ConstructorParameters<typeof Idempotency>[0]);
 async function peerHandle(request: Request): Promise<Response> {
   const body = (await request.json()) as { question: string };
-  const params = { method: request.method, path: new URL(request.url).pathname, headers: Object.fromEntries(request.headers), body };
+  const params = {
+    method: request.method,
+    path: new URL(request.url).pathname,
+    headers: Object.fromEntries(request.headers),
+    body,
+  };
   const cached = await peer.onRequest<{ answer: string }, unknown>(params);
   if (cached) return Response.json(cached.body, { status: Number(cached.additional?.status ?? 200) });
   const answer = { answer: `echo: ${body.question}` };
@@ -77,7 +82,10 @@ async function opsPerSecond(run: (n: number) => Promise<Response>, offset: numbe
   const start = performance.now();
   for (let n = 0; n < PER_ROUND; n += 1) await (await run(offset + n)).arrayBuffer();
   const used = process.cpuUsage(cpu);
-  return { opsPerSecond: PER_ROUND / ((performance.now() - start) / 1000), cpuMicros: (used.user + used.system) / PER_ROUND };
+  return {
+    opsPerSecond: PER_ROUND / ((performance.now() - start) / 1000),
+    cpuMicros: (used.user + used.system) / PER_ROUND,
+  };
 }
 
 async function throughput(): Promise<string[][]> {
@@ -139,7 +147,11 @@ type Strategy = { readonly name: string; readonly longPoll: boolean; readonly in
  * long-polls or interval polls until the answer. Returns when it got the answer and how
  * many requests it took.
  */
-async function intent(base: string, requestId: string, strategy: Strategy): Promise<{ answeredAt: number; requests: number }> {
+async function intent(
+  base: string,
+  requestId: string,
+  strategy: Strategy,
+): Promise<{ answeredAt: number; requests: number }> {
   let requests = 1;
   let response = await fetch(`${base}/api/chat`, {
     method: 'POST',
@@ -239,7 +251,15 @@ const strategies: readonly Strategy[] = [
 console.log(`answer-once server bench — Node ${process.version}, ${new Date().toISOString()}`);
 table(
   `Handler throughput, in-process (median of ${ROUNDS} rounds × ${PER_ROUND} sequential requests, after one warm-up round)`,
-  ['path', 'throughput', 'vs bare', 'per request', 'wall overhead over bare', 'CPU per request (over bare)', 'CPU overhead vs peer'],
+  [
+    'path',
+    'throughput',
+    'vs bare',
+    'per request',
+    'wall overhead over bare',
+    'CPU per request (over bare)',
+    'CPU overhead vs peer',
+  ],
   await throughput(),
 );
 table(

@@ -88,7 +88,9 @@ const redis = await RedisServer.start();
 const clients: { close(): Promise<void> }[] = [];
 const stores: RedisStore[] = [];
 async function redisStore(): Promise<RedisStore> {
-  const client = await createClient({ url: redis.url }).on('error', () => {}).connect();
+  const client = await createClient({ url: redis.url })
+    .on('error', () => {})
+    .connect();
   clients.push(client);
   const store = new RedisStore({ client });
   stores.push(store);
@@ -162,8 +164,18 @@ async function cpuPerAnswer(): Promise<string[][]> {
   const base = median(results.bare);
   return [
     ['bare handler', `${base.toFixed(2)} ms`, '1.00×', '—'],
-    ['answer-once fresh answer, MemoryStore', `${median(results.memory).toFixed(2)} ms`, `${(median(results.memory) / base).toFixed(2)}×`, verdict(median(results.memory) / base <= 1.3)],
-    ['answer-once replay, MemoryStore', `${median(results.replay).toFixed(2)} ms`, `${(median(results.replay) / base).toFixed(2)}×`, '—'],
+    [
+      'answer-once fresh answer, MemoryStore',
+      `${median(results.memory).toFixed(2)} ms`,
+      `${(median(results.memory) / base).toFixed(2)}×`,
+      verdict(median(results.memory) / base <= 1.3),
+    ],
+    [
+      'answer-once replay, MemoryStore',
+      `${median(results.replay).toFixed(2)} ms`,
+      `${(median(results.replay) / base).toFixed(2)}×`,
+      '—',
+    ],
   ];
 }
 
@@ -279,7 +291,13 @@ async function resume(): Promise<string[][]> {
       finished.push(await firstMissing(id, ids[4]!));
     }
     await server.close();
-    rows.push([name, `${median(live).toFixed(2)} ms`, `${median(finished).toFixed(2)} ms`, `≤ ${goal} ms`, verdict(Math.max(median(live), median(finished)) <= goal)]);
+    rows.push([
+      name,
+      `${median(live).toFixed(2)} ms`,
+      `${median(finished).toFixed(2)} ms`,
+      `≤ ${goal} ms`,
+      verdict(Math.max(median(live), median(finished)) <= goal),
+    ]);
   }
   return rows;
 }
@@ -311,9 +329,11 @@ async function heapPerStream(): Promise<string[][]> {
     gc();
     const during = process.memoryUsage().heapUsed;
     release();
-    await Promise.all(readers.map(async (reader) => {
-      while (!(await reader.read()).done);
-    }));
+    await Promise.all(
+      readers.map(async (reader) => {
+        while (!(await reader.read()).done);
+      }),
+    );
     gate = new Promise<void>((resolve) => (release = resolve));
     rows.push([name, String(N), `${((during - before) / N / 1_024).toFixed(1)} KiB`]);
   }
@@ -322,12 +342,36 @@ async function heapPerStream(): Promise<string[][]> {
 
 console.log(`answer-once stream bench — Node ${process.version}, redis-server on loopback, ${new Date().toISOString()}`);
 try {
-  table('First byte over HTTP (Node adapter, loopback), 5 events 20 ms apart', ['handler', 'median', 'p95', 'vs bare (median)', 'goal ≤ +5 ms'], await firstByte());
-  table('CPU per 1,000-event SSE answer, in-process, read to its end', ['path', 'CPU per answer', 'vs bare', 'goal ≤ 1.3×'], await cpuPerAnswer());
-  table('Redis round trips per streamed answer (80 events 25 ms apart, 4 at once), counted by Redis', ['flush window', 'generation', 'round trips', 'appends', 'goal', ''], await roundTrips());
-  table('A chunk’s production → a reader attached on the other instance (HTTP, two handlers, one Redis)', ['store', 'events', 'median', 'p95', 'max', 'goal p95 ≤ 50 ms'], await crossInstance());
-  table('Resume with Last-Event-ID over HTTP: request in → first missing byte out (median)', ['store', 'live answer', 'finished answer', 'goal', ''], await resume());
-  table('Heap per in-flight stream (held after its first event, after GC)', ['handler', 'streams', 'heap per stream'], await heapPerStream());
+  table(
+    'First byte over HTTP (Node adapter, loopback), 5 events 20 ms apart',
+    ['handler', 'median', 'p95', 'vs bare (median)', 'goal ≤ +5 ms'],
+    await firstByte(),
+  );
+  table(
+    'CPU per 1,000-event SSE answer, in-process, read to its end',
+    ['path', 'CPU per answer', 'vs bare', 'goal ≤ 1.3×'],
+    await cpuPerAnswer(),
+  );
+  table(
+    'Redis round trips per streamed answer (80 events 25 ms apart, 4 at once), counted by Redis',
+    ['flush window', 'generation', 'round trips', 'appends', 'goal', ''],
+    await roundTrips(),
+  );
+  table(
+    'A chunk’s production → a reader attached on the other instance (HTTP, two handlers, one Redis)',
+    ['store', 'events', 'median', 'p95', 'max', 'goal p95 ≤ 50 ms'],
+    await crossInstance(),
+  );
+  table(
+    'Resume with Last-Event-ID over HTTP: request in → first missing byte out (median)',
+    ['store', 'live answer', 'finished answer', 'goal', ''],
+    await resume(),
+  );
+  table(
+    'Heap per in-flight stream (held after its first event, after GC)',
+    ['handler', 'streams', 'heap per stream'],
+    await heapPerStream(),
+  );
 } finally {
   await Promise.all(stores.map((store) => store.close()));
   await Promise.all(clients.map((client) => client.close().catch(() => {})));

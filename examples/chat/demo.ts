@@ -52,9 +52,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<RunningDemo>
     hostname,
     // An HTTP/1.1 server (no http2 option), so the bindings are node:http's.
     fetch: (request, env) =>
-      new URL(request.url).pathname.startsWith('/api/')
-        ? api(request, env as HttpBindings)
-        : servePage(assets, request),
+      new URL(request.url).pathname.startsWith('/api/') ? api(request, env as HttpBindings) : servePage(assets, request),
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

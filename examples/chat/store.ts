@@ -17,10 +17,7 @@ export async function openStore(redisUrl: string | undefined): Promise<DemoStore
     const store = new MemoryStore();
     return { store, label: 'memory', close: async () => store.close?.() };
   }
-  const [{ createClient }, { RedisStore }] = await Promise.all([
-    import('redis'),
-    import('answer-once/redis'),
-  ]);
+  const [{ createClient }, { RedisStore }] = await Promise.all([import('redis'), import('answer-once/redis')]);
   const client = createClient({ url: redisUrl });
   client.on('error', (error: unknown) => console.error('redis:', error));
   await client.connect();

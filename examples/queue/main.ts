@@ -13,9 +13,17 @@ async function openStore(): Promise<{ store: IdempotencyStore; close: () => Prom
   const url = process.env.REDIS_URL;
   if (!url) return { store: new MemoryStore(), close: async () => {} };
   const [{ createClient }, { RedisStore }] = await Promise.all([import('redis'), import('answer-once/redis')]);
-  const client = await createClient({ url }).on('error', (error) => console.error('redis:', error)).connect();
+  const client = await createClient({ url })
+    .on('error', (error) => console.error('redis:', error))
+    .connect();
   const store = new RedisStore({ client });
-  return { store, close: async () => { await store.close(); client.destroy(); } };
+  return {
+    store,
+    close: async () => {
+      await store.close();
+      client.destroy();
+    },
+  };
 }
 
 const count = Number(process.env.MESSAGES ?? 200);

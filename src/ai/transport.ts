@@ -88,7 +88,8 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
   const { client, api = '/api/chat', statusPath = '/api/status', headers = {}, body = {} } = options;
   if (typeof client?.fetch !== 'function') invalidOption('client', 'an answer-once client', client);
   if (typeof api !== 'string' || api === '') invalidOption('api', 'a URL', api);
-  if (typeof statusPath !== 'string' || !statusPath.startsWith('/')) invalidOption('statusPath', 'a path starting with "/"', statusPath);
+  if (typeof statusPath !== 'string' || !statusPath.startsWith('/'))
+    invalidOption('statusPath', 'a path starting with "/"', statusPath);
   const idOf = options.requestId ?? defaultRequestId;
 
   /** Intents this transport is reading, by ID: one request each, however many readers. */
@@ -109,7 +110,8 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
       const response = await client.fetch(api, { method: 'POST', headers: request, body: init.body });
       if (!response.ok) throw await failure(response);
       if (!response.body) throw new Error('answer-once: the chat route answered without a body.');
-      if (response.url) stopUrls.set(requestId, new URL(`${statusPath}/${encodeURIComponent(requestId)}`, response.url).href);
+      if (response.url)
+        stopUrls.set(requestId, new URL(`${statusPath}/${encodeURIComponent(requestId)}`, response.url).href);
       const broadcast = new ChunkBroadcast(uiMessageChunks(response.body, requestId));
       void broadcast.done.finally(() => {
         if (inflight.get(requestId) === started) inflight.delete(requestId);
@@ -130,7 +132,12 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
   }
 
   /** One reader of `broadcast`; its abort (not superseded by a newer resume of the chat) stops the intent. */
-  function read(broadcast: ChunkBroadcast, requestId: string, chatId: string, signal: AbortSignal | undefined): ReadableStream<UIMessageChunk> {
+  function read(
+    broadcast: ChunkBroadcast,
+    requestId: string,
+    chatId: string,
+    signal: AbortSignal | undefined,
+  ): ReadableStream<UIMessageChunk> {
     const stream = broadcast.subscribe();
     if (signal) {
       const onAbort = () => {
@@ -168,7 +175,10 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
         lookup = (async () => {
           const stored = await client.pending(api, (intent) => chatOf(intent) === chatId);
           if (!stored) return null;
-          const broadcast = await open(stored.requestId, { headers: stored.headers.map(([k, v]) => [k, v]), body: stored.body ?? '' });
+          const broadcast = await open(stored.requestId, {
+            headers: stored.headers.map(([k, v]) => [k, v]),
+            body: stored.body ?? '',
+          });
           return { requestId: stored.requestId, broadcast };
         })();
         lookups.set(chatId, lookup);

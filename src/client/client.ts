@@ -88,7 +88,6 @@ function requestHeaders(init: HeadersInit | undefined, name: string, value: stri
   return headers;
 }
 
-
 export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClient {
   const options = normalizeClientOptions(clientOptions);
   const { storage } = options;
@@ -119,7 +118,8 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
         input,
         url: request.url,
         method: request.method,
-        headers: type === null || headers.some(([k]) => k === 'content-type') ? headers : [['content-type', type], ...headers],
+        headers:
+          type === null || headers.some(([k]) => k === 'content-type') ? headers : [['content-type', type], ...headers],
         ...(text !== undefined && { body: text }),
         createdAt: Date.now(),
       });
@@ -162,7 +162,14 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
       });
       // A streamed body (client.fetch) settles when it ends, not when its headers arrive.
       if (internal.bodyPending) return result;
-      emit?.({ type: 'settled', requestId, outcome: 'answered', replayed: result.replayed, attempts: result.attempts, polls: result.polls });
+      emit?.({
+        type: 'settled',
+        requestId,
+        outcome: 'answered',
+        replayed: result.replayed,
+        attempts: result.attempts,
+        polls: result.polls,
+      });
       await forget(requestId);
       return result;
     } catch (error) {

@@ -14,12 +14,7 @@
  */
 import { newRequestId } from '../core/ids.js';
 import { invalidOption, optionsObject, stringOption } from '../core/options.js';
-import {
-  initialSendState,
-  sendReducer,
-  type SendAction,
-  type SendState,
-} from '../core/send-state.js';
+import { initialSendState, sendReducer, type SendAction, type SendState } from '../core/send-state.js';
 import { Subscribable } from '../core/subscribable.js';
 import type { AnswerOnceClient } from './client.js';
 import type { SendEvent, SendEventListener } from './events.js';
@@ -77,8 +72,7 @@ async function readStreamed<TData>(
  * The per-send options the controller passes to `client.send` (json, headers, signal,
  * onEvent…). `requestId` and `intentKey` are the controller's to set.
  */
-export interface ControllerSendOptions<TJson = unknown>
-  extends Omit<SendOptions, 'json' | 'requestId' | 'intentKey'> {
+export interface ControllerSendOptions<TJson = unknown> extends Omit<SendOptions, 'json' | 'requestId' | 'intentKey'> {
   /**
    * The body, sent as JSON; kept in the state as `json` (what the user asked).
    * @default undefined

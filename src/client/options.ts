@@ -267,7 +267,8 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
   const idHeader = ID_HEADERS.find(
     (name) => typeof headerName === 'string' && name.toLowerCase() === headerName.toLowerCase(),
   );
-  if (idHeader === undefined) invalidOption('headerName', `'${REQUEST_ID_HEADER}' or '${IDEMPOTENCY_KEY_HEADER}'`, headerName);
+  if (idHeader === undefined)
+    invalidOption('headerName', `'${REQUEST_ID_HEADER}' or '${IDEMPOTENCY_KEY_HEADER}'`, headerName);
   stringOption(replayedHeader, 'replayedHeader', 'a header name', (name) => TOKEN.test(name));
   if (timeout !== false) timerOption(timeout, 'timeout', 1);
   const wait = numberOption(pollWait, 'pollWait', { max: Math.floor(MAX_TIMER_MS / 1000) });

@@ -113,7 +113,15 @@ export async function runIntent<TData>(
     if (!next) return undefined;
     progress = next;
     const delay = step.retryDelay(options, progress, retryAfter);
-    emit?.({ type: 'retry', requestId, retry: progress.retries, retryLimit: policy.limit, reason, delay, ...(status && { status }) });
+    emit?.({
+      type: 'retry',
+      requestId,
+      retry: progress.retries,
+      retryLimit: policy.limit,
+      reason,
+      delay,
+      ...(status && { status }),
+    });
     return delay;
   };
 
@@ -159,7 +167,9 @@ export async function runIntent<TData>(
     if (verdict.kind === 'accepted') {
       const statusUrl = statusUrlOf(response, request, verdict.location);
       const held =
-        statusUrl !== undefined && options.pollWait > 0 && (!polling || heldFully(response, Date.now() - sentAt, options.pollWait));
+        statusUrl !== undefined &&
+        options.pollWait > 0 &&
+        (!polling || heldFully(response, Date.now() - sentAt, options.pollWait));
       if (!polling) original ??= copy ?? replayOf(request, intent.body);
       progress = step.accepted(progress, statusUrl, held);
       // Long-polling: the poll itself is the wait, so it leaves at once after the 202 of

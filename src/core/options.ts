@@ -35,7 +35,11 @@ export interface NumberBounds {
 export function numberOption(value: unknown, option: string, bounds: NumberBounds = {}, library?: string): number {
   const { min = 0, max = Number.MAX_SAFE_INTEGER, integer = true } = bounds;
   const ok =
-    typeof value === 'number' && Number.isFinite(value) && (!integer || Number.isInteger(value)) && value >= min && value <= max;
+    typeof value === 'number' &&
+    Number.isFinite(value) &&
+    (!integer || Number.isInteger(value)) &&
+    value >= min &&
+    value <= max;
   if (!ok) {
     const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
     invalidOption(option, `${integer ? 'an integer' : 'a finite number'} ${range}`, value, library);

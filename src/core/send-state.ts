@@ -104,7 +104,9 @@ export function initialSendState<TData = unknown, TJson = unknown>(): SendState<
 
 /** True while a send is in flight (a second `send()` joins it). */
 export function isInFlight(state: SendState<unknown, unknown>): boolean {
-  return state.status === 'sending' || state.status === 'retrying' || state.status === 'waiting' || state.status === 'streaming';
+  return (
+    state.status === 'sending' || state.status === 'retrying' || state.status === 'waiting' || state.status === 'streaming'
+  );
 }
 
 /**
@@ -152,7 +154,9 @@ export function sendReducer<TData, TJson>(
     case 'poll':
       return { ...fields, status: 'waiting', polls: action.polls ?? state.polls + 1 };
     case 'text':
-      return state.status === 'streaming' && state.text === action.text ? state : { ...fields, status: 'streaming', text: action.text };
+      return state.status === 'streaming' && state.text === action.text
+        ? state
+        : { ...fields, status: 'streaming', text: action.text };
     case 'answer':
       return { ...fields, status: 'answered', data: action.data, replayed: action.replayed };
     case 'fail':

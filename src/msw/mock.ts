@@ -131,7 +131,8 @@ export function createIdempotentMock(options: IdempotentMockOptions): Idempotent
     switch (fault.type) {
       case 'fail-before': {
         const status = fault.status ?? 503;
-        const headers = fault.retryAfterSeconds === undefined ? undefined : { [RETRY_AFTER_HEADER]: String(fault.retryAfterSeconds) };
+        const headers =
+          fault.retryAfterSeconds === undefined ? undefined : { [RETRY_AFTER_HEADER]: String(fault.retryAfterSeconds) };
         return new Response(`answer-once/msw: injected ${status}`, { status, headers });
       }
       case 'delay':

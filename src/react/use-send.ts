@@ -72,11 +72,7 @@ export function useSend<TData = unknown, TJson = unknown>(
     if (resume) void controller.resume();
   }, [controller, resume]);
 
-  const snapshot = useSyncExternalStore(
-    controller.subscribe,
-    controller.getSnapshot,
-    controller.getSnapshot,
-  );
+  const snapshot = useSyncExternalStore(controller.subscribe, controller.getSnapshot, controller.getSnapshot);
   // The same object until the state changes, so it can sit in an effect's dependencies.
   return useMemo(() => ({ ...snapshot, send: controller.send, reset: controller.reset }), [snapshot, controller]);
 }

@@ -23,11 +23,14 @@ const isCount = (value: unknown): value is number => Number.isSafeInteger(value)
 
 /** An append's batch, checked field by field. */
 export function checkBatch(batch: LogAppend): LogAppend {
-  if (typeof batch !== 'object' || batch === null) throw new TypeError('answer-once/redis: expected an append `batch` object');
+  if (typeof batch !== 'object' || batch === null)
+    throw new TypeError('answer-once/redis: expected an append `batch` object');
   const { offset, data, head, retainBytes } = batch;
-  if (!isCount(offset)) throw new TypeError(`answer-once/redis: expected \`offset\` to be an integer ≥ 0, got ${String(offset)}`);
+  if (!isCount(offset))
+    throw new TypeError(`answer-once/redis: expected \`offset\` to be an integer ≥ 0, got ${String(offset)}`);
   if (!(data instanceof Uint8Array)) throw new TypeError('answer-once/redis: expected `data` to be a Uint8Array');
-  if (head !== undefined && typeof head !== 'string') throw new TypeError('answer-once/redis: expected `head` to be a string');
+  if (head !== undefined && typeof head !== 'string')
+    throw new TypeError('answer-once/redis: expected `head` to be a string');
   if (retainBytes !== undefined && !isCount(retainBytes)) {
     throw new TypeError(`answer-once/redis: expected \`retainBytes\` to be an integer ≥ 0, got ${String(retainBytes)}`);
   }

@@ -72,9 +72,7 @@ export class SettleChannels {
     const unsubscribe = (): void => {
       if (joined.listeners.size > 0 || this.#channels.get(channel) !== joined) return;
       this.#channels.delete(channel);
-      joined.subscribed
-        .then(async () => (await this.#subscriber)?.sUnsubscribe(channel, joined.dispatch))
-        .catch(() => {});
+      joined.subscribed.then(async () => (await this.#subscriber)?.sUnsubscribe(channel, joined.dispatch)).catch(() => {});
     };
     let left = false;
     const stop = (): void => {

@@ -70,7 +70,17 @@ export function normalizeRedisStoreOptions(options: RedisStoreOptions): Normaliz
     client,
     prefix: stringOption(prefix, 'prefix', 'a string without `{` or `}`', noTag, LIBRARY),
     // The grace is a Redis expiry, the command timeout a timer: both within 2³¹−1 ms.
-    processingGraceMs: timerOption(options.processingGraceMs ?? REDIS_STORE_DEFAULTS.processingGraceMs, 'processingGraceMs', 0, LIBRARY),
-    commandTimeoutMs: timerOption(options.commandTimeoutMs ?? REDIS_STORE_DEFAULTS.commandTimeoutMs, 'commandTimeoutMs', 1, LIBRARY),
+    processingGraceMs: timerOption(
+      options.processingGraceMs ?? REDIS_STORE_DEFAULTS.processingGraceMs,
+      'processingGraceMs',
+      0,
+      LIBRARY,
+    ),
+    commandTimeoutMs: timerOption(
+      options.commandTimeoutMs ?? REDIS_STORE_DEFAULTS.commandTimeoutMs,
+      'commandTimeoutMs',
+      1,
+      LIBRARY,
+    ),
   });
 }

@@ -249,7 +249,12 @@ export class RedisStore implements StreamStore {
     return this.#binary;
   }
 
-  #run(script: RedisScript, key: string, args: (string | Buffer)[], client: RedisScriptRunner = this.#options.client): Promise<unknown> {
+  #run(
+    script: RedisScript,
+    key: string,
+    args: (string | Buffer)[],
+    client: RedisScriptRunner = this.#options.client,
+  ): Promise<unknown> {
     const record = this.#key(key);
     return runScript(client, script, [record, logKeyOf(record)], args, this.#options.commandTimeoutMs);
   }

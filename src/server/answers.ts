@@ -85,7 +85,12 @@ export function failedAnswer(failure: StoredFailure, context: AnswerContext, det
 }
 
 /** The status route's answer for a record (or its absence) in the caller's scope. */
-export function statusAnswer(record: IdempotencyRecord | null, context: AnswerContext, options: AnswerOptions, now: number): Response {
+export function statusAnswer(
+  record: IdempotencyRecord | null,
+  context: AnswerContext,
+  options: AnswerOptions,
+  now: number,
+): Response {
   if (record === null) {
     return problemResponse('intent-not-found', {
       status: 404,

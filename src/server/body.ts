@@ -15,7 +15,11 @@ export function concat(chunks: readonly Uint8Array[], length: number): Uint8Arra
  * Reads the whole request body, refusing more than `maxBytes`: a `Content-Length` over
  * the limit is refused before reading, a stream is cancelled as soon as it crosses it.
  */
-export async function readBodyLimited(request: Request, maxBytes: number, requestId: string): Promise<Uint8Array<ArrayBuffer>> {
+export async function readBodyLimited(
+  request: Request,
+  maxBytes: number,
+  requestId: string,
+): Promise<Uint8Array<ArrayBuffer>> {
   const tooLarge = () =>
     new PayloadTooLargeError(`answer-once: the request body is larger than ${maxBytes} bytes.`, { requestId });
   const declared = Number(request.headers.get('Content-Length') ?? Number.NaN);

@@ -1,5 +1,15 @@
 /** The store call an event is about. */
-export type StoreOperation = 'acquire' | 'renew' | 'complete' | 'fail' | 'get' | 'wait' | 'append' | 'read' | 'stop' | 'watchStop';
+export type StoreOperation =
+  | 'acquire'
+  | 'renew'
+  | 'complete'
+  | 'fail'
+  | 'get'
+  | 'wait'
+  | 'append'
+  | 'read'
+  | 'stop'
+  | 'watchStop';
 
 /** What every event carries: the intent's ID, and its user when the app opted in. */
 export interface EventSubject {
@@ -40,7 +50,12 @@ export type IdempotencyEventBody =
    * and nobody else held the intent: the worker claimed it again (`reclaimed`) or could
    * not; its answer is delivered either way (PROTOCOL.md § 7.2).
    */
-  | { readonly type: 'record-lost'; readonly key: string; readonly operation: 'renew' | 'complete' | 'fail'; readonly reclaimed: boolean }
+  | {
+      readonly type: 'record-lost';
+      readonly key: string;
+      readonly operation: 'renew' | 'complete' | 'fail';
+      readonly reclaimed: boolean;
+    }
   /** The work ran past `maxRunMs`: its signal was aborted and the attempt failed. */
   | { readonly type: 'run-timeout'; readonly key: string; readonly maxRunMs: number }
   /** The store threw or timed out; see PROTOCOL.md § 10 for what the caller got. */

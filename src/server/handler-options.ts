@@ -201,7 +201,8 @@ export function normalizeHandlerOptions(options: IdempotencyHandlerOptions): Res
     invalidOption('cors', 'a boolean or CORS options', cors);
   }
   const inProgressStatus = options.inProgressStatus ?? HANDLER_DEFAULTS.inProgressStatus;
-  if (inProgressStatus !== 202 && inProgressStatus !== 409) invalidOption('inProgressStatus', '202 or 409', inProgressStatus);
+  if (inProgressStatus !== 202 && inProgressStatus !== 409)
+    invalidOption('inProgressStatus', '202 or 409', inProgressStatus);
   const eventsIncludeUser = options.eventsIncludeUser ?? HANDLER_DEFAULTS.eventsIncludeUser;
   if (typeof eventsIncludeUser !== 'boolean') invalidOption('eventsIncludeUser', 'a boolean', eventsIncludeUser);
   return {
@@ -215,7 +216,12 @@ export function normalizeHandlerOptions(options: IdempotencyHandlerOptions): Res
       'a path starting with "/" and not ending with one',
       (path) => path.startsWith('/') && !path.endsWith('/'),
     ),
-    keyPrefix: stringOption(options.keyPrefix ?? HANDLER_DEFAULTS.keyPrefix, 'keyPrefix', 'a string without `{` or `}`', (prefix) => !/[{}]/.test(prefix)),
+    keyPrefix: stringOption(
+      options.keyPrefix ?? HANDLER_DEFAULTS.keyPrefix,
+      'keyPrefix',
+      'a string without `{` or `}`',
+      (prefix) => !/[{}]/.test(prefix),
+    ),
     inProgressStatus,
     retryAfterSeconds: numberOption(options.retryAfterSeconds ?? HANDLER_DEFAULTS.retryAfterSeconds, 'retryAfterSeconds'),
     maxWaitMs: timerOption(options.maxWaitMs ?? HANDLER_DEFAULTS.maxWaitMs, 'maxWaitMs'),

@@ -77,7 +77,13 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
         if (scope instanceof Response) return scope;
         const key = encodeKey(scope, requestId, options.keyPrefix);
         const { report, context } = subjectOf(requestId, scope);
-        return await stopAnswer(streams, key, request, { requestId, waitMs: appliedWaitMs(request, options) }, { ...options, report, context });
+        return await stopAnswer(
+          streams,
+          key,
+          request,
+          { requestId, waitMs: appliedWaitMs(request, options) },
+          { ...options, report, context },
+        );
       }
       return await protect(await parseIntent(request));
     } catch (error) {
@@ -212,7 +218,8 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
       waitedSeconds = intent.waitMs / 1000;
       const waitContext = { ...context, timeoutMs: intent.waitMs + options.storeTimeoutMs };
       const settled = await storeCall('wait', key, () => store.wait(key, intent.waitMs, intent.request.signal), waitContext);
-      if (settled?.state === 'completed') return answerRecord(report, key, settled, { ...answer, waitedSeconds }, intent.position);
+      if (settled?.state === 'completed')
+        return answerRecord(report, key, settled, { ...answer, waitedSeconds }, intent.position);
       if (settled?.state === 'processing' && settled.leaseExpiresAt > Date.now()) {
         return inProgressAnswer({ ...answer, waitedSeconds }, options);
       }
@@ -300,10 +307,12 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
           }
         }
         // A work that answers after losing its lease is not streamed: the successor's answer is (§ 7.2).
-        if (streamed && !lease.aborted) return streamed.verdict(response, (error) => failOutcome({ status: 502 }, answer, error));
+        if (streamed && !lease.aborted)
+          return streamed.verdict(response, (error) => failOutcome({ status: 502 }, answer, error));
         try {
           const captured = await captureResponse(response, options.maxResponseBytes, options.replayHeaders);
-          if (!captured.oversize) return { kind: 'complete', result: JSON.stringify(captured.stored), value: captured.delivered };
+          if (!captured.oversize)
+            return { kind: 'complete', result: JSON.stringify(captured.stored), value: captured.delivered };
           deliverEarly(withProtocolHeaders(captured.delivered, answer));
           const end = await captured.ended;
           // A broken stream produced no answer, whatever its size: FAILED, a resend runs again.

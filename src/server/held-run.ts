@@ -159,12 +159,20 @@ async function write<T>(
     report({ type: 'store-error', key, operation, error });
     return 'store-error';
   }
-  report(outcome.kind === 'complete' ? { type: 'completed', key } : { type: 'failed', key, error: outcome.cause ?? outcome.value });
+  report(
+    outcome.kind === 'complete'
+      ? { type: 'completed', key }
+      : { type: 'failed', key, error: outcome.cause ?? outcome.value },
+  );
   return 'stored';
 }
 
 /** Claims a vanished intent again: the new token, or `null` when someone else got there first. */
 async function reclaim(store: IdempotencyStore, key: string, options: HeldRunOptions): Promise<string | null> {
-  const claim = await withStoreDeadline(() => store.acquire(key, options.fingerprint, options.leaseMs), 'acquire', options.storeTimeoutMs);
+  const claim = await withStoreDeadline(
+    () => store.acquire(key, options.fingerprint, options.leaseMs),
+    'acquire',
+    options.storeTimeoutMs,
+  );
   return claim.acquired ? claim.token : null;
 }

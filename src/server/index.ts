@@ -38,7 +38,13 @@ export type { MemoryStoreOptions } from './memory-store.js';
 export type { CorsOptions } from './cors.js';
 export type { Scope } from './key.js';
 export type { Codec } from './codec.js';
-export type { EventSubject, IdempotencyEvent, IdempotencyEventBody, IdempotencyEventListener, StoreOperation } from './events.js';
+export type {
+  EventSubject,
+  IdempotencyEvent,
+  IdempotencyEventBody,
+  IdempotencyEventListener,
+  StoreOperation,
+} from './events.js';
 export type {
   AcquireResult,
   CompletedRecord,

@@ -30,8 +30,11 @@ const HEX = '0123456789ABCDEF';
 
 function isSafe(byte: number): boolean {
   return (
-    (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) ||
-    byte === 0x2d || byte === 0x5f
+    (byte >= 0x30 && byte <= 0x39) ||
+    (byte >= 0x41 && byte <= 0x5a) ||
+    (byte >= 0x61 && byte <= 0x7a) ||
+    byte === 0x2d ||
+    byte === 0x5f
   );
 }
 
@@ -53,7 +56,8 @@ function encodeKeyPart(part: string): string {
       point = 0x10000 + ((point - 0xd800) << 10) + (next - 0xdc00);
       i += 1;
     }
-    for (const byte of utf8Bytes(point)) out += isSafe(byte) ? String.fromCharCode(byte) : `%${HEX[byte >> 4]}${HEX[byte & 15]}`;
+    for (const byte of utf8Bytes(point))
+      out += isSafe(byte) ? String.fromCharCode(byte) : `%${HEX[byte >> 4]}${HEX[byte & 15]}`;
   }
   return out;
 }

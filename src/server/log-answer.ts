@@ -1,10 +1,4 @@
-import {
-  ATTACHED_HEADER,
-  GENERATION_HEADER,
-  REPLAYED_HEADER,
-  RESTARTED_HEADER,
-  STOPPED_HEADER,
-} from '../core/headers.js';
+import { ATTACHED_HEADER, GENERATION_HEADER, REPLAYED_HEADER, RESTARTED_HEADER, STOPPED_HEADER } from '../core/headers.js';
 import { parseHead } from './answer-head.js';
 import { type AnswerContext, withProtocolHeaders } from './answers.js';
 import { followLog, headIsEventStream } from './log-follow.js';

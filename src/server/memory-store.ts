@@ -4,7 +4,15 @@ import { type IdempotencyEventListener, reporter } from './events.js';
 import { splitKey } from './key.js';
 import { MemoryLogs } from './memory-log.js';
 import type { AcquireResult, IdempotencyRecord, ProcessingRecord, WriteResult } from './store.js';
-import type { LogAppend, LogAppendResult, LogPosition, LogReadOptions, LogSnapshot, StopResult, StreamStore } from './stream-store.js';
+import type {
+  LogAppend,
+  LogAppendResult,
+  LogPosition,
+  LogReadOptions,
+  LogSnapshot,
+  StopResult,
+  StreamStore,
+} from './stream-store.js';
 
 /** Options of {@link MemoryStore}. */
 export interface MemoryStoreOptions {
@@ -158,7 +166,9 @@ export class MemoryStore implements StreamStore {
 
   wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<IdempotencyRecord | null> {
     if (!(timeoutMs >= 0)) {
-      return Promise.reject(new TypeError(`answer-once: MemoryStore.wait() needs a timeoutMs ≥ 0, got ${String(timeoutMs)}.`));
+      return Promise.reject(
+        new TypeError(`answer-once: MemoryStore.wait() needs a timeoutMs ≥ 0, got ${String(timeoutMs)}.`),
+      );
     }
     const deadline = this.#options.now() + timeoutMs;
     return new Promise((resolve) => {
@@ -214,18 +224,23 @@ export class MemoryStore implements StreamStore {
       return Promise.reject(new TypeError(`answer-once: MemoryStore.read() needs a waitMs ≥ 0, got ${String(waitMs)}.`));
     }
     const deadline = this.#options.now() + waitMs;
-    return this.#sleepUntil<LogSnapshot>(key, signal, () => {
-      const now = this.#options.now();
-      const snapshot = this.#snapshot(key, from, now);
-      const { record, log } = snapshot;
-      const fresh =
-        record?.state !== 'processing' ||
-        record.leaseExpiresAt <= now ||
-        (from !== null && record.generation !== from.generation) ||
-        (log !== null && log.generation === record.generation && (from === null || log.length > from.offset));
-      if (fresh || now >= deadline) return { settled: snapshot };
-      return { sleepUntil: Math.min(deadline, record.leaseExpiresAt) };
-    }, () => this.#snapshot(key, from, this.#options.now()));
+    return this.#sleepUntil<LogSnapshot>(
+      key,
+      signal,
+      () => {
+        const now = this.#options.now();
+        const snapshot = this.#snapshot(key, from, now);
+        const { record, log } = snapshot;
+        const fresh =
+          record?.state !== 'processing' ||
+          record.leaseExpiresAt <= now ||
+          (from !== null && record.generation !== from.generation) ||
+          (log !== null && log.generation === record.generation && (from === null || log.length > from.offset));
+        if (fresh || now >= deadline) return { settled: snapshot };
+        return { sleepUntil: Math.min(deadline, record.leaseExpiresAt) };
+      },
+      () => this.#snapshot(key, from, this.#options.now()),
+    );
   }
 
   async stop(key: string): Promise<StopResult> {
@@ -243,19 +258,26 @@ export class MemoryStore implements StreamStore {
 
   watchStop(key: string, token: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
     if (!(timeoutMs >= 0)) {
-      return Promise.reject(new TypeError(`answer-once: MemoryStore.watchStop() needs a timeoutMs ≥ 0, got ${String(timeoutMs)}.`));
+      return Promise.reject(
+        new TypeError(`answer-once: MemoryStore.watchStop() needs a timeoutMs ≥ 0, got ${String(timeoutMs)}.`),
+      );
     }
     const deadline = this.#options.now() + timeoutMs;
     const held = (): ProcessingRecord | undefined => {
       const record = this.#read(key, this.#options.now());
       return record?.state === 'processing' && record.token === token ? record : undefined;
     };
-    return this.#sleepUntil<boolean>(key, signal, () => {
-      const record = held();
-      if (!record) return { settled: false };
-      if (record.stopRequested === true) return { settled: true };
-      return this.#options.now() >= deadline ? { settled: false } : { sleepUntil: deadline };
-    }, () => held()?.stopRequested === true);
+    return this.#sleepUntil<boolean>(
+      key,
+      signal,
+      () => {
+        const record = held();
+        if (!record) return { settled: false };
+        if (record.stopRequested === true) return { settled: true };
+        return this.#options.now() >= deadline ? { settled: false } : { sleepUntil: deadline };
+      },
+      () => held()?.stopRequested === true,
+    );
   }
 
   /** Settles every pending `wait` with the record as it is; later waits return at once. */

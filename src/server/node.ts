@@ -60,7 +60,12 @@ function normalizeServeOptions(given: ServeOptions | undefined): ResolvedServeOp
   const options = optionsObject(given, 'serve() options');
   return {
     port: numberOption(options.port ?? SERVE_DEFAULTS.port, 'port', { max: 65_535 }),
-    hostname: stringOption(options.hostname ?? SERVE_DEFAULTS.hostname, 'hostname', 'a non-empty string', (name) => name !== ''),
+    hostname: stringOption(
+      options.hostname ?? SERVE_DEFAULTS.hostname,
+      'hostname',
+      'a non-empty string',
+      (name) => name !== '',
+    ),
     onError: functionOption(options.onError ?? SERVE_DEFAULTS.onError, 'onError', false),
   };
 }

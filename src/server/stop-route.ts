@@ -52,7 +52,11 @@ function stopping(answer: AnswerContext, options: ResolvedHandlerOptions): Respo
     { requestId: answer.requestId, state: 'stopping', location },
     {
       status: 202,
-      headers: { [LOCATION_HEADER]: location, [RETRY_AFTER_HEADER]: String(options.retryAfterSeconds), 'Cache-Control': 'no-store' },
+      headers: {
+        [LOCATION_HEADER]: location,
+        [RETRY_AFTER_HEADER]: String(options.retryAfterSeconds),
+        'Cache-Control': 'no-store',
+      },
     },
   );
   return withProtocolHeaders(response, answer);

@@ -62,7 +62,11 @@ export async function storeCall<T>(
     return await withStoreDeadline(call, operation, context.timeoutMs);
   } catch (error) {
     context.report({ type: 'store-error', key, operation, error });
-    if (error instanceof IdempotencyError && !(error instanceof StoreUnavailableError) && !(error instanceof StoreFailedError)) {
+    if (
+      error instanceof IdempotencyError &&
+      !(error instanceof StoreUnavailableError) &&
+      !(error instanceof StoreFailedError)
+    ) {
       throw error;
     }
     const options = {

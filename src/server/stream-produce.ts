@@ -49,7 +49,9 @@ export type Production =
       settle(outcome: { readonly ok: boolean; readonly fenced: boolean }): void;
     };
 
-type Read = { readonly ok: true; readonly next: ReadableStreamReadResult<Uint8Array> } | { readonly ok: false; readonly error: unknown };
+type Read =
+  | { readonly ok: true; readonly next: ReadableStreamReadResult<Uint8Array> }
+  | { readonly ok: false; readonly error: unknown };
 
 function settled(read: Promise<ReadableStreamReadResult<Uint8Array>>): Promise<Read> {
   return read.then(
@@ -130,7 +132,8 @@ export async function produce(response: Response, context: ProduceContext): Prom
       return { whole: true, produced, delivered: deliver(concat(early, byteLength(early))) };
     }
     if (!next.ok) {
-      if (!context.stopSignal.aborted) return { whole: true, produced: { ok: false, error: next.error }, delivered: deliver(null) };
+      if (!context.stopSignal.aborted)
+        return { whole: true, produced: { ok: false, error: next.error }, delivered: deliver(null) };
       const produced = ended(); // what a stopped work throws ends its answer
       return { whole: true, produced, delivered: deliver(concat(early, byteLength(early))) };
     }

@@ -44,7 +44,14 @@ export class StreamedRun {
   /** The attempt's answer, as soon as the work's head is in (never settles for a work that did not stream). */
   readonly delivered = new Promise<Response>((resolve) => (this.#deliver = resolve));
 
-  constructor(store: StreamStore, key: string, token: string, generation: number, restarted: boolean, options: StreamedRunOptions) {
+  constructor(
+    store: StreamStore,
+    key: string,
+    token: string,
+    generation: number,
+    restarted: boolean,
+    options: StreamedRunOptions,
+  ) {
     this.#store = store;
     this.#key = key;
     this.#token = token;

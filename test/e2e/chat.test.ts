@@ -51,7 +51,10 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
   });
 
   afterEach(async ({ task }) => {
-    const name = task.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase();
+    const name = task.name
+      .replace(/[^a-z0-9]+/gi, '-')
+      .replace(/^-|-$/g, '')
+      .toLowerCase();
     await page?.screenshot({ path: `${SCREENSHOTS}/${name}.png` }).catch(() => undefined);
     await context?.close();
   });
@@ -176,9 +179,7 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
       const answer = page.getByTestId('answer');
       await answer.waitFor({ timeout: UI_TIMEOUT_MS });
       await expect(answer.getByTestId('replayed-badge').isVisible()).resolves.toBe(true);
-      expect(new Set(chatPosts.map((post) => new URL(post.url).origin))).toEqual(
-        new Set([new URL(api.url).origin]),
-      );
+      expect(new Set(chatPosts.map((post) => new URL(post.url).origin))).toEqual(new Set([new URL(api.url).origin]));
       expect(await footerModelCalls(api)).toBe(apiBefore.modelCalls + 1);
       expect((await api.stats()).requests).toBe(apiBefore.requests + 2);
       expect(await demo.stats()).toEqual(pageServerBefore);

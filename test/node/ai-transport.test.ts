@@ -27,12 +27,19 @@ async function messageOf(stream: ReadableStream<UIMessageChunk>): Promise<{ mess
 }
 
 const send = (transport: ReturnType<typeof answerOnceTransport>, abortSignal?: AbortSignal) =>
-  transport.sendMessages({ trigger: 'submit-message', chatId: 'chat-1', messageId: undefined, messages: [user], abortSignal });
+  transport.sendMessages({
+    trigger: 'submit-message',
+    chatId: 'chat-1',
+    messageId: undefined,
+    messages: [user],
+    abortSignal,
+  });
 
 const posts = () => server!.front.requests.filter((request) => request.method === 'POST');
 
 async function until(check: () => boolean | Promise<boolean>, ms = 5_000) {
-  for (const deadline = Date.now() + ms; !(await check()) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 5));
+  for (const deadline = Date.now() + ms; !(await check()) && Date.now() < deadline; )
+    await new Promise((r) => setTimeout(r, 5));
 }
 
 /** What a reload keeps: sessionStorage's records, in a new page's client. */

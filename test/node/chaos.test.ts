@@ -37,98 +37,94 @@ beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
 afterAll(() => server.close());
 
 describe('chaos: the real client against the reference server', () => {
-  it(
-    `answers each of ${INTENTS.toLocaleString('en-US')} intents once, with the stored answer, its work completed exactly once`,
-    async () => {
-      const random = seeded(SEED); // the client's jitter
-      const tallies = new Map<string, Tally>();
-      const tally = (id: string): Tally => {
-        let entry = tallies.get(id);
-        if (!entry) tallies.set(id, (entry = { started: 0, completed: 0, crashes: 0 }));
-        return entry;
-      };
-      let runs = 0;
-      const store = new MemoryStore({ maxEntries: 2 * INTENTS });
-      const mock = createIdempotentMock({
-        url: 'https://chaos.test/api/chat',
-        store,
-        leaseMs: 100,
-        retryAfterSeconds: 0,
-        handler: async (request, { requestId, signal }) => {
-          tally(requestId).started += 1;
-          const { question } = (await request.json()) as { question: number };
-          await new Promise<void>((resolve, reject) => {
-            const timer = setTimeout(resolve, 1 + Math.floor(roll(requestId, 'work', tally(requestId).started) * 5));
-            signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
-          });
-          tally(requestId).completed += 1;
-          return Response.json({ question, answer: question * 2, run: ++runs });
-        },
-        faults: (_request, { requestId = '', nth, statusRoute }): Fault | undefined => {
-          const dice = roll(requestId, nth, statusRoute ? 'status' : 'send');
-          if (dice < 0.1) return { type: 'fail-before', status: 503 };
-          if (dice < 0.15) {
-            tally(requestId).crashes += 1;
-            return { type: 'crash', afterMs: Math.floor(roll(requestId, nth, 'crash') * 3) };
-          }
-          if (dice < 0.45) return { type: 'lose-response' };
-          return undefined;
-        },
-      });
-      server.use(...mock.handlers);
-
-      const client = createClient({
-        baseUrl: 'https://chaos.test/',
-        retry: { limit: 40, delay: 2, backoffLimit: 20, random },
-        timeout: 10_000,
-        totalTimeout: 100_000,
-        pollWait: 1,
-        pollInterval: 10,
-      });
-
-      const answers = new Map<string, unknown>();
-      const failures: unknown[] = [];
-      let next = 0;
-      const worker = async (): Promise<void> => {
-        while (next < INTENTS) {
-          const question = next++;
-          const requestId = `chaos-${String(question).padStart(8, '0')}`;
-          try {
-            const result = await client.send<{ question: number }>('api/chat', { json: { question }, requestId });
-            expect(answers.has(result.requestId)).toBe(false);
-            answers.set(result.requestId, result.data);
-          } catch (error) {
-            failures.push(error);
-          }
+  it(`answers each of ${INTENTS.toLocaleString('en-US')} intents once, with the stored answer, its work completed exactly once`, async () => {
+    const random = seeded(SEED); // the client's jitter
+    const tallies = new Map<string, Tally>();
+    const tally = (id: string): Tally => {
+      let entry = tallies.get(id);
+      if (!entry) tallies.set(id, (entry = { started: 0, completed: 0, crashes: 0 }));
+      return entry;
+    };
+    let runs = 0;
+    const store = new MemoryStore({ maxEntries: 2 * INTENTS });
+    const mock = createIdempotentMock({
+      url: 'https://chaos.test/api/chat',
+      store,
+      leaseMs: 100,
+      retryAfterSeconds: 0,
+      handler: async (request, { requestId, signal }) => {
+        tally(requestId).started += 1;
+        const { question } = (await request.json()) as { question: number };
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(resolve, 1 + Math.floor(roll(requestId, 'work', tally(requestId).started) * 5));
+          signal.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+        });
+        tally(requestId).completed += 1;
+        return Response.json({ question, answer: question * 2, run: ++runs });
+      },
+      faults: (_request, { requestId = '', nth, statusRoute }): Fault | undefined => {
+        const dice = roll(requestId, nth, statusRoute ? 'status' : 'send');
+        if (dice < 0.1) return { type: 'fail-before', status: 503 };
+        if (dice < 0.15) {
+          tally(requestId).crashes += 1;
+          return { type: 'crash', afterMs: Math.floor(roll(requestId, nth, 'crash') * 3) };
         }
-      };
-      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+        if (dice < 0.45) return { type: 'lose-response' };
+        return undefined;
+      },
+    });
+    server.use(...mock.handlers);
 
-      expect(failures).toEqual([]);
-      expect(answers.size).toBe(INTENTS);
-      let mismatched = 0;
-      for (const [requestId, data] of answers) {
-        const record = await store.get(encodeKey({ user: 'test-user' }, requestId));
-        const stored = record?.state === 'completed' ? (JSON.parse(record.result) as { body: string }).body : undefined;
-        if (stored === undefined || JSON.stringify(JSON.parse(stored)) !== JSON.stringify(data)) mismatched += 1;
+    const client = createClient({
+      baseUrl: 'https://chaos.test/',
+      retry: { limit: 40, delay: 2, backoffLimit: 20, random },
+      timeout: 10_000,
+      totalTimeout: 100_000,
+      pollWait: 1,
+      pollInterval: 10,
+    });
+
+    const answers = new Map<string, unknown>();
+    const failures: unknown[] = [];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < INTENTS) {
+        const question = next++;
+        const requestId = `chaos-${String(question).padStart(8, '0')}`;
+        try {
+          const result = await client.send<{ question: number }>('api/chat', { json: { question }, requestId });
+          expect(answers.has(result.requestId)).toBe(false);
+          answers.set(result.requestId, result.data);
+        } catch (error) {
+          failures.push(error);
+        }
       }
-      expect(mismatched).toBe(0);
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
 
-      const entries = [...tallies.values()];
-      expect(entries.filter((entry) => entry.completed !== 1)).toEqual([]);
-      expect(entries.filter((entry) => entry.started > 1 + entry.crashes)).toEqual([]);
-      const crashes = entries.reduce((sum, entry) => sum + entry.crashes, 0);
-      console.info(
-        `chaos: ${INTENTS} intents, ${mock.stats.requests} requests, ${runs} completed runs, ` +
-          `${entries.reduce((sum, entry) => sum + entry.started, 0)} starts, faults ${JSON.stringify(mock.stats.faults)}, ` +
-          `${crashes} crashes`,
-      );
-      const share = (count: number) => count / mock.stats.requests;
-      expect(share(mock.stats.faults['lose-response'])).toBeCloseTo(0.3, 1);
-      expect(share(mock.stats.faults['fail-before'])).toBeCloseTo(0.1, 1);
-      expect(share(mock.stats.faults.crash)).toBeCloseTo(0.05, 1);
-    },
+    expect(failures).toEqual([]);
+    expect(answers.size).toBe(INTENTS);
+    let mismatched = 0;
+    for (const [requestId, data] of answers) {
+      const record = await store.get(encodeKey({ user: 'test-user' }, requestId));
+      const stored = record?.state === 'completed' ? (JSON.parse(record.result) as { body: string }).body : undefined;
+      if (stored === undefined || JSON.stringify(JSON.parse(stored)) !== JSON.stringify(data)) mismatched += 1;
+    }
+    expect(mismatched).toBe(0);
+
+    const entries = [...tallies.values()];
+    expect(entries.filter((entry) => entry.completed !== 1)).toEqual([]);
+    expect(entries.filter((entry) => entry.started > 1 + entry.crashes)).toEqual([]);
+    const crashes = entries.reduce((sum, entry) => sum + entry.crashes, 0);
+    console.info(
+      `chaos: ${INTENTS} intents, ${mock.stats.requests} requests, ${runs} completed runs, ` +
+        `${entries.reduce((sum, entry) => sum + entry.started, 0)} starts, faults ${JSON.stringify(mock.stats.faults)}, ` +
+        `${crashes} crashes`,
+    );
+    const share = (count: number) => count / mock.stats.requests;
+    expect(share(mock.stats.faults['lose-response'])).toBeCloseTo(0.3, 1);
+    expect(share(mock.stats.faults['fail-before'])).toBeCloseTo(0.1, 1);
+    expect(share(mock.stats.faults.crash)).toBeCloseTo(0.05, 1);
     // ~100 s alone on 2 cores (msw costs 1.5–3.5 ms of CPU per request); room for a busy CI.
-    300_000,
-  );
+  }, 300_000);
 });

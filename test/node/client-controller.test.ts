@@ -32,7 +32,10 @@ describe('SendController.resume()', () => {
     const storage = memoryStorageAdapter();
     mock.inject({ type: 'lose-response' });
     const firstPage = createClient({ baseUrl: ORIGIN, storage: reloading(storage), retry: 0 });
-    const lost = await new SendController(firstPage, 'chat').send({ json: { content: 'hi' }, searchParams: { thread: 't1' } });
+    const lost = await new SendController(firstPage, 'chat').send({
+      json: { content: 'hi' },
+      searchParams: { thread: 't1' },
+    });
     expect(lost.status).toBe('failed');
     expect(mock.stats.runs).toBe(1);
 
@@ -76,7 +79,9 @@ describe('SendController attempt numbers', () => {
   it('count each send on its own, as the client does: a send again after a failure shows 1, 2… not 3 then 1', async () => {
     let calls = 0;
     server.use(
-      http.post(`${ORIGIN}/chat`, () => (++calls <= 3 ? new HttpResponse(null, { status: 503 }) : HttpResponse.json({ ok: true }))),
+      http.post(`${ORIGIN}/chat`, () =>
+        ++calls <= 3 ? new HttpResponse(null, { status: 503 }) : HttpResponse.json({ ok: true }),
+      ),
     );
     const controller = new SendController(createClient({ baseUrl: ORIGIN, retry: { limit: 2, delay: 0 } }), 'chat');
     const seen: Pick<SendState, 'status' | 'attempt'>[] = [];

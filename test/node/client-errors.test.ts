@@ -35,7 +35,12 @@ describe('client errors', () => {
       .catch((e: unknown) => e)) as RequestIdReusedError;
     expect(error).toBeInstanceOf(RequestIdReusedError);
     expect(error).toBeInstanceOf(AnswerOnceError);
-    expect(error).toMatchObject({ name: 'RequestIdReusedError', status: 422, retryable: false, requestId: 'reused-id-0001' });
+    expect(error).toMatchObject({
+      name: 'RequestIdReusedError',
+      status: 422,
+      retryable: false,
+      requestId: 'reused-id-0001',
+    });
     expect(error.problem).toMatchObject({ code: 'request-id-reused', status: 422 });
     expect(error.message).toMatch(/already used for a different request/);
     expect((error.cause as Error).name).toBe('HTTPError');
@@ -62,7 +67,7 @@ describe('client errors', () => {
     expect(error.attempts).toBe(1);
   });
 
-  it('lets an error thrown by the caller\'s own ky hook through unchanged', async () => {
+  it("lets an error thrown by the caller's own ky hook through unchanged", async () => {
     server.use(http.post(`${ORIGIN}/chat`, () => HttpResponse.json({})));
     const own = new Error('no token');
     const client = createClient({
@@ -80,7 +85,9 @@ describe('client errors', () => {
 
   it('treats a 422 without the reuse code as a plain final ResponseError', async () => {
     server.use(http.post(`${ORIGIN}/chat`, () => problem(422, 'payload-too-large')));
-    const error = await createClient({ baseUrl: ORIGIN }).send('chat', { json: {} }).catch((e: unknown) => e);
+    const error = await createClient({ baseUrl: ORIGIN })
+      .send('chat', { json: {} })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ResponseError);
     expect(error).not.toBeInstanceOf(RequestIdReusedError);
   });
@@ -132,7 +139,9 @@ describe('createClient options', () => {
   ])('rejects a send whose `%s` is invalid with a TypeError, before any request', async (name, options) => {
     const requests: Request[] = [];
     server.use(http.all(`${ORIGIN}/*`, ({ request }) => (requests.push(request), HttpResponse.json({}))));
-    const error = await createClient({ baseUrl: ORIGIN }).send('chat', options).catch((e: unknown) => e);
+    const error = await createClient({ baseUrl: ORIGIN })
+      .send('chat', options)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TypeError);
     expect((error as TypeError).message).toContain(`\`${name}\``);
     expect(requests).toHaveLength(0);
@@ -140,9 +149,11 @@ describe('createClient options', () => {
 });
 
 describe('client errors: guards, hooks and the echoed ID', () => {
-  it('tells every error class apart with is… guards that hold for the other build\'s copy too', async () => {
+  it("tells every error class apart with is… guards that hold for the other build's copy too", async () => {
     server.use(http.post(`${ORIGIN}/chat`, () => problem(503, 'intent-failed')));
-    const error = await createClient({ baseUrl: ORIGIN, retry: 0 }).send('chat', { json: {} }).catch((e: unknown) => e);
+    const error = await createClient({ baseUrl: ORIGIN, retry: 0 })
+      .send('chat', { json: {} })
+      .catch((e: unknown) => e);
     expect([isAnswerOnceError(error), isResponseError(error), isIntentFailedError(error)]).toEqual([true, true, true]);
     expect([isRequestIdReusedError(error), isConnectionError(error), isAbortError(error)]).toEqual([false, false, false]);
     // The same error made by the CJS build (or another copy): another class, the same brand and name.
@@ -170,9 +181,14 @@ describe('client errors: guards, hooks and the echoed ID', () => {
   it('rejects an answer echoing another X-Request-Id with a ProtocolError, never retried', async () => {
     let calls = 0;
     server.use(
-      http.post(`${ORIGIN}/chat`, () => (calls++, HttpResponse.json({ answer: 'theirs' }, { headers: { 'X-Request-Id': 'someone-elses-id' } }))),
+      http.post(
+        `${ORIGIN}/chat`,
+        () => (calls++, HttpResponse.json({ answer: 'theirs' }, { headers: { 'X-Request-Id': 'someone-elses-id' } })),
+      ),
     );
-    const error = await createClient({ baseUrl: ORIGIN }).send('chat', { json: {} }).catch((e: unknown) => e);
+    const error = await createClient({ baseUrl: ORIGIN })
+      .send('chat', { json: {} })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProtocolError);
     expect(error).toMatchObject({ retryable: false, attempts: 1 });
     expect((error as Error).message).toMatch(/answered for request ID "someone-elses-id", not this intent's/);

@@ -14,7 +14,11 @@ async function start(options: Parameters<typeof startStreamFake>[0]) {
   return fake;
 }
 
-const post = (body = '{"q":"hi"}'): RequestInit => ({ method: 'POST', body, headers: { 'content-type': 'application/json' } });
+const post = (body = '{"q":"hi"}'): RequestInit => ({
+  method: 'POST',
+  body,
+  headers: { 'content-type': 'application/json' },
+});
 const generationOf = (response: Response) => Number(response.headers.get('x-idempotent-generation'));
 
 describe('client.fetch', () => {
@@ -38,7 +42,10 @@ describe('client.fetch', () => {
     expect(server.stats.modelCalls).toBe(1);
     expect(server.stats.requests).toBe(3);
     const reconnects = events.filter((event) => event.type === 'reconnect');
-    expect(reconnects).toMatchObject([{ reconnects: 1, reason: 'cut' }, { reconnects: 2, reason: 'cut' }]);
+    expect(reconnects).toMatchObject([
+      { reconnects: 1, reason: 'cut' },
+      { reconnects: 2, reason: 'cut' },
+    ]);
     // Each reconnect named the position just after the last whole event it had.
     const ids = server.stats.requestHeaders.map((headers) => headers['last-event-id']);
     const body = eventStreamOf(TOKENS, generation);
@@ -98,7 +105,10 @@ describe('client.fetch', () => {
   it('uses the ID the caller put in the request: the same ID twice is one model call, the second a flagged replay', async () => {
     const server = await start({ tokens: TOKENS, intervalMs: 1 });
     const client = createClient();
-    const init = { ...post(), headers: { 'content-type': 'application/json', 'X-Request-Id': '01JD6X0Y4Z5KQ8R2M3N7P9S1T0' } };
+    const init = {
+      ...post(),
+      headers: { 'content-type': 'application/json', 'X-Request-Id': '01JD6X0Y4Z5KQ8R2M3N7P9S1T0' },
+    };
     const first = await client.fetch(`${server.url}/chat`, init);
     const a = await first.text();
     const second = await client.fetch(`${server.url}/chat`, init);
@@ -113,7 +123,11 @@ describe('client.fetch', () => {
     const relative = await client.fetch('chat', post());
     expect(relative.status).toBe(200);
     await relative.text();
-    const request = new Request(`${server.url}/chat`, { method: 'POST', body: '{"q":"again"}', headers: { 'X-Request-Id': 'req-from-a-request' } });
+    const request = new Request(`${server.url}/chat`, {
+      method: 'POST',
+      body: '{"q":"again"}',
+      headers: { 'X-Request-Id': 'req-from-a-request' },
+    });
     const response = await client.fetch(request);
     await response.text();
     expect([...server.intents.keys()]).toContain('req-from-a-request');

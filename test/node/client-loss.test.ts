@@ -41,7 +41,7 @@ describe('1,000 intents over a network that loses 30 % of responses after the wo
     expect(results.filter((r) => r.replayed).length).toBeGreaterThan(INTENTS * 0.25);
   }, 30_000);
 
-  it('with plain ky.post and retry.methods: [\'post\'] runs the work once more per lost response', async () => {
+  it("with plain ky.post and retry.methods: ['post'] runs the work once more per lost response", async () => {
     const fake = createProtocolFake({ loseRate: LOSS, random: seeded(42), work: (body) => body });
     server.use(...fake.handlers);
     const plain = ky.create({ baseUrl: ORIGIN, retry: { limit: 20, methods: ['post'], delay: () => 0 } });

@@ -110,7 +110,10 @@ describe('client polling after 202', () => {
   it('sends the IETF Idempotency-Key, quoted, on every poll too', async () => {
     const keys: (string | null)[] = [];
     server.use(
-      http.post(`${ORIGIN}/chat`, ({ request }) => (keys.push(request.headers.get('idempotency-key')), accepted({ Location: '/s' }))),
+      http.post(
+        `${ORIGIN}/chat`,
+        ({ request }) => (keys.push(request.headers.get('idempotency-key')), accepted({ Location: '/s' })),
+      ),
       http.get(`${ORIGIN}/s`, ({ request }) => (keys.push(request.headers.get('idempotency-key')), HttpResponse.json({}))),
     );
     const { requestId } = await createClient({ baseUrl: ORIGIN, headerName: 'Idempotency-Key' }).send('chat', { json: {} });
@@ -120,7 +123,10 @@ describe('client polling after 202', () => {
   it('treats 409 "request in progress" with a Location as a 202 and polls it', async () => {
     const { seen, note } = journal();
     server.use(
-      http.post(`${ORIGIN}/chat`, ({ request }) => (note(request), problem(409, 'request-in-progress', { headers: { Location: '/s' } }))),
+      http.post(
+        `${ORIGIN}/chat`,
+        ({ request }) => (note(request), problem(409, 'request-in-progress', { headers: { Location: '/s' } })),
+      ),
       http.get(`${ORIGIN}/s`, ({ request }) => (note(request), HttpResponse.json({ ok: true }))),
     );
     const result = await createClient({ baseUrl: ORIGIN }).send('chat', { json: {} });
@@ -243,7 +249,10 @@ describe('client polling after 202', () => {
       const seen: Request[] = [];
       const other = 'http://127.0.0.2:4010/s';
       server.use(
-        http.post(`${ORIGIN}/chat`, () => new HttpResponse(null, { status, headers: { Location: other, 'Retry-After': '0' } })),
+        http.post(
+          `${ORIGIN}/chat`,
+          () => new HttpResponse(null, { status, headers: { Location: other, 'Retry-After': '0' } }),
+        ),
         http.all('http://127.0.0.2:4010/*', ({ request }) => (seen.push(request), HttpResponse.json({}))),
       );
       const hooked: string[] = [];
@@ -251,7 +260,9 @@ describe('client polling after 202', () => {
         baseUrl: ORIGIN,
         headers: { Authorization: 'Bearer secret' },
         hooks: {
-          beforeRequest: [({ request }) => (hooked.push(`request ${request.url}`), request.headers.set('X-Token', 'from-hook'))],
+          beforeRequest: [
+            ({ request }) => (hooked.push(`request ${request.url}`), request.headers.set('X-Token', 'from-hook')),
+          ],
           beforeRetry: [({ request }) => (hooked.push(`retry ${request.url}`), request.headers.set('X-Token', 'refreshed'))],
         },
       });

@@ -18,8 +18,10 @@ function scripted(script: (() => Response | Promise<Response>)[]) {
 }
 
 const ok = () => HttpResponse.json({ answer: 42 });
-const status = (code: number, headers: Record<string, string> = {}) => () =>
-  new HttpResponse(null, { status: code, headers });
+const status =
+  (code: number, headers: Record<string, string> = {}) =>
+  () =>
+    new HttpResponse(null, { status: code, headers });
 
 afterEach(() => {
   vi.useRealTimers();
@@ -42,10 +44,7 @@ describe('client retries', () => {
   });
 
   it('retries an attempt that times out, with the same ID', async () => {
-    const ids = scripted([
-      () => new Promise<Response>((resolve) => setTimeout(() => resolve(ok()), 500)),
-      ok,
-    ]);
+    const ids = scripted([() => new Promise<Response>((resolve) => setTimeout(() => resolve(ok()), 500)), ok]);
     const client = createClient({ baseUrl: ORIGIN, timeout: 100, pollWait: 0, retry: { delay: 0 } });
     const reasons: string[] = [];
     const result = await client.send('chat', { json: {}, onEvent: (e) => e.type === 'retry' && reasons.push(e.reason) });
@@ -105,7 +104,7 @@ describe('client retries', () => {
     expect(new Set(ids)).toEqual(new Set([error.requestId]));
   });
 
-  it('gives up on an unreachable server with a ConnectionError that keeps ky\'s error as cause', async () => {
+  it("gives up on an unreachable server with a ConnectionError that keeps ky's error as cause", async () => {
     scripted([() => HttpResponse.error()]);
     const client = createClient({ baseUrl: ORIGIN, retry: { limit: 1, delay: 0 } });
     const error = (await client.send('chat', { json: {} }).catch((e: unknown) => e)) as ConnectionError;

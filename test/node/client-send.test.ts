@@ -96,9 +96,14 @@ describe('client.send', () => {
 
   it('rejects with a ResponseError, not a bare SyntaxError, when a JSON answer cannot be parsed', async () => {
     server.use(
-      http.post(`${ORIGIN}/chat`, () => new HttpResponse('{"truncated', { headers: { 'content-type': 'application/json' } })),
+      http.post(
+        `${ORIGIN}/chat`,
+        () => new HttpResponse('{"truncated', { headers: { 'content-type': 'application/json' } }),
+      ),
     );
-    const error = await createClient({ baseUrl: ORIGIN }).send('chat', { json: {} }).catch((e: unknown) => e);
+    const error = await createClient({ baseUrl: ORIGIN })
+      .send('chat', { json: {} })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ResponseError);
     expect(error).toMatchObject({ status: 200, retryable: false, attempts: 1 });
     expect((error as Error).cause).toBeInstanceOf(SyntaxError);
@@ -159,7 +164,10 @@ describe('client.send', () => {
     expect(seen).toEqual(['?v=2', '?v=2&v=3']); // ky merges the two, as it does for any instance
 
     controller.abort(new Error('page left'));
-    await expect(client.send('chat', { json: {} })).rejects.toMatchObject({ name: 'AbortError', cause: controller.signal.reason });
+    await expect(client.send('chat', { json: {} })).rejects.toMatchObject({
+      name: 'AbortError',
+      cause: controller.signal.reason,
+    });
     expect(seen).toHaveLength(2);
   });
 });

@@ -68,7 +68,9 @@ describe('storage of pending intents', () => {
   it('removes the pending intent when it fails too', async () => {
     const storage = memoryStorageAdapter();
     server.use(http.post(`${ORIGIN}/chat`, () => new HttpResponse(null, { status: 400 })));
-    await createClient({ baseUrl: ORIGIN, storage }).send('chat', { json: {} }).catch(() => undefined);
+    await createClient({ baseUrl: ORIGIN, storage })
+      .send('chat', { json: {} })
+      .catch(() => undefined);
     expect(await storage.list()).toEqual([]);
   });
 
@@ -105,7 +107,7 @@ describe('storage of pending intents', () => {
     expect(area.length).toBe(0);
   });
 
-  it('resume() reports each pending intent\'s outcome, failures included', async () => {
+  it("resume() reports each pending intent's outcome, failures included", async () => {
     const storage = memoryStorageAdapter();
     const seen: (string | undefined)[] = [];
     server.use(
@@ -187,7 +189,15 @@ describe('storage of pending intents', () => {
   it('lists only the records it wrote, skipping anything else under its prefix', async () => {
     const area = fakeWebStorage();
     const adapter = webStorageAdapter(area);
-    const record: StoredIntent = { v: 1, requestId: 'req-kept-0001', input: 'chat', url: `${ORIGIN}/chat`, method: 'POST', headers: [], createdAt: 1 };
+    const record: StoredIntent = {
+      v: 1,
+      requestId: 'req-kept-0001',
+      input: 'chat',
+      url: `${ORIGIN}/chat`,
+      method: 'POST',
+      headers: [],
+      createdAt: 1,
+    };
     await adapter.save(record);
     area.setItem('answer-once:junk', '{not json');
     area.setItem('answer-once:future', JSON.stringify({ ...record, v: 2, requestId: 'req-future-01' }));

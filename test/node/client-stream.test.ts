@@ -131,7 +131,11 @@ describe('SendController({ stream: true })', () => {
     const server = await rig([], 15);
     const storage = memoryStorageAdapter();
     const gone = new AbortController();
-    const page1 = new SendController<string>(createClient({ baseUrl: `${server.url}/`, storage, signal: gone.signal }), 'api/chat', { stream: true });
+    const page1 = new SendController<string>(
+      createClient({ baseUrl: `${server.url}/`, storage, signal: gone.signal }),
+      'api/chat',
+      { stream: true },
+    );
     const sent = page1.send({ json: { q: 'hi' } });
     for (const deadline = Date.now() + 5_000; page1.getSnapshot().status !== 'streaming' && Date.now() < deadline; ) {
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -140,7 +144,9 @@ describe('SendController({ stream: true })', () => {
     for (const intent of await storage.list()) await kept.save(intent);
     gone.abort();
     await sent;
-    const page2 = new SendController<string>(createClient({ baseUrl: `${server.url}/`, storage: kept }), 'api/chat', { stream: true });
+    const page2 = new SendController<string>(createClient({ baseUrl: `${server.url}/`, storage: kept }), 'api/chat', {
+      stream: true,
+    });
     const texts: string[] = [];
     page2.subscribe(() => {
       const { status, text } = page2.getSnapshot();

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { functionOption, MAX_TIMER_MS, numberOption, optionsObject, stringOption, timerOption } from '../../src/core/options.js';
+import {
+  functionOption,
+  MAX_TIMER_MS,
+  numberOption,
+  optionsObject,
+  stringOption,
+  timerOption,
+} from '../../src/core/options.js';
 
 describe('option checks', () => {
   it('return the value when it fits', () => {
@@ -22,14 +29,16 @@ describe('option checks', () => {
     expect(() => numberOption('3', 'n')).toThrow('got "3".');
     expect(() => functionOption(3, 'onEvent')).toThrow('answer-once: `onEvent` must be a function; got 3.');
     expect(() => functionOption(undefined, 'handler', false)).toThrow('`handler` must be a function; got undefined.');
-    expect(() => stringOption('a{b', 'prefix', 'a string without { or }', (s) => !/[{}]/.test(s), 'answer-once/redis')).toThrow(
-      'answer-once/redis: `prefix` must be a string without { or }; got "a{b".',
-    );
+    expect(() =>
+      stringOption('a{b', 'prefix', 'a string without { or }', (s) => !/[{}]/.test(s), 'answer-once/redis'),
+    ).toThrow('answer-once/redis: `prefix` must be a string without { or }; got "a{b".');
     expect(() => optionsObject(null as never, 'options')).toThrow('`options` must be an options object; got null.');
   });
 
   it('refuse a timer value setTimeout would fire at once', () => {
-    expect(() => timerOption(9e9, 'leaseMs', 1)).toThrow('`leaseMs` must be an integer from 1 to 2147483647; got 9000000000.');
+    expect(() => timerOption(9e9, 'leaseMs', 1)).toThrow(
+      '`leaseMs` must be an integer from 1 to 2147483647; got 9000000000.',
+    );
   });
 
   it('accept the bounds themselves and refuse infinities even when fractions are allowed', () => {

@@ -16,16 +16,30 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter('Mon, 30 Nov 2026 11:00:00 GMT', NOW)).toBe(0);
   });
 
-  it.each(['1.5', '-5', '0x10', '1e3', '+5', 'soon', '', '5 s', 'Infinity', '2026-11-30T12:00:05Z',
-    'Monday, 30-Nov-26 12:00:05 GMT', 'Mon Nov 30 12:00:05 2026', 'Mon, 31 Feb 2026 12:00:05 GMT',
-    'Mon, 30 Nov 2026 24:00:00 GMT', 'Mon, 30 Nov 2026 12:60:00 GMT', 'Mon, 30 Nov 2026 12:00:60 GMT',
-    'Mon, 00 Nov 2026 12:00:05 GMT', 'Sun, 30 Nov 2026 12:00:05 GMT',
-    'Mon, 30 Nov 2026 12:00:05 UTC', 'mon, 30 nov 2026 12:00:05 gmt'])(
-    'falls back (undefined) for %j, which is neither delay-seconds nor an IMF-fixdate',
-    (value) => {
-      expect(parseRetryAfter(value, NOW)).toBeUndefined();
-    },
-  );
+  it.each([
+    '1.5',
+    '-5',
+    '0x10',
+    '1e3',
+    '+5',
+    'soon',
+    '',
+    '5 s',
+    'Infinity',
+    '2026-11-30T12:00:05Z',
+    'Monday, 30-Nov-26 12:00:05 GMT',
+    'Mon Nov 30 12:00:05 2026',
+    'Mon, 31 Feb 2026 12:00:05 GMT',
+    'Mon, 30 Nov 2026 24:00:00 GMT',
+    'Mon, 30 Nov 2026 12:60:00 GMT',
+    'Mon, 30 Nov 2026 12:00:60 GMT',
+    'Mon, 00 Nov 2026 12:00:05 GMT',
+    'Sun, 30 Nov 2026 12:00:05 GMT',
+    'Mon, 30 Nov 2026 12:00:05 UTC',
+    'mon, 30 nov 2026 12:00:05 gmt',
+  ])('falls back (undefined) for %j, which is neither delay-seconds nor an IMF-fixdate', (value) => {
+    expect(parseRetryAfter(value, NOW)).toBeUndefined();
+  });
 
   it('is undefined when the header is absent', () => {
     expect(parseRetryAfter(null)).toBeUndefined();
@@ -62,7 +76,10 @@ describe('parseRetryAfter', () => {
   it('refuses every number that is not a non-negative integer', () => {
     fc.assert(
       fc.property(
-        fc.oneof(fc.double({ noNaN: true }).filter((x) => !Number.isInteger(x) || x < 0), fc.integer({ max: -1 })),
+        fc.oneof(
+          fc.double({ noNaN: true }).filter((x) => !Number.isInteger(x) || x < 0),
+          fc.integer({ max: -1 }),
+        ),
         (x) => {
           expect(parseRetryAfter(String(x), NOW)).toBeUndefined();
         },

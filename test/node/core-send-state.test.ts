@@ -43,7 +43,13 @@ describe('sendReducer', () => {
     expect(failed).toMatchObject({ status: 'failed', requestId: 'intent-0001', error: { message: 'down' } });
 
     const again = sendReducer(failed, start);
-    expect(again).toMatchObject({ status: 'sending', requestId: 'intent-0001', attempt: 0, retryLimit: 4, error: undefined });
+    expect(again).toMatchObject({
+      status: 'sending',
+      requestId: 'intent-0001',
+      attempt: 0,
+      retryLimit: 4,
+      error: undefined,
+    });
     expect(sendReducer(again, { type: 'attempt', attempt: 1 })).toMatchObject({ attempt: 1 });
   });
 
@@ -94,8 +100,26 @@ describe('sendReducer, streamed', () => {
       states.push(next);
       return next;
     }, initialSendState());
-    expect(states.map((s) => s.status)).toEqual(['sending', 'sending', 'streaming', 'streaming', 'streaming', 'streaming', 'streaming', 'answered']);
-    expect(states.map((s) => s.text)).toEqual([undefined, undefined, 'Hel', 'Hello', 'Hello', '', 'Hello, again', 'Hello, again']);
+    expect(states.map((s) => s.status)).toEqual([
+      'sending',
+      'sending',
+      'streaming',
+      'streaming',
+      'streaming',
+      'streaming',
+      'streaming',
+      'answered',
+    ]);
+    expect(states.map((s) => s.text)).toEqual([
+      undefined,
+      undefined,
+      'Hel',
+      'Hello',
+      'Hello',
+      '',
+      'Hello, again',
+      'Hello, again',
+    ]);
     expect(isInFlight(states[3]!)).toBe(true);
   });
 

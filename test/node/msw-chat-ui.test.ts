@@ -42,7 +42,12 @@ function setup() {
     },
   });
   server.use(...mock.handlers);
-  const client = createClient({ baseUrl: 'https://chat.test/', retry: { limit: 5, delay: 10 }, pollWait: 1, pollInterval: 20 });
+  const client = createClient({
+    baseUrl: 'https://chat.test/',
+    retry: { limit: 5, delay: 10 },
+    pollWait: 1,
+    pollInterval: 20,
+  });
   return { ui: chatUi(client), mock, modelCalls: () => modelCalls };
 }
 

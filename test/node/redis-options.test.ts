@@ -22,7 +22,9 @@ describe('normalizeRedisStoreOptions', () => {
   });
 
   it('keeps given values', () => {
-    expect(normalizeRedisStoreOptions({ client, prefix: 'staging:', processingGraceMs: 0, commandTimeoutMs: 250 })).toMatchObject({
+    expect(
+      normalizeRedisStoreOptions({ client, prefix: 'staging:', processingGraceMs: 0, commandTimeoutMs: 250 }),
+    ).toMatchObject({
       prefix: 'staging:',
       processingGraceMs: 0,
       commandTimeoutMs: 250,

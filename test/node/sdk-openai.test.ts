@@ -37,11 +37,31 @@ function openaiEvents(): string[] {
 function anthropicEvents(): string[] {
   const usage = { input_tokens: 3, output_tokens: 0 };
   return [
-    sse({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', content: [], model: 'mock-1', stop_reason: null, stop_sequence: null, usage } }, 'message_start'),
+    sse(
+      {
+        type: 'message_start',
+        message: {
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          content: [],
+          model: 'mock-1',
+          stop_reason: null,
+          stop_sequence: null,
+          usage,
+        },
+      },
+      'message_start',
+    ),
     sse({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }, 'content_block_start'),
-    ...WORDS.map((text) => sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }, 'content_block_delta')),
+    ...WORDS.map((text) =>
+      sse({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text } }, 'content_block_delta'),
+    ),
     sse({ type: 'content_block_stop', index: 0 }, 'content_block_stop'),
-    sse({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 16 } }, 'message_delta'),
+    sse(
+      { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 16 } },
+      'message_delta',
+    ),
     sse({ type: 'message_stop' }, 'message_stop'),
   ];
 }

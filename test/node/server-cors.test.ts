@@ -66,7 +66,10 @@ describe('createIdempotencyHandler: CORS with credentials', () => {
     const app = chatApp({ cors: { origin: ['https://chat.example'], credentials: true } });
     for (const origin of ['https://evil.example', 'null']) {
       const preflight = await app.handle(
-        new Request('http://app.test/api/chat', { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': 'POST' } }),
+        new Request('http://app.test/api/chat', {
+          method: 'OPTIONS',
+          headers: { Origin: origin, 'Access-Control-Request-Method': 'POST' },
+        }),
       );
       expect(preflight.headers.get('Access-Control-Allow-Origin')).toBeNull();
       expect(preflight.headers.get('Access-Control-Allow-Credentials')).toBeNull();

@@ -7,9 +7,12 @@ const ID = 'req-0000000001';
 
 describe('createIdempotencyHandler: nothing fails silently', () => {
   const failingScopes: [string, () => unknown][] = [
-    ['throws', () => {
-      throw new Error('jwt secret missing at /etc/app/secret');
-    }],
+    [
+      'throws',
+      () => {
+        throw new Error('jwt secret missing at /etc/app/secret');
+      },
+    ],
     ['returns { user: "" }', () => ({ user: '' })],
     ['returns undefined', () => undefined],
   ];

@@ -16,7 +16,6 @@ function withoutLogs(store: MemoryStore): IdempotencyStore {
   };
 }
 
-
 /** The attempt got an `intent-failed` problem with `status`; a resend runs the work again and answers. */
 async function expectFailedThenRunAgain(app: ChatApp<IdempotencyStore>, failed: Response, status: number): Promise<void> {
   expect(failed.status).toBe(status);
@@ -192,7 +191,8 @@ describe('createIdempotencyHandler: the state table', () => {
   it('records a 5xx answer as FAILED with its status and Retry-After, and runs again on resend', async () => {
     let failures = 1;
     const app = chatApp({
-      work: () => (failures-- > 0 ? new Response('overloaded', { status: 503, headers: { 'Retry-After': '7' } }) : undefined),
+      work: () =>
+        failures-- > 0 ? new Response('overloaded', { status: 503, headers: { 'Retry-After': '7' } }) : undefined,
     });
     const failed = await app.handle(chatRequest());
     expect(failed.status).toBe(503);

@@ -71,8 +71,17 @@ describe('MemoryStore: one user cannot evict another’s answers', () => {
 
 describe('runOnce: a store that hands back a FAILED record', () => {
   it('throws AttemptFailedError with the stored error as cause, and runs nothing', async () => {
-    const failed = { state: 'failed', fingerprint: '', error: '{"name":"Error","message":"boom"}', createdAt: 0, failedAt: 1 } as const;
-    const store = { ...new MemoryStore(), acquire: async () => ({ acquired: false, record: failed }) } as unknown as IdempotencyStore;
+    const failed = {
+      state: 'failed',
+      fingerprint: '',
+      error: '{"name":"Error","message":"boom"}',
+      createdAt: 0,
+      failedAt: 1,
+    } as const;
+    const store = {
+      ...new MemoryStore(),
+      acquire: async () => ({ acquired: false, record: failed }),
+    } as unknown as IdempotencyStore;
     let runs = 0;
     const error = await runOnce(store, 'k', async () => (runs += 1)).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(AttemptFailedError);

@@ -31,9 +31,7 @@ describe('serve', () => {
 
   it('closes even while a long-poll is held open', async () => {
     let release: (() => void) | undefined;
-    const server = await serve(
-      () => new Promise<Response>((resolve) => (release = () => resolve(new Response('late')))),
-    );
+    const server = await serve(() => new Promise<Response>((resolve) => (release = () => resolve(new Response('late')))));
     const held = fetch(server.url).catch((error: unknown) => error);
     await new Promise((resolve) => setTimeout(resolve, 50));
     await server.close();

@@ -19,7 +19,9 @@ describe('createIdempotencyHandler: options', () => {
   });
 
   it('refuses a lease whose heartbeat would overflow a timer (leaseMs: 9e9), in the handler and in runOnce', async () => {
-    expect(() => chatApp({ ...base, leaseMs: 9e9 })).toThrow('`leaseMs` must be an integer from 2 to 2147483647; got 9000000000.');
+    expect(() => chatApp({ ...base, leaseMs: 9e9 })).toThrow(
+      '`leaseMs` must be an integer from 2 to 2147483647; got 9000000000.',
+    );
     expect(() => chatApp({ ...base, leaseMs: 9e9, heartbeatMs: 1_000 })).toThrow(/`leaseMs`/);
     expect(() => chatApp({ ...base, maxWaitMs: 2 ** 31 })).toThrow(/`maxWaitMs`/);
     await expect(runOnce(new MemoryStore(), 'k', async () => 1, { leaseMs: 9e9 })).rejects.toThrow(/`leaseMs`/);

@@ -6,15 +6,18 @@ const ORIGIN = 'http://app.test';
 const ID = 'req-0000000001';
 
 describe('createIdempotencyHandler: the status route is read-only', () => {
-  it.each(['POST', 'PUT', 'PATCH'])('answers %s on <statusPath>/<id> with 405 and Allow, and runs nothing', async (method) => {
-    const app = chatApp();
-    const response = await app.handle(chatRequest({ method, path: `/api/status/${ID}` }));
-    expect(response.status).toBe(405);
-    expect(response.headers.get('Allow')).toBe('GET, HEAD, DELETE');
-    expect(await response.json()).toMatchObject({ code: 'method-not-allowed', status: 405 });
-    expect(app.calls).toHaveLength(0);
-    expect(app.store.size).toBe(0);
-  });
+  it.each(['POST', 'PUT', 'PATCH'])(
+    'answers %s on <statusPath>/<id> with 405 and Allow, and runs nothing',
+    async (method) => {
+      const app = chatApp();
+      const response = await app.handle(chatRequest({ method, path: `/api/status/${ID}` }));
+      expect(response.status).toBe(405);
+      expect(response.headers.get('Allow')).toBe('GET, HEAD, DELETE');
+      expect(await response.json()).toMatchObject({ code: 'method-not-allowed', status: 405 });
+      expect(app.calls).toHaveLength(0);
+      expect(app.store.size).toBe(0);
+    },
+  );
 
   it('allows OPTIONS too when CORS is on, and still answers preflights there', async () => {
     const app = chatApp({ cors: { origin: ['https://chat.example'] } });

@@ -64,7 +64,12 @@ describe('createIdempotencyHandler: store calls have a deadline', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ answer: 'echo: hello?', run: 1 });
     expect(app.events).toContainEqual(
-      expect.objectContaining({ type: 'store-error', operation: 'complete', requestId: ID, error: expect.objectContaining({ name: 'StoreTimeoutError' }) }),
+      expect.objectContaining({
+        type: 'store-error',
+        operation: 'complete',
+        requestId: ID,
+        error: expect.objectContaining({ name: 'StoreTimeoutError' }),
+      }),
     );
   });
 });
@@ -73,7 +78,9 @@ describe('createIdempotencyHandler: permanent store errors are 500, transient on
   const failing = (error: unknown): IdempotencyStore => over(new MemoryStore(), { acquire: () => Promise.reject(error) });
 
   it('answers 500 store-failed, without Retry-After, for an error the store marks permanent', async () => {
-    const wrongType = Object.assign(new Error('WRONGTYPE Operation against a key holding the wrong kind of value'), { code: 'store-failed' });
+    const wrongType = Object.assign(new Error('WRONGTYPE Operation against a key holding the wrong kind of value'), {
+      code: 'store-failed',
+    });
     const app = chatApp({ store: failing(wrongType) });
     const response = await app.handle(chatRequest());
     expect(response.status).toBe(500);
@@ -85,7 +92,9 @@ describe('createIdempotencyHandler: permanent store errors are 500, transient on
   });
 
   it('answers 503 store-unavailable + Retry-After for a transient error and for an unclassified one', async () => {
-    const loading = Object.assign(new Error('LOADING Redis is loading the dataset in memory'), { code: 'store-unavailable' });
+    const loading = Object.assign(new Error('LOADING Redis is loading the dataset in memory'), {
+      code: 'store-unavailable',
+    });
     for (const error of [loading, new Error('ECONNRESET')]) {
       const response = await chatApp({ store: failing(error) }).handle(chatRequest());
       expect(response.status).toBe(503);

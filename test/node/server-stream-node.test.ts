@@ -129,7 +129,10 @@ describe('streamed answers over serve()', () => {
       if (got.length >= 40) break;
     }
     first.socket?.destroy();
-    const resumed = await post(app.url, { Range: `bytes=${Buffer.byteLength(got)}-`, 'X-Idempotent-Generation': generation });
+    const resumed = await post(app.url, {
+      Range: `bytes=${Buffer.byteLength(got)}-`,
+      'X-Idempotent-Generation': generation,
+    });
     expect(resumed.statusCode).toBe(206);
     expect(got + (await readAll(resumed))).toBe(words.join(''));
     expect(app.calls()).toBe(1);

@@ -21,7 +21,8 @@ function frozen(store: StreamStore): StreamStore {
   });
 }
 
-const range = (count: number, prefix = 'token '): string[] => Array.from({ length: count }, (_, index) => `${prefix}${index}`);
+const range = (count: number, prefix = 'token '): string[] =>
+  Array.from({ length: count }, (_, index) => `${prefix}${index}`);
 
 describe('createIdempotencyHandler: streamed answers', () => {
   it('streams an SSE answer to its first caller as it is produced, each event carrying its position', async () => {
@@ -49,12 +50,22 @@ describe('createIdempotencyHandler: streamed answers', () => {
     // The first event arrived while the model was still held at its gate.
     expect(first.events).toEqual([{ data: 'first', id: `${generation}.${first.text.length}`, event: undefined }]);
     next.open();
-    const { text } = await readEvents(new Response(new ReadableStream({ pull: async (c) => {
-      const { done, value } = await first.reader.read();
-      if (done) c.close(); else c.enqueue(value);
-    } })));
+    const { text } = await readEvents(
+      new Response(
+        new ReadableStream({
+          pull: async (c) => {
+            const { done, value } = await first.reader.read();
+            if (done) c.close();
+            else c.enqueue(value);
+          },
+        }),
+      ),
+    );
     const all = first.text + text;
-    expect(parseEvents(all).map(({ id }) => id)).toEqual([`${generation}.${first.text.length}`, `${generation}.${all.length}`]);
+    expect(parseEvents(all).map(({ id }) => id)).toEqual([
+      `${generation}.${first.text.length}`,
+      `${generation}.${all.length}`,
+    ]);
     expect(response.headers.get('X-Idempotent-Replayed')).toBeNull();
     expect(response.headers.get('X-Idempotent-Attached')).toBeNull();
     expect(slow.calls).toHaveLength(1);
@@ -223,7 +234,9 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
   it('marks a broken SSE stream with the error marker, for the caller and attached readers, and runs again on resend', async () => {
     const go = gate();
     let runs = 0;
-    const app = chatApp({ work: () => (runs++ === 0 ? sseAnswer(10, { breakAfter: 4, delayMs: 5, hold: go.promise }) : sseAnswer(2)) });
+    const app = chatApp({
+      work: () => (runs++ === 0 ? sseAnswer(10, { breakAfter: 4, delayMs: 5, hold: go.promise }) : sseAnswer(2)),
+    });
     const fresh = await app.handle(chatRequest());
     await sleep(60);
     const attached = await app.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
@@ -240,7 +253,12 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
 
   it('after the producer died: its readers are told, a resume gets the restart marker, then generation 2 from its start', async () => {
     const store = new MemoryStore();
-    const dying = chatApp({ store: frozen(store), leaseMs: 150, heartbeatMs: 50, work: () => sseAnswer(1_000, { prefix: 'old ', delayMs: 10 }) });
+    const dying = chatApp({
+      store: frozen(store),
+      leaseMs: 150,
+      heartbeatMs: 50,
+      work: () => sseAnswer(1_000, { prefix: 'old ', delayMs: 10 }),
+    });
     const healthy = chatApp({ store, leaseMs: 150, heartbeatMs: 50, work: () => sseAnswer(5, { prefix: 'new ' }) });
 
     const doomed = await dying.handle(chatRequest());
@@ -262,12 +280,17 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
     expect(healthy.calls).toHaveLength(1);
 
     // The zombie's own caller gets no byte of its generation after the takeover, and ends with a marker.
-    const zombieRest = await readEvents(new Response(new ReadableStream({
-      pull: async (c) => {
-        const { done, value } = await partial.reader.read();
-        if (done) c.close(); else c.enqueue(value);
-      },
-    })));
+    const zombieRest = await readEvents(
+      new Response(
+        new ReadableStream({
+          pull: async (c) => {
+            const { done, value } = await partial.reader.read();
+            if (done) c.close();
+            else c.enqueue(value);
+          },
+        }),
+      ),
+    );
     expect(zombieRest.events.at(-1)).toMatchObject({ event: 'answer-once.error' });
     const replay = await healthy.handle(chatRequest());
     expect(tokens(parseEvents(await replay.text()))).toEqual(range(5, 'new '));
@@ -284,10 +307,12 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
     });
     const fresh = await app.handle(chatRequest());
     const some = await readEvents(fresh, 3);
-    const stopped = await app.handle(new Request(`http://app.test/api/status/${ID}`, {
-      method: 'DELETE',
-      headers: { Authorization: 'Bearer alice', Prefer: 'wait=5' },
-    }));
+    const stopped = await app.handle(
+      new Request(`http://app.test/api/status/${ID}`, {
+        method: 'DELETE',
+        headers: { Authorization: 'Bearer alice', Prefer: 'wait=5' },
+      }),
+    );
     expect(aborted?.aborted).toBe(true);
     expect(stopped.status).toBe(200);
     expect(stopped.headers.get('X-Idempotent-Stopped')).toBe('true');
@@ -296,12 +321,17 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
     expect(events.at(-1)).toMatchObject({ event: 'answer-once.stopped', data: '{}' });
     expect(tokens(events).slice(0, 3)).toEqual(tokens(some.events));
     expect(tokens(events).length).toBeLessThan(10_000);
-    const rest = await readEvents(new Response(new ReadableStream({
-      pull: async (c) => {
-        const { done, value } = await some.reader.read();
-        if (done) c.close(); else c.enqueue(value);
-      },
-    })));
+    const rest = await readEvents(
+      new Response(
+        new ReadableStream({
+          pull: async (c) => {
+            const { done, value } = await some.reader.read();
+            if (done) c.close();
+            else c.enqueue(value);
+          },
+        }),
+      ),
+    );
     expect(some.text + rest.text).toBe(stoppedText); // the first caller got exactly the kept answer
 
     const later = await app.handle(chatRequest());
@@ -319,7 +349,9 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
     });
     const fresh = app.handle(chatRequest());
     await until(() => app.calls.length === 1);
-    const stop = await app.handle(new Request(`http://app.test/api/status/${ID}`, { method: 'DELETE', headers: { Authorization: 'Bearer alice' } }));
+    const stop = await app.handle(
+      new Request(`http://app.test/api/status/${ID}`, { method: 'DELETE', headers: { Authorization: 'Bearer alice' } }),
+    );
     expect(stop.status).toBe(202);
     expect(await stop.json()).toEqual({ requestId: ID, state: 'stopping', location: `/api/status/${ID}` });
     const answered = await fresh;
@@ -333,7 +365,9 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
 
   it('answers a stop of an unknown intent 404, and a store without logs 501', async () => {
     const app = chatApp();
-    const unknown = await app.handle(new Request(`http://app.test/api/status/${ID}`, { method: 'DELETE', headers: { Authorization: 'Bearer alice' } }));
+    const unknown = await app.handle(
+      new Request(`http://app.test/api/status/${ID}`, { method: 'DELETE', headers: { Authorization: 'Bearer alice' } }),
+    );
     expect(unknown.status).toBe(404);
     const plain: IdempotencyStore = {
       acquire: (...args) => app.store.acquire(...args),
@@ -344,7 +378,9 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
       wait: (...args) => app.store.wait(...args),
     };
     const buffered = chatApp({ store: plain });
-    const unsupported = await buffered.handle(new Request(`http://app.test/api/status/${ID}`, { method: 'DELETE', headers: { Authorization: 'Bearer alice' } }));
+    const unsupported = await buffered.handle(
+      new Request(`http://app.test/api/status/${ID}`, { method: 'DELETE', headers: { Authorization: 'Bearer alice' } }),
+    );
     expect(unsupported.status).toBe(501);
     expect(await unsupported.json()).toMatchObject({ code: 'stop-unsupported' });
   });

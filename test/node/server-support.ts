@@ -104,4 +104,3 @@ export function statusRequest(id: string, options: { user?: string; headers?: Re
   headers.set('Authorization', `Bearer ${options.user ?? 'alice'}`);
   return new Request(`${ORIGIN}/api/status/${id}`, { headers });
 }
-

@@ -39,7 +39,9 @@ describe('createIdempotencyHandler: a record that vanished mid-work', () => {
     const answer = await first;
     expect(answer.status).toBe(200);
     expect(await answer.json()).toEqual({ answer: 'echo: hello?', run: 1 });
-    expect(app.events).toContainEqual(expect.objectContaining({ type: 'record-lost', operation: 'complete', reclaimed: true }));
+    expect(app.events).toContainEqual(
+      expect.objectContaining({ type: 'record-lost', operation: 'complete', reclaimed: true }),
+    );
 
     const resend = await app.handle(chatRequest());
     expect(resend.headers.get('X-Idempotent-Replayed')).toBe('true');

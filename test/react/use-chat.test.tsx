@@ -56,10 +56,21 @@ function chatServer(delayMs = 10) {
   return { stats, fetch: fetch as typeof globalThis.fetch };
 }
 
-function Chat({ storage, server, resume = false }: { storage: IntentStorage; server: ReturnType<typeof chatServer>; resume?: boolean }) {
+function Chat({
+  storage,
+  server,
+  resume = false,
+}: {
+  storage: IntentStorage;
+  server: ReturnType<typeof chatServer>;
+  resume?: boolean;
+}) {
   // One client and one transport for the page, as an app keeps them (module scope or state).
   const [transport] = useState(() =>
-    answerOnceTransport({ client: createClient({ storage, fetch: server.fetch, baseUrl: 'http://127.0.0.1:9/' }), api: 'api/chat' }),
+    answerOnceTransport({
+      client: createClient({ storage, fetch: server.fetch, baseUrl: 'http://127.0.0.1:9/' }),
+      api: 'api/chat',
+    }),
   );
   const { messages, sendMessage, status } = useChat({ id: 'chat-1', transport, resume });
   const answer = messages
@@ -101,7 +112,15 @@ describe('useChat with answerOnceTransport', () => {
       api: 'api/chat',
     });
     const user: UIMessage = { id: 'msg-user-00000001', role: 'user', parts: [{ type: 'text', text: 'hi' }] };
-    const reader = (await page1.sendMessages({ trigger: 'submit-message', chatId: 'chat-1', messageId: undefined, messages: [user], abortSignal: undefined })).getReader();
+    const reader = (
+      await page1.sendMessages({
+        trigger: 'submit-message',
+        chatId: 'chat-1',
+        messageId: undefined,
+        messages: [user],
+        abortSignal: undefined,
+      })
+    ).getReader();
     await reader.read();
     const kept = memoryStorageAdapter();
     for (const intent of await storage.list()) await kept.save(intent);

@@ -31,7 +31,9 @@ describe.skipIf(!hasRedis)('answer-once/redis on a 3-master Redis Cluster', () =
     let store: RedisStore;
 
     beforeAll(async () => {
-      client = await createCluster({ rootNodes: cluster.rootNodes }).on('error', () => {}).connect();
+      client = await createCluster({ rootNodes: cluster.rootNodes })
+        .on('error', () => {})
+        .connect();
       store = new RedisStore({ client, prefix: 'env:' });
     });
 
@@ -62,7 +64,9 @@ describe.skipIf(!hasRedis)('answer-once/redis on a 3-master Redis Cluster', () =
         const claim = await store.acquire(key, 'fp', 5_000);
         if (!claim.acquired) throw new Error('expected to acquire');
         // One script over the record and the log: a Cluster refuses it (CROSSSLOT) unless they share a slot.
-        expect(await store.append(key, claim.token, { offset: 0, data: Uint8Array.of(1, 2, 3), head: 'h' })).toMatchObject({ ok: true });
+        expect(await store.append(key, claim.token, { offset: 0, data: Uint8Array.of(1, 2, 3), head: 'h' })).toMatchObject({
+          ok: true,
+        });
         const { log } = await store.read(key, null);
         expect([...(log?.data ?? [])]).toEqual([1, 2, 3]);
         const logKey = key.includes('{') ? `env:${key}:log` : `{env:${key}}:log`;

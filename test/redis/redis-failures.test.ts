@@ -25,7 +25,9 @@ describe.skipIf(!hasRedis)('createIdempotencyHandler over RedisStore when Redis 
 
   beforeAll(async () => {
     server = await RedisServer.start();
-    client = await createClient({ url: server.url }).on('error', () => {}).connect();
+    client = await createClient({ url: server.url })
+      .on('error', () => {})
+      .connect();
     store = new RedisStore({ client });
   });
 

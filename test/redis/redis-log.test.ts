@@ -30,7 +30,9 @@ describe.skipIf(!hasRedis)('RedisStore answer logs on redis-server', () => {
 
   /** One server instance's store: its own connection, as a second process would have. */
   async function instance(): Promise<RedisStore> {
-    const client = await createClient({ url: server.url }).on('error', () => {}).connect();
+    const client = await createClient({ url: server.url })
+      .on('error', () => {})
+      .connect();
     clients.push(client);
     const store = new RedisStore({ client: client as RedisStoreClient });
     stores.push(store);
@@ -38,7 +40,8 @@ describe.skipIf(!hasRedis)('RedisStore answer logs on redis-server', () => {
   }
 
   const calls = (fn: () => Promise<unknown>) => measureCalls([server.port], fn);
-  const pttl = async (key: string): Promise<number> => Number(/^:(-?\d+)/.exec(await rawCommand(server.port, `PTTL ${key}`))?.[1]);
+  const pttl = async (key: string): Promise<number> =>
+    Number(/^:(-?\d+)/.exec(await rawCommand(server.port, `PTTL ${key}`))?.[1]);
 
   beforeAll(async () => {
     server = await RedisServer.start();
@@ -122,7 +125,10 @@ describe.skipIf(!hasRedis)('RedisStore answer logs on redis-server', () => {
     expect(heardAfter).toBeLessThan(100);
     // One look at the start, 20 appends, the stop, one look when woken: the appends woke nothing.
     expect(scriptRoundTrips(during)).toBe(1 + 20 + 1 + 1);
-    expect(await holder.append(key, token, { offset: 21, data: bytes('z') })).toMatchObject({ ok: true, stopRequested: true });
+    expect(await holder.append(key, token, { offset: 21, data: bytes('z') })).toMatchObject({
+      ok: true,
+      stopRequested: true,
+    });
   });
 
   it('keeps the log on the record’s expiry: the lease’s while it runs, then at most 30 s once settled', async () => {

@@ -42,12 +42,16 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
   const stores: RedisStore[] = [];
 
   async function connect(): Promise<RedisStoreClient> {
-    const client = await createClient({ url: server.url }).on('error', () => {}).connect();
+    const client = await createClient({ url: server.url })
+      .on('error', () => {})
+      .connect();
     clients.push(client);
     return client;
   }
 
-  async function open(options: { prefix?: string; commandTimeoutMs?: number; client?: RedisStoreClient } = {}): Promise<RedisStore> {
+  async function open(
+    options: { prefix?: string; commandTimeoutMs?: number; client?: RedisStoreClient } = {},
+  ): Promise<RedisStore> {
     const store = new RedisStore({ ...options, client: options.client ?? (await connect()) });
     stores.push(store);
     return store;
@@ -109,7 +113,8 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
 
   it('stores each intent at prefix + key, one hash whose Redis expiry is lease + grace, then the TTL', async () => {
     const store = await open({ prefix: 'test:' });
-    const pttl = async (key: string): Promise<number> => Number(/^:(-?\d+)/.exec(await rawCommand(server.port, `PTTL test:${key}`))?.[1]);
+    const pttl = async (key: string): Promise<number> =>
+      Number(/^:(-?\d+)/.exec(await rawCommand(server.port, `PTTL test:${key}`))?.[1]);
     const key = newKey();
     const token = tokenOf(await store.acquire(key, 'fp', LEASE));
     expect(await rawCommand(server.port, `TYPE test:${key}`)).toBe('+hash\r\n');
@@ -252,7 +257,9 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
   });
 
   it('works through a RESP3 client that maps strings to Buffers', async () => {
-    const resp3 = await createClient({ url: server.url, RESP: 3 }).on('error', () => {}).connect();
+    const resp3 = await createClient({ url: server.url, RESP: 3 })
+      .on('error', () => {})
+      .connect();
     clients.push(resp3);
     const store = await open({ client: resp3.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer }) });
     const key = newKey();

@@ -16,7 +16,9 @@ describe.skipIf(!hasRedis)('RedisStore on a standalone redis-server', () => {
 
   beforeAll(async () => {
     server = await RedisServer.start();
-    client = await createClient({ url: server.url }).on('error', () => {}).connect();
+    client = await createClient({ url: server.url })
+      .on('error', () => {})
+      .connect();
   });
 
   afterAll(async () => {
@@ -35,7 +37,9 @@ describe.skipIf(!hasRedis)('RedisStore on a 3-master Redis Cluster', () => {
 
   beforeAll(async () => {
     cluster = await RedisClusterServer.start();
-    client = await createCluster({ rootNodes: cluster.rootNodes }).on('error', () => {}).connect();
+    client = await createCluster({ rootNodes: cluster.rootNodes })
+      .on('error', () => {})
+      .connect();
   });
 
   afterAll(async () => {

@@ -16,7 +16,13 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { ServerInstance } from '../support/redis-instances.js';
 import { RedisServer, requireRedisServer } from '../support/redis-server.js';
 import { seeded } from '../support/seeded.js';
-import { type FollowedIntent, followIntent, isAnswerEvent, type StreamModel, streamAttempt } from '../support/stream-client.js';
+import {
+  type FollowedIntent,
+  followIntent,
+  isAnswerEvent,
+  type StreamModel,
+  streamAttempt,
+} from '../support/stream-client.js';
 
 const hasRedis = requireRedisServer();
 const INTENTS = Number(process.env.STREAM_CHAOS_INTENTS ?? 200);
@@ -57,7 +63,9 @@ describe.skipIf(!hasRedis)(`streaming chaos: ${INTENTS} streamed intents on two 
     await server?.stop();
   });
 
-  it('gives every client the stored answer exactly once, across cuts, 503s and killed producers', { timeout: 600_000 }, async () => {
+  it('gives every client the stored answer exactly once, across cuts, 503s and killed producers', {
+    timeout: 600_000,
+  }, async () => {
     const random = seeded(20261201);
     const plans: Plan[] = Array.from({ length: INTENTS }, () => {
       const events = 5 + Math.floor(random() * 26);

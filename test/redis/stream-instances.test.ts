@@ -25,16 +25,17 @@ describe.skipIf(!hasRedis)('streamed answers across two instances sharing one re
   let b: ServerInstance;
 
   const all = (): InstanceEvent[] => [...a.events, ...b.events];
-  const modelCalls = (id: string): InstanceEvent[] => all().filter((event) => event.event === 'stream-start' && event.id === id);
+  const modelCalls = (id: string): InstanceEvent[] =>
+    all().filter((event) => event.event === 'stream-start' && event.id === id);
 
   beforeAll(async () => {
     server = await RedisServer.start();
   });
 
   beforeEach(async () => {
-    [a, b] = await Promise.all(
+    [a, b] = (await Promise.all(
       ['A', 'B'].map((name) => ServerInstance.start({ name, urls: [server.url], leaseMs: LEASE_MS, flushMs: FLUSH_MS })),
-    ) as [ServerInstance, ServerInstance];
+    )) as [ServerInstance, ServerInstance];
   });
 
   afterEach(async () => {

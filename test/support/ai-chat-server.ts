@@ -43,7 +43,11 @@ export async function startAiChatServer(options: { cuts?: (number | undefined)[]
         stats.modelCalls += 1;
         const { messages } = (await request.json()) as { messages: UIMessage[] };
         const prompt = messages.map((m) => m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')).join('\n');
-        return streamText({ model: mockModel(WORDS, options.delayMs), prompt, abortSignal: signal }).toUIMessageStreamResponse();
+        return streamText({
+          model: mockModel(WORDS, options.delayMs),
+          prompt,
+          abortSignal: signal,
+        }).toUIMessageStreamResponse();
       },
     }),
   );

@@ -100,7 +100,8 @@ export function describeChaos(name: string, redis: () => ChaosRedis): void {
             } else {
               expect(result.status, result.body).toBe(202);
             }
-            if (lose) lost += 1; // it arrived, but the client never saw it
+            if (lose)
+              lost += 1; // it arrived, but the client never saw it
             else if (result.status === 200) return;
           } catch (error) {
             if (!controller.signal.aborted) throw error;
@@ -134,7 +135,9 @@ export function describeChaos(name: string, redis: () => ChaosRedis): void {
       expect(new Set(events.filter((e) => e.event === 'work-start').map((e) => e.instance))).toEqual(new Set(['A', 'B']));
       expect(lost / attempts).toBeGreaterThan(0.2);
       expect(replays).toBeGreaterThan(0);
-      console.info(`[${name}] 2,000 intents: ${attempts} attempts, ${lost} responses lost, ${replays} replays, ${done.size} model calls`);
+      console.info(
+        `[${name}] 2,000 intents: ${attempts} attempts, ${lost} responses lost, ${replays} replays, ${done.size} model calls`,
+      );
     });
 
     it('lets the other instance take over from a frozen (SIGSTOP) worker; the frozen one’s late completion is rejected', async () => {

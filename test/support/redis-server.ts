@@ -159,12 +159,18 @@ export class RedisServer {
 
   async #spawn(): Promise<void> {
     const args = [
-      '--port', String(this.port),
-      '--bind', REDIS_HOST,
-      '--dir', this.dir,
-      '--save', '',
-      '--appendonly', this.options.appendonly ? 'yes' : 'no',
-      '--logfile', 'redis.log',
+      '--port',
+      String(this.port),
+      '--bind',
+      REDIS_HOST,
+      '--dir',
+      this.dir,
+      '--save',
+      '',
+      '--appendonly',
+      this.options.appendonly ? 'yes' : 'no',
+      '--logfile',
+      'redis.log',
       ...(this.options.args ?? []),
     ];
     const child = spawn('redis-server', args, { stdio: 'ignore' });
@@ -209,10 +215,14 @@ export class RedisClusterServer {
         nodes.push(
           await RedisServer.start({
             args: [
-              '--cluster-enabled', 'yes',
-              '--cluster-config-file', 'nodes.conf',
-              '--cluster-node-timeout', '2000',
-              '--cluster-port', String(busPort),
+              '--cluster-enabled',
+              'yes',
+              '--cluster-config-file',
+              'nodes.conf',
+              '--cluster-node-timeout',
+              '2000',
+              '--cluster-port',
+              String(busPort),
             ],
           }),
         );

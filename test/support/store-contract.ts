@@ -336,7 +336,10 @@ export function describeStreamStoreContract(name: string, setup: StreamSetup, op
         length: 3,
         stopRequested: false,
       });
-      expect(await store.append(key, token, { offset: 3, data: bytes('lo, '), head: 'ignored' })).toMatchObject({ ok: true, length: 7 });
+      expect(await store.append(key, token, { offset: 3, data: bytes('lo, '), head: 'ignored' })).toMatchObject({
+        ok: true,
+        length: 7,
+      });
       expect(await store.append(key, token, { offset: 7, data: bytes('world') })).toMatchObject({ ok: true, length: 12 });
 
       const all = await store.read(key, null);
@@ -378,7 +381,10 @@ export function describeStreamStoreContract(name: string, setup: StreamSetup, op
     it('fences out the appends of a token that lost the intent, and of one that never held it', async () => {
       const zombie = held(await store.acquire(key, 'fp', lease));
       await store.append(key, zombie.token, { offset: 0, data: bytes('old'), head: 'old-head' });
-      expect(await store.append(key, 'not-a-token', { offset: 3, data: bytes('X') })).toEqual({ ok: false, reason: 'fenced' });
+      expect(await store.append(key, 'not-a-token', { offset: 3, data: bytes('X') })).toEqual({
+        ok: false,
+        reason: 'fenced',
+      });
       expect(await store.append(`${key}:none`, zombie.token, { offset: 0, data: bytes('X'), head: 'h' })).toEqual({
         ok: false,
         reason: 'gone',
@@ -387,11 +393,22 @@ export function describeStreamStoreContract(name: string, setup: StreamSetup, op
       // Expired but not taken over: still held, the slow worker may go on.
       expect(await store.append(key, zombie.token, { offset: 3, data: bytes('er') })).toMatchObject({ ok: true, length: 5 });
       const successor = await claim();
-      expect(await store.append(key, zombie.token, { offset: 5, data: bytes('X') })).toEqual({ ok: false, reason: 'fenced' });
-      expect(await store.append(key, successor.token, { offset: 0, data: bytes('new'), head: 'new-head' })).toMatchObject({ ok: true });
-      expect(await store.append(key, zombie.token, { offset: 5, data: bytes('X') })).toEqual({ ok: false, reason: 'fenced' });
+      expect(await store.append(key, zombie.token, { offset: 5, data: bytes('X') })).toEqual({
+        ok: false,
+        reason: 'fenced',
+      });
+      expect(await store.append(key, successor.token, { offset: 0, data: bytes('new'), head: 'new-head' })).toMatchObject({
+        ok: true,
+      });
+      expect(await store.append(key, zombie.token, { offset: 5, data: bytes('X') })).toEqual({
+        ok: false,
+        reason: 'fenced',
+      });
       expect(await store.complete(key, successor.token, 'answer', ttl)).toBeTruthy();
-      expect(await store.append(key, successor.token, { offset: 3, data: bytes('X') })).toEqual({ ok: false, reason: 'fenced' });
+      expect(await store.append(key, successor.token, { offset: 3, data: bytes('X') })).toEqual({
+        ok: false,
+        reason: 'fenced',
+      });
     });
 
     it('replaces an older generation’s log with the new generation’s first append, never mixing them', async () => {
@@ -560,7 +577,11 @@ export function describeStreamStoreContract(name: string, setup: StreamSetup, op
       expect(await watching).toBe(true);
       expect(Date.now() - stoppedAt).toBeLessThan(slack);
       expect(await store.watchStop(key, token, 20 * lease)).toBe(true);
-      expect(await store.append(key, token, { offset: 2, data: bytes('c') })).toEqual({ ok: true, length: 3, stopRequested: true });
+      expect(await store.append(key, token, { offset: 2, data: bytes('c') })).toEqual({
+        ok: true,
+        length: 3,
+        stopRequested: true,
+      });
       expect(await store.get(key)).toMatchObject({ state: 'processing', stopRequested: true });
       expect(await store.stop(key)).toBe('stopping');
     });

@@ -143,7 +143,10 @@ export async function followIntent(
     const instance = instances[((options.first ?? 0) + index) % instances.length]!;
     let attempt: StreamAttempt;
     try {
-      attempt = await streamAttempt(instance, id, model, { ...options.cut?.(index), ...(lastEventId ? { lastEventId } : {}) });
+      attempt = await streamAttempt(instance, id, model, {
+        ...options.cut?.(index),
+        ...(lastEventId ? { lastEventId } : {}),
+      });
     } catch {
       await sleep(100); // that instance is gone (killed): try the next
       continue;

@@ -119,9 +119,16 @@ export async function startStreamFake(options: StreamFakeOptions) {
   }
 
   /** The position the request names, per § 14.5 (Range wins). */
-  function positionOf(req: IncomingMessage): { generation: number | undefined; offset: number; by: 'id' | 'range' } | undefined {
+  function positionOf(
+    req: IncomingMessage,
+  ): { generation: number | undefined; offset: number; by: 'id' | 'range' } | undefined {
     const range = /^bytes=(\d+)-$/.exec(String(req.headers.range ?? ''));
-    if (range) return { generation: Number(req.headers['x-idempotent-generation']) || undefined, offset: Number(range[1]), by: 'range' };
+    if (range)
+      return {
+        generation: Number(req.headers['x-idempotent-generation']) || undefined,
+        offset: Number(range[1]),
+        by: 'range',
+      };
     const id = /^(\d+)\.(\d+)$/.exec(String(req.headers['last-event-id'] ?? ''));
     return id ? { generation: Number(id[1]), offset: Number(id[2]), by: 'id' } : undefined;
   }
@@ -131,8 +138,12 @@ export async function startStreamFake(options: StreamFakeOptions) {
     let written = 0;
     const position = positionOf(req);
     let generation = intent.current;
-    const restarted = position !== undefined && position.generation !== undefined && position.generation !== generation.number;
-    let offset = position && !restarted && (position.generation === generation.number || position.generation === undefined) ? position.offset : 0;
+    const restarted =
+      position !== undefined && position.generation !== undefined && position.generation !== generation.number;
+    let offset =
+      position && !restarted && (position.generation === generation.number || position.generation === undefined)
+        ? position.offset
+        : 0;
     if (position?.by === 'id' && !restarted && offset === generation.length && generation.done) {
       res.writeHead(204, { 'x-idempotent-generation': String(generation.number) });
       return res.end();
@@ -146,7 +157,10 @@ export async function startStreamFake(options: StreamFakeOptions) {
     if (restarted) headers['x-idempotent-restarted'] = 'true';
     if (generation.stopped) headers['x-idempotent-stopped'] = 'true';
     const ranged = position?.by === 'range' && !restarted && offset > 0;
-    res.writeHead(ranged ? 206 : 200, ranged ? { ...headers, 'content-range': `bytes ${offset}-9007199254740991/*` } : headers);
+    res.writeHead(
+      ranged ? 206 : 200,
+      ranged ? { ...headers, 'content-range': `bytes ${offset}-9007199254740991/*` } : headers,
+    );
     if (restarted && kind === 'sse') {
       res.write(`event: answer-once.restart\ndata: {"generation":${generation.number}}\nid: ${generation.number}.0\n\n`);
     }
@@ -156,7 +170,9 @@ export async function startStreamFake(options: StreamFakeOptions) {
       for (const unit of generation.units) {
         const end = at + unit.byteLength;
         if (end > offset) {
-          const flushed = new Promise<void>((resolve) => res.write(unit.subarray(Math.max(0, offset - at)), () => resolve()));
+          const flushed = new Promise<void>((resolve) =>
+            res.write(unit.subarray(Math.max(0, offset - at)), () => resolve()),
+          );
           offset = end;
           written += 1;
           if (cutAfter !== undefined && written >= cutAfter) {

@@ -32,8 +32,8 @@ export function Transcript({ turns, pending, onRetry }: TranscriptProps) {
       <section className="transcript empty" aria-live="polite">
         <h2>Same question sent twice: answered once.</h2>
         <p>
-          Every message is one <em>intent</em> with one request ID. Double-click send, drop the
-          response, or reload mid-answer: the model runs once and you get exactly one answer.
+          Every message is one <em>intent</em> with one request ID. Double-click send, drop the response, or reload
+          mid-answer: the model runs once and you get exactly one answer.
         </p>
       </section>
     );
@@ -47,7 +47,11 @@ export function Transcript({ turns, pending, onRetry }: TranscriptProps) {
             <p className="text">{turn.answer}</p>
             <p className="meta">
               {turn.replayed && (
-                <span className="badge replayed" data-testid="replayed-badge" title="The server replayed its stored answer: no second model call.">
+                <span
+                  className="badge replayed"
+                  data-testid="replayed-badge"
+                  title="The server replayed its stored answer: no second model call."
+                >
                   already answered
                 </span>
               )}

@@ -29,12 +29,7 @@ export class AnswerOnceError extends Error {
   /** True when sending this intent again (same `requestId`) may succeed. */
   readonly retryable: boolean;
 
-  constructor(
-    message: string,
-    context: IntentErrorContext,
-    retryable: boolean,
-    options?: { cause?: unknown },
-  ) {
+  constructor(message: string, context: IntentErrorContext, retryable: boolean, options?: { cause?: unknown }) {
     super(`answer-once: ${message}`, options);
     this.requestId = context.requestId;
     this.attempts = context.attempts;

@@ -11,15 +11,9 @@ export class ConnectionError extends AnswerOnceError {
   override name = 'ConnectionError' as const;
 
   constructor(context: IntentErrorContext, cause: unknown, during: 'connect' | 'cut' = 'connect') {
-    const what =
-      during === 'cut'
-        ? 'the connection broke while the answer was arriving'
-        : 'could not reach the server';
-    super(
-      `${what} (${context.attempts} attempts); send again with the same requestId to get the answer.`,
-      context,
-      true,
-      { cause },
-    );
+    const what = during === 'cut' ? 'the connection broke while the answer was arriving' : 'could not reach the server';
+    super(`${what} (${context.attempts} attempts); send again with the same requestId to get the answer.`, context, true, {
+      cause,
+    });
   }
 }

@@ -11,12 +11,9 @@ export class DeadlineExceededError extends AnswerOnceError {
   readonly totalTimeout: number;
 
   constructor(totalTimeout: number, context: IntentErrorContext, cause?: unknown) {
-    super(
-      `no answer within ${totalTimeout} ms; send again with the same requestId to pick it up.`,
-      context,
-      true,
-      { cause },
-    );
+    super(`no answer within ${totalTimeout} ms; send again with the same requestId to pick it up.`, context, true, {
+      cause,
+    });
     this.totalTimeout = totalTimeout;
   }
 }

@@ -23,13 +23,7 @@ export class ResponseError extends AnswerOnceError {
   readonly data: unknown;
   readonly problem: ProblemDetails | undefined;
 
-  constructor(
-    answer: ErrorResponse,
-    context: IntentErrorContext,
-    retryable: boolean,
-    cause?: unknown,
-    message?: string,
-  ) {
+  constructor(answer: ErrorResponse, context: IntentErrorContext, retryable: boolean, cause?: unknown, message?: string) {
     const { status, statusText } = answer.response;
     const why = answer.problem?.detail ?? answer.problem?.title ?? statusText;
     super(message ?? `the server answered ${status}${why ? ` (${why})` : ''}.`, context, retryable, { cause });

@@ -168,7 +168,14 @@ export async function openAnswer(
     emit(
       error === undefined
         ? { type: 'settled', requestId, outcome: 'answered', replayed, attempts, polls: 0 }
-        : { type: 'settled', requestId, outcome: 'failed', error: error instanceof Error ? error : new Error(String(error)), attempts, polls: 0 },
+        : {
+            type: 'settled',
+            requestId,
+            outcome: 'failed',
+            error: error instanceof Error ? error : new Error(String(error)),
+            attempts,
+            polls: 0,
+          },
     );
     void forget(requestId);
   };

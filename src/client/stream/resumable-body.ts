@@ -137,7 +137,8 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
     emit?.({ type: 'reconnect', requestId, reconnects, reason, position: at });
     // The first reconnect leaves at once (the server has the log); a body that keeps
     // breaking with nothing new backs off.
-    if (barren > 1) await sleep(backoffDelay(barren - 1, { base: retry.delay, cap: retry.backoffLimit, random: retry.random }), signal);
+    if (barren > 1)
+      await sleep(backoffDelay(barren - 1, { base: retry.delay, cap: retry.backoffLimit, random: retry.random }), signal);
     if (signal?.aborted) throw new AbortError(context(), signal.reason);
     markerError = undefined;
     const next = await options.reconnect(headers);
