@@ -6,8 +6,9 @@
  *
  * How far it got is tracked by the kind of answer:
  * - `events`: an answer-once event stream (`X-Idempotent-Generation` + `text/event-stream`):
- *   only whole units are handed on, and the position is the offset after the last one;
- *   the reconnect carries `Last-Event-ID: <g>.<N>`.
+ *   only whole units are handed on, as the server sent them (found in the raw bytes by
+ *   ./event-units.ts, never parsed and written anew), and the position is the offset
+ *   after the last one; the reconnect carries `Last-Event-ID: <g>.<N>`.
  * - `range`: any other body with a generation: bytes counted, reconnect with
  *   `Range: bytes=N-` + `X-Idempotent-Generation: <g>`.
  * - `replay`: no generation (a store without logs, § 14.11; another server): the resend
@@ -94,8 +95,8 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
 
   function startUnits(from: Position) {
     units = new EventUnits(from, {
-      unit(bytes, position) {
-        offset = position.offset;
+      units(bytes, at) {
+        offset = at;
         pending.push(bytes);
       },
       restart(next, marker) {
