@@ -13,8 +13,12 @@ function startsWith(bytes: Uint8Array, at: number, prefix: Uint8Array): boolean 
   return true;
 }
 
-/** The number of decimal digits of a non-negative integer. */
-const digits = (n: number): number => (n < 10 ? 1 : Math.floor(Math.log10(n)) + 1);
+/** The number of decimal digits of a non-negative safe integer. */
+function digits(n: number): number {
+  let count = 1;
+  for (let bound = 10; n >= bound && count < 16; bound *= 10) count += 1;
+  return count;
+}
 
 /**
  * Re-frames a handler's event stream as § 14.4 says — each event with the server's id
@@ -71,22 +75,32 @@ export class EventFramer {
   /** Feeds the handler's next bytes. */
   write(chunk: Uint8Array): void {
     if (chunk.byteLength === 0) return;
-    if (!this.#parsing && (chunk.indexOf(CR) !== -1 || (!this.#started && this.#heldBytes === 0 && chunk[0] === 0xef))) {
-      this.#parsing = true;
-      this.#hold(chunk);
-      chunk = this.#take();
-    }
-    if (this.#parsing) {
-      this.#parse(this.#decoder.decode(chunk, { stream: true }));
-    } else {
-      const end = this.#lastBlockEnd(chunk);
-      if (end === 0) this.#hold(chunk);
-      else {
-        this.#hold(chunk.subarray(0, end));
-        const blocks = this.#take();
-        if (end < chunk.byteLength) this.#hold(chunk.subarray(end));
-        this.#blocks(blocks);
+    // One pass over the chunk (plain loops: events are short, a native call per line costs more).
+    let end = 0;
+    if (!this.#parsing) {
+      if (!this.#started && this.#heldBytes === 0 && chunk[0] === 0xef) this.#parsing = true;
+      let before = this.#heldBytes === 0 ? LF : this.#lastHeldByte();
+      for (let at = 0; at < chunk.byteLength && !this.#parsing; at += 1) {
+        const byte = chunk[at];
+        if (byte === LF && before === LF) end = at + 1;
+        else if (byte === CR) this.#parsing = true;
+        before = byte;
       }
+      if (this.#parsing) {
+        this.#hold(chunk);
+        chunk = this.#take();
+      }
+    }
+    if (this.#parsing) this.#parse(this.#decoder.decode(chunk, { stream: true }));
+    else if (end === 0) this.#hold(chunk);
+    else {
+      let blocks = end === chunk.byteLength ? chunk : chunk.subarray(0, end);
+      if (this.#heldBytes > 0) {
+        this.#hold(blocks);
+        blocks = this.#take();
+      }
+      if (end < chunk.byteLength) this.#hold(chunk.subarray(end));
+      this.#blocks(blocks);
     }
     this.#flush();
   }
@@ -120,18 +134,9 @@ export class EventFramer {
         at += part.byteLength;
       }
     }
-    this.#held = [];
+    this.#held.length = 0;
     this.#heldBytes = 0;
     return bytes;
-  }
-
-  /** Just after the last blank line in `chunk` (0: none); no CR in it. */
-  #lastBlockEnd(chunk: Uint8Array): number {
-    for (let at = chunk.lastIndexOf(LF); at !== -1; at = at === 0 ? -1 : chunk.lastIndexOf(LF, at - 1)) {
-      const before = at > 0 ? chunk[at - 1] : this.#heldBytes === 0 ? LF : this.#lastHeldByte();
-      if (before === LF) return at + 1;
-    }
-    return 0;
   }
 
   #lastHeldByte(): number | undefined {
@@ -141,47 +146,49 @@ export class EventFramer {
 
   /** Whole blocks (LF line ends): each copied with its id, or parsed. */
   #blocks(bytes: Uint8Array): void {
-    let start = 0;
-    while (start < bytes.byteLength) {
-      let line = start;
-      let plain = true;
-      let data = false;
-      // Lines up to the blank one; each checked for the form § 14.4 writes.
-      for (;;) {
-        const end = bytes.indexOf(LF, line);
-        if (end === line) break;
+    let start = 0; // the block's
+    let line = 0; // the line's
+    // Whether the block's lines so far are what § 14.4 writes, and one of them data.
+    let plain = true;
+    let data = false;
+    for (let at = 0; at < bytes.byteLength; at += 1) {
+      if (bytes[at] !== LF) continue;
+      if (at > line) {
         if (plain) {
           if (startsWith(bytes, line, DATA)) data = true;
-          else if (!(line === start && end > line + EVENT.length && startsWith(bytes, line, EVENT))) plain = false;
+          else if (!(line === start && at > line + EVENT.length && startsWith(bytes, line, EVENT))) plain = false;
         }
-        line = end + 1;
+        line = at + 1;
+        continue;
       }
-      const end = line + 1;
-      if (plain && data) this.#copy(bytes.subarray(start, line));
-      else if (line > start) this.#parse(this.#decoder.decode(bytes.subarray(start, end)));
-      // (A blank line alone dispatches nothing.)
-      start = end;
+      // The blank line: the block ends (one that is only a blank line dispatches nothing).
+      if (plain && data) this.#copy(bytes, start, line);
+      else if (line > start) this.#parse(this.#decoder.decode(bytes.subarray(start, at + 1)));
+      start = line = at + 1;
+      plain = true;
+      data = false;
       this.#started = true;
     }
   }
 
-  /** An event whose fields are as § 14.4 writes them: the fields, then its id line, then the blank line. */
-  #copy(fields: Uint8Array): void {
+  /** An event whose fields (`bytes[from…to]`) are as § 14.4 writes them: the fields, then its id line, then the blank line. */
+  #copy(bytes: Uint8Array, from: number, to: number): void {
+    const length = to - from;
     // N = fixed + digits(N): the smallest solution, found by trying digit counts upwards.
-    const fixed = this.#offset + fields.byteLength + this.#idPrefix.byteLength + 2;
+    const fixed = this.#offset + length + this.#idPrefix.byteLength + 2;
     let end = fixed + digits(fixed);
     while (end - fixed !== digits(end)) end = fixed + digits(end);
     this.#room(end - this.#offset);
     const arena = this.#arena;
     let at = this.#used;
-    if (fields.byteLength > 64) arena.set(fields, at);
-    else for (let k = 0; k < fields.byteLength; k += 1) arena[at + k] = fields[k]!;
-    at += fields.byteLength;
+    if (length > 64) arena.set(bytes.subarray(from, to), at);
+    else for (let k = 0; k < length; k += 1) arena[at + k] = bytes[from + k]!;
+    at += length;
     arena.set(this.#idPrefix, at);
     at += this.#idPrefix.byteLength;
     // N's digits, written from the right.
     const count = digits(end);
-    for (let k = count - 1, n = end; k >= 0; k -= 1, n = Math.floor(n / 10)) arena[at + k] = 0x30 + (n % 10);
+    for (let k = count - 1, n = end; k >= 0; k -= 1, n = (n - (n % 10)) / 10) arena[at + k] = 0x30 + (n % 10);
     at += count;
     arena[at++] = LF;
     arena[at++] = LF;
