@@ -24,10 +24,13 @@ module.exports = [
     name: 'createClient with client.fetch loaded',
     path: 'dist/index.js',
     import: '{ createClient }',
-    limit: '12.6 kB',
+    // +0.15 kB (0.2 session): the resumable body finds event units in the raw bytes
+    // (lastIndexOf + a CR-aware scan + the marker check) instead of parsing and re-framing
+    // every event: about half the CPU per stream, for ~0.3 kB more than the re-framer it replaced.
+    limit: '12.75 kB',
     ...common,
   },
-  { name: 'the whole answer-once entry', path: 'dist/index.js', import: '*', limit: '14.6 kB', ...common },
+  { name: 'the whole answer-once entry', path: 'dist/index.js', import: '*', limit: '14.8 kB', ...common },
   // The transport without the client it is given (the app imports createClient anyway);
   // eventsource-parser is counted, since only the streaming modules use it.
   { name: 'answer-once/ai', path: 'dist/ai.js', import: '*', limit: '4 kB', ...common, ignore: ['ky', 'ulid', 'ai'] },

@@ -93,26 +93,23 @@ function read(chunks: readonly Uint8Array[]) {
   const seen: Seen[] = [];
   let handed = 7; // the position it starts from
   const offsets: { offset: number; handed: number }[] = [];
-  const units = new EventUnits(
-    { generation: GENERATION, offset: 7 },
-    {
-      units(bytes, offset) {
-        handed += bytes.byteLength;
-        offsets.push({ offset, handed });
-        const last = seen.at(-1);
-        const decoded = Buffer.from(bytes).toString('latin1');
-        if (last?.[0] === 'units') last[1] += decoded;
-        else seen.push(['units', decoded]);
-      },
-      restart(generation, marker) {
-        seen.push(['restart', generation, Buffer.from(marker).toString('latin1')]);
-        handed = 0;
-      },
-      error(data) {
-        seen.push(['error', data.status]);
-      },
+  const units = new EventUnits(7, {
+    units(bytes, offset) {
+      handed += bytes.byteLength;
+      offsets.push({ offset, handed });
+      const last = seen.at(-1);
+      const decoded = Buffer.from(bytes).toString('latin1');
+      if (last?.[0] === 'units') last[1] += decoded;
+      else seen.push(['units', decoded]);
     },
-  );
+    restart(generation, marker) {
+      seen.push(['restart', generation, Buffer.from(marker).toString('latin1')]);
+      handed = 0;
+    },
+    error(data) {
+      seen.push(['error', data.status]);
+    },
+  });
   for (const chunk of chunks) units.write(chunk);
   units.end();
   return { seen, offsets };
@@ -155,10 +152,11 @@ describe('EventUnits (the resumable body finding units in raw bytes)', () => {
 
   it('hands on nothing of a unit until its blank line ended, its CRLF whole even when split across chunks', () => {
     const seen: string[] = [];
-    const units = new EventUnits(
-      { generation: GENERATION, offset: 0 },
-      { units: (bytes) => seen.push(Buffer.from(bytes).toString()), restart() {}, error() {} },
-    );
+    const units = new EventUnits(0, {
+      units: (bytes) => seen.push(Buffer.from(bytes).toString()),
+      restart() {},
+      error() {},
+    });
     const after: number[] = [];
     for (const part of ['data: é', '\r', '\n', '\r', '\ndata: b\r\n', '\r', ':x\r', '\r']) {
       units.write(encoder.encode(part));
