@@ -12,7 +12,7 @@ import { createJoiner, notify } from './join.js';
 import { normalizeClientOptions, type ClientOptions } from './options.js';
 import { runIntent, type SendResult } from './run-intent.js';
 import { normalizeSendOptions, type NormalizedSendOptions, type SendOptions } from './send-options.js';
-import { createStop, type StopOptions, type StopResult } from './stop.js';
+import type { StopOptions, StopResult } from './stop.js';
 import { unstorableBodyKind } from './storable-body.js';
 import { stoppedIntents } from './storage/stopped.js';
 import type { StoredIntent } from './storage/types.js';
@@ -144,9 +144,8 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
         createdAt: Date.now(),
       };
       await storage!.save(intent);
-      stopped.saved(intent);
       // A stopped intent sent to the same input is over: the new one is what a reload resumes.
-      await Promise.resolve(stopped.supersede(intent)).catch(() => undefined);
+      await stopped.saved(intent).catch(() => undefined);
     };
   }
 
@@ -251,7 +250,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     const { signal, onEvent } = streamOptions;
     if (typeof input === 'object' && !(input instanceof URL)) {
       // A stored intent goes again exactly as it first left (see `resend`).
-      stopped.resending(input);
+      if (input.stopped) stopped.ids.add(input.requestId);
       const opened = await openAnswer(deps, new URL(input.url), input.input, {
         method: input.method,
         headers: input.headers.map(([k, v]) => [k, v] as [string, string]),
@@ -269,7 +268,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   /** The one way a stored intent is sent again: to its stored URL, byte for byte. */
   function resend<TData>(stored: StoredIntent, resendOptions: ResumeOptions = {}): Promise<SendResult<TData>> {
     const { signal, onEvent } = resendOptions;
-    stopped.resending(stored);
+    if (stored.stopped) stopped.ids.add(stored.requestId);
     const request = { method: stored.method, headers: stored.headers.map(([k, v]) => [k, v] as [string, string]) };
     return dispatch<TData>(new URL(stored.url), stored.input, {
       ...request,
@@ -298,7 +297,11 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     return (storage ? await storage.list() : []).find((intent) => intent.input === input && (match?.(intent) ?? true));
   }
 
-  const stop = createStop({ client: options, ky: instance, stopped });
+  let stopper: AnswerOnceClient['stop'] | undefined;
+  const stop: AnswerOnceClient['stop'] = async (intent, stopOptions) => {
+    stopper ??= (await load()).createStop({ client: options, ky: instance, stopped });
+    return stopper(intent, stopOptions);
+  };
 
   return { send, fetch, stream, stop, resume, pending, resend, ky: instance };
 }

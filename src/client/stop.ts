@@ -2,7 +2,7 @@
  * `client.stop()`: stops an intent's generation on the server — `DELETE <status
  * route>/<id>` (PROTOCOL.md § 14.8), wherever it runs — and keeps the intent in storage
  * so a reload shows the stopped partial answer without a model call
- * (`./storage/stopped.ts` says how long).
+ * (`./storage/stopped.ts` says how long). Loaded with the streaming modules, on first use.
  *
  * The status route is the app's `statusUrl(id)` when set, else the server's default
  * `/api/status/<id>` on the intent's origin (the URL it was sent to), else on `baseUrl`'s
@@ -59,6 +59,20 @@ export interface StopDeps {
   readonly stopped: StoppedIntents;
 }
 
+/** Marks `requestId` stopped: its record (from storage, or saved lately) is kept past its settling. */
+async function mark(
+  { client, stopped }: StopDeps,
+  requestId: string,
+  known: StoredIntent | undefined,
+): Promise<StoredIntent | undefined> {
+  stopped.ids.add(requestId);
+  const { storage } = client;
+  const listed = storage ? await storage.list() : [];
+  const record = known ?? listed.find((intent) => intent.requestId === requestId) ?? stopped.recent.get(requestId);
+  if (storage && record && !record.stopped) await storage.save({ ...record, stopped: true });
+  return record;
+}
+
 function outcomeOf(response: Response, code: string | undefined): StopOutcome | undefined {
   if (response.status === 202) return 'stopping';
   if (response.status === 404 && (code === undefined || code === 'intent-not-found')) return 'unknown';
@@ -82,7 +96,8 @@ async function bodyOf(response: Response): Promise<unknown> {
   }
 }
 
-export function createStop({ client, ky, stopped }: StopDeps) {
+export function createStop(deps: StopDeps) {
+  const { client, ky } = deps;
   return async function stop(target: string | StoredIntent, options: StopOptions = {}): Promise<StopResult> {
     const known = typeof target === 'object' && target !== null ? target : undefined;
     const requestId = known ? known.requestId : target;
@@ -91,8 +106,7 @@ export function createStop({ client, ky, stopped }: StopDeps) {
     }
     const context = { requestId, attempts: 0, polls: 0 };
     // Marked before the request leaves: the intent's stream may end (and settle) first.
-    const marking = stopped.mark(requestId, known).catch(() => undefined);
-    const record = known ?? (await stopped.find(requestId));
+    const record = await mark(deps, requestId, known).catch(() => known);
     const url =
       client.statusUrl?.(requestId) ??
       (record
@@ -116,8 +130,6 @@ export function createStop({ client, ky, stopped }: StopDeps) {
     } catch (error) {
       if (options.signal?.aborted) throw new AbortError(context, options.signal.reason);
       throw new ConnectionError(context, error);
-    } finally {
-      await marking;
     }
     const data = await bodyOf(response);
     const outcome = outcomeOf(response, rawProblemCode(data));

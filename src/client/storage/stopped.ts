@@ -11,7 +11,7 @@
  *   `pending(input)` must find the new one, not the stopped one before it.
  *
  * The live reading that the stop ended (fresh or attached), an abort of it, or its
- * failure do not remove it.
+ * failure do not remove it. (The stop request itself is `../stop.ts`, loaded on first use.)
  */
 import type { IntentStorage, StoredIntent } from './types.js';
 
@@ -19,61 +19,36 @@ import type { IntentStorage, StoredIntent } from './types.js';
 const RECENT_LIMIT = 32;
 
 export interface StoppedIntents {
-  /** Notes a record just saved (its URL is where a stop goes). */
-  saved(intent: StoredIntent): void;
-  /** The record of `requestId`, from storage or the records saved lately. */
-  find(requestId: string): Promise<StoredIntent | undefined>;
-  /** Marks `requestId` stopped: kept in storage past its settling. */
-  mark(requestId: string, known?: StoredIntent): Promise<void>;
-  /** `stored` is a stopped record being sent again: its next non-replayed settle keeps it too. */
-  resending(stored: StoredIntent): void;
-  /** True when the intent's record must stay although it settled (`replayed`: how it was answered). */
+  /** IDs stopped in this page (by this client, or resent from a stopped record): a settle that is not a replay keeps them. */
+  readonly ids: Set<string>;
+  /** The records saved lately, by ID. */
+  readonly recent: Map<string, StoredIntent>;
+  /** Notes a record just saved, and removes the stopped records sent to its `input` before it. */
+  saved(intent: StoredIntent): Promise<void>;
+  /** True when the settled intent's record must stay (`replayed`: how it was answered). */
   keep(requestId: string, replayed: boolean): boolean;
-  /** Removes the stopped records sent to `intent.input` before it. */
-  supersede(intent: StoredIntent): Promise<void>;
 }
 
 export function stoppedIntents(storage: IntentStorage | undefined): StoppedIntents {
-  /** IDs stopped in this page (by this client, or resent from a stopped record). */
-  const stopped = new Set<string>();
+  const ids = new Set<string>();
   const recent = new Map<string, StoredIntent>();
-
-  async function list(): Promise<readonly StoredIntent[]> {
-    return storage ? await storage.list() : [];
-  }
-
   return {
-    saved(intent) {
-      recent.delete(intent.requestId);
+    ids,
+    recent,
+    async saved(intent) {
       recent.set(intent.requestId, intent);
       if (recent.size > RECENT_LIMIT) recent.delete(recent.keys().next().value!);
-    },
-    async find(requestId) {
-      const stored = (await list().catch(() => [])).find((intent) => intent.requestId === requestId);
-      return stored ?? recent.get(requestId);
-    },
-    async mark(requestId, known) {
-      stopped.add(requestId);
-      if (!storage) return;
-      const record = known ?? (await this.find(requestId));
-      if (record && !record.stopped) await storage.save({ ...record, stopped: true });
-    },
-    resending(stored) {
-      if (stored.stopped) stopped.add(stored.requestId);
+      for (const old of storage ? await storage.list() : []) {
+        if (old.stopped && old.input === intent.input && old.requestId !== intent.requestId) {
+          ids.delete(old.requestId);
+          await storage!.remove(old.requestId);
+        }
+      }
     },
     keep(requestId, replayed) {
-      if (!stopped.has(requestId)) return false;
-      if (!replayed) return true;
-      stopped.delete(requestId);
-      return false;
-    },
-    async supersede(intent) {
-      if (!storage) return;
-      for (const old of await list()) {
-        if (!old.stopped || old.input !== intent.input || old.requestId === intent.requestId) continue;
-        stopped.delete(old.requestId);
-        await storage.remove(old.requestId);
-      }
+      if (!ids.has(requestId)) return false;
+      if (replayed) ids.delete(requestId);
+      return !replayed;
     },
   };
 }
