@@ -131,21 +131,26 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
     await client.ky.delete(url, { retry: 0, throwHttpErrors: false }).catch(() => undefined);
   }
 
-  /** One reader of `broadcast`; its abort (not superseded by a newer resume of the chat) stops the intent. */
+  /**
+   * One reader of `broadcast`. Its abort stops the intent on the server — unless a newer
+   * resume of the chat started after `resumesAtStart` (what this reader's request saw):
+   * useChat aborts a resume that a newer one replaces (StrictMode's second mount), and
+   * that abort may come before this reader exists.
+   */
   function read(
     broadcast: ChunkBroadcast,
     requestId: string,
     chatId: string,
+    resumesAtStart: number,
     signal: AbortSignal | undefined,
   ): ReadableStream<UIMessageChunk> {
     const stream = broadcast.subscribe();
     if (signal) {
       const onAbort = () => {
-        const seen = resumes.get(chatId) ?? 0;
         void stream.cancel().catch(() => undefined);
         // A resume that replaces this one starts in the same turn: look after it.
         setTimeout(() => {
-          if ((resumes.get(chatId) ?? 0) === seen) void stop(requestId);
+          if ((resumes.get(chatId) ?? 0) === resumesAtStart) void stop(requestId);
         }, 0);
       };
       if (signal.aborted) onAbort();
@@ -164,12 +169,14 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
       const payload = JSON.stringify({ ...body, ...more, id: chatId, messages, trigger, messageId });
       const merged = new Headers(headers);
       for (const [name, value] of new Headers(extra)) merged.set(name, value);
+      const resumesAtStart = resumes.get(chatId) ?? 0;
       const broadcast = await open(requestId, { headers: merged, body: payload });
-      return read(broadcast, requestId, chatId, abortSignal);
+      return read(broadcast, requestId, chatId, resumesAtStart, abortSignal);
     },
 
     async reconnectToStream({ chatId, abortSignal }) {
-      resumes.set(chatId, (resumes.get(chatId) ?? 0) + 1);
+      const resumesAtStart = (resumes.get(chatId) ?? 0) + 1;
+      resumes.set(chatId, resumesAtStart);
       let lookup = lookups.get(chatId);
       if (!lookup) {
         lookup = (async () => {
@@ -186,7 +193,7 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
       }
       const found = await lookup;
       if (!found) return null;
-      return read(found.broadcast, found.requestId, chatId, abortSignal);
+      return read(found.broadcast, found.requestId, chatId, resumesAtStart, abortSignal);
     },
   };
 }

@@ -109,6 +109,29 @@ describe('answerOnceTransport (answer-once/ai)', () => {
     expect(server.stats.modelCalls).toBe(1);
   });
 
+  it("does not stop the generation when useChat aborts a resume a newer one replaced (StrictMode's second mount)", async () => {
+    server = await startAiChatServer({ delayMs: 15 });
+    const storage = memoryStorageAdapter();
+    const gone = new AbortController();
+    const page1 = answerOnceTransport({ client: createClient({ storage, signal: gone.signal }), api: server.api });
+    const reader = (await send(page1)).getReader();
+    for (let i = 0; i < 4; i++) await reader.read();
+    const kept = await reloaded(storage);
+    gone.abort();
+    const page2 = answerOnceTransport({ client: createClient({ storage: kept }), api: server.api });
+    // What useChat does on a StrictMode mount with resume: true: resume, abort that resume
+    // as the second mount resumes again, then cancel the first one's stream when it arrives.
+    const first = new AbortController();
+    const firstResume = page2.reconnectToStream({ chatId: 'chat-1', abortSignal: first.signal });
+    first.abort();
+    const secondResume = page2.reconnectToStream({ chatId: 'chat-1', abortSignal: new AbortController().signal });
+    await (await firstResume)?.cancel();
+    const { text } = await messageOf((await secondResume)!);
+    expect(text).toBe(FULL);
+    expect(server.front.requests.filter((request) => request.method === 'DELETE')).toHaveLength(0);
+    expect(server.stats.modelCalls).toBe(1);
+  });
+
   it('stops the generation on the server when the stream is aborted (stop()), and a later send of the message shows the stopped partial answer without a model call', async () => {
     server = await startAiChatServer({ delayMs: 20 });
     const transport = answerOnceTransport({ client: createClient(), api: server.api });

@@ -1,0 +1,42 @@
+/**
+ * Regenerates `screenshot.png` (the README's picture of the AI SDK demo) in real Chromium:
+ *
+ *   npx tsx examples/ai-sdk-chat/screenshot.ts
+ *
+ * An answer, an answer whose stream the server cut mid-answer (it completed: every token
+ * once), and a third still streaming with its Stop button — one model call per message.
+ */
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startAiSdkDemo } from './demo.js';
+
+const OUT = fileURLToPath(new URL('./screenshot.png', import.meta.url));
+const demo = await startAiSdkDemo({ port: 0, tokenDelayMs: 40 });
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--headless', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+});
+try {
+  const page = await browser.newPage({ viewport: { width: 960, height: 900 }, deviceScaleFactor: 2 });
+  await page.goto(demo.url);
+  const ready = () => page.locator('[data-testid="status"][data-state="ready"]').waitFor({ timeout: 30_000 });
+  const ask = async (question: string) => {
+    await page.getByTestId('composer').fill(question);
+    await page.getByTestId('send').click();
+  };
+  await ask('Why would one chat message ever be answered twice?');
+  await page.getByTestId('answer').first().waitFor();
+  await ready();
+  await page.getByTestId('trouble-cut').click();
+  await ask('What if the connection drops mid-answer?');
+  await page.getByTestId('answer').nth(1).waitFor();
+  await ready();
+  await ask('Write me a long poem, slowly.');
+  await page.waitForFunction(() => (document.querySelectorAll('[data-testid="answer"]')[2]?.textContent ?? '').length > 90);
+  await page.waitForTimeout(1100); // the footer's counters refresh every second
+  await page.screenshot({ path: OUT });
+  console.log(`wrote ${OUT}`);
+} finally {
+  await browser.close();
+  await demo.close();
+}

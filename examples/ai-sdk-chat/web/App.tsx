@@ -1,0 +1,152 @@
+import { useChat } from '@ai-sdk/react';
+import type { UIMessage } from 'ai';
+import { useEffect, useRef, useState } from 'react';
+import { CHAT_ID, loadMessages, saveMessages, transport } from './chat.js';
+import { type Trouble, useServer } from './use-server.js';
+
+const textOf = (message: UIMessage) => message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
+
+const TROUBLE: ReadonlyArray<{ mode: Trouble; label: string; hint: string }> = [
+  { mode: 'none', label: 'Normal', hint: 'No trouble.' },
+  {
+    mode: 'cut',
+    label: 'Cut the stream mid-answer',
+    hint: 'The server drops the connection after a few tokens of your next answer; the page reconnects and the answer continues.',
+  },
+];
+
+export function App() {
+  const [initial] = useState(loadMessages);
+  // resume: true — on load, an answer still streaming on the server (this tab reloaded,
+  // or another tab asked) is read again from its start: no model call, no duplicated text.
+  const { messages, sendMessage, stop, status, error, setMessages } = useChat({
+    id: CHAT_ID,
+    transport,
+    resume: true,
+    messages: initial,
+  });
+  const [draft, setDraft] = useState('');
+  const server = useServer(status);
+  const end = useRef<HTMLDivElement>(null);
+  const busy = status === 'submitted' || status === 'streaming';
+
+  useEffect(() => saveMessages(messages), [messages]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: new text is when to scroll, not an input
+  useEffect(() => void end.current?.scrollIntoView({ block: 'end' }), [messages]);
+
+  const send = () => {
+    const text = draft.trim();
+    if (text === '' || busy) return;
+    setDraft('');
+    void sendMessage({ text });
+  };
+
+  return (
+    <div className="app">
+      <header className="top">
+        <div className="brand">
+          <span className="logo" aria-hidden="true">
+            1×
+          </span>
+          <div>
+            <h1>answer-once × useChat</h1>
+            <p>the AI SDK's useChat over answerOnceTransport · one message, one model call</p>
+          </div>
+        </div>
+        <fieldset className="trouble">
+          <legend>Network trouble (next answer)</legend>
+          <div className="segmented" role="radiogroup">
+            {TROUBLE.map(({ mode, label, hint }) => (
+              // biome-ignore lint/a11y/useSemanticElements: a segmented control: styled buttons, radio semantics by ARIA
+              <button
+                key={mode}
+                type="button"
+                role="radio"
+                aria-checked={server.trouble === mode}
+                title={hint}
+                data-testid={`trouble-${mode}`}
+                className={server.trouble === mode ? 'segment active' : 'segment'}
+                onClick={() => server.setTrouble(mode)}
+              >
+                {label}
+              </button>
+            ))}
+          </div>
+        </fieldset>
+      </header>
+
+      <main className="chat">
+        {messages.length === 0 && (
+          <div className="empty">
+            <h2>Ask anything.</h2>
+            <p>
+              The answer streams token by token. Cut the stream mid-answer, reload the page while it streams, open a second
+              tab, or press Stop and reload: the footer's model calls go up by one per message, never more.
+            </p>
+          </div>
+        )}
+        {messages.map((message, index) => (
+          <p
+            key={message.id}
+            className={`bubble ${message.role}`}
+            data-testid={message.role === 'user' ? 'question' : 'answer'}
+          >
+            {textOf(message)}
+            {busy && index === messages.length - 1 && message.role === 'assistant' && <span className="caret" />}
+          </p>
+        ))}
+        {error && (
+          <p className="error" data-testid="error">
+            {error.message}
+          </p>
+        )}
+        <div ref={end} />
+      </main>
+
+      <div className="dock">
+        <form
+          className="composer"
+          onSubmit={(event) => {
+            event.preventDefault();
+            send();
+          }}
+        >
+          <input
+            data-testid="composer"
+            value={draft}
+            placeholder="Ask something…"
+            onChange={(event) => setDraft(event.target.value)}
+          />
+          {busy ? (
+            // stop(): the AI SDK aborts its stream; the transport sends DELETE /api/status/<id>,
+            // the model stops on the server and the partial answer is kept there.
+            <button type="button" className="stop" data-testid="stop" onClick={() => void stop()}>
+              Stop
+            </button>
+          ) : (
+            <button type="submit" data-testid="send" disabled={draft.trim() === ''}>
+              Send
+            </button>
+          )}
+        </form>
+        <footer className="stats" aria-live="polite">
+          <span data-testid="status" data-state={status}>
+            {status}
+          </span>
+          {' · '}
+          model calls: <strong data-testid="model-calls">{server.stats?.modelCalls ?? '–'}</strong>
+          {' · '}
+          intents: <strong data-testid="intents">{server.stats?.intents ?? '–'}</strong>
+          {' · '}
+          <span title="Requests to the chat route: reconnects after a cut and resumes after a reload included.">
+            requests: <strong data-testid="requests">{server.stats?.requests ?? '–'}</strong>
+          </span>
+          {' · '}
+          <button type="button" className="link" data-testid="clear" disabled={busy} onClick={() => setMessages([])}>
+            clear chat
+          </button>
+        </footer>
+      </div>
+    </div>
+  );
+}
