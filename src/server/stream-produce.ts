@@ -30,6 +30,10 @@ export interface ProduceContext {
   readonly requestStop: () => void;
   /** An append was fenced: a successor holds the intent; abort the work. */
   readonly fenced: () => void;
+  /** The lease an append renews to (§ 14.9). */
+  readonly leaseMs: number;
+  /** An append renewed the lease. */
+  readonly renewed: () => void;
 }
 
 /** How the body ended: an answer to complete the record with, or a broken stream (502). */
@@ -175,6 +179,7 @@ export async function produce(response: Response, context: ProduceContext): Prom
     {
       ...context,
       onStop: context.requestStop,
+      onRenewed: context.renewed,
       onFenced: () => {
         fenced = true;
         stopReading(new Error('answer-once: another worker took this intent over.'));
