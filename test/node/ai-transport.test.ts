@@ -122,6 +122,23 @@ describe('answerOnceTransport (answer-once/ai)', () => {
     expect(server.calls()).toBe(1);
   });
 
+  it('shows one answer in two tabs resuming the same pending intent (localStorage): one model call, both whole', async () => {
+    server = await startAiChatServer({ delayMs: 15 });
+    const storage = memoryStorageAdapter(); // what two tabs share: localStorage
+    const gone = new AbortController();
+    const first = answerOnceTransport({ client: createClient({ storage, signal: gone.signal }), api: server.api });
+    const reader = (await send(first)).getReader();
+    for (let i = 0; i < 3; i++) await reader.read();
+    gone.abort(); // the tab that asked was reloaded
+    const before = posts().length;
+    const tabs = [1, 2].map(() => answerOnceTransport({ client: createClient({ storage }), api: server.api }));
+    const streams = await Promise.all(tabs.map((tab) => tab.reconnectToStream({ chatId: 'chat-1' })));
+    const texts = await Promise.all(streams.map(async (stream) => (await messageOf(stream!)).text));
+    expect(texts).toEqual([FULL, FULL]);
+    expect(posts().length - before).toBe(2); // one request per tab, both attached to the one generation
+    expect(server.calls()).toBe(1);
+  });
+
   it("does not stop the generation when useChat aborts a resume a newer one replaced (StrictMode's second mount)", async () => {
     server = await startAiChatServer({ delayMs: 15 });
     const storage = memoryStorageAdapter();
