@@ -131,7 +131,7 @@ describe('answerOnceTransport (answer-once/ai)', () => {
     for (let i = 0; i < 3; i++) await reader.read();
     gone.abort(); // the tab that asked was reloaded
     const before = posts().length;
-    const tabs = [1, 2].map(() => answerOnceTransport({ client: createClient({ storage }), api: server.api }));
+    const tabs = [1, 2].map(() => answerOnceTransport({ client: createClient({ storage }), api: server!.api }));
     const streams = await Promise.all(tabs.map((tab) => tab.reconnectToStream({ chatId: 'chat-1' })));
     const texts = await Promise.all(streams.map(async (stream) => (await messageOf(stream!)).text));
     expect(texts).toEqual([FULL, FULL]);
