@@ -34,7 +34,7 @@ export type {
 } from './handler-options.js';
 export type { RunContext, RunOnceOptions, RunOnceResult } from './run-once.js';
 export type { LeaseOptions } from './lease-options.js';
-export type { MemoryStoreOptions } from './memory-store.js';
+export type { MemoryStoreOptions } from './memory-store-options.js';
 export type { CorsOptions } from './cors.js';
 export type { Scope } from './key.js';
 export type { Codec } from './codec.js';

@@ -1,8 +1,14 @@
-import { functionOption, MAX_TIMER_MS, numberOption, optionsObject } from '../core/options.js';
 import { StoreUnavailableError } from './errors.js';
-import { type IdempotencyEventListener, reporter } from './events.js';
+import { reporter } from './events.js';
 import { splitKey } from './key.js';
+import { evictionOrder } from './memory-evict.js';
 import { MemoryLogs } from './memory-log.js';
+import {
+  type MemoryStoreOptions,
+  normalizeMemoryStoreOptions,
+  type ResolvedMemoryStoreOptions,
+} from './memory-store-options.js';
+import { KeyWaiters } from './memory-waiters.js';
 import type { AcquireResult, IdempotencyRecord, ProcessingRecord, WriteResult } from './store.js';
 import type {
   LogAppend,
@@ -14,68 +20,11 @@ import type {
   StreamStore,
 } from './stream-store.js';
 
-/** Options of {@link MemoryStore}. */
-export interface MemoryStoreOptions {
-  /**
-   * The most records kept. When full, room is made fairly: the scope (user, session)
-   * holding the most records gives up its own least recently written record that is
-   * expired or answered — so one user's flood evicts its own answers first, never a
-   * smaller scope's. A live PROCESSING record is never evicted; when no eligible scope
-   * has an evictable record, `acquire` of a new key throws a `StoreUnavailableError`
-   * (the handler's 503). Size it for every answer that must still be replayable within
-   * your retry window.
-   * @default 10_000
-   */
-  maxEntries?: number;
-  /**
-   * How long a PROCESSING record whose lease expired (its worker died and nobody took
-   * it over) is kept, so a late retry still takes over with the same fingerprint.
-   * @default 3_600_000 (1 hour)
-   */
-  abandonedTtlMs?: number;
-  /**
-   * The clock, in epoch milliseconds. Waits arm real timers (`setTimeout`) for the
-   * lease deadline, so a test that injects a clock should also fake timers.
-   * @default Date.now
-   */
-  now?: () => number;
-  /** Told of every record evicted to make room (`evicted`), for metrics. @default undefined */
-  onEvent?: IdempotencyEventListener;
-}
-
-/** The defaults of {@link MemoryStoreOptions}. */
-const MEMORY_STORE_DEFAULTS = Object.freeze({
-  maxEntries: 10_000,
-  abandonedTtlMs: 3_600_000,
-  // Read at each call, so fake timers installed after the store was made still apply.
-  now: (): number => Date.now(),
-});
-
-interface ResolvedMemoryStoreOptions {
-  readonly maxEntries: number;
-  readonly abandonedTtlMs: number;
-  readonly now: () => number;
-  readonly onEvent: IdempotencyEventListener | undefined;
-}
-
-function normalizeMemoryStoreOptions(given: MemoryStoreOptions | undefined): ResolvedMemoryStoreOptions {
-  const options = optionsObject(given, 'MemoryStore options');
-  return {
-    maxEntries: numberOption(options.maxEntries ?? MEMORY_STORE_DEFAULTS.maxEntries, 'maxEntries', { min: 1 }),
-    abandonedTtlMs: numberOption(options.abandonedTtlMs ?? MEMORY_STORE_DEFAULTS.abandonedTtlMs, 'abandonedTtlMs'),
-    now: functionOption(options.now ?? MEMORY_STORE_DEFAULTS.now, 'now', false),
-    onEvent: functionOption(options.onEvent, 'onEvent'),
-  };
-}
-
 interface Entry {
   readonly record: IdempotencyRecord;
   /** When the record disappears (for PROCESSING: lease end + abandonedTtlMs). */
   readonly expiresAt: number;
 }
-
-/** Called on every write to a key; returns nothing, re-checks the record itself. */
-type Wake = () => void;
 
 /**
  * The reference {@link IdempotencyStore}: one process, a `Map` in write order, TTLs
@@ -90,11 +39,11 @@ export class MemoryStore implements StreamStore {
   /** The keys of each scope, in write order. */
   readonly #scopes = new Map<string, Set<string>>();
   readonly #logs = new MemoryLogs();
-  readonly #waiters = new Map<string, Set<Wake>>();
-  #closed = false;
+  readonly #waiters: KeyWaiters;
 
   constructor(options?: MemoryStoreOptions) {
     this.#options = normalizeMemoryStoreOptions(options);
+    this.#waiters = new KeyWaiters(this.#options.now);
   }
 
   /** The number of records currently held (expired ones may still count until touched). */
@@ -171,35 +120,22 @@ export class MemoryStore implements StreamStore {
       );
     }
     const deadline = this.#options.now() + timeoutMs;
-    return new Promise((resolve) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const finish = (): void => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', finish);
-        this.#unsubscribe(key, check);
-        resolve(this.#read(key, this.#options.now()) ?? null);
-      };
-      // Settles unless the record is still a live PROCESSING one and time remains;
-      // otherwise sleeps until the earlier of the lease deadline and the wait deadline.
-      const check = (): void => {
+    const current = (): IdempotencyRecord | null => this.#read(key, this.#options.now()) ?? null;
+    // Settles unless the record is still a live PROCESSING one and time remains;
+    // otherwise sleeps until the earlier of the lease deadline and the wait deadline.
+    return this.#waiters.sleepUntil<IdempotencyRecord | null>(
+      key,
+      signal,
+      () => {
         const now = this.#options.now();
         const record = this.#read(key, now);
-        if (this.#closed || record?.state !== 'processing' || record.leaseExpiresAt <= now || now >= deadline) {
-          finish();
-          return;
+        if (record?.state !== 'processing' || record.leaseExpiresAt <= now || now >= deadline) {
+          return { settled: record ?? null };
         }
-        clearTimeout(timer);
-        // Timers hold at most 2³¹−1 ms; a longer sleep wakes early and sleeps again.
-        timer = setTimeout(check, Math.min(MAX_TIMER_MS, Math.max(1, Math.min(deadline, record.leaseExpiresAt) - now)));
-      };
-      if (signal?.aborted) {
-        resolve(this.#read(key, this.#options.now()) ?? null);
-        return;
-      }
-      signal?.addEventListener('abort', finish, { once: true });
-      this.#subscribe(key, check);
-      check();
-    });
+        return { sleepUntil: Math.min(deadline, record.leaseExpiresAt) };
+      },
+      current,
+    );
   }
 
   async append(key: string, token: string, batch: LogAppend): Promise<LogAppendResult> {
@@ -213,7 +149,7 @@ export class MemoryStore implements StreamStore {
       const record: ProcessingRecord = { ...current, leaseExpiresAt: now + batch.leaseMs };
       this.#write(key, record, record.leaseExpiresAt + this.#options.abandonedTtlMs);
     } else {
-      this.#wake(key);
+      this.#waiters.wake(key);
     }
     return { ok: true, length: appended.length, stopRequested: current.stopRequested === true };
   }
@@ -224,7 +160,7 @@ export class MemoryStore implements StreamStore {
       return Promise.reject(new TypeError(`answer-once: MemoryStore.read() needs a waitMs ≥ 0, got ${String(waitMs)}.`));
     }
     const deadline = this.#options.now() + waitMs;
-    return this.#sleepUntil<LogSnapshot>(
+    return this.#waiters.sleepUntil<LogSnapshot>(
       key,
       signal,
       () => {
@@ -252,7 +188,7 @@ export class MemoryStore implements StreamStore {
     if (!current.stopRequested && entry) {
       this.#entries.set(key, { record: { ...current, stopRequested: true }, expiresAt: entry.expiresAt });
     }
-    this.#wake(key);
+    this.#waiters.wake(key);
     return 'stopping';
   }
 
@@ -267,7 +203,7 @@ export class MemoryStore implements StreamStore {
       const record = this.#read(key, this.#options.now());
       return record?.state === 'processing' && record.token === token ? record : undefined;
     };
-    return this.#sleepUntil<boolean>(
+    return this.#waiters.sleepUntil<boolean>(
       key,
       signal,
       () => {
@@ -282,8 +218,7 @@ export class MemoryStore implements StreamStore {
 
   /** Settles every pending `wait` with the record as it is; later waits return at once. */
   async close(): Promise<void> {
-    this.#closed = true;
-    for (const wakes of [...this.#waiters.values()]) for (const wake of [...wakes]) wake();
+    this.#waiters.close();
   }
 
   /**
@@ -312,51 +247,6 @@ export class MemoryStore implements StreamStore {
     return { record, log: record ? this.#logs.slice(key, from, now) : null };
   }
 
-  /**
-   * Resolves with `check()`'s value once it settles; until then sleeps — woken by every
-   * write to `key`, and by a timer at the time `check` names — or ends with `onEnd()`
-   * when `signal` aborts or the store closes.
-   */
-  #sleepUntil<T>(
-    key: string,
-    signal: AbortSignal | undefined,
-    check: () => { readonly settled: T } | { readonly sleepUntil: number },
-    onEnd: () => T,
-  ): Promise<T> {
-    return new Promise((resolve) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const finish = (value: T): void => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', abort);
-        this.#unsubscribe(key, wake);
-        resolve(value);
-      };
-      const abort = (): void => finish(onEnd());
-      const wake = (): void => {
-        if (this.#closed) {
-          abort();
-          return;
-        }
-        const verdict = check();
-        if ('settled' in verdict) {
-          finish(verdict.settled);
-          return;
-        }
-        clearTimeout(timer);
-        const delay = verdict.sleepUntil - this.#options.now();
-        timer = setTimeout(wake, Math.min(MAX_TIMER_MS, Math.max(1, delay)));
-      };
-      if (signal?.aborted) return resolve(onEnd());
-      signal?.addEventListener('abort', abort, { once: true });
-      this.#subscribe(key, wake);
-      wake();
-    });
-  }
-
-  #wake(key: string): void {
-    for (const wake of [...(this.#waiters.get(key) ?? [])]) wake();
-  }
-
   #write(key: string, record: IdempotencyRecord, expiresAt: number): void {
     // Re-inserted at the back: the Maps' order is write order.
     this.#delete(key);
@@ -365,7 +255,7 @@ export class MemoryStore implements StreamStore {
     let keys = this.#scopes.get(scope);
     if (!keys) this.#scopes.set(scope, (keys = new Set()));
     keys.add(key);
-    for (const wake of [...(this.#waiters.get(key) ?? [])]) wake();
+    this.#waiters.wake(key);
   }
 
   #delete(key: string): void {
@@ -377,25 +267,14 @@ export class MemoryStore implements StreamStore {
   }
 
   /**
-   * Frees one slot for a new key, fairly: only a scope that would still hold at least as
-   * many records as the newcomer's (the newcomer's own scope included) gives one up —
-   * the largest first, its least recently written record that is expired or answered.
+   * Frees one slot for a new key, fairly (`evictionOrder`): the first eligible scope with
+   * a record that is expired or answered gives up its least recently written one.
    * A waiter never waits on such a record (it only waits on live PROCESSING ones), so an
    * eviction wakes nobody.
    */
   #makeRoom(key: string, now: number): void {
     if (this.#entries.size < this.#options.maxEntries) return;
-    const own = splitKey(key).scope;
-    const ownSize = this.#scopes.get(own)?.size ?? 0;
-    // Usually the largest scope has something to give: one pass finds it; only if not, sort.
-    let largest: Set<string> | undefined;
-    for (const [scope, keys] of this.#scopes) {
-      if ((scope === own || keys.size > ownSize) && keys.size > (largest?.size ?? 0)) largest = keys;
-    }
-    if (largest && this.#evictOne(largest, now)) return;
-    const eligible = [...this.#scopes].filter(([scope, keys]) => keys !== largest && (scope === own || keys.size > ownSize));
-    eligible.sort(([, a], [, b]) => b.size - a.size);
-    for (const [, keys] of eligible) if (this.#evictOne(keys, now)) return;
+    for (const keys of evictionOrder(this.#scopes, splitKey(key).scope)) if (this.#evictOne(keys, now)) return;
     throw new StoreUnavailableError(
       `answer-once: the memory store is full (${this.#options.maxEntries} records) and this scope has nothing left to evict.`,
     );
@@ -408,7 +287,7 @@ export class MemoryStore implements StreamStore {
       if (expiresAt > now && record.state === 'processing' && record.leaseExpiresAt > now) continue;
       this.#delete(candidate);
       this.#logs.drop(candidate);
-      this.#wake(candidate); // a reader of its answer log ends (a `wait` never waits on an evictable record)
+      this.#waiters.wake(candidate); // a reader of its answer log ends (a `wait` never waits on an evictable record)
       if (expiresAt > now) {
         const { requestId } = splitKey(candidate);
         reporter(this.#options.onEvent, { requestId })({ type: 'evicted', key: candidate, state: record.state });
@@ -416,17 +295,5 @@ export class MemoryStore implements StreamStore {
       return true;
     }
     return false;
-  }
-
-  #subscribe(key: string, wake: Wake): void {
-    let wakes = this.#waiters.get(key);
-    if (!wakes) this.#waiters.set(key, (wakes = new Set()));
-    wakes.add(wake);
-  }
-
-  #unsubscribe(key: string, wake: Wake): void {
-    const wakes = this.#waiters.get(key);
-    wakes?.delete(wake);
-    if (wakes?.size === 0) this.#waiters.delete(key);
   }
 }

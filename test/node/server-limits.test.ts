@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AttemptFailedError, type IdempotencyEvent, type IdempotencyStore, MemoryStore, runOnce } from 'answer-once/server';
-import { chatApp, chatRequest } from './server-support.js';
+import { chatApp, chatRequest, sleep } from './server-support.js';
+
+const ID = 'req-0000000001';
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 
@@ -87,5 +89,68 @@ describe('runOnce: a store that hands back a FAILED record', () => {
     expect(error).toBeInstanceOf(AttemptFailedError);
     expect(error).toMatchObject({ code: 'intent-failed', cause: { message: 'boom' } });
     expect(runs).toBe(0);
+  });
+});
+
+describe('createIdempotencyHandler: limits', () => {
+  it('answers 413 for a body over maxBodyBytes, stores nothing, and runs the small resend', async () => {
+    const app = chatApp({ maxBodyBytes: 64 });
+    const big = JSON.stringify({ question: 'x'.repeat(100) });
+    const declared = await app.handle(chatRequest({ body: big }));
+    expect(declared.status).toBe(413);
+    expect(await declared.json()).toMatchObject({ code: 'payload-too-large', requestId: ID });
+    const streamed = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < 10; i += 1) controller.enqueue(new TextEncoder().encode('x'.repeat(20)));
+        controller.close();
+      },
+    });
+    const undeclared = await app.handle(
+      new Request('http://app.test/api/chat', {
+        method: 'POST',
+        headers: { Authorization: 'Bearer alice', 'X-Request-Id': ID },
+        body: streamed,
+        duplex: 'half',
+      } as RequestInit),
+    );
+    expect(undeclared.status).toBe(413);
+    expect(app.store.size).toBe(0);
+    expect(app.calls).toHaveLength(0);
+    expect((await app.handle(chatRequest())).status).toBe(200);
+  });
+
+  it('delivers an answer over maxResponseBytes once, and says on replay that it cannot be replayed', async () => {
+    const long = 'token '.repeat(1_000);
+    const app = chatApp({ maxResponseBytes: 1_024, work: () => new Response(long) });
+    const first = await app.handle(chatRequest());
+    expect(await first.text()).toBe(long);
+    const replay = await app.handle(chatRequest());
+    expect(replay.status).toBe(410);
+    expect(replay.headers.get('Content-Type')).toBe('application/problem+json');
+    expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
+    expect(await replay.json()).toMatchObject({ code: 'response-not-replayable', answeredStatus: 200, requestId: ID });
+    expect(app.calls).toHaveLength(1);
+  });
+
+  it('stores a streamed answer whole and replays the same bytes', async () => {
+    const app = chatApp({
+      work: () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            async start(controller) {
+              for (const word of ['Once ', 'upon ', 'a ', 'time.']) {
+                controller.enqueue(new TextEncoder().encode(word));
+                await sleep(5);
+              }
+              controller.close();
+            },
+          }),
+          { headers: { 'Content-Type': 'text/plain; charset=utf-8' } },
+        ),
+    });
+    expect(await (await app.handle(chatRequest())).text()).toBe('Once upon a time.');
+    const replay = await app.handle(chatRequest());
+    expect(await replay.text()).toBe('Once upon a time.');
+    expect(replay.headers.get('Content-Type')).toBe('text/plain; charset=utf-8');
   });
 });

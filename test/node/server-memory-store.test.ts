@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStore, StoreUnavailableError } from 'answer-once/server';
-import { describeStoreContract, describeStreamStoreContract } from '../support/store-contract.js';
+import { describeStoreContract } from '../support/store-contract.js';
+import { describeStreamStoreContract } from '../support/stream-store-contract.js';
 
 describeStoreContract('MemoryStore', () => new MemoryStore());
 describeStreamStoreContract('MemoryStore', () => new MemoryStore());

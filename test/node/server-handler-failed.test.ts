@@ -1,0 +1,169 @@
+import { describe, expect, it } from 'vitest';
+import { type IdempotencyStore, MemoryStore } from 'answer-once/server';
+import { chatApp, chatRequest, sleep, statusRequest, type ChatApp } from './server-support.js';
+
+const ID = 'req-0000000001';
+
+/** The store's record operations only: the buffered behaviour of a store without logs (§ 14.11). */
+function withoutLogs(store: MemoryStore): IdempotencyStore {
+  return {
+    acquire: (...args) => store.acquire(...args),
+    renew: (...args) => store.renew(...args),
+    complete: (...args) => store.complete(...args),
+    fail: (...args) => store.fail(...args),
+    get: (...args) => store.get(...args),
+    wait: (...args) => store.wait(...args),
+  };
+}
+
+/** The attempt got an `intent-failed` problem with `status`; a resend runs the work again and answers. */
+async function expectFailedThenRunAgain(app: ChatApp<IdempotencyStore>, failed: Response, status: number): Promise<void> {
+  expect(failed.status).toBe(status);
+  expect(await failed.json()).toMatchObject({ code: 'intent-failed' });
+  expect((await app.handle(chatRequest())).status).toBe(200);
+  expect(app.calls).toHaveLength(2);
+}
+
+// The state table's FAILED rows (PROTOCOL.md § 7): what is not an answer, and the resend that runs again.
+describe('createIdempotencyHandler: attempts that fail', () => {
+  it('answers a thrown error as intent-failed (5xx) and runs the same intent again on resend', async () => {
+    let failures = 1;
+    const app = chatApp({
+      work: () => {
+        if (failures-- > 0) throw new Error('model timeout');
+        return undefined;
+      },
+    });
+    const failed = await app.handle(chatRequest());
+    expect(failed.status).toBe(500);
+    expect(failed.headers.get('Content-Type')).toBe('application/problem+json');
+    const problem = (await failed.json()) as Record<string, unknown>;
+    expect(problem).toMatchObject({ code: 'intent-failed', status: 500, requestId: ID });
+    expect(JSON.stringify(problem)).not.toContain('model timeout');
+    expect(app.events).toContainEqual(
+      expect.objectContaining({ type: 'failed', error: expect.objectContaining({ message: 'model timeout' }) }),
+    );
+    const retried = await app.handle(chatRequest());
+    expect(retried.status).toBe(200);
+    expect(app.calls.map((call) => call.context.retry)).toEqual([false, true]);
+  });
+
+  it('records a 5xx answer as FAILED with its status and Retry-After, and runs again on resend', async () => {
+    let failures = 1;
+    const app = chatApp({
+      work: () =>
+        failures-- > 0 ? new Response('overloaded', { status: 503, headers: { 'Retry-After': '7' } }) : undefined,
+    });
+    const failed = await app.handle(chatRequest());
+    expect(failed.status).toBe(503);
+    expect(failed.headers.get('Retry-After')).toBe('7');
+    expect(await failed.json()).toMatchObject({ code: 'intent-failed' });
+    const status = await app.handle(statusRequest(ID));
+    await expectFailedThenRunAgain(app, status, 503);
+  });
+
+  it('records a 5xx answer whose body stream broke as FAILED, and runs again on resend', async () => {
+    let failures = 1;
+    const app = chatApp({
+      work: () => {
+        if (failures-- <= 0) return undefined;
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.error(new Error('upstream reset'));
+          },
+        });
+        return new Response(body, { status: 503 });
+      },
+    });
+    const failed = await app.handle(chatRequest());
+    await expectFailedThenRunAgain(app, failed, 503);
+  });
+
+  it('passes 408/425/429 through unchanged and does not keep them as the answer', async () => {
+    let limited = 1;
+    const app = chatApp({
+      work: () => (limited-- > 0 ? new Response('slow down', { status: 429, headers: { 'Retry-After': '3' } }) : undefined),
+    });
+    const first = await app.handle(chatRequest());
+    expect(first.status).toBe(429);
+    expect(first.headers.get('Retry-After')).toBe('3');
+    expect(await first.text()).toBe('slow down');
+    expect((await app.handle(chatRequest())).status).toBe(200);
+    expect(app.calls).toHaveLength(2);
+  });
+
+  it('answers intent-failed, and runs again on resend, when a 429 comes back with a body already read', async () => {
+    let spent = 1;
+    const app = chatApp({
+      work: async () => {
+        if (spent-- <= 0) return undefined;
+        const response = new Response('slow down', { status: 429 });
+        await response.text(); // e.g. logged by the app before returning it
+        return response;
+      },
+    });
+    const failed = await app.handle(chatRequest());
+    await expectFailedThenRunAgain(app, failed, 503);
+  });
+
+  it('records an answer whose stream breaks before anything went out as FAILED (502 intent-failed), and runs again on resend', async () => {
+    let breaks = 1;
+    const app = chatApp({
+      work: () => {
+        if (breaks-- <= 0) return undefined;
+        return new Response(
+          new ReadableStream<Uint8Array>({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode('Once upon'));
+              controller.error(new Error('model connection reset'));
+            },
+          }),
+        );
+      },
+    });
+    await expectFailedThenRunAgain(app, await app.handle(chatRequest()), 502);
+  });
+
+  it('records an answer whose stream breaks while streaming as FAILED, breaking the caller’s body, and runs again on resend', async () => {
+    let breaks = 1;
+    const app = chatApp({
+      work: () => {
+        if (breaks-- <= 0) return undefined;
+        return new Response(
+          new ReadableStream<Uint8Array>({
+            async start(controller) {
+              controller.enqueue(new TextEncoder().encode('Once upon'));
+              await sleep(10);
+              controller.error(new Error('model connection reset'));
+            },
+          }),
+        );
+      },
+    });
+    const broken = await app.handle(chatRequest());
+    expect(broken.status).toBe(200); // streamed: the head went out before the body broke
+    await expect(broken.text()).rejects.toThrow(/broke off/);
+    expect((await app.handle(chatRequest())).status).toBe(200);
+    expect(app.calls).toHaveLength(2);
+  });
+
+  it('on a store without answer logs, answers a broken stream 502 intent-failed, and runs again on resend', async () => {
+    let breaks = 1;
+    const app = chatApp({
+      store: withoutLogs(new MemoryStore()),
+      work: () => {
+        if (breaks-- <= 0) return undefined;
+        return new Response(
+          new ReadableStream<Uint8Array>({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode('Once upon'));
+              controller.error(new Error('model connection reset'));
+            },
+          }),
+        );
+      },
+    });
+    const broken = await app.handle(chatRequest());
+    await expectFailedThenRunAgain(app, broken, 502);
+  });
+});
