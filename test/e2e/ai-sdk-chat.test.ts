@@ -124,10 +124,7 @@ describe.skipIf(!chromiumAvailable())('ai-sdk demo (useChat + answerOnceTranspor
     expect(new Set(chatPosts).size).toBe(1);
   });
 
-  // Today a stop clears the intent from storage, so the reloaded page shows only the text
-  // it saved itself, not what the server kept (up to a flush window more): skipped until
-  // client.stop() keeps the stopped intent for the reload (issue 11, the `demo` branch).
-  it.skip('shows the stopped partial answer after Stop, then reload, without a new model call', async () => {
+  it('shows the stopped partial answer after Stop, then reload, without a new model call', async () => {
     const before = await demo.stats();
     const question = 'Please stop me halfway.';
     await ask(question);

@@ -178,4 +178,33 @@ describe('answerOnceTransport (answer-once/ai)', () => {
     expect(FULL.startsWith(text)).toBe(true);
     expect(server.calls()).toBe(1);
   });
+
+  it('shows the stopped partial answer after stop() and a reload (reconnectToStream), without a model call (vercel/ai #8390)', async () => {
+    server = await startAiChatServer({ delayMs: 20 });
+    const storage = memoryStorageAdapter();
+    const page1 = answerOnceTransport({ client: createClient({ storage }), api: server.api });
+    const controller = new AbortController();
+    const reader = (await send(page1, controller.signal)).getReader();
+    for (let i = 0; i < 5; i++) await reader.read();
+    controller.abort(); // useChat's stop()
+    await until(() => server!.requests.some((request) => request.method === 'DELETE'));
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the holder honours it within a flush window
+    const [stopped] = await storage.list();
+    expect(stopped?.stopped).toBe(true); // kept past the stream's end, for the reload
+
+    const kept = await reloaded(storage);
+    const page2 = answerOnceTransport({ client: createClient({ storage: kept }), api: server.api });
+    const resumed = await page2.reconnectToStream({ chatId: 'chat-1' });
+    expect(resumed).not.toBeNull();
+    const { text } = await messageOf(resumed!);
+    // Exactly what the server kept: the status route replays it.
+    const replay = await fetch(`${server.url}/api/status/${stopped!.requestId}`);
+    expect(replay.headers.get('x-idempotent-stopped')).toBe('true');
+    const storedDeltas = (await replay.text()).split('\n').filter((line) => line.startsWith('data: {"type":"text-delta"'));
+    expect(text).toBe(storedDeltas.map((line) => (JSON.parse(line.slice(6)) as { delta: string }).delta).join(''));
+    expect(text.length).toBeGreaterThan(0);
+    expect(text.length).toBeLessThan(FULL.length);
+    expect(server.calls()).toBe(1);
+    await until(async () => (await kept.list()).length === 0); // shown again once: then forgotten as any answer
+  });
 });
