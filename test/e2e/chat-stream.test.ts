@@ -83,6 +83,7 @@ describe.skipIf(!chromiumAvailable())('chat demo streaming in Chromium', () => {
     const call = await onlyCallSince(demo, before.modelCalls);
     expect(call).toMatchObject({ done: true, stopped: false });
     expect(await answerText(page)).toBe(call.text);
+    await expect(page.getByTestId('answer').textContent()).resolves.toContain('stream resumed ×1');
     // The cut request and the reconnect that carried on from its last event, one intent.
     expect(chatPosts).toHaveLength(2);
     expect(new Set(chatPosts.map((post) => post.requestId)).size).toBe(1);

@@ -69,6 +69,7 @@ export function Transcript({ turns, pending, onRetry }: TranscriptProps) {
               <span className="id" title={turn.id}>
                 intent {shortId(turn.id)}
                 {turn.attempts > 1 && ` · ${turn.attempts} attempts`}
+                {!!turn.reconnects && ` · stream resumed ×${turn.reconnects}`}
                 {turn.call !== undefined && ` · model call #${turn.call}`}
               </span>
             </p>
