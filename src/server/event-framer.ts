@@ -49,13 +49,13 @@ export class EventFramer {
   #parsing = false;
   #parser: EventSourceParser | undefined;
   /** Keeps a BOM: the parser knows whether it is at the stream's start. */
-  readonly #decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  #textDecoder: TextDecoder | undefined; // made on first use: the copy path never decodes
   /**
    * Where the units are written: one buffer for many writes, each write handed on as a
    * view of it (no array per event); a full one is left to its views and a larger one
-   * begun (1 KiB doubling to 64 KiB, so a short answer stays small).
+   * begun (256 B doubling to 64 KiB, so a short or held answer stays small).
    */
-  #arena = new Uint8Array(1024);
+  #arena = new Uint8Array(256);
   #used = 0;
   /** The start of what is written but not yet handed on. */
   #from = 0;
@@ -91,7 +91,7 @@ export class EventFramer {
         chunk = this.#take();
       }
     }
-    if (this.#parsing) this.#parse(this.#decoder.decode(chunk, { stream: true }));
+    if (this.#parsing) this.#parse(this.#decoder().decode(chunk, { stream: true }));
     else if (end === 0) this.#hold(chunk);
     else {
       let blocks = end === chunk.byteLength ? chunk : chunk.subarray(0, end);
@@ -107,7 +107,7 @@ export class EventFramer {
 
   /** The handler's body ended: an unterminated last event is dropped, as an EventSource would. */
   end(): void {
-    if (this.#parsing) this.#parse(this.#decoder.decode());
+    if (this.#parsing) this.#parse(this.#decoder().decode());
     this.#held = [];
     this.#heldBytes = 0;
     this.#flush();
@@ -117,6 +117,11 @@ export class EventFramer {
   writeOwn(bytes: Uint8Array): void {
     this.#unit(bytes);
     this.#flush();
+  }
+
+  #decoder(): TextDecoder {
+    this.#textDecoder ??= new TextDecoder('utf-8', { ignoreBOM: true });
+    return this.#textDecoder;
   }
 
   #hold(bytes: Uint8Array): void {
@@ -163,7 +168,7 @@ export class EventFramer {
       }
       // The blank line: the block ends (one that is only a blank line dispatches nothing).
       if (plain && data) this.#copy(bytes, start, line);
-      else if (line > start) this.#parse(this.#decoder.decode(bytes.subarray(start, at + 1)));
+      else if (line > start) this.#parse(this.#decoder().decode(bytes.subarray(start, at + 1)));
       start = line = at + 1;
       plain = true;
       data = false;
