@@ -1,20 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { type IdempotencyStore, MemoryStore } from 'answer-once/server';
-import { chatApp, chatRequest, sleep, statusRequest, type ChatApp } from './server-support.js';
+import { chatApp, chatRequest, recordOps, sleep, statusRequest, type ChatApp } from './server-support.js';
 
 const ID = 'req-0000000001';
-
-/** The store's record operations only: the buffered behaviour of a store without logs (§ 14.11). */
-function withoutLogs(store: MemoryStore): IdempotencyStore {
-  return {
-    acquire: (...args) => store.acquire(...args),
-    renew: (...args) => store.renew(...args),
-    complete: (...args) => store.complete(...args),
-    fail: (...args) => store.fail(...args),
-    get: (...args) => store.get(...args),
-    wait: (...args) => store.wait(...args),
-  };
-}
 
 /** The attempt got an `intent-failed` problem with `status`; a resend runs the work again and answers. */
 async function expectFailedThenRunAgain(app: ChatApp<IdempotencyStore>, failed: Response, status: number): Promise<void> {
@@ -150,7 +138,7 @@ describe('createIdempotencyHandler: attempts that fail', () => {
   it('on a store without answer logs, answers a broken stream 502 intent-failed, and runs again on resend', async () => {
     let breaks = 1;
     const app = chatApp({
-      store: withoutLogs(new MemoryStore()),
+      store: recordOps(new MemoryStore()),
       work: () => {
         if (breaks-- <= 0) return undefined;
         return new Response(
