@@ -32,6 +32,7 @@ export { isValidRequestId } from './core/request-id.js';
 
 export type { AnswerOnceClient, ResumeOptions, ResumeOutcome, StreamOptions } from './client/client.js';
 export type { AnswerStream, StreamPart } from './client/stream/answer-stream.js';
+export type { StopOptions, StopOutcome, StopResult } from './client/stop.js';
 export type { IntentErrorContext } from './client/errors/answer-once-error.js';
 export type { ErrorResponse } from './client/errors/response-error.js';
 export type {
@@ -58,5 +59,6 @@ export type { ProblemCode, ProblemDetails } from './core/problems.js';
 // ── Send controller: the framework-free state
 // machine that `useSend` subscribes to, for Vue, Svelte or plain DOM UIs. ──
 export { SendController } from './client/controller.js';
-export type { ControllerClient, ControllerSendOptions, SendControllerOptions, StreamText } from './client/controller.js';
+export type { ControllerClient, ControllerSendOptions, SendControllerOptions } from './client/controller.js';
+export type { StreamText } from './client/read-streamed.js';
 export type { RetryInfo, SendState, SendStatus } from './core/send-state.js';

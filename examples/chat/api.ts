@@ -1,43 +1,54 @@
 /**
- * The demo's API: `POST /api/chat` (idempotent, through `answer-once/server`), the
- * status route the client polls, `GET /api/stats` (`{ modelCalls, intents, requests }`:
- * model calls made, distinct intent IDs seen, chat requests received) and the trouble
+ * The demo's API: `POST /api/chat` (idempotent, through `answer-once/server`; the answer
+ * streams as server-sent events, one per token), the status route the client polls and
+ * stops through (`DELETE /api/status/<id>`), `GET /api/stats` (`{ modelCalls, intents,
+ * requests }`: model calls made, distinct intent IDs seen, chat requests received),
+ * `GET /api/model-log` (what each model call wrote, for the browser tests) and the trouble
  * switch. Faults are applied here, on the server, for real: a lost response is a dropped
- * TCP connection after the answer was stored; a 503 is answered before anything runs; a
- * slow model outlasts the gateway's timeout while the work goes on.
+ * TCP connection after the answer was stored; a cut stream is the socket destroyed after
+ * a few tokens; a 503 is answered before anything runs; a slow model outlasts the
+ * gateway's timeout while the work goes on.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { HttpBindings } from '@hono/node-server';
 import { isValidRequestId } from 'answer-once';
 import { createIdempotencyHandler, withCors, type IdempotencyStore } from 'answer-once/server';
 import type { FakeModel } from './fake-model.js';
+import { cutAfterEvents, tokenEvents } from './stream.js';
 import { isTroubleMode, TroubleSwitch, type TroubleMode } from './trouble.js';
 
 export interface ChatApiOptions {
   readonly model: FakeModel;
   readonly store: IdempotencyStore;
   /**
-   * How long the gateway in front of the model waits before answering 504 (the work
-   * carries on). Only the `slow` fault makes the model take longer than this.
-   * @default 3 × the model's delay, at least 1000
+   * How long the gateway in front of the model waits for its first token before
+   * answering 504 (the work carries on). Only the `slow` fault makes the model think
+   * longer than this.
+   * @default 3 × the model's thinking time, at least 1000
    */
   readonly gatewayTimeoutMs?: number;
 }
 
 export type ChatApi = (request: Request, env: HttpBindings) => Promise<Response>;
 
-/** `slow` multiplies the model's delay by this much: well past the gateway timeout. */
+/** `slow` multiplies the model's thinking time by this much: well past the gateway timeout. */
 const SLOWDOWN = 5;
+/** `cut` lets this many tokens through, then destroys the socket. */
+const CUT_AFTER_EVENTS = 8;
+/** How long `lose` waits for the answer to be stored before dropping the connection. */
+const STORED_WAIT_MS = 10_000;
 const MAX_QUESTION_CHARS = 4000;
 
 export function createChatApi(options: ChatApiOptions): ChatApi {
   const { model, store } = options;
-  const gatewayTimeoutMs = options.gatewayTimeoutMs ?? Math.max(1000, model.delayMs * 3);
+  const gatewayTimeoutMs = options.gatewayTimeoutMs ?? Math.max(1000, model.thinkMs * 3);
   const trouble = new TroubleSwitch();
   const intents = new Set<string>();
   let requests = 0;
   // Which fault the request being handled drew; read inside the model handler.
   const drawn = new AsyncLocalStorage<TroubleMode>();
+  // Intents whose answer `lose` waits to see stored, by request ID.
+  const storedWaiters = new Map<string, () => void>();
 
   const idempotent = createIdempotencyHandler({
     store,
@@ -45,14 +56,18 @@ export function createChatApi(options: ChatApiOptions): ChatApi {
     // never from a header the client sets. The demo has a single anonymous visitor.
     scope: () => ({ user: 'demo-visitor', session: 'demo' }),
     statusPath: '/api/status',
-    // The model call: the only work that costs. `signal` fires if another worker took
-    // this intent over; a client disconnect does NOT stop it (its answer is kept).
+    // The model call: the only work that costs. `signal` fires on a stop (the page's Stop
+    // button) or if another worker took this intent over; a client disconnect does NOT
+    // stop it (its answer is kept). The tokens stream through as they are stored.
     handler: async function chat(request, { signal }) {
       const question = await readQuestion(request);
       if (typeof question !== 'string') return question;
       const slow = drawn.getStore() === 'slow';
-      const { text, call } = await model.answer(question, { slowdown: slow ? SLOWDOWN : 1, signal });
-      return Response.json({ answer: text, call });
+      const { tokens } = await model.stream(question, { slowdown: slow ? SLOWDOWN : 1, signal });
+      return tokenEvents(tokens);
+    },
+    onEvent(event) {
+      if (event.type === 'completed') storedWaiters.get(event.requestId)?.();
     },
   });
 
@@ -68,14 +83,31 @@ export function createChatApi(options: ChatApiOptions): ChatApi {
         'Retry-After': '1',
       });
     }
+    const stored = mode === 'lose' ? storedOnce(id) : undefined;
     const work = drawn.run(mode, () => idempotent(request));
     const response = await withGatewayTimeout(work, gatewayTimeoutMs);
+    const socket = bindings.get(request)?.incoming.socket;
+    if (mode === 'cut') return cutAfterEvents(response, CUT_AFTER_EVENTS, () => socket?.destroy());
     if (mode !== 'lose') return response;
-    // The answer is stored; now the "network" loses it on the way back: the connection
-    // closes before a single byte of the response is written.
-    await response.body?.cancel();
-    bindings.get(request)?.incoming.socket.destroy();
+    // The answer is produced and stored; now the "network" loses it on the way back: the
+    // connection closes before a single byte of the response is written.
+    await response.arrayBuffer().catch(() => undefined);
+    await stored;
+    socket?.destroy();
     return new Response(null, { status: 204 }); // written nowhere: the socket is gone
+  }
+
+  /** Resolves once the intent's answer is stored (or after a while, whatever happened). */
+  function storedOnce(requestId: string): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, STORED_WAIT_MS);
+      function done() {
+        clearTimeout(timer);
+        storedWaiters.delete(requestId);
+        resolve();
+      }
+      storedWaiters.set(requestId, done);
+    });
   }
 
   async function route(request: Request): Promise<Response> {
@@ -85,11 +117,12 @@ export function createChatApi(options: ChatApiOptions): ChatApi {
     if (pathname === '/api/stats' && request.method === 'GET') {
       return json({ modelCalls: model.calls, intents: intents.size, requests });
     }
+    if (pathname === '/api/model-log' && request.method === 'GET') return json({ calls: model.log });
     if (pathname === '/api/trouble' && request.method === 'GET') return json({ mode: trouble.next });
     if (pathname === '/api/trouble' && request.method === 'PUT') {
       const body: unknown = await request.json().catch(() => undefined);
       const mode = (body as { mode?: unknown } | undefined)?.mode;
-      if (!isTroubleMode(mode)) return problem(400, '`mode` must be none, lose, 503 or slow.');
+      if (!isTroubleMode(mode)) return problem(400, '`mode` must be none, lose, cut, 503 or slow.');
       trouble.arm(mode);
       return json({ mode });
     }
@@ -97,8 +130,8 @@ export function createChatApi(options: ChatApiOptions): ChatApi {
   }
 
   // Every route works cross-origin; the protocol's headers are exposed to scripts.
-  const routeWithCors = withCors(route, { methods: ['GET', 'POST', 'PUT'] });
-  // node:http's objects of each request, for the `lose` fault to drop the connection.
+  const routeWithCors = withCors(route, { methods: ['GET', 'POST', 'PUT', 'DELETE'] });
+  // node:http's objects of each request, for the `lose` and `cut` faults to drop the connection.
   const bindings = new WeakMap<Request, HttpBindings>();
   return function chatApi(request, env) {
     bindings.set(request, env);
@@ -115,7 +148,7 @@ async function readQuestion(request: Request): Promise<string | Response> {
   return content;
 }
 
-/** The gateway gives up after `ms` with a 504; the work behind it keeps running. */
+/** The gateway gives up after `ms` without the model's first token (a 504); the work behind it keeps running. */
 async function withGatewayTimeout(work: Promise<Response>, ms: number): Promise<Response> {
   work.catch(() => undefined); // a rejection after the timeout won is the handler's to log
   let timer: NodeJS.Timeout | undefined;

@@ -1,23 +1,37 @@
 /**
- * A stand-in for an LLM: it does not stream, it takes a while, it costs one "call" each
- * time, and it never says the same thing twice — so a duplicate call would show on the
- * page as a second, different answer, and in the `model calls` counter.
+ * A stand-in for an LLM: it thinks a while, then streams its answer a word at a time,
+ * costs one "call" each time and never says the same thing twice — so a duplicate call
+ * would show on the page as a second, different answer, and in the `model calls`
+ * counter. It keeps what each call wrote (`log`), so a test can compare the page's text
+ * with the model's, token for token.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface FakeModelOptions {
   /**
-   * How long one answer takes, in milliseconds.
+   * How long one whole answer takes, in milliseconds: a quarter thinking (until the
+   * first token), the rest writing.
    * @default 2000
    */
   readonly delayMs?: number;
 }
 
-export interface ModelAnswer {
-  /** The answer text; differs on every call. */
-  readonly text: string;
-  /** 1-based number of the model call that produced it. */
+/** What one model call wrote. */
+export interface ModelCall {
+  /** 1-based number of the call. */
   readonly call: number;
+  /** The tokens written so far, joined. */
+  readonly text: string;
+  /** The call ended (its last token written, or stopped). */
+  readonly done: boolean;
+  /** The call was stopped (its `signal` aborted) before its last token. */
+  readonly stopped: boolean;
+}
+
+export interface ModelStream {
+  readonly call: number;
+  /** The answer's tokens as they are written; it ends early, cleanly, when `signal` aborts. */
+  readonly tokens: ReadableStream<string>;
 }
 
 const OPENERS = [
@@ -32,13 +46,17 @@ const OPENERS = [
 const CLOSERS = [
   'Sending it twice would not have changed that: it was answered once.',
   'Retries reuse the same request ID, so this answer was paid for exactly once.',
-  'If the network drops this reply, the retry replays it instead of asking me again.',
+  'If the network drops this reply, the retry picks it up where it broke instead of asking me again.',
   'A double click joins this request instead of starting another one.',
 ];
+
+/** Most calls kept in `log` (the oldest go first). */
+const LOG_LIMIT = 200;
 
 export class FakeModel {
   readonly delayMs: number;
   #calls = 0;
+  readonly #log = new Map<number, ModelCall>();
 
   constructor(options: FakeModelOptions = {}) {
     const delayMs = options.delayMs ?? 2000;
@@ -53,23 +71,67 @@ export class FakeModel {
     return this.#calls;
   }
 
+  /** How long the model thinks before its first token (times a `slowdown`). */
+  get thinkMs(): number {
+    return Math.round(this.delayMs / 4);
+  }
+
+  /** What the latest calls wrote, oldest first. */
+  get log(): readonly ModelCall[] {
+    return [...this.#log.values()];
+  }
+
   /**
-   * Answers `prompt` after the configured delay (times `slowdown`). The call is counted
-   * when it starts, as a paid API call would be; `signal` stops the wait.
+   * Starts answering `prompt`: resolves with the token stream once the first token is
+   * ready (after thinking `thinkMs × slowdown`), as an LLM API answers its headers; the
+   * tokens then come at the usual pace. The
+   * call is counted when it starts, as a paid API call would be; `signal` stops it.
    */
-  async answer(
+  async stream(
     prompt: string,
     { slowdown = 1, signal }: { slowdown?: number; signal?: AbortSignal } = {},
-  ): Promise<ModelAnswer> {
+  ): Promise<ModelStream> {
     const call = ++this.#calls;
-    await sleep(this.delayMs * slowdown, undefined, { signal });
-    const opener = OPENERS[call % OPENERS.length];
-    const closer = CLOSERS[call % CLOSERS.length];
-    const stamp = new Date().toISOString().slice(11, 23);
-    const topic = prompt.trim().replace(/\s+/g, ' ').slice(0, 80);
-    return {
-      call,
-      text: `${opener} You asked “${topic}”. This is model call #${call}, written at ${stamp} UTC. ${closer}`,
+    const words = answerText(call, prompt).split(/(?<= )/);
+    let entry: ModelCall = { call, text: '', done: false, stopped: false };
+    const record = (next: Partial<ModelCall>) => {
+      entry = { ...entry, ...next };
+      this.#log.set(call, entry);
+      if (this.#log.size > LOG_LIMIT) this.#log.delete(this.#log.keys().next().value!);
     };
+    record({});
+    try {
+      await sleep(this.thinkMs * slowdown, undefined, { signal });
+    } catch (error) {
+      record({ done: true, stopped: true });
+      throw error;
+    }
+    const gapMs = (this.delayMs - this.thinkMs) / words.length;
+    let index = 0;
+    const tokens = new ReadableStream<string>({
+      async pull(controller) {
+        if (index > 0) await sleep(gapMs).catch(() => undefined);
+        if (signal?.aborted) {
+          record({ done: true, stopped: true });
+          return controller.close();
+        }
+        const word = words[index++]!;
+        record({ text: entry.text + word, done: index === words.length });
+        controller.enqueue(word);
+        if (index === words.length) controller.close();
+      },
+      cancel() {
+        record({ done: true });
+      },
+    });
+    return { call, tokens };
   }
+}
+
+function answerText(call: number, prompt: string): string {
+  const opener = OPENERS[call % OPENERS.length];
+  const closer = CLOSERS[call % CLOSERS.length];
+  const stamp = new Date().toISOString().slice(11, 23);
+  const topic = prompt.trim().replace(/\s+/g, ' ').slice(0, 80);
+  return `${opener} You asked “${topic}”. This is model call #${call}, written at ${stamp} UTC. ${closer}`;
 }

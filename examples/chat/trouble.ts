@@ -5,13 +5,16 @@
  * - `lose`: the work runs and its answer is stored, then the server drops the
  *   connection instead of answering — the client retries with the same ID and gets
  *   the stored answer replayed.
+ * - `cut`: the answer starts streaming, and after a few tokens the server destroys the
+ *   socket — the client reconnects with the same ID and the last event's id, and the
+ *   text carries on from the next token.
  * - `503`: the server answers 503 + `Retry-After` before running anything — the
  *   client retries with the same ID and the model runs once.
- * - `slow`: the model takes several times longer than the gateway's timeout; the
+ * - `slow`: the model thinks several times longer than the gateway's timeout; the
  *   gateway answers 504 while the work carries on — the client retries, learns the
- *   intent is still running (202) and waits for that one run.
+ *   intent is still running (202) and long-polls until that one run streams.
  */
-const TROUBLE_MODES = ['none', 'lose', '503', 'slow'] as const;
+const TROUBLE_MODES = ['none', 'lose', 'cut', '503', 'slow'] as const;
 
 export type TroubleMode = (typeof TROUBLE_MODES)[number];
 

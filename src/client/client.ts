@@ -3,6 +3,7 @@
  * every attempt and poll); `resume()` finishes the intents a previous page left pending.
  */
 import type { KyInstance } from 'ky';
+import { REPLAYED_HEADER } from '../core/headers.js';
 import { newRequestId } from '../core/ids.js';
 import { AbortError } from './errors/abort-error.js';
 import { UnreplayableBodyError } from './errors/unreplayable-body-error.js';
@@ -11,7 +12,9 @@ import { createJoiner, notify } from './join.js';
 import { normalizeClientOptions, type ClientOptions } from './options.js';
 import { runIntent, type SendResult } from './run-intent.js';
 import { normalizeSendOptions, type NormalizedSendOptions, type SendOptions } from './send-options.js';
+import type { StopOptions, StopResult } from './stop.js';
 import { unstorableBodyKind } from './storable-body.js';
+import { stoppedIntents } from './storage/stopped.js';
 import type { StoredIntent } from './storage/types.js';
 import type { AnswerStream } from './stream/answer-stream.js';
 import type { DispatchInternals } from './stream/intent-fetch.js';
@@ -71,6 +74,16 @@ export interface AnswerOnceClient {
    * exactly as it first left. Rejects as `send` does.
    */
   stream(input: string | URL | StoredIntent, options?: StreamOptions): Promise<AnswerStream>;
+  /**
+   * Stops the intent's generation on the server (`DELETE <status route>/<id>`,
+   * PROTOCOL.md § 14.8): its answer ends with the partial text produced so far, stored
+   * and replayed, and the model never runs again for it. The intent stays in `storage`
+   * (`stopped: true`) so a reload resumes it and shows that partial answer; it leaves
+   * when a replay of it has been read, or when a new intent is sent to the same input.
+   * The status route: `statusUrl(id)` when set, else `/api/status/<id>` on the intent's
+   * origin. Resolves with what the server did: `stopping`, `settled`, `unknown`.
+   */
+  stop(intent: string | StoredIntent, options?: StopOptions): Promise<StopResult>;
   /** The ky instance the client sends with (the base instance, extended). */
   readonly ky: KyInstance;
 }
@@ -88,6 +101,12 @@ function requestHeaders(init: HeadersInit | undefined, name: string, value: stri
   return headers;
 }
 
+/** True when the error carries an answer the server replayed (a stored one). */
+function replayedError(error: unknown): boolean {
+  const response = (error as { response?: unknown } | null)?.response;
+  return response instanceof Response && response.headers.has(REPLAYED_HEADER);
+}
+
 export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClient {
   const options = normalizeClientOptions(clientOptions);
   const { storage } = options;
@@ -101,6 +120,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     return options.kyOptions;
   });
   const join = createJoiner<SendResult>((signal, progress) => new AbortError(progress, signal.reason));
+  const stopped = stoppedIntents(storage);
 
   function persister(requestId: string, input: string, send: NormalizedSendOptions, body: BodyInit | null | undefined) {
     const headers = [...new Headers(send.headers)];
@@ -112,7 +132,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
           : request.body
             ? await request.clone().text()
             : undefined;
-      await storage!.save({
+      const intent: StoredIntent = {
         v: 1,
         requestId,
         input,
@@ -122,7 +142,10 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
           type === null || headers.some(([k]) => k === 'content-type') ? headers : [['content-type', type], ...headers],
         ...(text !== undefined && { body: text }),
         createdAt: Date.now(),
-      });
+      };
+      await storage!.save(intent);
+      // A stopped intent sent to the same input is over: the new one is what a reload resumes.
+      await stopped.saved(intent).catch(() => undefined);
     };
   }
 
@@ -170,19 +193,24 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
         attempts: result.attempts,
         polls: result.polls,
       });
-      await forget(requestId);
+      await forget(requestId, result.replayed);
       return result;
     } catch (error) {
       const { attempts = 0, polls = 0 } = error as { attempts?: number; polls?: number };
       emit?.({ type: 'settled', requestId, outcome: 'failed', error: error as Error, attempts, polls });
-      await forget(requestId);
+      await forget(requestId, replayedError(error));
       throw error;
     }
   }
 
-  /** Drops the intent from storage. A record that outlives its intent is harmless: resuming it replays the answer. */
-  async function forget(requestId: string): Promise<void> {
-    if (storage) await Promise.resolve(storage.remove(requestId)).catch(() => undefined);
+  /**
+   * Drops the settled intent from storage — unless this client stopped it and this was
+   * not a replay (see `storage/stopped.ts`). A record that outlives its intent is
+   * harmless: resuming it replays the answer.
+   */
+  async function forget(requestId: string, replayed: boolean): Promise<void> {
+    if (!storage || stopped.keep(requestId, replayed)) return;
+    await Promise.resolve(storage.remove(requestId)).catch(() => undefined);
   }
 
   function send<TData>(input: string | URL, sendOptions?: SendOptions): Promise<SendResult<TData>> {
@@ -222,6 +250,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     const { signal, onEvent } = streamOptions;
     if (typeof input === 'object' && !(input instanceof URL)) {
       // A stored intent goes again exactly as it first left (see `resend`).
+      if (input.stopped) stopped.ids.add(input.requestId);
       const opened = await openAnswer(deps, new URL(input.url), input.input, {
         method: input.method,
         headers: input.headers.map(([k, v]) => [k, v] as [string, string]),
@@ -239,6 +268,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   /** The one way a stored intent is sent again: to its stored URL, byte for byte. */
   function resend<TData>(stored: StoredIntent, resendOptions: ResumeOptions = {}): Promise<SendResult<TData>> {
     const { signal, onEvent } = resendOptions;
+    if (stored.stopped) stopped.ids.add(stored.requestId);
     const request = { method: stored.method, headers: stored.headers.map(([k, v]) => [k, v] as [string, string]) };
     return dispatch<TData>(new URL(stored.url), stored.input, {
       ...request,
@@ -267,5 +297,11 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     return (storage ? await storage.list() : []).find((intent) => intent.input === input && (match?.(intent) ?? true));
   }
 
-  return { send, fetch, stream, resume, pending, resend, ky: instance };
+  let stopper: AnswerOnceClient['stop'] | undefined;
+  const stop: AnswerOnceClient['stop'] = async (intent, stopOptions) => {
+    stopper ??= (await load()).createStop({ client: options, ky: instance, stopped });
+    return stopper(intent, stopOptions);
+  };
+
+  return { send, fetch, stream, stop, resume, pending, resend, ky: instance };
 }

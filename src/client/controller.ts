@@ -7,66 +7,37 @@
  * - `send()` after a failure resends the same intent — the same `requestId`, the same
  *   request — which the server runs again because its record is FAILED;
  * - `send()` after an answer, or after `reset()`, starts a new intent with a new ID;
- * - `resume()` finishes an intent a previous page left pending in the client's storage.
+ * - `resume()` finishes an intent a previous page left pending in the client's storage;
+ * - `stop()` stops the intent in flight on the server (`client.stop`): a streamed answer
+ *   ends `answered` with its partial text and `stopped: true`; the next `send()` is a
+ *   new intent.
  *
  * State lives in `send-state.ts`'s reducer; this class only turns client events and
  * outcomes into actions and tells its subscribers.
  */
 import { newRequestId } from '../core/ids.js';
 import { invalidOption, optionsObject, stringOption } from '../core/options.js';
-import { initialSendState, sendReducer, type SendAction, type SendState } from '../core/send-state.js';
+import { initialSendState, isInFlight, sendReducer, type SendAction, type SendState } from '../core/send-state.js';
 import { Subscribable } from '../core/subscribable.js';
 import type { AnswerOnceClient } from './client.js';
 import type { SendEvent, SendEventListener } from './events.js';
-import type { SendResult } from './run-intent.js';
 import type { SendOptions } from './send-options.js';
+import type { StopResult } from './stop.js';
 import type { StoredIntent } from './storage/types.js';
-import type { AnswerStream, StreamPart } from './stream/answer-stream.js';
+import { defaultStreamText, readStreamed, type Answered, type StreamText } from './read-streamed.js';
 
 /**
  * What the controller needs from a client: `createClient()`'s result, or any object with
  * its `send` (and, for `resume()`, its `pending` and `resend`).
  */
 export type ControllerClient = Pick<AnswerOnceClient, 'send'> &
-  Partial<Pick<AnswerOnceClient, 'pending' | 'resend' | 'stream'>>;
+  Partial<Pick<AnswerOnceClient, 'pending' | 'resend' | 'stream' | 'stop'>>;
 
 /**
  * Puts the current intent on the wire (again), reporting its events to `onEvent` and, when
  * it streams, its text so far to `onText`.
  */
-type Dispatch<TData> = (
-  onEvent: SendEventListener,
-  onText: (text: string) => void,
-) => Promise<Pick<SendResult<TData>, 'data' | 'replayed'>>;
-
-/** Which text a streamed part adds to the answer; `undefined` adds none. */
-export type StreamText = (part: StreamPart) => string | undefined;
-
-/** A body's text, and the `data` of events without a type: what a plain token stream sends. */
-const defaultStreamText: StreamText = (part) =>
-  part.type === 'text' ? part.text : part.type === 'event' && part.event === undefined ? part.data : undefined;
-
-/** Reads a streamed answer to its end, reporting its text so far; `data` is the whole text. */
-async function readStreamed<TData>(
-  opened: Promise<AnswerStream>,
-  pick: StreamText,
-  onText: (text: string) => void,
-): Promise<Pick<SendResult<TData>, 'data' | 'replayed'>> {
-  const answer = await opened;
-  let text = '';
-  for await (const part of answer) {
-    if (part.type === 'restart') {
-      text = '';
-      onText(text);
-      continue;
-    }
-    const piece = pick(part);
-    if (piece === undefined || piece === '') continue;
-    text += piece;
-    onText(text);
-  }
-  return { data: text as TData, replayed: answer.replayed };
-}
+type Dispatch<TData> = (onEvent: SendEventListener, onText: (text: string) => void) => Promise<Answered<TData>>;
 
 /**
  * The per-send options the controller passes to `client.send` (json, headers, signal,
@@ -142,6 +113,8 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
   /** Bumped by `reset()`: events and outcomes of an older generation are dropped. */
   #generation = 0;
   #resumed: Promise<SendState<TData, TJson>> | undefined;
+  /** The intent `stop()` was called for: sending again after it is a new intent. */
+  #stoppedId: string | undefined;
 
   constructor(client: ControllerClient, input: string, options: SendControllerOptions = {}) {
     super();
@@ -174,7 +147,8 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
    */
   send = (options: ControllerSendOptions<TJson> = {}): Promise<SendState<TData, TJson>> => {
     if (this.#inFlight) return this.#inFlight;
-    const failed = this.#state.status === 'failed' ? this.#state.requestId : undefined;
+    const failed =
+      this.#state.status === 'failed' && this.#state.requestId !== this.#stoppedId ? this.#state.requestId : undefined;
     if (failed !== undefined && this.#dispatch !== undefined) {
       return this.#run(failed, this.#dispatch, this.#state.json);
     }
@@ -189,6 +163,22 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
       return readStreamed<TData>(stream(this.#input, streamOptions), this.#stream!, onText);
     };
     return this.#run(requestId, this.#dispatch, request.json);
+  };
+
+  /**
+   * Stops the intent in flight on the server (`client.stop`, PROTOCOL.md § 14.8): the
+   * model is told to stop; a streamed answer then ends `answered` with the text so far
+   * and `stopped: true` (a non-streamed one fails with the `intent-stopped` problem, or
+   * answers if it was done). The client keeps the intent in storage, so a reload with
+   * `resume` shows that partial answer without a model call. Resolves with the
+   * server's outcome, or `undefined` when nothing is in flight.
+   */
+  stop = async (): Promise<StopResult | undefined> => {
+    const { requestId } = this.#state;
+    if (requestId === undefined || !isInFlight(this.#state)) return undefined;
+    if (!this.#client.stop) throw new TypeError('answer-once: `stop()` needs a client with `stop()` (createClient()).');
+    this.#stoppedId = requestId;
+    return this.#client.stop(requestId);
   };
 
   /**
@@ -251,7 +241,8 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
       ))();
     const promise = sent
       .then(
-        (result) => apply({ type: 'answer', data: result.data, replayed: result.replayed }),
+        (result) =>
+          apply({ type: 'answer', data: result.data, replayed: result.replayed, stopped: result.stopped ?? false }),
         (error: unknown) => apply({ type: 'fail', error: toError(error) }),
       )
       .then(() => {

@@ -4,7 +4,7 @@
  *   idle ─start→ sending ─retry→ retrying ─attempt→ sending ─…
  *                   │  └──────poll→ waiting (202: the server is still generating)
  *                   ├─text→   streaming  (a streamed send: the answer's text so far)
- *                   ├─answer→ answered   (data, replayed)
+ *                   ├─answer→ answered   (data, replayed, stopped)
  *                   └─fail→   failed     (error; sending again keeps the requestId)
  *
  * `SendState` is the whole snapshot, a union keyed on `status`: `data` is typed only in
@@ -43,6 +43,8 @@ interface Fields<TJson> {
   readonly replayed: boolean;
   /** A streamed send's answer text so far (`streaming`), and all of it once `answered`. */
   readonly text: string | undefined;
+  /** True when the answer was stopped (PROTOCOL.md § 14.8): `text`/`data` is the partial answer. */
+  readonly stopped: boolean;
 }
 
 interface Quiet {
@@ -78,7 +80,7 @@ export type SendAction<TData = unknown, TJson = unknown> =
   | { readonly type: 'poll'; readonly polls?: number }
   /** A streamed answer's text so far (all of it, not the new piece); `''` after a restart. */
   | { readonly type: 'text'; readonly text: string }
-  | { readonly type: 'answer'; readonly data: TData; readonly replayed: boolean }
+  | { readonly type: 'answer'; readonly data: TData; readonly replayed: boolean; readonly stopped?: boolean }
   | { readonly type: 'fail'; readonly error: Error }
   /** Forget the intent; the next send is a new one. */
   | { readonly type: 'reset' };
@@ -93,6 +95,7 @@ const IDLE: Extract<SendState<never, never>, { status: 'idle' }> = Object.freeze
   replayed: false,
   retry: undefined,
   text: undefined,
+  stopped: false,
   data: undefined,
   error: undefined,
 });
@@ -158,7 +161,13 @@ export function sendReducer<TData, TJson>(
         ? state
         : { ...fields, status: 'streaming', text: action.text };
     case 'answer':
-      return { ...fields, status: 'answered', data: action.data, replayed: action.replayed };
+      return {
+        ...fields,
+        status: 'answered',
+        data: action.data,
+        replayed: action.replayed,
+        stopped: action.stopped ?? false,
+      };
     case 'fail':
       return { ...fields, status: 'failed', error: action.error };
   }
@@ -166,7 +175,7 @@ export function sendReducer<TData, TJson>(
 
 /** The fields an in-flight state carries into its next state, minus per-state extras. */
 function progressFields<TJson>(state: SendState<unknown, TJson>): Fields<TJson> & Quiet {
-  const { requestId, json, attempt, retryLimit, polls, replayed, text } = state;
+  const { requestId, json, attempt, retryLimit, polls, replayed, text, stopped } = state;
   return {
     requestId,
     json,
@@ -175,6 +184,7 @@ function progressFields<TJson>(state: SendState<unknown, TJson>): Fields<TJson> 
     polls,
     replayed,
     text,
+    stopped,
     retry: undefined,
     data: undefined,
     error: undefined,

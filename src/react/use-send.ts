@@ -7,6 +7,7 @@ import {
 } from '../client/controller.js';
 import { invalidOption } from '../core/options.js';
 import type { SendState } from '../core/send-state.js';
+import type { StopResult } from '../client/stop.js';
 
 export interface UseSendOptions extends SendControllerOptions {
   /**
@@ -18,7 +19,7 @@ export interface UseSendOptions extends SendControllerOptions {
   readonly resume?: boolean;
 }
 
-/** What `useSend` hands back besides the state: the two things a UI does. */
+/** What `useSend` hands back besides the state: the three things a UI does. */
 export interface SendActions<TData, TJson> {
   /**
    * Sends the intent; resolves with the settled state and never rejects. While a send
@@ -28,12 +29,18 @@ export interface SendActions<TData, TJson> {
   readonly send: (options?: ControllerSendOptions<TJson>) => Promise<SendState<TData, TJson>>;
   /** Forgets the intent; the next `send()` is a new one with a new ID. */
   readonly reset: () => void;
+  /**
+   * Stops the intent in flight on the server (`client.stop`): a streamed answer ends
+   * `answered` with its partial text and `stopped: true`, and stays in the client's
+   * storage so a reload with `resume` shows it again, with no model call.
+   */
+  readonly stop: () => Promise<StopResult | undefined>;
 }
 
 /**
  * The send's state — a union keyed on `status`, so `if (chat.status === 'answered')`
  * narrows `data`, `'failed'` narrows `error`, `'retrying'` narrows `retry` — with
- * `send` and `reset` beside it (as TanStack's `useMutation` returns).
+ * `send`, `stop` and `reset` beside it (as TanStack's `useMutation` returns).
  */
 export type UseSendResult<TData, TJson> = SendState<TData, TJson> & SendActions<TData, TJson>;
 
@@ -74,5 +81,8 @@ export function useSend<TData = unknown, TJson = unknown>(
 
   const snapshot = useSyncExternalStore(controller.subscribe, controller.getSnapshot, controller.getSnapshot);
   // The same object until the state changes, so it can sit in an effect's dependencies.
-  return useMemo(() => ({ ...snapshot, send: controller.send, reset: controller.reset }), [snapshot, controller]);
+  return useMemo(
+    () => ({ ...snapshot, send: controller.send, reset: controller.reset, stop: controller.stop }),
+    [snapshot, controller],
+  );
 }

@@ -3,15 +3,25 @@
  * as a child process): what a visitor sees, and what the model was asked to do.
  */
 import { mkdir } from 'node:fs/promises';
-import type { Browser, BrowserContext, Page, Request as PwRequest } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  answerText,
+  armTrouble as arm,
+  ask as askOn,
+  type ChatPost,
+  footerModelCalls as footerOf,
+  onlyCallSince,
+  screenshotName,
+  trackChatPosts,
+  UI_TIMEOUT_MS,
+} from './support/chat-page.js';
 import { chromiumAvailable, launchChromium } from './support/chromium.js';
 import { startDemoProcess, type DemoProcess } from './support/demo-process.js';
 
 const SCREENSHOTS = 'test-results/e2e';
-/** Long enough to reload the page mid-answer, short enough for a quick suite. */
+/** Short enough for a quick suite (the streaming cases are in chat-stream.test.ts). */
 const MODEL_DELAY_MS = 1500;
-const UI_TIMEOUT_MS = 20_000;
 
 describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
   let demo: DemoProcess;
@@ -19,7 +29,7 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
   let context: BrowserContext;
   let page: Page;
   /** Every POST to a chat route this page made, with the intent ID it carried. */
-  let chatPosts: { url: string; requestId: string | undefined }[];
+  let chatPosts: ChatPost[];
 
   beforeAll(async () => {
     await mkdir(SCREENSHOTS, { recursive: true });
@@ -42,42 +52,17 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
   beforeEach(async () => {
     context = await browser.newContext({ viewport: { width: 1000, height: 720 } });
     page = await context.newPage();
-    chatPosts = [];
-    page.on('request', (request: PwRequest) => {
-      if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/chat') {
-        chatPosts.push({ url: request.url(), requestId: request.headers()['x-request-id'] });
-      }
-    });
+    chatPosts = trackChatPosts(page);
   });
 
   afterEach(async ({ task }) => {
-    const name = task.name
-      .replace(/[^a-z0-9]+/gi, '-')
-      .replace(/^-|-$/g, '')
-      .toLowerCase();
-    await page?.screenshot({ path: `${SCREENSHOTS}/${name}.png` }).catch(() => undefined);
+    await page?.screenshot({ path: `${SCREENSHOTS}/${screenshotName(task.name)}.png` }).catch(() => undefined);
     await context?.close();
   });
 
-  async function ask(question: string, click: 'click' | 'dblclick' = 'click'): Promise<void> {
-    await page.getByTestId('composer').fill(question);
-    await page.getByTestId('send')[click]();
-  }
-
-  async function armTrouble(mode: 'lose' | '503' | 'slow'): Promise<void> {
-    const option = page.getByTestId(`trouble-${mode}`);
-    await option.click();
-    await expect.poll(() => option.getAttribute('aria-checked')).toBe('true');
-  }
-
-  /** Model calls as the footer shows them, once it agrees with the server. */
-  async function footerModelCalls(server: DemoProcess = demo): Promise<number> {
-    const { modelCalls } = await server.stats();
-    await expect
-      .poll(() => page.getByTestId('model-calls').textContent(), { timeout: UI_TIMEOUT_MS })
-      .toBe(String(modelCalls));
-    return modelCalls;
-  }
+  const ask = (question: string, click: 'click' | 'dblclick' = 'click') => askOn(page, question, click);
+  const armTrouble = (mode: 'lose' | '503' | 'slow') => arm(page, mode);
+  const footerModelCalls = (server: DemoProcess = demo) => footerOf(page, server);
 
   it('answers a double-clicked send once: one request, one answer, one model call', async () => {
     const before = await demo.stats();
@@ -106,6 +91,7 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
     await answer.waitFor({ timeout: UI_TIMEOUT_MS });
     await expect(answer.getByTestId('replayed-badge').isVisible()).resolves.toBe(true);
     await expect(answer.textContent()).resolves.toContain('What if the network drops your reply?');
+    expect(await answerText(page)).toBe((await onlyCallSince(demo, before.modelCalls)).text);
 
     // Two requests reached the server (the lost one and its retry — resent by the client,
     // or silently by Chromium itself when a reused connection drops), one model call.
@@ -127,31 +113,9 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
     await answer.waitFor({ timeout: UI_TIMEOUT_MS });
     await expect(answer.textContent()).resolves.toContain('2 attempts');
     expect(await answer.getByTestId('replayed-badge').count()).toBe(0);
+    expect(await answerText(page)).toBe((await onlyCallSince(demo, before.modelCalls)).text);
     expect(chatPosts).toHaveLength(2);
     expect(await footerModelCalls()).toBe(before.modelCalls + 1);
-  });
-
-  it('finishes an intent after a reload mid-answer: the same answer, with the badge, one model call', async () => {
-    await page.goto(demo.url);
-    const before = await demo.stats();
-    await ask('Can I reload while you think?');
-    await page.getByTestId('status').waitFor({ timeout: UI_TIMEOUT_MS });
-    expect(chatPosts).toHaveLength(1);
-    const sentId = chatPosts[0]!.requestId;
-
-    await page.reload(); // the model is still generating
-    const answer = page.getByTestId('answer');
-    await answer.waitFor({ timeout: UI_TIMEOUT_MS });
-
-    // The resumed request carried the same intent ID, and the answer is the stored one.
-    expect(chatPosts.length).toBeGreaterThanOrEqual(2);
-    expect(new Set(chatPosts.map((post) => post.requestId))).toEqual(new Set([sentId]));
-    await expect(answer.getAttribute('data-request-id')).resolves.toBe(sentId);
-    await expect(answer.getByTestId('replayed-badge').isVisible()).resolves.toBe(true);
-    const modelCalls = await footerModelCalls();
-    expect(modelCalls).toBe(before.modelCalls + 1);
-    await expect(answer.textContent()).resolves.toContain(`model call #${modelCalls}`);
-    await expect(page.getByTestId('answer').count()).resolves.toBe(1);
   });
 
   describe('with the API on another origin', () => {

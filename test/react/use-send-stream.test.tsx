@@ -73,4 +73,51 @@ describe('useSend({ stream: true })', () => {
     expect(seen.length).toBeGreaterThan(3);
     expect(server.stats.modelCalls).toBe(1);
   });
+
+  it('stop() stops the generation; after a reload resume shows the stopped partial answer, with no second model call', async () => {
+    const server = chatServer();
+    const storage = memoryStorageAdapter();
+    const page1 = createClient({ baseUrl: 'http://127.0.0.1:9/', fetch: server.fetch, storage });
+    let stop: (() => Promise<unknown>) | undefined;
+    function Stoppable() {
+      const chat = useSend<string>(page1, 'chat', { stream: true, resume: true });
+      stop = chat.stop;
+      return (
+        <div>
+          <button type="button" onClick={() => void chat.send({ json: { content: 'hi' } })}>
+            send
+          </button>
+          <output data-testid="state">{chat.status}</output>
+          <output data-testid="text">{chat.text}</output>
+          <output data-testid="stopped">{String(chat.stopped)}</output>
+        </div>
+      );
+    }
+    const first = render(
+      <StrictMode>
+        <Stoppable />
+      </StrictMode>,
+    );
+    await act(async () => screen.getByText('send').click());
+    await waitFor(() => expect(screen.getByTestId('text').textContent?.length).toBeGreaterThan(6));
+    await act(async () => void (await stop!()));
+    await waitFor(() => expect(screen.getByTestId('state').textContent).toBe('answered'), { timeout: 5_000 });
+    expect(screen.getByTestId('stopped').textContent).toBe('true');
+    const partial = screen.getByTestId('text').textContent ?? '';
+    expect(FULL.startsWith(partial) && partial.length > 0 && partial !== FULL).toBe(true);
+    first.unmount();
+
+    // The reload: a new client over the same storage, the hook mounted with resume.
+    const client = createClient({ baseUrl: 'http://127.0.0.1:9/', fetch: server.fetch, storage });
+    await act(async () => {
+      render(
+        <StrictMode>
+          <Chat client={client} seen={[]} />
+        </StrictMode>,
+      );
+    });
+    await waitFor(() => expect(screen.getByTestId('state').textContent).toBe('answered'), { timeout: 5_000 });
+    expect(screen.getByTestId('text').textContent).toBe(partial);
+    expect(server.stats.modelCalls).toBe(1);
+  });
 });

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { useSend } from 'answer-once/react';
-import { apiBase, type ChatAnswer, type ChatQuestion } from './api.js';
+import { apiBase, callOf, type ChatQuestion } from './api.js';
 import { client } from './client.js';
 import { Composer } from './Composer.js';
 import { addTurn, loadTurns, saveTurns, type Turn } from './history.js';
@@ -11,28 +11,35 @@ import { useServerStatus } from './use-server-status.js';
 const apiOrigin = new URL(apiBase).origin;
 
 export function App() {
-  // resume: an intent a reload interrupted is finished with its original ID.
-  const chat = useSend<ChatAnswer, ChatQuestion>(client, 'chat', { resume: true });
+  // stream: the answer's tokens show as the model writes them (`chat.text`).
+  // resume: an intent a reload interrupted carries on with its original ID, from the
+  // start of the server's log, then live.
+  const chat = useSend<string, ChatQuestion>(client, 'chat', { stream: true, resume: true });
   const { reset } = chat;
   const snapshot = chat;
   const [turns, setTurns] = useState<readonly Turn[]>(loadTurns);
   const [draft, setDraft] = useState('');
   const server = useServerStatus();
   const bottom = useRef<HTMLDivElement>(null);
-  const busy = snapshot.status === 'sending' || snapshot.status === 'retrying' || snapshot.status === 'waiting';
+  const busy =
+    snapshot.status === 'sending' ||
+    snapshot.status === 'retrying' ||
+    snapshot.status === 'waiting' ||
+    snapshot.status === 'streaming';
 
   // An answered intent becomes a turn of the conversation; the hook is free for the next.
   useEffect(() => {
     if (snapshot.status !== 'answered' || snapshot.requestId === undefined) return;
-    const { requestId, data, replayed, json, attempt } = snapshot;
+    const { requestId, data, replayed, stopped, json, attempt } = snapshot;
     setTurns((turns) =>
       addTurn(turns, {
         id: requestId,
         question: json?.content ?? '',
-        answer: data.answer,
-        call: data.call,
+        answer: data,
+        call: callOf(data),
         attempts: Math.max(1, attempt),
         replayed,
+        stopped,
       }),
     );
     reset();
@@ -45,7 +52,7 @@ export function App() {
   useEffect(() => {
     // Braces matter: recent Chromium returns a promise from scrollIntoView.
     void bottom.current?.scrollIntoView({ block: 'end' });
-  }, [turns, snapshot.status]);
+  }, [turns, snapshot.status, snapshot.text]);
   const { refresh } = server;
   // biome-ignore lint/correctness/useExhaustiveDependencies: every status change is when to re-read the server's state
   useEffect(refresh, [snapshot.status, refresh]);
@@ -87,7 +94,7 @@ export function App() {
         <div className="end" ref={bottom} />
       </main>
       <div className="dock">
-        <Composer value={draft} busy={busy} onChange={setDraft} onSend={send} />
+        <Composer value={draft} busy={busy} onChange={setDraft} onSend={send} onStop={() => void chat.stop()} />
         <footer className="stats" aria-live="polite">
           model calls: <strong data-testid="model-calls">{server.stats?.modelCalls ?? '–'}</strong>
           {' · '}

@@ -5,13 +5,16 @@ export interface ComposerProps {
   readonly busy: boolean;
   readonly onChange: (value: string) => void;
   readonly onSend: () => void;
+  /** Stops the answer being generated, on the server. */
+  readonly onStop: () => void;
 }
 
 /**
- * The message box and send button. The button stays enabled while a send is in
- * flight on purpose: a second click joins the first request (useSend), it costs nothing.
+ * The message box, the send button and, while an answer is coming, Stop. Send stays
+ * enabled while a send is in flight on purpose: a second click joins the first request
+ * (useSend), it costs nothing.
  */
-export function Composer({ value, busy, onChange, onSend }: ComposerProps) {
+export function Composer({ value, busy, onChange, onSend, onStop }: ComposerProps) {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     onSend();
@@ -36,6 +39,17 @@ export function Composer({ value, busy, onChange, onSend }: ComposerProps) {
       <button data-testid="send" type="submit" className={busy ? 'send busy' : 'send'}>
         {busy ? 'Sending…' : 'Send'}
       </button>
+      {busy && (
+        <button
+          data-testid="stop"
+          type="button"
+          className="stop"
+          title="Stop the model on the server: the partial answer is kept."
+          onClick={onStop}
+        >
+          Stop
+        </button>
+      )}
     </form>
   );
 }

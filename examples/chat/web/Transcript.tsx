@@ -1,21 +1,23 @@
 import type { SendState } from 'answer-once/react';
-import type { ChatAnswer, ChatQuestion } from './api.js';
+import type { ChatQuestion } from './api.js';
 import type { Turn } from './history.js';
 
 export interface TranscriptProps {
   readonly turns: readonly Turn[];
   /** The intent in flight or failed, if any. */
-  readonly pending: SendState<ChatAnswer, ChatQuestion>;
+  readonly pending: SendState<string, ChatQuestion>;
   readonly onRetry: () => void;
 }
 
 /** What the pending answer bubble says in each state of the send. */
-function pendingLabel(state: SendState<ChatAnswer, ChatQuestion>): string {
+function pendingLabel(state: SendState<string, ChatQuestion>): string {
   switch (state.status) {
     case 'retrying':
       return `retrying (${state.retry.number}/${state.retryLimit ?? '?'})…`;
     case 'waiting':
       return 'still generating…';
+    case 'streaming':
+      return 'writing…';
     default:
       return 'thinking…';
   }
@@ -46,6 +48,15 @@ export function Transcript({ turns, pending, onRetry }: TranscriptProps) {
           <div className="bubble assistant" data-testid="answer" data-request-id={turn.id}>
             <p className="text">{turn.answer}</p>
             <p className="meta">
+              {turn.stopped && (
+                <span
+                  className="badge stopped"
+                  data-testid="stopped-badge"
+                  title="Stopped on the server: this is all of it."
+                >
+                  stopped
+                </span>
+              )}
               {turn.replayed && (
                 <span
                   className="badge replayed"
@@ -57,7 +68,8 @@ export function Transcript({ turns, pending, onRetry }: TranscriptProps) {
               )}
               <span className="id" title={turn.id}>
                 intent {shortId(turn.id)}
-                {turn.attempts > 1 && ` · ${turn.attempts} attempts`} · model call #{turn.call}
+                {turn.attempts > 1 && ` · ${turn.attempts} attempts`}
+                {turn.call !== undefined && ` · model call #${turn.call}`}
               </span>
             </p>
           </div>
@@ -74,6 +86,19 @@ export function Transcript({ turns, pending, onRetry }: TranscriptProps) {
                   Try again (same intent)
                 </button>
               </p>
+            </div>
+          ) : pending.text ? (
+            <div
+              className="bubble assistant streaming"
+              data-testid="status"
+              data-state={pending.status}
+              data-request-id={pending.requestId}
+            >
+              <p className="text" data-testid="streaming-text">
+                {pending.text}
+                <span className="caret" aria-hidden="true" />
+              </p>
+              {pending.status !== 'streaming' && <p className="meta">{pendingLabel(pending)}</p>}
             </div>
           ) : (
             <div className="bubble assistant status" data-testid="status" data-state={pending.status}>

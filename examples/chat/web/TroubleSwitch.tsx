@@ -7,11 +7,16 @@ const CHOICES: ReadonlyArray<{ mode: TroubleMode; label: string; hint: string }>
     label: 'Lose next response',
     hint: 'The server runs the model, stores the answer, then drops the connection.',
   },
+  {
+    mode: 'cut',
+    label: 'Cut the stream',
+    hint: 'After a few tokens the server destroys the socket: the client reconnects and the text carries on.',
+  },
   { mode: '503', label: '503 next request', hint: 'The server answers 503 before running anything.' },
   {
     mode: 'slow',
     label: 'Slow model',
-    hint: 'The model takes much longer than the gateway timeout: 504, then “still generating…”.',
+    hint: 'The model thinks much longer than the gateway timeout: 504, then “still generating…”, then the stream.',
   },
 ];
 

@@ -9,9 +9,10 @@ export interface ChatQuestion {
   readonly content: string;
 }
 
-export interface ChatAnswer {
-  readonly answer: string;
-  readonly call: number;
+/** The model call number an answer names ("This is model call #7"), if it does. */
+export function callOf(text: string): number | undefined {
+  const match = /model call #(\d+)/.exec(text);
+  return match ? Number(match[1]) : undefined;
 }
 
 export interface Stats {

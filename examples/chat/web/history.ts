@@ -10,8 +10,10 @@ export interface Turn {
   readonly answer: string;
   /** The answer was a stored one replayed: no model call was made for this delivery. */
   readonly replayed: boolean;
-  /** The model call that produced the answer (as the server reports it). */
-  readonly call: number;
+  /** The model call that produced the answer (as the answer names it), if known. */
+  readonly call: number | undefined;
+  /** The answer was stopped (the Stop button): what it holds is all there is. */
+  readonly stopped: boolean;
   /** Requests the client made for this intent (1 unless it had to retry). */
   readonly attempts: number;
 }

@@ -17,6 +17,11 @@ export interface StoredIntent {
   readonly body?: string;
   /** Epoch milliseconds when the intent was first sent. */
   readonly createdAt: number;
+  /**
+   * Set when this client stopped the intent (`client.stop`): the record stays after it
+   * settled, so a reload resends it and the server replays the stopped partial answer.
+   */
+  readonly stopped?: true;
 }
 
 /**

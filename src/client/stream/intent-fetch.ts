@@ -37,8 +37,8 @@ type Dispatch = (
 export interface IntentFetchDeps {
   readonly client: ResolvedClientOptions;
   readonly dispatch: Dispatch;
-  /** Drops the intent from storage. */
-  readonly forget: (requestId: string) => Promise<void>;
+  /** Drops the settled intent from storage (unless it is a stopped one to keep; `replayed`: how it was answered). */
+  readonly forget: (requestId: string, replayed: boolean) => Promise<void>;
 }
 
 /** One call's request, read once so every attempt and reconnect can send it again. */
@@ -177,7 +177,7 @@ export async function openAnswer(
             polls: 0,
           },
     );
-    void forget(requestId);
+    void forget(requestId, replayed);
   };
   if (!response.body || NO_BODY.has(response.status) || options.method === 'HEAD') {
     settle(undefined);

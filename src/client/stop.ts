@@ -1,0 +1,144 @@
+/**
+ * `client.stop()`: stops an intent's generation on the server — `DELETE <status
+ * route>/<id>` (PROTOCOL.md § 14.8), wherever it runs — and keeps the intent in storage
+ * so a reload shows the stopped partial answer without a model call
+ * (`./storage/stopped.ts` says how long). Loaded with the streaming modules, on first use.
+ *
+ * The status route is the app's `statusUrl(id)` when set, else the server's default
+ * `/api/status/<id>` on the intent's origin (the URL it was sent to), else on `baseUrl`'s
+ * or the page's.
+ */
+import type { KyInstance } from 'ky';
+import { REPLAYED_HEADER } from '../core/headers.js';
+import type { ProblemDetails } from '../core/problems.js';
+import { isValidRequestId } from '../core/request-id.js';
+import { invalidOption } from '../core/options.js';
+import { rawProblemCode } from './classify.js';
+import { AbortError } from './errors/abort-error.js';
+import { ConnectionError } from './errors/connection-error.js';
+import { ResponseError } from './errors/response-error.js';
+import { isJsonContentType } from './parse.js';
+import type { ResolvedClientOptions } from './options.js';
+import type { StoppedIntents } from './storage/stopped.js';
+import type { StoredIntent } from './storage/types.js';
+
+/** The server's status path when the app configured no `statusUrl` (the handler's default). */
+const DEFAULT_STATUS_PATH = '/api/status';
+
+/** Statuses a stop is sent again for: it changes nothing twice (§ 14.8). */
+const STOP_RETRY_STATUSES = [408, 429, 502, 503, 504];
+
+/**
+ * What the server did with a stop:
+ * - `stopping`: the generation was running and is told to stop; its answer ends with
+ *   the partial text (and, for an event stream, the `stopped` part);
+ * - `settled`: it had already ended (answered or failed): nothing changed;
+ * - `unknown`: the server has no such intent in this scope.
+ */
+export type StopOutcome = 'stopping' | 'settled' | 'unknown';
+
+export interface StopResult {
+  readonly requestId: string;
+  readonly outcome: StopOutcome;
+  /** The stop route's answer (its body unread). */
+  readonly response: Response;
+}
+
+/** Options of `client.stop()`. */
+export interface StopOptions {
+  /**
+   * Stops the stop request itself (not the generation).
+   * @default undefined
+   */
+  signal?: AbortSignal;
+}
+
+export interface StopDeps {
+  readonly client: ResolvedClientOptions;
+  readonly ky: KyInstance;
+  readonly stopped: StoppedIntents;
+}
+
+/** Marks `requestId` stopped: its record (from storage, or saved lately) is kept past its settling. */
+async function mark(
+  { client, stopped }: StopDeps,
+  requestId: string,
+  known: StoredIntent | undefined,
+): Promise<StoredIntent | undefined> {
+  stopped.ids.add(requestId);
+  const { storage } = client;
+  const listed = storage ? await storage.list() : [];
+  const record = known ?? listed.find((intent) => intent.requestId === requestId) ?? stopped.recent.get(requestId);
+  if (storage && record && !record.stopped) await storage.save({ ...record, stopped: true });
+  return record;
+}
+
+function outcomeOf(response: Response, code: string | undefined): StopOutcome | undefined {
+  if (response.status === 202) return 'stopping';
+  if (response.status === 404 && (code === undefined || code === 'intent-not-found')) return 'unknown';
+  // The status route's answer for an ended intent: its stored answer, or a failed one.
+  if (response.headers.has(REPLAYED_HEADER) || code === 'intent-failed' || code === 'intent-stopped') {
+    return 'settled';
+  }
+  return undefined;
+}
+
+async function bodyOf(response: Response): Promise<unknown> {
+  const text = await response
+    .clone()
+    .text()
+    .catch(() => '');
+  if (!isJsonContentType(response.headers.get('content-type'))) return text || undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+export function createStop(deps: StopDeps) {
+  const { client, ky } = deps;
+  return async function stop(target: string | StoredIntent, options: StopOptions = {}): Promise<StopResult> {
+    const known = typeof target === 'object' && target !== null ? target : undefined;
+    const requestId = known ? known.requestId : target;
+    if (typeof requestId !== 'string' || !isValidRequestId(requestId)) {
+      invalidOption('requestId', '8–128 characters of [A-Za-z0-9_-], or a StoredIntent', target);
+    }
+    const context = { requestId, attempts: 0, polls: 0 };
+    // Marked before the request leaves: the intent's stream may end (and settle) first.
+    const record = await mark(deps, requestId, known).catch(() => known);
+    const url =
+      client.statusUrl?.(requestId) ??
+      (record
+        ? new URL(`${DEFAULT_STATUS_PATH}/${encodeURIComponent(requestId)}`, record.url)
+        : `${DEFAULT_STATUS_PATH}/${encodeURIComponent(requestId)}`);
+    let response: Response;
+    try {
+      response = await ky(url, {
+        method: 'DELETE',
+        headers: { [client.headerName]: client.formatId(requestId) },
+        retry: {
+          limit: client.retry.limit,
+          methods: ['delete'],
+          statusCodes: STOP_RETRY_STATUSES,
+          backoffLimit: client.retry.backoffLimit,
+        },
+        timeout: client.timeout,
+        throwHttpErrors: false,
+        ...(options.signal && { signal: options.signal }),
+      });
+    } catch (error) {
+      if (options.signal?.aborted) throw new AbortError(context, options.signal.reason);
+      throw new ConnectionError(context, error);
+    }
+    const data = await bodyOf(response);
+    const outcome = outcomeOf(response, rawProblemCode(data));
+    if (outcome) return { requestId, outcome, response };
+    // 501 stop-unsupported, 401, 405, a store failure past the retries: the stop did not happen.
+    const problem =
+      typeof data === 'object' && data !== null && typeof (data as { status?: unknown }).status === 'number'
+        ? (data as ProblemDetails)
+        : undefined;
+    throw new ResponseError({ response, data, problem }, context, STOP_RETRY_STATUSES.includes(response.status));
+  };
+}
