@@ -3,6 +3,7 @@
  * optionally held at a gate), and readers that parse what a client was given.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { StreamStore } from 'answer-once/server';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -59,3 +60,17 @@ export async function readEvents(
 
 export const tokens = (events: readonly EventSourceMessage[]): string[] =>
   events.filter((event) => event.event === undefined).map((event) => event.data);
+
+/** The store minus its heartbeat: a producer that froze (its lease lapses while it "runs"). */
+export function frozen(store: StreamStore): StreamStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (property === 'renew') return async () => 'written';
+      const value = Reflect.get(target, property, receiver) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+export const range = (count: number, prefix = 'token '): string[] =>
+  Array.from({ length: count }, (_, index) => `${prefix}${index}`);
