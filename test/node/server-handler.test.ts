@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeKey, fingerprintRequest, MemoryStore } from 'answer-once/server';
+import { createIdempotencyHandler, encodeKey, fingerprintRequest, MemoryStore } from 'answer-once/server';
 import { chatApp, chatRequest, gate, sleep, until } from './server-support.js';
 
 const ID = 'req-0000000001';
@@ -172,10 +172,28 @@ describe('createIdempotencyHandler: the state table', () => {
     else await until(() => app.calls.length > 0);
     const reused = await app.handle(chatRequest({ question: 'second' }));
     expect(reused.status).toBe(422);
-    expect(await reused.json()).toMatchObject({ code: 'request-id-reused', requestId: ID });
+    expect(await reused.json()).toMatchObject({
+      code: 'request-id-reused',
+      requestId: ID,
+      title: expect.stringContaining('already used with another method, path or body'),
+    });
     expect(app.calls.map((call) => call.question)).toEqual(['first']);
     release.open();
     await first;
+  });
+
+  it('runs an intent sent without a body (GET) and replays its answer', async () => {
+    const app = createIdempotencyHandler({
+      store: new MemoryStore(),
+      scope: () => ({ user: 'alice' }),
+      handler: async (request) => Response.json({ method: request.method, body: await request.text() }),
+    });
+    const get = () => new Request('http://app.test/api/report', { headers: { 'X-Request-Id': ID } });
+    const first = await app(get());
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ method: 'GET', body: '' });
+    const replay = await app(get());
+    expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
   });
 
   it('treats another path or method with the same ID as another request (422)', async () => {
