@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, encodeKey, fingerprintRequest, MemoryStore } from 'answer-once/server';
-import { chatApp, chatRequest, gate, sleep, until } from './server-support.js';
+import { chatApp, chatRequest, gate, recordOps, sleep, until } from './server-support.js';
 
 const ID = 'req-0000000001';
 
@@ -88,10 +88,14 @@ describe('createIdempotencyHandler: the state table', () => {
     expect(app.calls).toHaveLength(1);
   });
 
-  it('runs the work itself when the attempt it waited for fails during the long-poll', async () => {
+  it.each([
+    ['', () => new MemoryStore()],
+    [' (a store without answer logs)', () => recordOps(new MemoryStore())],
+  ])('runs the work itself when the attempt it waited for fails during the long-poll%s', async (_, makeStore) => {
     const release = gate();
     let failures = 1;
     const app = chatApp({
+      store: makeStore(),
       work: async () => {
         if (failures-- > 0) {
           await release.promise;

@@ -2,7 +2,7 @@
 import { HttpResponse } from 'msw';
 import { idOf } from './protocol-fake.js';
 
-export interface Seen {
+interface Seen {
   readonly method: string;
   readonly path: string;
   readonly id: string | undefined;
