@@ -48,6 +48,7 @@ describe('createIdempotencyHandler: the state table', () => {
     expect(resend.headers.get('X-Request-Id')).toBe(ID);
     expect(resend.headers.get('Cache-Control')).toBe('no-store');
     expect(resend.headers.get('Content-Type')).toBe('application/json');
+    expect(resend.headers.get('Preference-Applied')).toBeNull(); // it asked for no wait
     expect(await resend.json()).toEqual({ requestId: ID, state: 'processing', location: `/api/status/${ID}` });
     release.open();
     expect((await first).status).toBe(200);
@@ -71,7 +72,17 @@ describe('createIdempotencyHandler: the state table', () => {
 
   it('holds a resend with Prefer: wait and answers within 50 ms of completion', async () => {
     const release = gate();
-    const app = chatApp({ work: () => release.promise.then(() => undefined) });
+    const calls: string[] = [];
+    const store = new MemoryStore();
+    // The store as it is, each call noted: what a held resend costs in round trips.
+    const noted = new Proxy(store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => (calls.push(String(property)), value.apply(target, args));
+      },
+    });
+    const app = chatApp({ store: noted, work: () => release.promise.then(() => undefined) });
     const first = app.handle(chatRequest());
     await until(() => app.calls.length > 0);
     const held = app.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
@@ -86,6 +97,9 @@ describe('createIdempotencyHandler: the state table', () => {
     expect(await response.json()).toEqual(await (await first).json());
     expect(latency).toBeLessThan(50);
     expect(app.calls).toHaveLength(1);
+    // The resend: one acquire that found it running, one read that waited; no second claim.
+    const resendCalls = calls.slice(calls.indexOf('acquire', 1));
+    expect(resendCalls.filter((call) => call === 'acquire')).toHaveLength(1);
   });
 
   it.each([
