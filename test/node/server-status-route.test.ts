@@ -24,6 +24,14 @@ describe('createIdempotencyHandler: the status route is read-only', () => {
     },
   );
 
+  it('answers a status read of an ID that cannot be one 400 invalid-request-id, saying what an ID is', async () => {
+    const response = await chatApp().handle(
+      new Request(`${ORIGIN}/api/status/short`, { headers: { Authorization: 'Bearer alice' } }),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ code: 'invalid-request-id', title: expect.stringContaining('8–128') });
+  });
+
   it('names no request ID in a 405 whose path holds no valid one', async () => {
     const response = await chatApp().handle(chatRequest({ method: 'POST', path: '/api/status/not ok' }));
     expect(response.status).toBe(405);
