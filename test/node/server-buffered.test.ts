@@ -55,6 +55,7 @@ describe('createIdempotencyHandler on a store without answer logs', () => {
     expect(waited.status).toBe(202);
     expect(waited.headers.get('Preference-Applied')).toBe('wait=1');
     expect(performance.now() - start).toBeGreaterThanOrEqual(990);
+    expect(calls).toEqual({ acquire: 3, wait: 1 }); // the held one: one claim, one wait, then its 202
     release.open();
     await first;
     expect(app.calls).toHaveLength(1);
