@@ -33,5 +33,6 @@ module.exports = [
   { name: 'the whole answer-once entry', path: 'dist/index.js', import: '*', limit: '15.4 kB', ...common },
   // The transport without the client it is given (the app imports createClient anyway);
   // eventsource-parser is counted, since only the streaming modules use it.
-  { name: 'answer-once/ai', path: 'dist/ai.js', import: '*', limit: '4 kB', ...common, ignore: ['ky', 'ulid', 'ai'] },
+  // A restart shown in place (the marker → `reset-step`) took it from 3.9 to 4.1 kB.
+  { name: 'answer-once/ai', path: 'dist/ai.js', import: '*', limit: '4.2 kB', ...common, ignore: ['ky', 'ulid', 'ai'] },
 ];

@@ -29,7 +29,7 @@ export interface RequestIdContext<UI_MESSAGE extends UIMessage = UIMessage> {
 
 export interface AnswerOnceTransportOptions<UI_MESSAGE extends UIMessage = UIMessage> {
   /** The answer-once client whose `fetch` (retries, resumable bodies, storage) carries every request. */
-  client: Pick<AnswerOnceClient, 'fetch' | 'pending' | 'ky'>;
+  client: Pick<AnswerOnceClient, 'fetch' | 'pending' | 'stop'>;
   /**
    * The chat route (a `createIdempotencyHandler` whose work returns
    * `streamText(…).toUIMessageStreamResponse()`), resolved as `client.fetch` resolves it.
@@ -125,10 +125,14 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
     return started;
   }
 
+  /**
+   * `client.stop`: marks the intent stopped in the client's storage before its DELETE
+   * leaves, so the record outlives the stream's end and a reload's `reconnectToStream`
+   * replays the stopped partial answer (no model call) instead of finding nothing.
+   */
   async function stop(requestId: string): Promise<void> {
     const url = stopUrls.get(requestId);
-    if (!url) return;
-    await client.ky.delete(url, { retry: 0, throwHttpErrors: false }).catch(() => undefined);
+    await client.stop(requestId, url ? { url } : {}).catch(() => undefined);
   }
 
   /**

@@ -1,33 +1,86 @@
 /**
  * A `client.fetch` body (an AI SDK UI message stream, SSE) → the `UIMessageChunk`s
  * `useChat` consumes, parsed with `eventsource-parser`. answer-once's own markers never
- * reach the AI SDK: the stop marker ends the stream (the answer is the partial one), and
- * a restart marker — the answer started again on the server after part of it was shown —
- * errors the stream with `AnswerRestartedError`, so `useChat` reports it and a
- * `resumeStream()` replays the new answer whole (the transport's resumes are replays).
+ * reach the AI SDK as such:
+ *
+ * - the stop marker ends the stream (the answer is the partial one);
+ * - a restart marker (the answer started again on the server — its producer died, or its
+ *   body broke and the resend ran the work again — after part of it was shown) becomes
+ *   the AI SDK's own `reset-step` chunk: the voided answer's parts are removed from the
+ *   message and the new generation streams into it, without a seam. `reset-step` removes
+ *   one step, so this holds while the voided answer had at most one step (no tool round
+ *   trip yet) and nothing before it; otherwise the stream errors with
+ *   `AnswerRestartedError`, and the app's `resumeStream()` shows the new answer whole
+ *   (the transport's resumes are replays, `resumeStreamIsReplay`).
  */
 import type { UIMessageChunk } from 'ai';
 import { createParser } from 'eventsource-parser';
 import { RESTART_EVENT, STOPPED_EVENT } from '../core/stream-events.js';
 import { AnswerRestartedError } from '../client/errors/answer-restarted-error.js';
 
+/** What the reader has of the current generation: enough to void it with one `reset-step`. */
+interface Shown {
+  /** Chunks handed on. */
+  chunks: number;
+  /** `start` was handed on: the message exists. */
+  started: boolean;
+  /** `start-step` chunks handed on. */
+  steps: number;
+  /** A chunk that adds a part came before the first step (a data part written first). */
+  partsBeforeStep: boolean;
+}
+
+const fresh = (): Shown => ({ chunks: 0, started: false, steps: 0, partsBeforeStep: false });
+
 export function uiMessageChunks(body: ReadableStream<Uint8Array>, requestId: string): ReadableStream<UIMessageChunk> {
   const decoder = new TextDecoder();
-  let emitted = 0;
+  let shown = fresh();
+  /** After a restart voided a shown answer: the new generation's chunks that would repeat what stays. */
+  let skip: { start: boolean; step: boolean } | undefined;
   let failure: unknown;
   let output!: TransformStreamDefaultController<UIMessageChunk>;
+
+  function restart(generation: number | undefined) {
+    if (shown.chunks === 0) return;
+    if (shown.steps > 1 || (shown.steps === 1 && shown.partsBeforeStep)) {
+      failure = new AnswerRestartedError(generation, { requestId, attempts: 0, polls: 0 });
+      return;
+    }
+    // Removes the parts of the (only) step, or every part when no step began; the
+    // message itself and its step-start part stay, standing for the new answer's.
+    output.enqueue({ type: 'reset-step' });
+    skip = { start: shown.started, step: shown.steps === 1 };
+    shown = { ...fresh(), chunks: 1, started: shown.started, steps: shown.steps };
+  }
+
+  function pass(chunk: UIMessageChunk) {
+    if (chunk.type === 'start' && skip?.start) {
+      skip.start = false;
+      if (chunk.messageMetadata != null)
+        output.enqueue({ type: 'message-metadata', messageMetadata: chunk.messageMetadata });
+      return;
+    }
+    if (chunk.type === 'start-step' && skip?.step) {
+      skip.step = false;
+      return;
+    }
+    if (chunk.type === 'start') shown.started = true;
+    else if (chunk.type === 'start-step') shown.steps += 1;
+    else if (shown.steps === 0 && chunk.type !== 'message-metadata') shown.partsBeforeStep = true;
+    shown.chunks += 1;
+    output.enqueue(chunk);
+  }
+
   const parser = createParser({
     onEvent(message) {
       if (failure) return;
       if (message.event === RESTART_EVENT) {
         const generation = Number((JSON.parse(message.data) as { generation?: unknown }).generation);
-        if (emitted > 0) failure = new AnswerRestartedError(generation || undefined, { requestId, attempts: 0, polls: 0 });
-        return;
+        return restart(generation || undefined);
       }
       if (message.event === STOPPED_EVENT || message.data === '[DONE]') return;
       try {
-        output.enqueue(JSON.parse(message.data) as UIMessageChunk);
-        emitted += 1;
+        pass(JSON.parse(message.data) as UIMessageChunk);
       } catch (error) {
         failure = error;
       }

@@ -51,6 +51,12 @@ export interface StopOptions {
    * @default undefined
    */
   signal?: AbortSignal;
+  /**
+   * Where the `DELETE` goes, when the caller knows the intent's status route (the AI SDK
+   * transport's `statusPath`, resolved against the chat route's answer).
+   * @default `statusUrl(id)`, else `/api/status/<id>` on the intent's origin
+   */
+  url?: string | URL;
 }
 
 export interface StopDeps {
@@ -108,6 +114,7 @@ export function createStop(deps: StopDeps) {
     // Marked before the request leaves: the intent's stream may end (and settle) first.
     const record = await mark(deps, requestId, known).catch(() => known);
     const url =
+      options.url ??
       client.statusUrl?.(requestId) ??
       (record
         ? new URL(`${DEFAULT_STATUS_PATH}/${encodeURIComponent(requestId)}`, record.url)

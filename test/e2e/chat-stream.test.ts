@@ -83,6 +83,7 @@ describe.skipIf(!chromiumAvailable())('chat demo streaming in Chromium', () => {
     const call = await onlyCallSince(demo, before.modelCalls);
     expect(call).toMatchObject({ done: true, stopped: false });
     expect(await answerText(page)).toBe(call.text);
+    await expect(page.getByTestId('answer').textContent()).resolves.toContain('stream resumed ×1');
     // The cut request and the reconnect that carried on from its last event, one intent.
     expect(chatPosts).toHaveLength(2);
     expect(new Set(chatPosts.map((post) => post.requestId)).size).toBe(1);
@@ -135,6 +136,25 @@ describe.skipIf(!chromiumAvailable())('chat demo streaming in Chromium', () => {
     expect(await answerText(page)).toBe(partial);
     await expect(page.getByTestId('stopped-badge').isVisible()).resolves.toBe(true);
     expect((await modelLog(demo)).filter((c) => c.call > before.modelCalls)).toHaveLength(1);
+    expect(await footerModelCalls(page, demo)).toBe(before.modelCalls + 1);
+  });
+
+  it('stops the model before its first word: a stopped turn with no text, and a reload calls nothing again', async () => {
+    await page.goto(demo.url);
+    const before = await demo.stats();
+    await ask(page, 'Never mind, I will stop you at once.');
+    await page.getByTestId('stop').click(); // while the model still thinks
+    const answer = page.getByTestId('answer');
+    await answer.waitFor({ timeout: UI_TIMEOUT_MS });
+    await expect(answer.getByTestId('stopped-badge').isVisible()).resolves.toBe(true);
+    expect(await answerText(page)).toBe('(stopped before the first word)');
+    expect(await onlyCallSince(demo, before.modelCalls)).toMatchObject({ text: '', stopped: true });
+
+    await page.reload();
+    await page.getByTestId('answer').waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.waitForTimeout(MODEL_DELAY_MS / 2);
+    expect(await page.getByTestId('answer').count()).toBe(1);
+    expect(await page.getByTestId('pending').count()).toBe(0);
     expect(await footerModelCalls(page, demo)).toBe(before.modelCalls + 1);
   });
 

@@ -14,6 +14,7 @@ import {
   onlyCallSince,
   screenshotName,
   trackChatPosts,
+  type TroubleMode,
   UI_TIMEOUT_MS,
 } from './support/chat-page.js';
 import { chromiumAvailable, launchChromium } from './support/chromium.js';
@@ -61,7 +62,7 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
   });
 
   const ask = (question: string, click: 'click' | 'dblclick' = 'click') => askOn(page, question, click);
-  const armTrouble = (mode: 'lose' | '503' | 'slow') => arm(page, mode);
+  const armTrouble = (mode: TroubleMode) => arm(page, mode);
   const footerModelCalls = (server: DemoProcess = demo) => footerOf(page, server);
 
   it('answers a double-clicked send once: one request, one answer, one model call', async () => {
@@ -118,11 +119,28 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
     expect(await footerModelCalls()).toBe(before.modelCalls + 1);
   });
 
+  it('waits out a gateway timeout: "still generating…" (202 + long-poll), then the stream of the one run', async () => {
+    await page.goto(demo.url);
+    await armTrouble('slow');
+    const before = await demo.stats();
+    await ask('Take your time: think it over.');
+
+    await page.locator('[data-testid="status"][data-state="waiting"]').waitFor({ timeout: UI_TIMEOUT_MS });
+    const answer = page.getByTestId('answer');
+    await answer.waitFor({ timeout: UI_TIMEOUT_MS });
+    expect(await answerText(page)).toBe((await onlyCallSince(demo, before.modelCalls)).text);
+    // The gateway's 504, the retry that learned the intent was running (202), one intent.
+    expect(chatPosts.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(chatPosts.map((post) => post.requestId)).size).toBe(1);
+    expect(await footerModelCalls()).toBe(before.modelCalls + 1);
+  });
+
   describe('with the API on another origin', () => {
     let api: DemoProcess;
 
     beforeAll(async () => {
-      api = await startDemoProcess({ modelDelayMs: MODEL_DELAY_MS });
+      // Slow enough to press Stop mid-answer.
+      api = await startDemoProcess({ modelDelayMs: 3000 });
     });
 
     afterAll(async () => {
@@ -147,6 +165,29 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
       expect(await footerModelCalls(api)).toBe(apiBefore.modelCalls + 1);
       expect((await api.stats()).requests).toBe(apiBefore.requests + 2);
       expect(await demo.stats()).toEqual(pageServerBefore);
+    });
+
+    it('streams across origins: a cut stream resumes (Last-Event-ID, preflighted) and Stop reaches the server', async () => {
+      const apiBase = new URL('/api', api.url).href;
+      const apiBefore = await api.stats();
+      await page.goto(`${demo.url}?api=${encodeURIComponent(apiBase)}`);
+      await armTrouble('cut');
+      await ask('Cut me off across origins.');
+      await page.getByTestId('answer').waitFor({ timeout: UI_TIMEOUT_MS });
+      expect(await answerText(page)).toBe((await onlyCallSince(api, apiBefore.modelCalls)).text);
+
+      await ask('Now stop me across origins.');
+      const text = page.getByTestId('streaming-text');
+      await expect
+        .poll(async () => ((await text.textContent().catch(() => '')) ?? '').length, {
+          timeout: UI_TIMEOUT_MS,
+        })
+        .toBeGreaterThan(10);
+      await page.getByTestId('stop').click(); // a cross-origin DELETE: preflighted
+      await page.getByTestId('stopped-badge').waitFor({ timeout: UI_TIMEOUT_MS });
+      const stopped = await onlyCallSince(api, apiBefore.modelCalls + 1);
+      expect(stopped).toMatchObject({ stopped: true, text: await answerText(page, 1) });
+      expect(await footerModelCalls(api)).toBe(apiBefore.modelCalls + 2);
     });
   });
 });

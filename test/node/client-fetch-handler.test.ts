@@ -3,39 +3,24 @@
  * which keeps answer logs, § 14.9) on 127.0.0.1, behind a front that destroys sockets
  * mid-body: Range resumes of plain bodies, attach, stop, and fetch's own error semantics.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient } from 'answer-once';
-import { createIdempotencyHandler } from 'answer-once/server';
-import { serve, type ServedHandler } from 'answer-once/server/node';
-import { startCuttingFront, type CuttingFront } from '../support/cutting-front.js';
+import { loopbackRigs } from '../support/loopback-rig.js';
 import { tokenResponse } from '../support/token-stream.js';
 
 const TOKENS = Array.from({ length: 30 }, (_, i) => `t${i} `);
 
-let calls = 0;
-let origin: ServedHandler | undefined;
-let front: CuttingFront | undefined;
-afterEach(async () => {
-  await front?.close();
-  await origin?.close();
-  front = origin = undefined;
-  calls = 0;
-});
+const loopback = loopbackRigs();
 
-async function rig(kind: 'sse' | 'text', cuts: (number | undefined)[] = [], delayMs = 5) {
-  origin = await serve(
-    createIdempotencyHandler({
-      scope: () => ({ user: 'u' }),
-      handler: async (request, { signal }) => {
-        calls += 1;
-        await request.text();
-        return tokenResponse(TOKENS, { kind, delayMs, signal });
-      },
-    }),
+/** The model's tokens as SSE or plain text, one every `delayMs`, behind the reference handler. */
+const rig = (kind: 'sse' | 'text', cuts: (number | undefined)[] = [], delayMs = 5) =>
+  loopback(
+    async (request, { signal }) => {
+      await request.text();
+      return tokenResponse(TOKENS, { kind, delayMs, signal });
+    },
+    { cuts },
   );
-  front = await startCuttingFront(origin.url, cuts);
-  return front;
-}
 
 const post = (requestId?: string, body = '{"q":"hi"}'): RequestInit => ({
   method: 'POST',
@@ -52,7 +37,7 @@ describe('client.fetch on the reference handler', () => {
     expect(await response.text()).toBe(TOKENS.join(''));
     expect(server.cuts()).toBe(1);
     expect(server.requests[1]?.range).toBe('bytes=40-');
-    expect(calls).toBe(1);
+    expect(server.calls()).toBe(1);
   });
 
   it('shows attach and replay on the Response: a second fetch of a live intent attaches, a later one replays', async () => {
@@ -71,7 +56,7 @@ describe('client.fetch on the reference handler', () => {
     const third = await client.fetch(`${server.url}/api/chat`, post(id));
     expect(third.headers.get('x-idempotent-replayed')).toBe('true');
     expect(await third.text()).toBe(attachedText);
-    expect(calls).toBe(1);
+    expect(server.calls()).toBe(1);
   });
 
   it('ends the body cleanly after a stop, with the stop marker; a later fetch replays the stopped partial answer', async () => {
@@ -90,7 +75,7 @@ describe('client.fetch on the reference handler', () => {
     const again = await client.fetch(`${server.url}/api/chat`, post(id));
     expect(again.headers.get('x-idempotent-stopped')).toBe('true');
     expect(await again.text()).toBe(text);
-    expect(calls).toBe(1);
+    expect(server.calls()).toBe(1);
   });
 
   it('resolves with the error status, as fetch does, when the ID was used for another body (422)', async () => {
@@ -101,6 +86,6 @@ describe('client.fetch on the reference handler', () => {
     const reused = await client.fetch(`${server.url}/api/chat`, post(id, '{"q":"other"}'));
     expect(reused.status).toBe(422);
     expect(await reused.json()).toMatchObject({ code: 'request-id-reused' });
-    expect(calls).toBe(1);
+    expect(server.calls()).toBe(1);
   });
 });

@@ -6,7 +6,15 @@
  * reference handler runs in-process (the client's `fetch` is the handler).
  */
 import { describe, expect, it } from 'vitest';
-import { createClient, memoryStorageAdapter, SendController, type IntentStorage, type StreamPart } from 'answer-once';
+import {
+  createClient,
+  isResponseError,
+  memoryStorageAdapter,
+  SendController,
+  webStorageAdapter,
+  type IntentStorage,
+  type StreamPart,
+} from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { tokenResponse } from '../support/token-stream.js';
 
@@ -36,6 +44,26 @@ function chatServer(statusPath = '/api/status') {
 }
 
 type Server = ReturnType<typeof chatServer>;
+
+/** A Web Storage area in memory (what sessionStorage is to the adapter). */
+function memoryArea(): Storage {
+  const items = new Map<string, string>();
+  return {
+    get length() {
+      return items.size;
+    },
+    key: (index) => [...items.keys()][index] ?? null,
+    getItem: (key) => items.get(key) ?? null,
+    setItem: (key, value) => void items.set(key, String(value)),
+    removeItem: (key) => void items.delete(key),
+    clear: () => items.clear(),
+  };
+}
+
+const STORAGES: [string, () => IntentStorage][] = [
+  ['memoryStorageAdapter', () => memoryStorageAdapter()],
+  ['webStorageAdapter', () => webStorageAdapter(memoryArea())],
+];
 
 /** A page: a client over the server and `storage` (a reload is a new client over the same storage). */
 const page = (server: Server, storage: IntentStorage, extra: Parameters<typeof createClient>[0] = {}) =>
@@ -76,27 +104,30 @@ describe('client.stop', () => {
     expect(server.stats.modelCalls).toBe(1);
   });
 
-  it('keeps a stopped intent in storage: a reload shows the same partial answer, replayed and stopped, and the model is not called again', async () => {
-    const server = chatServer();
-    const storage = memoryStorageAdapter();
-    const first = page(server, storage);
-    const answer = await first.stream('chat', { json: { q: 'hi' } });
-    const seen = textOf(await readAndStop(answer, 5, () => first.stop(answer.requestId)));
+  it.each(STORAGES)(
+    'keeps a stopped intent in storage (%s): a reload shows the same partial answer, replayed and stopped, and the model is not called again',
+    async (_name, makeStorage) => {
+      const server = chatServer();
+      const storage = makeStorage();
+      const first = page(server, storage);
+      const answer = await first.stream('chat', { json: { q: 'hi' } });
+      const seen = textOf(await readAndStop(answer, 5, () => first.stop(answer.requestId)));
 
-    const reloaded = page(server, storage);
-    const stored = await reloaded.pending('chat');
-    expect(stored).toMatchObject({ requestId: answer.requestId, stopped: true });
-    const again = await reloaded.stream(stored!);
-    const parts: StreamPart[] = [];
-    for await (const part of again) parts.push(part);
+      const reloaded = page(server, storage);
+      const stored = await reloaded.pending('chat');
+      expect(stored).toMatchObject({ requestId: answer.requestId, stopped: true });
+      const again = await reloaded.stream(stored!);
+      const parts: StreamPart[] = [];
+      for await (const part of again) parts.push(part);
 
-    expect(again).toMatchObject({ requestId: answer.requestId, replayed: true, stopped: true });
-    expect(textOf(parts)).toBe(seen);
-    expect(parts.at(-1)).toEqual({ type: 'stopped' });
-    expect(server.stats.modelCalls).toBe(1);
-    // Read through after the stop: forgotten as any answer is.
-    expect(await storage.list()).toEqual([]);
-  });
+      expect(again).toMatchObject({ requestId: answer.requestId, replayed: true, stopped: true });
+      expect(textOf(parts)).toBe(seen);
+      expect(parts.at(-1)).toEqual({ type: 'stopped' });
+      expect(server.stats.modelCalls).toBe(1);
+      // Read through after the stop: forgotten as any answer is.
+      expect(await storage.list()).toEqual([]);
+    },
+  );
 
   it('keeps the record when the stop comes after the stream was aborted locally (useChat aborts first)', async () => {
     const server = chatServer();
@@ -193,5 +224,35 @@ describe('SendController.stop', () => {
     expect(next).toMatchObject({ status: 'answered', stopped: false, data: FULL });
     expect(server.stats.modelCalls).toBe(2);
     expect(await controller.stop()).toBeUndefined();
+  });
+
+  it('fails a non-streamed send stopped before its work answered with the intent-stopped problem; the work was aborted once', async () => {
+    let aborted = 0;
+    const handle = createIdempotencyHandler({
+      scope: () => ({ user: 'u' }),
+      handler: async (_request, { signal }) => {
+        await new Promise((resolve, reject) => {
+          const timer = setTimeout(resolve, 5_000);
+          signal.addEventListener('abort', () => {
+            aborted += 1;
+            clearTimeout(timer);
+            reject(signal.reason);
+          });
+        });
+        return Response.json({ answer: 'too late' });
+      },
+    });
+    const fetch = ((input: RequestInfo | URL, init?: RequestInit) =>
+      handle(new Request(input, init))) as typeof globalThis.fetch;
+    const controller = new SendController(createClient({ baseUrl: BASE, fetch }), 'chat');
+    const sent = controller.send({ json: { content: 'hi' } });
+    await expect.poll(() => controller.getSnapshot().status).toBe('sending');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await controller.stop())?.outcome).toBe('stopping');
+    const state = await sent;
+    expect(state.status).toBe('failed');
+    const error = state.status === 'failed' ? state.error : undefined;
+    expect(isResponseError(error) && error.status === 409 && error.problem?.code === 'intent-stopped').toBe(true);
+    expect(aborted).toBe(1);
   });
 });

@@ -6,11 +6,9 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient } from 'answer-once';
-import { createIdempotencyHandler } from 'answer-once/server';
-import { serve, type ServedHandler } from 'answer-once/server/node';
-import { startCuttingFront, type CuttingFront } from '../support/cutting-front.js';
+import { loopbackRigs } from '../support/loopback-rig.js';
 import { sseResponse } from '../support/sse-response.js';
 
 const WORDS = Array.from({ length: 16 }, (_, i) => `w${i} `);
@@ -66,30 +64,17 @@ function anthropicEvents(): string[] {
   ];
 }
 
-let calls = 0;
-let origin: ServedHandler | undefined;
-let front: CuttingFront | undefined;
-afterEach(async () => {
-  await front?.close();
-  await origin?.close();
-  front = origin = undefined;
-  calls = 0;
-});
+const loopback = loopbackRigs();
 
-async function rig(events: () => string[], cuts: (number | undefined)[]) {
-  origin = await serve(
-    createIdempotencyHandler({
-      scope: () => ({ user: 'u' }),
-      handler: async (request) => {
-        calls += 1;
-        await request.text();
-        return sseResponse(events());
-      },
-    }),
+/** The API's endpoint: its stream of `events`, behind the reference handler; cut as `cuts` says. */
+const rig = (events: () => string[], cuts: (number | undefined)[]) =>
+  loopback(
+    async (request) => {
+      await request.text();
+      return sseResponse(events());
+    },
+    { cuts },
   );
-  front = await startCuttingFront(origin.url, cuts);
-  return front;
-}
 
 describe('openai-node with client.fetch', () => {
   it('streams a chat completion whose socket is cut mid-answer: the full text once, one model call', async () => {
@@ -108,7 +93,7 @@ describe('openai-node with client.fetch', () => {
     expect(server.requests).toHaveLength(2);
     // The reconnect resumed the live log after the last whole event (§ 14.5), not from the start.
     expect(server.requests.at(-1)?.lastEventId).toMatch(/^\d+\.\d+$/);
-    expect(calls).toBe(1);
+    expect(server.calls()).toBe(1);
   });
 });
 
@@ -132,6 +117,6 @@ describe('the Anthropic SDK with client.fetch', () => {
     expect(server.requests).toHaveLength(2);
     // The reconnect resumed the live log after the last whole event (§ 14.5), not from the start.
     expect(server.requests.at(-1)?.lastEventId).toMatch(/^\d+\.\d+$/);
-    expect(calls).toBe(1);
+    expect(server.calls()).toBe(1);
   });
 });

@@ -4,48 +4,28 @@
  * handler (called in-process: the client's `fetch` is the handler).
  */
 import { useChat } from '@ai-sdk/react';
-import { simulateReadableStream, streamText, type UIMessage } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
+import type { UIMessage } from 'ai';
 import { StrictMode, useState } from 'react';
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, memoryStorageAdapter, type IntentStorage } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
 import { createIdempotencyHandler } from 'answer-once/server';
+import { type AiChatOptions, aiChatWork } from '../support/ai-chat-server.js';
 
 afterEach(() => cleanup());
 
 const WORDS = Array.from({ length: 12 }, (_, i) => `word${i} `);
 const FULL = WORDS.join('');
 
-function chatServer(delayMs = 10) {
+function chatServer(options: AiChatOptions = {}) {
   const stats = { modelCalls: 0, posts: 0 };
+  const work = aiChatWork({ words: WORDS, delayMs: 10, ...options });
   const handle = createIdempotencyHandler({
     scope: () => ({ user: 'u' }),
-    handler: async (request, { signal }) => {
+    handler: (request, context) => {
       stats.modelCalls += 1;
-      await request.text();
-      const model = new MockLanguageModelV4({
-        doStream: async () => ({
-          stream: simulateReadableStream({
-            chunkDelayInMs: delayMs,
-            chunks: [
-              { type: 'text-start', id: 't1' },
-              ...WORDS.map((delta) => ({ type: 'text-delta' as const, id: 't1', delta })),
-              { type: 'text-end', id: 't1' },
-              {
-                type: 'finish',
-                finishReason: { unified: 'stop', raw: undefined },
-                usage: {
-                  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
-                  outputTokens: { total: 12, text: 12, reasoning: undefined },
-                },
-              },
-            ],
-          }),
-        }),
-      });
-      return streamText({ model, prompt: 'hi', abortSignal: signal }).toUIMessageStreamResponse();
+      return work(request, context);
     },
   });
   const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
@@ -72,7 +52,7 @@ function Chat({
       api: 'api/chat',
     }),
   );
-  const { messages, sendMessage, status } = useChat({ id: 'chat-1', transport, resume });
+  const { messages, sendMessage, status, error } = useChat({ id: 'chat-1', transport, resume });
   const answer = messages
     .filter((message) => message.role === 'assistant')
     .map((message) => message.parts.map((part) => (part.type === 'text' ? part.text : '')).join(''))
@@ -84,6 +64,7 @@ function Chat({
       </button>
       <output data-testid="status">{status}</output>
       <output data-testid="answer">{answer}</output>
+      <output data-testid="error">{error?.message}</output>
     </div>
   );
 }
@@ -102,8 +83,25 @@ describe('useChat with answerOnceTransport', () => {
     expect(server.stats.modelCalls).toBe(1);
   });
 
+  it('shows the new answer in place of the partial one when the answer restarts on the server: no error, no seam', async () => {
+    // The first run's stream breaks after a few words; the client resends, the work runs
+    // again and the server's answer restarts (the restart marker, then the new run).
+    const server = chatServer({ breakFirstAfter: 7 });
+    render(
+      <StrictMode>
+        <Chat storage={memoryStorageAdapter()} server={server} />
+      </StrictMode>,
+    );
+    fireEvent.click(screen.getByText('send'));
+    await waitFor(() => expect(screen.getByTestId('answer').textContent).toBe(FULL), { timeout: 5_000 });
+    await waitFor(() => expect(screen.getByTestId('status').textContent).toBe('ready'));
+    expect(screen.getByTestId('answer').textContent).toBe(FULL);
+    expect(screen.getByTestId('error').textContent).toBe('');
+    expect(server.stats.modelCalls).toBe(2);
+  });
+
   it('resumes a pending intent on mount (resume: true, StrictMode) with one request and no duplicated text', async () => {
-    const server = chatServer(20);
+    const server = chatServer({ delayMs: 20 });
     const storage = memoryStorageAdapter();
     // The previous page sent the message and was reloaded mid-answer: its intent is in storage.
     const gone = new AbortController();

@@ -1,13 +1,16 @@
 /**
- * The server a `useChat` app has, on 127.0.0.1: `createIdempotencyHandler` whose work is
+ * The server a `useChat` app has: `createIdempotencyHandler` whose work is
  * `streamText(…).toUIMessageStreamResponse()` over a mock model from `ai/test` writing
- * `words` (one every `delayMs`), behind a front that destroys chosen answers' sockets.
+ * `WORDS` (one every `delayMs`) — on 127.0.0.1 behind the cutting front
+ * (`startAiChatServer`), or in-process (`aiChatWork` for a handler of your own).
+ * `breakFirstAfter: k` breaks the first run's body after k events (the model's stream
+ * failed mid-answer): the intent fails, the client resends, the work runs again and the
+ * answer restarts (PROTOCOL.md § 14.7).
  */
 import { simulateReadableStream, streamText, type UIMessage } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { createIdempotencyHandler } from 'answer-once/server';
-import { serve } from 'answer-once/server/node';
-import { startCuttingFront } from './cutting-front.js';
+import type { IdempotentRouteHandler } from 'answer-once/server';
+import { type LoopbackRigOptions, startLoopbackRig } from './loopback-rig.js';
 
 export const WORDS = Array.from({ length: 20 }, (_, i) => `word${i} `);
 
@@ -34,32 +37,50 @@ function mockModel(words: readonly string[] = WORDS, delayMs = 2) {
   });
 }
 
-export async function startAiChatServer(options: { cuts?: (number | undefined)[]; delayMs?: number } = {}) {
-  const stats = { modelCalls: 0 };
-  const origin = await serve(
-    createIdempotencyHandler({
-      scope: () => ({ user: 'u' }),
-      handler: async (request, { signal }) => {
-        stats.modelCalls += 1;
-        const { messages } = (await request.json()) as { messages: UIMessage[] };
-        const prompt = messages.map((m) => m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')).join('\n');
-        return streamText({
-          model: mockModel(WORDS, options.delayMs),
-          prompt,
-          abortSignal: signal,
-        }).toUIMessageStreamResponse();
+/** `response` with its body broken (errored) after `events` SSE events. */
+function breakAfter(response: Response, events: number): Response {
+  let seen = 0;
+  const body = response.body!.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        for (let i = 0; i < chunk.length; i++) {
+          if (chunk[i] === 10 && chunk[i + 1] === 10) seen += 1;
+          if (seen === events) {
+            controller.enqueue(chunk.subarray(0, i + 2));
+            return controller.error(new Error('the model stream broke'));
+          }
+        }
+        controller.enqueue(chunk);
       },
     }),
   );
-  const front = await startCuttingFront(origin.url, options.cuts ?? []);
-  return {
-    url: front.url,
-    api: `${front.url}/api/chat`,
-    stats,
-    front,
-    async close() {
-      await front.close();
-      await origin.close();
-    },
+  return new Response(body, { status: response.status, headers: response.headers });
+}
+
+export interface AiChatOptions {
+  readonly words?: readonly string[];
+  readonly delayMs?: number;
+  readonly breakFirstAfter?: number;
+}
+
+/** The chat route's work: the mock model's answer to the request's messages, as a UI message stream. */
+export function aiChatWork(options: AiChatOptions = {}): IdempotentRouteHandler {
+  let runs = 0;
+  return async (request, { signal }) => {
+    runs += 1;
+    const { messages } = (await request.json()) as { messages: UIMessage[] };
+    const prompt = messages.map((m) => m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')).join('\n');
+    const response = streamText({
+      model: mockModel(options.words, options.delayMs),
+      prompt,
+      abortSignal: signal,
+    }).toUIMessageStreamResponse();
+    const broken = runs === 1 && options.breakFirstAfter !== undefined;
+    return broken ? breakAfter(response, options.breakFirstAfter!) : response;
   };
+}
+
+export async function startAiChatServer(options: AiChatOptions & LoopbackRigOptions = {}) {
+  const rig = await startLoopbackRig(aiChatWork(options), options);
+  return { ...rig, api: `${rig.url}/api/chat` };
 }

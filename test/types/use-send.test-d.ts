@@ -1,5 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import type { SendState } from 'answer-once';
+import type { SendState, StopResult } from 'answer-once';
 import type { RetryInfo, useSend } from 'answer-once/react';
 
 type Chat = ReturnType<typeof useSend<{ answer: string }, { content: string }>>;
@@ -14,10 +14,12 @@ describe('useSend() result', () => {
     if (chat.status === 'sending') expectTypeOf(chat.retry).toEqualTypeOf<undefined>();
   });
 
-  it('carries send and reset beside the state, and the same fields in every status', () => {
+  it('carries send, stop and reset beside the state, and the same fields in every status', () => {
     const chat = {} as Chat;
     expectTypeOf(chat.send).returns.resolves.toEqualTypeOf<SendState<{ answer: string }, { content: string }>>();
     expectTypeOf(chat.reset).toEqualTypeOf<() => void>();
+    expectTypeOf(chat.stop).toEqualTypeOf<() => Promise<StopResult | undefined>>();
+    expectTypeOf(chat.stopped).toEqualTypeOf<boolean>();
     expectTypeOf(chat.attempt).toEqualTypeOf<number>();
     expectTypeOf(chat.json).toEqualTypeOf<{ content: string } | undefined>();
     expectTypeOf(chat).not.toHaveProperty('state');

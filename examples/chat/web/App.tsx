@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { isResponseError, type SendEvent } from 'answer-once';
 import { useSend } from 'answer-once/react';
 import { apiBase, callOf, type ChatQuestion } from './api.js';
 import { client } from './client.js';
@@ -14,7 +15,14 @@ export function App() {
   // stream: the answer's tokens show as the model writes them (`chat.text`).
   // resume: an intent a reload interrupted carries on with its original ID, from the
   // start of the server's log, then live.
-  const chat = useSend<string, ChatQuestion>(client, 'chat', { stream: true, resume: true });
+  // onEvent: the times a stream broke and carried on from its last event, per intent.
+  const reconnects = useRef(new Map<string, number>());
+  const [request] = useState(() => ({
+    onEvent: (event: SendEvent) => {
+      if (event.type === 'reconnect') reconnects.current.set(event.requestId, event.reconnects);
+    },
+  }));
+  const chat = useSend<string, ChatQuestion>(client, 'chat', { stream: true, resume: true, request });
   const { reset } = chat;
   const snapshot = chat;
   const [turns, setTurns] = useState<readonly Turn[]>(loadTurns);
@@ -28,9 +36,15 @@ export function App() {
     snapshot.status === 'streaming';
 
   // An answered intent becomes a turn of the conversation; the hook is free for the next.
+  // So does one stopped before the model's first word (the server answers 409 intent-stopped).
   useEffect(() => {
-    if (snapshot.status !== 'answered' || snapshot.requestId === undefined) return;
-    const { requestId, data, replayed, stopped, json, attempt } = snapshot;
+    if (snapshot.requestId === undefined) return;
+    const stoppedEarly =
+      snapshot.status === 'failed' && isResponseError(snapshot.error) && snapshot.error.problem?.code === 'intent-stopped';
+    if (snapshot.status !== 'answered' && !stoppedEarly) return;
+    const { requestId, replayed, json, attempt } = snapshot;
+    const data = snapshot.status === 'answered' ? snapshot.data : '';
+    const stopped = snapshot.stopped || stoppedEarly;
     setTurns((turns) =>
       addTurn(turns, {
         id: requestId,
@@ -38,6 +52,7 @@ export function App() {
         answer: data,
         call: callOf(data),
         attempts: Math.max(1, attempt),
+        reconnects: reconnects.current.get(requestId) ?? 0,
         replayed,
         stopped,
       }),

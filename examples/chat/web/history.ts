@@ -16,6 +16,8 @@ export interface Turn {
   readonly stopped: boolean;
   /** Requests the client made for this intent (1 unless it had to retry). */
   readonly attempts: number;
+  /** Times the answer's stream broke and carried on from its last event (a cut). */
+  readonly reconnects?: number;
 }
 
 const KEY = 'answer-once-demo:turns';
