@@ -139,6 +139,25 @@ describe.skipIf(!chromiumAvailable())('chat demo streaming in Chromium', () => {
     expect(await footerModelCalls(page, demo)).toBe(before.modelCalls + 1);
   });
 
+  it('stops the model before its first word: a stopped turn with no text, and a reload calls nothing again', async () => {
+    await page.goto(demo.url);
+    const before = await demo.stats();
+    await ask(page, 'Never mind, I will stop you at once.');
+    await page.getByTestId('stop').click(); // while the model still thinks
+    const answer = page.getByTestId('answer');
+    await answer.waitFor({ timeout: UI_TIMEOUT_MS });
+    await expect(answer.getByTestId('stopped-badge').isVisible()).resolves.toBe(true);
+    expect(await answerText(page)).toBe('(stopped before the first word)');
+    expect(await onlyCallSince(demo, before.modelCalls)).toMatchObject({ text: '', stopped: true });
+
+    await page.reload();
+    await page.getByTestId('answer').waitFor({ timeout: UI_TIMEOUT_MS });
+    await page.waitForTimeout(MODEL_DELAY_MS / 2);
+    expect(await page.getByTestId('answer').count()).toBe(1);
+    expect(await page.getByTestId('pending').count()).toBe(0);
+    expect(await footerModelCalls(page, demo)).toBe(before.modelCalls + 1);
+  });
+
   it('shows one answer in two tabs resuming the same pending intent, for one model call', async () => {
     await page.goto(demo.url);
     const before = await demo.stats();

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import type { SendEvent } from 'answer-once';
+import { isResponseError, type SendEvent } from 'answer-once';
 import { useSend } from 'answer-once/react';
 import { apiBase, callOf, type ChatQuestion } from './api.js';
 import { client } from './client.js';
@@ -36,9 +36,15 @@ export function App() {
     snapshot.status === 'streaming';
 
   // An answered intent becomes a turn of the conversation; the hook is free for the next.
+  // So does one stopped before the model's first word (the server answers 409 intent-stopped).
   useEffect(() => {
-    if (snapshot.status !== 'answered' || snapshot.requestId === undefined) return;
-    const { requestId, data, replayed, stopped, json, attempt } = snapshot;
+    if (snapshot.requestId === undefined) return;
+    const stoppedEarly =
+      snapshot.status === 'failed' && isResponseError(snapshot.error) && snapshot.error.problem?.code === 'intent-stopped';
+    if (snapshot.status !== 'answered' && !stoppedEarly) return;
+    const { requestId, replayed, json, attempt } = snapshot;
+    const data = snapshot.status === 'answered' ? snapshot.data : '';
+    const stopped = snapshot.stopped || stoppedEarly;
     setTurns((turns) =>
       addTurn(turns, {
         id: requestId,

@@ -46,7 +46,7 @@ export function Transcript({ turns, pending, onRetry }: TranscriptProps) {
         <article key={turn.id} className="turn">
           <p className="bubble user">{turn.question}</p>
           <div className="bubble assistant" data-testid="answer" data-request-id={turn.id}>
-            <p className="text">{turn.answer}</p>
+            <p className="text">{turn.answer || '(stopped before the first word)'}</p>
             <p className="meta">
               {turn.stopped && (
                 <span
