@@ -10,11 +10,14 @@ import { parseEvents, readEvents, sleep, sseAnswer, tokens } from './stream-supp
 
 const ID = 'req-0000000001';
 
-/** The store minus its heartbeat: a producer that froze (its lease lapses while it "runs"). */
+/** The store minus its lease renewals (heartbeat, appends' `leaseMs`): a producer that froze (its lease lapses while it "runs"). */
 function frozen(store: StreamStore): StreamStore {
   return new Proxy(store, {
     get(target, property, receiver) {
       if (property === 'renew') return async () => 'written';
+      if (property === 'append')
+        return (key: string, token: string, { leaseMs: _, ...batch }: Parameters<StreamStore['append']>[2]) =>
+          target.append(key, token, batch);
       const value = Reflect.get(target, property, receiver) as unknown;
       return typeof value === 'function' ? value.bind(target) : value;
     },
