@@ -27,10 +27,14 @@ module.exports = [
     name: 'createClient with client.fetch loaded',
     path: 'dist/index.js',
     import: '{ createClient }',
-    limit: '13.2 kB',
+    // The resumable body finds event units in the raw bytes (lastIndexOf, a CR-aware scan,
+    // the marker check) instead of parsing and re-framing every event: about half the CPU
+    // per stream, for ~0.3 kB more than the re-framer it replaced (13.2 → 13.5 kB here,
+    // 15.4 → 15.7 kB for the whole entry).
+    limit: '13.5 kB',
     ...common,
   },
-  { name: 'the whole answer-once entry', path: 'dist/index.js', import: '*', limit: '15.4 kB', ...common },
+  { name: 'the whole answer-once entry', path: 'dist/index.js', import: '*', limit: '15.7 kB', ...common },
   // The transport without the client it is given (the app imports createClient anyway);
   // eventsource-parser is counted, since only the streaming modules use it.
   // A restart shown in place (the marker → `reset-step`) took it from 3.9 to 4.1 kB.

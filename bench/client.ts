@@ -139,7 +139,7 @@ async function main(): Promise<void> {
       mint.push(performance.now() - start);
     }
     console.log(`\nnewRequestId() alone: median ${(median(mint) * 1000).toFixed(1)} µs per ID (src/core/ids.ts → ulid())`);
-    await streamingRows(createClient);
+    await streamingRows(createClient, (input, init) => ky(input, init));
   } finally {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -222,8 +222,8 @@ async function crossInstance(): Promise<string[][]> {
   for (let round = 0; round < ROUNDS * 2; round += 1) {
     const id = newId();
     const producing = fetch(chat(a.url, id)).then(drain);
-    await sleep(60); // the head is in the log
-    const attached = await fetch(chat(b.url, id));
+    await sleep(60); // the head is (usually) in the log; a loaded Redis may take longer: wait for it (§ 14.6)
+    const attached = await fetch(chat(b.url, id, { Prefer: 'wait=5' }));
     if (attached.headers.get('x-idempotent-attached') !== 'true') throw new Error('bench: the reader did not attach');
     const reader = attached.body!.getReader();
     const decoder = new TextDecoder();

@@ -1,14 +1,8 @@
 /**
  * Reading what a streamed answer (PROTOCOL.md § 14) says about itself, for the client:
- * positions in event ids, the generation header, `Content-Range`, the event-stream media
+ * the generation header, `Content-Range`, the event-stream media
  * type. (Header and event names are in ./headers.ts and ./stream-events.ts.) Pure.
  */
-
-/** A point in an answer: just after `offset` bytes of generation `generation`'s body (§ 14.1). */
-export interface Position {
-  readonly generation: number;
-  readonly offset: number;
-}
 
 const COUNT = /^\d{1,16}$/;
 
@@ -16,15 +10,6 @@ function count(text: string | undefined): number | undefined {
   if (text === undefined || !COUNT.test(text)) return undefined;
   const value = Number(text);
   return Number.isSafeInteger(value) ? value : undefined;
-}
-
-/** `<g>.<N>` → a position; anything else (an id that is not ours) → `undefined`. */
-export function parsePosition(id: string | null | undefined): Position | undefined {
-  const parts = (id ?? '').trim().split('.');
-  if (parts.length !== 2) return undefined;
-  const generation = count(parts[0]);
-  const offset = count(parts[1]);
-  return generation === undefined || generation === 0 || offset === undefined ? undefined : { generation, offset };
 }
 
 /** A generation header's value, or `undefined` when absent or not a positive integer. */

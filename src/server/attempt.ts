@@ -151,7 +151,7 @@ async function run(
       }
     },
     (reason) => failOutcome({ status: 504 }, answer, reason),
-    { ...options, fingerprint, report },
+    { ...options, fingerprint, report, renewedAt: streamed?.renewedAt },
   );
   if (streamed) {
     const settled = running.then(

@@ -33,6 +33,11 @@ export interface HeldRunOptions {
   readonly report: Reporter;
   /** Aborts the work's signal too (the caller gave up). */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * When the lease was last renewed another way (`Date.now()`; an append that carried
+   * `leaseMs`, § 14.9): a heartbeat finds it fresh enough and skips its own renew.
+   */
+  readonly renewedAt?: (() => number) | undefined;
 }
 
 /** The work ran past `maxRunMs`; the reason its signal aborts with. */
@@ -46,7 +51,9 @@ export class RunTimeoutError extends Error {
  *
  * - The lease is renewed every `heartbeatMs` (one renew in flight at most, each under the
  *   store deadline) until the outcome's write has settled: a slow `complete` never lets
- *   the lease lapse and a resend run the work again meanwhile.
+ *   the lease lapse and a resend run the work again meanwhile. A beat is skipped while
+ *   `renewedAt` is recent enough that the next beat still has `heartbeatMs` of lease
+ *   left (a streamed answer's appends renew it: no extra round trips while they flow).
  * - A renew answered `fenced` aborts the work's signal (a successor holds the intent).
  *   One answered `gone` (the store lost the record) claims the intent again.
  * - Past `maxRunMs` the signal aborts and the outcome is `timedOut`'s, even if the work
@@ -73,8 +80,11 @@ export async function runHeld<T>(
     report({ type: 'lease-lost', key });
     lease.abort(new LeaseLostError('answer-once: another worker took this intent over.'));
   };
+  /** A renewal younger than this leaves the next beat `heartbeatMs` of lease, as a beat's own does. */
+  const fresh = leaseMs - 2 * heartbeatMs;
   const heartbeat = setInterval(() => {
     if (renewing) return;
+    if (options.renewedAt && Date.now() - options.renewedAt() < fresh) return;
     renewing = true;
     const renewed = holder;
     withStoreDeadline(() => store.renew(key, renewed, leaseMs), 'renew', storeTimeoutMs)

@@ -14,13 +14,18 @@ export interface BatcherContext {
   readonly onStop: () => void;
   /** An append was fenced: a successor holds the intent. */
   readonly onFenced: () => void;
+  /** Every append renews the lease to this (§ 14.9), so the heartbeat need not while they flow. */
+  readonly leaseMs: number;
+  /** An append renewed the lease. */
+  readonly onRenewed: () => void;
 }
 
 /**
  * The holder's appends to the log (PROTOCOL.md § 14.2): batches due `flushMs` after their
  * first byte (the head's batch: after the head) or at `flushBytes`, at most one append in
  * flight, in order; a batch whose append threw is sent again alone at the same offset.
- * It stops for good once an append says `fenced` or `gone`.
+ * It stops for good once an append says `fenced` or `gone`. Each append carries `leaseMs`,
+ * renewing the holder's lease in the same round trip.
  */
 export class LogBatcher {
   readonly #context: BatcherContext;
@@ -107,8 +112,10 @@ export class LogBatcher {
         data,
         ...(this.#headLogged ? {} : { head: this.#head }),
         ...(this.retainBytes === undefined ? {} : { retainBytes: this.retainBytes }),
+        leaseMs: this.#context.leaseMs,
       });
       if (result.ok) {
+        this.#context.onRenewed();
         this.#appended = result.length;
         this.#headLogged = true;
         if (result.stopRequested) this.#context.onStop();

@@ -1,4 +1,4 @@
-import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
+import type { EventSourceMessage } from 'eventsource-parser';
 
 import { ERROR_EVENT, formatPosition, RESTART_EVENT, STOPPED_EVENT } from '../core/stream-events.js';
 
@@ -13,7 +13,11 @@ export function isEventStream(contentType: string | null): boolean {
  * One event as § 14.4 writes it, ending with `id: <generation>.<N>` where N is the
  * offset just after the event: `start` plus the event's own length, id line included.
  */
-function frameEvent(message: Pick<EventSourceMessage, 'event' | 'data'>, generation: number, start: number): Uint8Array {
+export function frameEvent(
+  message: Pick<EventSourceMessage, 'event' | 'data'>,
+  generation: number,
+  start: number,
+): Uint8Array {
   let fields = message.event === undefined ? '' : `event: ${message.event}\n`;
   for (const line of message.data.split('\n')) fields += `data: ${line}\n`;
   const body = encoder.encode(fields);
@@ -42,53 +46,4 @@ export function errorMarker(status: number, code = 'intent-failed'): Uint8Array 
 /** The stop marker, the last event of a stopped answer's body (§ 14.8). */
 export function stopMarker(generation: number, start: number): Uint8Array {
   return frameEvent({ event: STOPPED_EVENT, data: '{}' }, generation, start);
-}
-
-/**
- * Re-frames a handler's event stream as § 14.4 says: parsed by `eventsource-parser`
- * (the HTML Standard's rules), each event written anew with the server's id, comments
- * and `retry` kept, the handler's own ids dropped. `push` receives whole units only.
- */
-export class EventFramer {
-  readonly #generation: number;
-  readonly #push: (bytes: Uint8Array) => void;
-  readonly #decoder = new TextDecoder('utf-8');
-  readonly #parser: EventSourceParser;
-  #offset: number;
-
-  constructor(generation: number, push: (bytes: Uint8Array) => void, offset = 0) {
-    this.#generation = generation;
-    this.#push = push;
-    this.#offset = offset;
-    this.#parser = createParser({
-      onEvent: (message) => this.#emit(frameEvent(message, this.#generation, this.#offset)),
-      onComment: (comment) => this.#emit(encoder.encode(`:${comment}\n\n`)),
-      onRetry: (retry) => this.#emit(encoder.encode(`retry: ${retry}\n\n`)),
-    });
-  }
-
-  /** Bytes of the answer body written so far. */
-  get offset(): number {
-    return this.#offset;
-  }
-
-  /** Feeds the handler's next bytes. */
-  write(chunk: Uint8Array): void {
-    this.#parser.feed(this.#decoder.decode(chunk, { stream: true }));
-  }
-
-  /** The handler's body ended: an unterminated last event is dropped, as an EventSource would. */
-  end(): void {
-    this.#parser.feed(this.#decoder.decode());
-  }
-
-  /** Appends one unit of the server's own (the stop marker) after the handler's events. */
-  writeOwn(bytes: Uint8Array): void {
-    this.#emit(bytes);
-  }
-
-  #emit(bytes: Uint8Array): void {
-    this.#offset += bytes.byteLength;
-    this.#push(bytes);
-  }
 }

@@ -1,9 +1,10 @@
 import { GENERATION_HEADER, RESTARTED_HEADER } from '../core/headers.js';
 import { encodeHead, headOf } from './answer-head.js';
-import { concat } from './body.js';
+import { ByteRuns, concat } from './body.js';
 import type { Reporter } from './events.js';
 import { LogBatcher } from './log-batcher.js';
-import { errorMarker, EventFramer, isEventStream, restartMarker, stopMarker } from './sse-frame.js';
+import { EventFramer } from './event-framer.js';
+import { errorMarker, isEventStream, restartMarker, stopMarker } from './sse-frame.js';
 import { type StoredResponse, storedAnswer } from './stored-response.js';
 import type { StreamStore } from './stream-store.js';
 
@@ -29,6 +30,10 @@ export interface ProduceContext {
   readonly requestStop: () => void;
   /** An append was fenced: a successor holds the intent; abort the work. */
   readonly fenced: () => void;
+  /** The lease an append renews to (§ 14.9). */
+  readonly leaseMs: number;
+  /** An append renewed the lease. */
+  readonly renewed: () => void;
 }
 
 /** How the body ended: an answer to complete the record with, or a broken stream (502). */
@@ -53,19 +58,25 @@ type Read =
   | { readonly ok: true; readonly next: ReadableStreamReadResult<Uint8Array> }
   | { readonly ok: false; readonly error: unknown };
 
-function settled(read: Promise<ReadableStreamReadResult<Uint8Array>>): Promise<Read> {
-  return read.then(
-    (next) => ({ ok: true, next }),
-    (error: unknown) => ({ ok: false, error }),
-  );
+async function settled(read: Promise<ReadableStreamReadResult<Uint8Array>>): Promise<Read> {
+  try {
+    return { ok: true, next: await read };
+  } catch (error) {
+    return { ok: false, error };
+  }
 }
 
-/** `read` if it settles within a few microtask turns, else `undefined` (it waits on I/O). */
-async function ready(read: Promise<Read>): Promise<Read | undefined> {
-  let done: Read | undefined;
-  void read.then((value) => (done = value));
-  for (let turn = 0; turn < READY_TURNS && done === undefined; turn += 1) await undefined;
-  return done;
+/** `read`'s outcome if it settles within a few microtask turns (no I/O behind it), else the promise of it. */
+async function ready(
+  read: Promise<ReadableStreamReadResult<Uint8Array>>,
+): Promise<{ now: Read } | { later: Promise<Read> }> {
+  let now: Read | undefined;
+  const later = read.then(
+    (next): Read => (now = { ok: true, next }),
+    (error: unknown): Read => (now = { ok: false, error }),
+  );
+  for (let turn = 0; turn < READY_TURNS && now === undefined; turn += 1) await undefined;
+  return now ? { now } : { later };
 }
 
 /**
@@ -85,9 +96,11 @@ export async function produce(response: Response, context: ProduceContext): Prom
   const reader = response.body?.getReader();
   let caller: ReadableStreamDefaultController<Uint8Array> | undefined; // once streaming
   let callerOpen = true;
-  const early: Uint8Array[] = context.restarted && sse ? [restartMarker(generation)] : [];
-  let kept: Uint8Array[] | undefined = [];
-  let keptBytes = 0;
+  /** The restart marker, the attempt's first unit when it named an older generation (§ 14.5); never logged. */
+  const marker = context.restarted && sse ? restartMarker(generation) : undefined;
+  /** What the work produced before it streams (all of it, for a body that is all there at once). */
+  const early = new ByteRuns();
+  let kept: ByteRuns | undefined = new ByteRuns();
   let fenced = false;
   let batcher: LogBatcher | undefined; // once streaming
 
@@ -96,8 +109,7 @@ export async function produce(response: Response, context: ProduceContext): Prom
     if (!caller) early.push(bytes);
     else if (callerOpen) caller.enqueue(bytes);
     if (kept) {
-      keptBytes += bytes.byteLength;
-      if (keptBytes <= maxResponseBytes) kept.push(bytes);
+      if (kept.byteLength + bytes.byteLength <= maxResponseBytes) kept.push(bytes);
       else kept = undefined;
       if (!kept && batcher) batcher.retainBytes = maxResponseBytes;
     }
@@ -105,11 +117,28 @@ export async function produce(response: Response, context: ProduceContext): Prom
   };
   const framer = sse ? new EventFramer(generation, out) : undefined;
   const feed = (bytes: Uint8Array): void => (framer ? framer.write(bytes) : out(bytes));
-  const ended = (): Produced => {
+  /** The work's body ended (or was stopped): what the framer holds out, the stop marker; whether it was stopped. */
+  const endBody = (): boolean => {
     framer?.end();
     const stopped = context.stopSignal.aborted;
     if (stopped && framer) framer.writeOwn(stopMarker(generation, framer.offset));
-    return { ok: true, stored: storedAnswer(head.status, head.headers, kept && concat(kept, keptBytes), stopped) };
+    return stopped;
+  };
+  const answered = (body: Uint8Array | undefined, stopped: boolean): Produced => ({
+    ok: true,
+    stored: storedAnswer(head.status, head.headers, body, stopped),
+  });
+  /** A body that was all there at once: the answer and the attempt's body, joined once. */
+  const whole = (): Extract<Production, { whole: true }> => {
+    const stopped = endBody();
+    const body = early.join();
+    // Nothing streamed, so what was kept is what was produced.
+    const produced = answered(kept && body, stopped);
+    return {
+      whole: true,
+      produced,
+      delivered: deliver(marker ? concat([marker, body], marker.byteLength + body.byteLength) : body),
+    };
   };
 
   const init = { status: response.status, statusText: response.statusText, headers: response.headers };
@@ -123,26 +152,26 @@ export async function produce(response: Response, context: ProduceContext): Prom
   };
 
   // What is there already, read without waiting on I/O.
-  let read = reader ? settled(reader.read()) : undefined;
+  if (!reader) return whole();
+  let pending: Promise<Read>;
   for (;;) {
-    const next = read && (await ready(read));
-    if (read && next === undefined) break; // waits on I/O: stream from here
-    if (!next || (next.ok && next.next.done)) {
-      const produced = ended();
-      return { whole: true, produced, delivered: deliver(concat(early, byteLength(early))) };
+    const read = await ready(reader.read());
+    if ('later' in read) {
+      pending = read.later; // waits on I/O: stream from here
+      break;
     }
+    const next = read.now;
     if (!next.ok) {
       if (!context.stopSignal.aborted)
         return { whole: true, produced: { ok: false, error: next.error }, delivered: deliver(null) };
-      const produced = ended(); // what a stopped work throws ends its answer
-      return { whole: true, produced, delivered: deliver(concat(early, byteLength(early))) };
+      return whole(); // what a stopped work throws ends its answer
     }
-    feed(next.next.value as Uint8Array);
-    read = settled((reader as ReadableStreamDefaultReader<Uint8Array>).read());
+    if (next.next.done) return whole();
+    feed(next.next.value);
   }
 
   // It streams: the head and what was read go out now, the rest as it comes.
-  const source = reader as ReadableStreamDefaultReader<Uint8Array>;
+  const source = reader;
   const stopReading = (reason: unknown): void => {
     void source.cancel(reason).catch(() => undefined);
   };
@@ -150,6 +179,7 @@ export async function produce(response: Response, context: ProduceContext): Prom
     {
       ...context,
       onStop: context.requestStop,
+      onRenewed: context.renewed,
       onFenced: () => {
         fenced = true;
         stopReading(new Error('answer-once: another worker took this intent over.'));
@@ -160,12 +190,14 @@ export async function produce(response: Response, context: ProduceContext): Prom
     startedAt,
   );
   if (!kept) batcher.retainBytes = maxResponseBytes;
-  for (const bytes of early) if (bytes !== early[0] || !(context.restarted && sse)) batcher.push(bytes);
+  const first = early.byteLength > 0 ? early.join() : undefined;
+  if (first) batcher.push(first);
   batcher.schedule();
   const callerStream = new ReadableStream<Uint8Array>({
     start(controller) {
       caller = controller;
-      for (const bytes of early) controller.enqueue(bytes);
+      if (marker) controller.enqueue(marker);
+      if (first) controller.enqueue(first);
     },
     cancel() {
       callerOpen = false; // the client went away: the answer goes on into the log
@@ -178,17 +210,16 @@ export async function produce(response: Response, context: ProduceContext): Prom
     context.stopSignal.addEventListener('abort', onStop, { once: true });
     if (context.stopSignal.aborted) onStop();
     try {
-      for (let pending = read; pending; ) {
-        const next = await pending;
+      for (let next = await pending; ; next = await settled(source.read())) {
         if (!next.ok && !context.stopSignal.aborted) {
           await log.drain(true); // readers get every byte the caller got before the error marker
           return { ok: false, error: next.error };
         }
         if (!next.ok || next.next.done || fenced) break;
         feed(next.next.value);
-        pending = settled(source.read());
       }
-      const outcome = ended();
+      const stopped = endBody();
+      const outcome = answered(kept?.join(), stopped);
       // Not replayable: readers finish from the log, so its last batch goes there first.
       await log.drain(kept === undefined);
       return outcome;
@@ -215,10 +246,4 @@ export async function produce(response: Response, context: ProduceContext): Prom
       }
     },
   };
-}
-
-function byteLength(chunks: readonly Uint8Array[]): number {
-  let length = 0;
-  for (const chunk of chunks) length += chunk.byteLength;
-  return length;
 }

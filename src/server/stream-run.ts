@@ -15,6 +15,7 @@ const STOP_WATCH_MS = 60_000;
 const RUN_ENDED = Object.freeze({ name: 'RunEnded', message: 'answer-once: the run ended.' });
 
 export interface StreamedRunOptions {
+  readonly leaseMs: number;
   readonly flushMs: number;
   readonly flushBytes: number;
   readonly maxResponseBytes: number;
@@ -40,6 +41,7 @@ export class StreamedRun {
   #done: AbortController | undefined;
   #watchTimer: ReturnType<typeof setTimeout> | undefined;
   #production: Extract<Production, { whole: false }> | undefined;
+  #renewedAt = 0;
   #deliver!: (response: Response) => void;
   /** The attempt's answer, as soon as the work's head is in (never settles for a work that did not stream). */
   readonly delivered = new Promise<Response>((resolve) => (this.#deliver = resolve));
@@ -70,6 +72,9 @@ export class StreamedRun {
     return this.#work.signal;
   }
 
+  /** When an append last renewed the lease (0: none yet), for the heartbeat. */
+  readonly renewedAt = (): number => this.#renewedAt;
+
   get stopped(): boolean {
     return this.#stop.signal.aborted;
   }
@@ -89,6 +94,9 @@ export class StreamedRun {
       stopSignal: this.#stop.signal,
       requestStop: () => this.#requestStop(),
       fenced: () => this.#work.abort(new Error('answer-once: another worker took this intent over.')),
+      renewed: () => {
+        this.#renewedAt = Date.now();
+      },
     };
     const production = await produce(response, context);
     if (!production.whole) {

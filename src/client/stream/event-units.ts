@@ -1,32 +1,36 @@
 /**
- * Reads an answer-once event stream (PROTOCOL.md § 14.4) unit by unit, with
- * `eventsource-parser` (the HTML Standard's rules), so a resumable body hands its reader
- * only whole units and always knows its position: the offset just after the last unit it
- * handed on. A unit is written back exactly as § 14.4 frames it (`event:`, `data:` lines,
- * `id:`, blank line), so the bytes out are the server's bytes. The markers are told
- * apart here: the restart and error markers take no offsets (§ 14.1) and are reported,
- * never counted; the stop marker is part of the body.
+ * Finds the units of an answer-once event stream (PROTOCOL.md § 14.4) in its raw bytes,
+ * so a resumable body hands its reader only whole units — the server's own bytes,
+ * untouched — and always knows its position: the offset just after the last unit it
+ * handed on (every byte of the answer body counts, § 14.1).
+ *
+ * A unit ends with a blank line (the HTML Standard's "Interpreting an event stream":
+ * CR, LF or CRLF end a line; an empty line dispatches). Line ends are single bytes that
+ * never occur inside a multi-byte UTF-8 sequence, so the bytes are never decoded on the
+ * common path: an LF right after an LF always ends a unit, CRs or not, so for a chunk
+ * without CR it is a few `lastIndexOf(LF)` calls; bytes with CRs are read one by one. The markers are
+ * told apart here: the restart and error markers take no offsets (§ 14.1) and are
+ * reported, never counted; the stop marker is part of the body. A marker's event type is
+ * in its bytes literally, so a run of units without `answer-once.` in it has none; a run
+ * with it is cut into units and each suspect unit parsed with `eventsource-parser`.
  */
-import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { ERROR_EVENT, RESTART_EVENT } from '../../core/stream-events.js';
-import { parsePosition, type Position } from '../../core/stream-protocol.js';
 
-const encoder = new TextEncoder();
+const LF = 0x0a;
+const CR = 0x0d;
+/** `answer-once.`: every marker's event type starts with it. */
+const NEEDLE = new TextEncoder().encode('answer-once.');
+/** Where the needle's rarest byte in chat streams, `w`, sits in it. */
+const PIVOT = NEEDLE.indexOf(0x77);
 
 export interface EventUnitsSink {
-  /** One whole unit of the answer body; `position` is just after it. */
-  unit(bytes: Uint8Array, position: Position, message: EventSourceMessage | undefined): void;
+  /** Whole units of the answer body, as they came; `offset` is the position's, just after them. */
+  units(bytes: Uint8Array, offset: number): void;
   /** The restart marker: the answer starts again as `generation`; `marker` is its bytes. */
   restart(generation: number, marker: Uint8Array): void;
   /** The error marker: this reader's answer ends here (§ 14.7). */
-  error(data: { code?: string; status?: number }): void;
-}
-
-function frame(message: EventSourceMessage): Uint8Array {
-  let text = message.event === undefined ? '' : `event: ${message.event}\n`;
-  for (const line of message.data.split('\n')) text += `data: ${line}\n`;
-  if (message.id !== undefined) text += `id: ${message.id}\n`;
-  return encoder.encode(`${text}\n`);
+  error(data: { code: string | undefined; status: number | undefined }): void;
 }
 
 function json(data: string): Record<string, unknown> {
@@ -38,68 +42,168 @@ function json(data: string): Record<string, unknown> {
   }
 }
 
+/** The one event a unit dispatches, parsed alone (the fields a unit holds do not depend on the ones before it). */
+function eventOf(unit: Uint8Array): EventSourceMessage | undefined {
+  let found: EventSourceMessage | undefined;
+  createParser({ onEvent: (message) => (found = message) }).feed(new TextDecoder().decode(unit));
+  return found;
+}
+
+/** Whether `bytes` holds `answer-once.` anywhere. */
+function hasNeedle(bytes: Uint8Array): boolean {
+  for (let at = bytes.indexOf(0x77, PIVOT); at !== -1; at = bytes.indexOf(0x77, at + 1)) {
+    let k = 0;
+    while (k < NEEDLE.length && bytes[at - PIVOT + k] === NEEDLE[k]) k += 1;
+    if (k === NEEDLE.length) return true;
+  }
+  return false;
+}
+
+/** Where a scan of units stands: the last byte (LF at a unit's start), and whether a CR there ended a unit. */
+interface ScanState {
+  prev: number | undefined;
+  /** The unit the last byte (a CR) ended: it ends after the LF that may come next, or before the byte that does not. */
+  pendingCR: boolean;
+}
+
+/** Calls `found` with the index just after each unit end in `bytes[from…]`. */
+function scan(bytes: Uint8Array, from: number, state: ScanState, found: (end: number) => void): void {
+  let prev = state.prev;
+  for (let at = from; at < bytes.byteLength; at += 1) {
+    const byte = bytes[at];
+    if (state.pendingCR) {
+      state.pendingCR = false;
+      found(byte === LF ? at + 1 : at);
+      if (byte === LF) {
+        prev = LF;
+        continue;
+      }
+    }
+    if (byte === LF) {
+      if (prev === LF) found(at + 1);
+    } else if (byte === CR) state.pendingCR = prev === LF || prev === CR;
+    prev = byte;
+  }
+  state.prev = prev;
+}
+
+/** Joins chunks (the one itself when alone). */
+export function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
+
 /**
- * One response's worth of parsing: a new connection starts a new instance (its first
- * byte is a unit boundary), carrying on from the position the last one reached.
+ * One response's worth of units: a new connection starts a new instance (its first byte
+ * is a unit boundary), carrying on from the position the last one reached.
  */
 export class EventUnits {
-  #generation: number;
   #offset: number;
   readonly #sink: EventUnitsSink;
-  readonly #decoder = new TextDecoder('utf-8');
-  readonly #parser: EventSourceParser;
+  /** The bytes after the last unit end (an unfinished unit, or whole ones when a CR may still get its LF). */
+  #held: Uint8Array[] = [];
+  #heldBytes = 0;
+  readonly #state: ScanState = { prev: LF, pendingCR: false };
 
-  constructor(from: Position, sink: EventUnitsSink) {
-    this.#generation = from.generation;
-    this.#offset = from.offset;
+  /** `offset`: the position's, where this response's body starts. */
+  constructor(offset: number, sink: EventUnitsSink) {
+    this.#offset = offset;
     this.#sink = sink;
-    this.#parser = createParser({
-      onEvent: (message) => this.#event(message),
-      onComment: (comment) => this.#unit(encoder.encode(`:${comment}\n\n`), undefined),
-      onRetry: (retry) => this.#unit(encoder.encode(`retry: ${retry}\n\n`), undefined),
-    });
-  }
-
-  get position(): Position {
-    return { generation: this.#generation, offset: this.#offset };
   }
 
   write(chunk: Uint8Array): void {
-    this.#parser.feed(this.#decoder.decode(chunk, { stream: true }));
-  }
-
-  /** The connection ended: an unterminated last block is dropped, as an EventSource would. */
-  end(): void {
-    this.#parser.feed(this.#decoder.decode());
-  }
-
-  #event(message: EventSourceMessage): void {
-    if (message.event === RESTART_EVENT) {
-      const generation = Number(json(message.data).generation);
-      const at = parsePosition(message.id);
-      const next = Number.isSafeInteger(generation) && generation > 0 ? generation : at?.generation;
-      if (next === undefined) return;
-      this.#generation = next;
-      this.#offset = 0;
-      this.#sink.restart(next, frame(message));
+    const length = chunk.byteLength;
+    const state = this.#state;
+    let end = -1;
+    if (state.prev !== CR) {
+      for (let at = chunk.lastIndexOf(LF); at !== -1; at = at === 0 ? -1 : chunk.lastIndexOf(LF, at - 1)) {
+        if ((at > 0 ? chunk[at - 1] : state.prev) === LF) {
+          end = at + 1;
+          break;
+        }
+      }
+    }
+    const from = Math.max(end, 0);
+    if (state.prev === CR || chunk.indexOf(CR, from) !== -1) {
+      if (end > 0) state.prev = LF;
+      scan(chunk, from, state, (at) => (end = at));
+    } else if (length > 0) state.prev = chunk[length - 1];
+    if (end < 0) {
+      this.#hold(chunk);
       return;
     }
+    this.#hold(chunk.subarray(0, end));
+    const run = concat(this.#held, this.#heldBytes);
+    this.#held = [];
+    this.#heldBytes = 0;
+    // The rest is copied: the reader may take the chunk's buffer as its own.
+    if (end < length) this.#hold(chunk.slice(end));
+    this.#units(run);
+  }
+
+  /** The connection ended: an unterminated last unit is dropped, as an EventSource would. */
+  end(): void {
+    if (this.#state.pendingCR) this.#units(concat(this.#held, this.#heldBytes));
+    this.#held = [];
+    this.#heldBytes = 0;
+    this.#state.prev = LF;
+    this.#state.pendingCR = false;
+  }
+
+  #hold(bytes: Uint8Array): void {
+    this.#held.push(bytes);
+    this.#heldBytes += bytes.byteLength;
+  }
+
+  /** Whole units: passed on as they came, but a marker. */
+  #units(run: Uint8Array): void {
+    let from = 0; // start of the stretch not yet passed
+    if (hasNeedle(run)) {
+      // Unit by unit: a marker is taken out, the stretches between passed.
+      let start = 0;
+      const unit = (end: number) => {
+        const bytes = run.subarray(start, end);
+        const message = hasNeedle(bytes) ? eventOf(bytes) : undefined;
+        if (message?.event === RESTART_EVENT || message?.event === ERROR_EVENT) {
+          this.#pass(run.subarray(from, start));
+          this.#marker(message, bytes);
+          from = end;
+        }
+        start = end;
+      };
+      const state: ScanState = { prev: LF, pendingCR: false };
+      scan(run, 0, state, unit);
+      if (state.pendingCR) unit(run.byteLength);
+    }
+    this.#pass(from === 0 ? run : run.subarray(from));
+  }
+
+  #pass(units: Uint8Array): void {
+    if (units.byteLength === 0) return;
+    this.#offset += units.byteLength;
+    this.#sink.units(units, this.#offset);
+  }
+
+  #marker(message: EventSourceMessage, unit: Uint8Array): void {
+    const data = json(message.data);
     if (message.event === ERROR_EVENT) {
-      const data = json(message.data);
+      const { code, status } = data;
       this.#sink.error({
-        ...(typeof data.code === 'string' && { code: data.code }),
-        ...(typeof data.status === 'number' && { status: data.status }),
+        code: typeof code === 'string' ? code : undefined,
+        status: typeof status === 'number' ? status : undefined,
       });
       return;
     }
-    this.#unit(frame(message), message);
-  }
-
-  #unit(bytes: Uint8Array, message: EventSourceMessage | undefined): void {
-    // The server's id is the truth about offsets; counting is the fallback (ids that
-    // are not positions, units without one).
-    const at = parsePosition(message?.id);
-    this.#offset = at && at.generation === this.#generation ? at.offset : this.#offset + bytes.byteLength;
-    this.#sink.unit(bytes, this.position, message);
+    // § 14.5: the marker's data names the generation (its id is `<G>.0`).
+    const generation = Number(data.generation);
+    if (!Number.isSafeInteger(generation) || generation <= 0) return;
+    this.#offset = 0;
+    this.#sink.restart(generation, unit);
   }
 }

@@ -6,8 +6,9 @@
  *
  * How far it got is tracked by the kind of answer:
  * - `events`: an answer-once event stream (`X-Idempotent-Generation` + `text/event-stream`):
- *   only whole units are handed on, and the position is the offset after the last one;
- *   the reconnect carries `Last-Event-ID: <g>.<N>`.
+ *   only whole units are handed on, as the server sent them (found in the raw bytes by
+ *   ./event-units.ts, never parsed and written anew), and the position is the offset
+ *   after the last one; the reconnect carries `Last-Event-ID: <g>.<N>`.
  * - `range`: any other body with a generation: bytes counted, reconnect with
  *   `Range: bytes=N-` + `X-Idempotent-Generation: <g>`.
  * - `replay`: no generation (a store without logs, § 14.11; another server): the resend
@@ -23,14 +24,14 @@
 import { backoffDelay } from '../../core/backoff.js';
 import { GENERATION_HEADER, LAST_EVENT_ID_HEADER, RANGE_HEADER, RESTARTED_HEADER } from '../../core/headers.js';
 import { formatPosition } from '../../core/stream-events.js';
-import { isEventStream, parseContentRange, parseGeneration, type Position } from '../../core/stream-protocol.js';
+import { isEventStream, parseContentRange, parseGeneration } from '../../core/stream-protocol.js';
 import { AbortError } from '../errors/abort-error.js';
 import { AnswerRestartedError } from '../errors/answer-restarted-error.js';
 import { ConnectionError } from '../errors/connection-error.js';
 import { IntentFailedError } from '../errors/intent-failed-error.js';
 import type { ResolvedRetryPolicy } from '../options.js';
 import type { SendEvent } from '../events.js';
-import { EventUnits } from './event-units.js';
+import { concat, EventUnits } from './event-units.js';
 
 type BodyMode = 'events' | 'range' | 'replay';
 
@@ -81,7 +82,7 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined = first.body!.getReader();
   let units: EventUnits | undefined;
   let pending: Uint8Array[] = [];
-  let markerError: { code?: string; status?: number } | undefined;
+  let markerError: { code: string | undefined; status: number | undefined } | undefined;
   let settled = false;
   const context = () => ({ requestId, attempts: options.attempts(), polls: 0 });
 
@@ -92,10 +93,11 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
     options.settle(error);
   };
 
-  function startUnits(from: Position) {
+  /** Reads the next body's units, from `from` (the offset it starts at). */
+  function startUnits(from: number) {
     units = new EventUnits(from, {
-      unit(bytes, position) {
-        offset = position.offset;
+      units(bytes, at) {
+        offset = at;
         pending.push(bytes);
       },
       restart(next, marker) {
@@ -111,7 +113,7 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
       },
     });
   }
-  if (mode === 'events') startUnits({ generation: generation!, offset: 0 });
+  if (mode === 'events') startUnits(0);
 
   function positionHeaders(): Record<string, string> {
     if (generation === undefined || mode === 'replay') return {};
@@ -160,7 +162,7 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
     }
     if (mode === 'events') {
       // The restart marker inside the body moves the position; the header only confirms it.
-      startUnits({ generation: generation!, offset });
+      startUnits(offset);
     } else if (mode === 'range') {
       const same = !restarted && nextGeneration === generation;
       const range = next.status === 206 ? parseContentRange(next.headers.get('content-range')) : undefined;
@@ -238,18 +240,9 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
   function flush(controller: ReadableStreamDefaultController<Uint8Array>): boolean {
     if (pending.length === 0) return false;
     // One chunk per read, as it came: a reader pays per chunk, not per event.
-    if (pending.length === 1) controller.enqueue(pending[0]!);
-    else {
-      let size = 0;
-      for (const bytes of pending) size += bytes.byteLength;
-      const joined = new Uint8Array(size);
-      let at = 0;
-      for (const bytes of pending) {
-        joined.set(bytes, at);
-        at += bytes.byteLength;
-      }
-      controller.enqueue(joined);
-    }
+    let size = 0;
+    for (const bytes of pending) size += bytes.byteLength;
+    controller.enqueue(concat(pending, size));
     pending = [];
     barren = 0;
     return true;
