@@ -6,62 +6,64 @@
 const pkg = (...names) => `(^|node_modules/)(${names.join('|')})($|/)`;
 const src = (...folders) => `^src/(${folders.join('|')})/`;
 
+/** `folder` imports none of `layers` (folders of src/) and none of `packages`. */
+const layerForbids = (name, comment, folder, layers, packages) => ({
+  name,
+  comment,
+  severity: 'error',
+  from: { path: src(folder) },
+  to: { path: [src(...layers), pkg(...packages)] },
+});
+
+/** `folder` ships in the browser: no Node built-ins. */
+const browserSafe = (folder, comment) => ({
+  name: `${folder}-is-browser-safe`,
+  comment,
+  severity: 'error',
+  from: { path: src(folder) },
+  to: { dependencyTypes: ['core'] },
+});
+
+/** Of src/, `folder` imports only itself and `allowed` (folders). */
+const layerImportsOnly = (name, comment, folder, allowed) => ({
+  name,
+  comment,
+  severity: 'error',
+  from: { path: src(folder) },
+  to: { path: '^src/', pathNot: [`^src/${folder}/`, src(...allowed)] },
+});
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
-    {
-      name: 'core-is-neutral',
-      comment:
-        'src/core is shared by the browser client and the server: it imports no other layer and no ky, React, Redis, msw or Hono, so every entry can carry it.',
-      severity: 'error',
-      from: { path: src('core') },
-      to: {
-        path: [
-          src('client', 'server', 'react', 'redis', 'msw', 'ai'),
-          pkg('ky', 'react', 'react-dom', 'redis', '@redis/[^/]+', 'msw', '@hono/[^/]+', 'ai'),
-        ],
-      },
-    },
-    {
-      name: 'core-is-browser-safe',
-      comment: 'src/core ships in the browser client (answer-once): no Node built-ins.',
-      severity: 'error',
-      from: { path: src('core') },
-      to: { dependencyTypes: ['core'] },
-    },
-    {
-      name: 'client-is-a-client',
-      comment:
-        'src/client is the browser entry (answer-once): it never imports the server, Redis, React or msw code, so a bundle of createClient carries none of it.',
-      severity: 'error',
-      from: { path: src('client') },
-      to: {
-        path: [
-          src('server', 'redis', 'react', 'msw', 'ai'),
-          pkg('react', 'react-dom', 'redis', '@redis/[^/]+', 'msw', '@hono/[^/]+'),
-        ],
-      },
-    },
-    {
-      name: 'client-is-browser-safe',
-      comment: 'src/client runs in browsers: no Node built-ins.',
-      severity: 'error',
-      from: { path: src('client') },
-      to: { dependencyTypes: ['core'] },
-    },
-    {
-      name: 'server-stands-alone',
-      comment:
-        'src/server (answer-once/server) runs on any Fetch runtime without the client, Redis or React: stores plug in through its IdempotencyStore interface.',
-      severity: 'error',
-      from: { path: src('server') },
-      to: {
-        path: [
-          src('client', 'redis', 'react', 'msw', 'ai'),
-          pkg('ky', 'react', 'react-dom', 'redis', '@redis/[^/]+', 'msw'),
-        ],
-      },
-    },
+    layerForbids(
+      'core-is-neutral',
+      'src/core is shared by the browser client and the server: it imports no other layer and no ky, React, Redis, msw or Hono, so every entry can carry it.',
+      'core',
+      ['client', 'server', 'react', 'redis', 'msw', 'ai'],
+      ['ky', 'react', 'react-dom', 'redis', '@redis/[^/]+', 'msw', '@hono/[^/]+', 'ai'],
+    ),
+
+    browserSafe('core', 'src/core ships in the browser client (answer-once): no Node built-ins.'),
+
+    layerForbids(
+      'client-is-a-client',
+      'src/client is the browser entry (answer-once): it never imports the server, Redis, React or msw code, so a bundle of createClient carries none of it.',
+      'client',
+      ['server', 'redis', 'react', 'msw', 'ai'],
+      ['react', 'react-dom', 'redis', '@redis/[^/]+', 'msw', '@hono/[^/]+'],
+    ),
+
+    browserSafe('client', 'src/client runs in browsers: no Node built-ins.'),
+
+    layerForbids(
+      'server-stands-alone',
+      'src/server (answer-once/server) runs on any Fetch runtime without the client, Redis or React: stores plug in through its IdempotencyStore interface.',
+      'server',
+      ['client', 'redis', 'react', 'msw', 'ai'],
+      ['ky', 'react', 'react-dom', 'redis', '@redis/[^/]+', 'msw'],
+    ),
+
     {
       name: 'redis-implements-the-store',
       comment:
@@ -70,27 +72,27 @@ module.exports = {
       from: { path: src('redis') },
       to: { path: '^src/', pathNot: ['^src/redis/', src('core'), '^src/server/(store|stream-store|errors)\\.ts$'] },
     },
-    {
-      name: 'react-adapts-the-client',
-      comment: 'src/react (answer-once/react) is a thin adapter over the client: it imports src/client and src/core only.',
-      severity: 'error',
-      from: { path: src('react') },
-      to: { path: '^src/', pathNot: ['^src/react/', src('client', 'core')] },
-    },
-    {
-      name: 'msw-mocks-the-server',
-      comment: 'src/msw (answer-once/msw) runs the reference server inside msw: it imports src/server and src/core only.',
-      severity: 'error',
-      from: { path: src('msw') },
-      to: { path: '^src/', pathNot: ['^src/msw/', src('server', 'core')] },
-    },
-    {
-      name: 'ai-adapts-the-client',
-      comment: 'src/ai (answer-once/ai) adapts the client to the AI SDK: it imports src/client and src/core only.',
-      severity: 'error',
-      from: { path: src('ai') },
-      to: { path: '^src/', pathNot: ['^src/ai/', src('client', 'core')] },
-    },
+    layerImportsOnly(
+      'react-adapts-the-client',
+      'src/react (answer-once/react) is a thin adapter over the client: it imports src/client and src/core only.',
+      'react',
+      ['client', 'core'],
+    ),
+
+    layerImportsOnly(
+      'msw-mocks-the-server',
+      'src/msw (answer-once/msw) runs the reference server inside msw: it imports src/server and src/core only.',
+      'msw',
+      ['server', 'core'],
+    ),
+
+    layerImportsOnly(
+      'ai-adapts-the-client',
+      'src/ai (answer-once/ai) adapts the client to the AI SDK: it imports src/client and src/core only.',
+      'ai',
+      ['client', 'core'],
+    ),
+
     {
       name: 'ai-types-only',
       comment: 'src/ai takes only types from the `ai` package, so answer-once/ai adds no runtime dependency on it.',

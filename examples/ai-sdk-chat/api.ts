@@ -3,19 +3,22 @@
  * work is `streamText(…).toUIMessageStreamResponse()`, so each user message runs the
  * model at most once and its answer streams through as it is stored. The status route
  * (`/api/status/<id>`, where `stop()` sends its `DELETE`) is the same handler. The rest
- * is the demo's own: `GET /api/stats` for the footer, `/api/trouble` for the switch.
+ * is the demo's own: `GET /api/stats` for the footer, `/api/trouble` for the switch
+ * (./faults.ts: what each fault does).
  */
 import type { HttpBindings } from '@hono/node-server';
 import { convertToModelMessages, streamText, type UIMessage } from 'ai';
 import { isValidRequestId } from 'answer-once';
 import { createIdempotencyHandler, type IdempotencyStore } from 'answer-once/server';
-import { cutAfterEvents } from './cut.js';
+import { breakAfterEvents, cutAfterEvents } from './faults.js';
 import type { DemoModel } from './model.js';
 
-type Trouble = 'none' | 'cut';
+type Trouble = 'none' | 'cut' | 'break';
 
 /** The `cut` fault lets this many events of the answer through, then drops the connection. */
 const CUT_AFTER_EVENTS = 12;
+/** The `break` fault fails the model's stream after this many events. */
+const BREAK_AFTER_EVENTS = 12;
 
 export interface Stats {
   /** Model calls made: what the visitor pays for. */
@@ -29,6 +32,11 @@ export interface Stats {
 }
 
 export function createChatApi({ model, store }: { model: DemoModel; store: IdempotencyStore }) {
+  const intents = new Set<string>();
+  let requests = 0;
+  let cuts = 0;
+  let trouble: Trouble = 'none';
+
   const chat = createIdempotencyHandler({
     store,
     // A real app takes the scope from its own auth (a session cookie, a verified token),
@@ -49,19 +57,17 @@ export function createChatApi({ model, store }: { model: DemoModel; store: Idemp
         messages: await convertToModelMessages(messages),
         abortSignal: signal,
       });
-      return result.toUIMessageStreamResponse({
+      const response = result.toUIMessageStreamResponse({
         // One stable id per answer, whichever run or replay carries it: a resumed stream
         // then replaces the partial message the page kept instead of adding a second one.
         originalMessages: messages,
         generateMessageId: () => `answer-${requestId}`,
       });
+      if (trouble !== 'break') return response;
+      trouble = 'none';
+      return breakAfterEvents(response, BREAK_AFTER_EVENTS);
     },
   });
-
-  const intents = new Set<string>();
-  let requests = 0;
-  let cuts = 0;
-  let trouble: Trouble = 'none';
 
   return async function chatApi(request: Request, env: HttpBindings): Promise<Response> {
     const { pathname } = new URL(request.url);
@@ -86,8 +92,8 @@ export function createChatApi({ model, store }: { model: DemoModel; store: Idemp
     if (pathname === '/api/trouble' && request.method === 'GET') return Response.json({ trouble });
     if (pathname === '/api/trouble' && request.method === 'PUT') {
       const body = (await request.json().catch(() => ({}))) as { trouble?: unknown };
-      if (body.trouble !== 'none' && body.trouble !== 'cut') {
-        return Response.json({ title: '`trouble` must be "none" or "cut".' }, { status: 400 });
+      if (body.trouble !== 'none' && body.trouble !== 'cut' && body.trouble !== 'break') {
+        return Response.json({ title: '`trouble` must be "none", "cut" or "break".' }, { status: 400 });
       }
       trouble = body.trouble;
       return Response.json({ trouble });

@@ -3,8 +3,9 @@
  *
  *   npx tsx examples/ai-sdk-chat/screenshot.ts
  *
- * An answer, an answer whose stream the server cut mid-answer (it completed: every token
- * once), and a third still streaming with its Stop button — one model call per message.
+ * An answer whose stream the server cut mid-answer (it continued: every token once), one
+ * whose model failed halfway (it ran again; the new answer replaced the partial one in
+ * place), and a third still streaming with its Stop button.
  */
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -24,11 +25,12 @@ try {
     await page.getByTestId('composer').fill(question);
     await page.getByTestId('send').click();
   };
-  await ask('Why would one chat message ever be answered twice?');
-  await page.getByTestId('answer').first().waitFor();
-  await ready();
   await page.getByTestId('trouble-cut').click();
   await ask('What if the connection drops mid-answer?');
+  await page.getByTestId('answer').first().waitFor();
+  await ready();
+  await page.getByTestId('trouble-break').click();
+  await ask('And if the model itself fails halfway?');
   await page.getByTestId('answer').nth(1).waitFor();
   await ready();
   await ask('Write me a long poem, slowly.');

@@ -187,7 +187,7 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
           const stored = await client.pending(api, (intent) => chatOf(intent) === chatId);
           if (!stored) return null;
           const broadcast = await open(stored.requestId, {
-            headers: stored.headers.map(([k, v]) => [k, v]),
+            headers: stored.headers.map(([k, v]) => [k, v] as [string, string]),
             body: stored.body ?? '',
           });
           return { requestId: stored.requestId, broadcast };

@@ -41,36 +41,46 @@ export abstract class IdempotencyError extends Error {
   }
 }
 
-/** Neither `X-Request-Id` nor `Idempotency-Key` was sent. */
-export class MissingRequestIdError extends IdempotencyError {
-  override name = 'MissingRequestIdError' as const;
-  readonly code = 'missing-request-id' as const;
-  readonly status = 400;
+/** The names of every class below: {@link isIdempotencyError} also holds for an error from another copy of the module. */
+const NAMES = new Set<string>();
+
+/** The constructor of one problem class, typed with its literal name, code and status. */
+type ProblemClass<N extends string, C extends ProblemCode, S extends number> = new (
+  message: string,
+  options?: { cause?: unknown; requestId?: string },
+) => IdempotencyError & { name: N; readonly code: C; readonly status: S };
+
+/**
+ * The base of one problem class: its name, the stable code it crosses the wire with and
+ * its HTTP status, each typed as the literal (so `error.code` narrows).
+ */
+function problem<const N extends string, const C extends ProblemCode, const S extends number>(
+  name: N,
+  code: C,
+  status: S,
+): ProblemClass<N, C, S> {
+  NAMES.add(name);
+  return class extends IdempotencyError {
+    override name: N = name;
+    readonly code: C = code;
+    readonly status: S = status;
+  };
 }
 
+/** Neither `X-Request-Id` nor `Idempotency-Key` was sent. */
+export class MissingRequestIdError extends problem('MissingRequestIdError', 'missing-request-id', 400) {}
+
 /** The request ID is not 8–128 characters of `[A-Za-z0-9_-]`. */
-export class InvalidRequestIdError extends IdempotencyError {
-  override name = 'InvalidRequestIdError' as const;
-  readonly code = 'invalid-request-id' as const;
-  readonly status = 400;
-}
+export class InvalidRequestIdError extends problem('InvalidRequestIdError', 'invalid-request-id', 400) {}
 
 /**
  * The request ID was used before with another method, path or body (or, for `runOnce`,
  * another `fingerprint`): nothing runs, nothing is replayed.
  */
-export class FingerprintMismatchError extends IdempotencyError {
-  override name = 'FingerprintMismatchError' as const;
-  readonly code = 'request-id-reused' as const;
-  readonly status = 422;
-}
+export class FingerprintMismatchError extends problem('FingerprintMismatchError', 'request-id-reused', 422) {}
 
 /** The request body is larger than `maxBodyBytes`. */
-export class PayloadTooLargeError extends IdempotencyError {
-  override name = 'PayloadTooLargeError' as const;
-  readonly code = 'payload-too-large' as const;
-  readonly status = 413;
-}
+export class PayloadTooLargeError extends problem('PayloadTooLargeError', 'payload-too-large', 413) {}
 
 /**
  * The store could not be reached, did not answer within `storeTimeoutMs`, or is
@@ -78,10 +88,7 @@ export class PayloadTooLargeError extends IdempotencyError {
  * running intents): a transient failure. Nothing was run; the same request may be sent
  * again after `Retry-After`.
  */
-export class StoreUnavailableError extends IdempotencyError {
-  override name = 'StoreUnavailableError' as const;
-  readonly code = 'store-unavailable' as const;
-  readonly status = 503;
+export class StoreUnavailableError extends problem('StoreUnavailableError', 'store-unavailable', 503) {
   /** Seconds the client should wait before sending the same request again. */
   readonly retryAfterSeconds: number;
 
@@ -100,50 +107,30 @@ export class StoreUnavailableError extends IdempotencyError {
  * its result; the result was discarded, never stored. The intent's answer is whatever
  * the current holder stores.
  */
-export class LeaseLostError extends IdempotencyError {
-  override name = 'LeaseLostError' as const;
-  readonly code = 'request-in-progress' as const;
-  readonly status = 409;
-}
+export class LeaseLostError extends problem('LeaseLostError', 'request-in-progress', 409) {}
 
 /** `runOnce` waited `waitMs` for another live holder of the intent and it did not finish. */
-export class IntentInProgressError extends IdempotencyError {
-  override name = 'IntentInProgressError' as const;
-  readonly code = 'request-in-progress' as const;
-  readonly status = 409;
-}
+export class IntentInProgressError extends problem('IntentInProgressError', 'request-in-progress', 409) {}
 
 /**
  * The store refused the operation in a way no retry cures (Redis `WRONGTYPE`, `NOPERM`,
  * a script error, a corrupt record): a permanent failure, answered 500 `store-failed`.
  * Nothing was run. See PROTOCOL.md § 10.4 for the classification.
  */
-export class StoreFailedError extends IdempotencyError {
-  override name = 'StoreFailedError' as const;
-  readonly code = 'store-failed' as const;
-  readonly status = 500;
-}
+export class StoreFailedError extends problem('StoreFailedError', 'store-failed', 500) {}
 
 /**
  * The intent's stored attempt failed (the work threw, or answered 5xx). `runOnce` throws
  * it for a FAILED record its store handed back instead of letting it run again; `cause`
  * is the decoded stored error.
  */
-export class AttemptFailedError extends IdempotencyError {
-  override name = 'AttemptFailedError' as const;
-  readonly code = 'intent-failed' as const;
-  readonly status = 500;
-}
+export class AttemptFailedError extends problem('AttemptFailedError', 'intent-failed', 500) {}
 
 /**
  * The app's `scope` callback threw, or returned no valid scope. Answered 500
  * `internal-error` without its message; reported as a `scope-error` event.
  */
-export class ScopeError extends IdempotencyError {
-  override name = 'ScopeError' as const;
-  readonly code = 'internal-error' as const;
-  readonly status = 500;
-
+export class ScopeError extends problem('ScopeError', 'internal-error', 500) {
   override getResponse(): Response {
     return problemResponse(this.code, {
       status: this.status,
@@ -152,20 +139,6 @@ export class ScopeError extends IdempotencyError {
     });
   }
 }
-
-/** The names of the classes above: {@link isIdempotencyError} also holds for an error from another copy of the module. */
-const NAMES = new Set([
-  'MissingRequestIdError',
-  'InvalidRequestIdError',
-  'FingerprintMismatchError',
-  'PayloadTooLargeError',
-  'StoreUnavailableError',
-  'StoreFailedError',
-  'LeaseLostError',
-  'IntentInProgressError',
-  'AttemptFailedError',
-  'ScopeError',
-]);
 
 /**
  * True for every error `answer-once/server` throws, also when it comes from the other

@@ -269,8 +269,8 @@ export class MemoryStore implements StreamStore {
   /**
    * Frees one slot for a new key, fairly (`evictionOrder`): the first eligible scope with
    * a record that is expired or answered gives up its least recently written one.
-   * A waiter never waits on such a record (it only waits on live PROCESSING ones), so an
-   * eviction wakes nobody.
+   * Its readers and waiters are woken: one may still sleep on a record whose lease just
+   * lapsed on the store's clock, before its own timer fired.
    */
   #makeRoom(key: string, now: number): void {
     if (this.#entries.size < this.#options.maxEntries) return;
@@ -287,7 +287,7 @@ export class MemoryStore implements StreamStore {
       if (expiresAt > now && record.state === 'processing' && record.leaseExpiresAt > now) continue;
       this.#delete(candidate);
       this.#logs.drop(candidate);
-      this.#waiters.wake(candidate); // a reader of its answer log ends (a `wait` never waits on an evictable record)
+      this.#waiters.wake(candidate); // its readers and waiters see it gone now, not at their timer
       if (expiresAt > now) {
         const { requestId } = splitKey(candidate);
         reporter(this.#options.onEvent, { requestId })({ type: 'evicted', key: candidate, state: record.state });

@@ -102,7 +102,27 @@ describe.skipIf(!chromiumAvailable())('ai-sdk demo (useChat + answerOnceTranspor
     // The answer and its reconnect (with Last-Event-ID) reached the server: at least two requests.
     expect(after.requests).toBeGreaterThanOrEqual(before.requests + 2);
     expect(new Set(chatPosts).size).toBe(1);
+    await expect(page.getByTestId('seam').textContent()).resolves.toBe('stream resumed ×1');
     await expect.poll(() => page.getByTestId('model-calls').textContent()).toBe(String(after.modelCalls));
+  });
+
+  it('replaces the partial answer in place when the model breaks mid-answer and the intent runs again', async () => {
+    const trouble = page.getByTestId('trouble-break');
+    await trouble.click();
+    await expect.poll(() => trouble.getAttribute('aria-checked')).toBe('true');
+    const before = await demo.stats();
+    const question = 'What if the model fails halfway?';
+    await ask(question);
+    await settled();
+
+    // The first run's stream failed; the resend ran the model again and the server's
+    // answer restarted: the page shows the second run's answer once, in one message.
+    expect(await answerText()).toBe(answerTokens(before.modelCalls + 2, question).join(''));
+    await expect(page.getByTestId('answer').count()).resolves.toBe(1);
+    await expect(page.getByTestId('error').count()).resolves.toBe(0);
+    await expect(page.getByTestId('seam').textContent()).resolves.toContain('restarted on the server');
+    expect((await demo.stats()).modelCalls).toBe(before.modelCalls + 2);
+    expect(new Set(chatPosts).size).toBe(1);
   });
 
   it('continues the answer on the reloaded page after a reload mid-stream, one model call', async () => {

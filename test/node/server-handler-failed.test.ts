@@ -1,20 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type IdempotencyStore, MemoryStore } from 'answer-once/server';
-import { chatApp, chatRequest, sleep, statusRequest, type ChatApp } from './server-support.js';
+import { createIdempotencyHandler, type IdempotencyEvent, type IdempotencyStore, MemoryStore } from 'answer-once/server';
+import { chatApp, chatRequest, recordOps, sleep, statusRequest, type ChatApp } from './server-support.js';
 
 const ID = 'req-0000000001';
-
-/** The store's record operations only: the buffered behaviour of a store without logs (§ 14.11). */
-function withoutLogs(store: MemoryStore): IdempotencyStore {
-  return {
-    acquire: (...args) => store.acquire(...args),
-    renew: (...args) => store.renew(...args),
-    complete: (...args) => store.complete(...args),
-    fail: (...args) => store.fail(...args),
-    get: (...args) => store.get(...args),
-    wait: (...args) => store.wait(...args),
-  };
-}
 
 /** The attempt got an `intent-failed` problem with `status`; a resend runs the work again and answers. */
 async function expectFailedThenRunAgain(app: ChatApp<IdempotencyStore>, failed: Response, status: number): Promise<void> {
@@ -60,6 +48,29 @@ describe('createIdempotencyHandler: attempts that fail', () => {
     expect(await failed.json()).toMatchObject({ code: 'intent-failed' });
     const status = await app.handle(statusRequest(ID));
     await expectFailedThenRunAgain(app, status, 503);
+  });
+
+  it('records a plain 500 from the work as FAILED too, and runs again on resend', async () => {
+    let failures = 1;
+    const app = chatApp({ work: () => (failures-- > 0 ? new Response('boom', { status: 500 }) : undefined) });
+    await expectFailedThenRunAgain(app, await app.handle(chatRequest()), 500);
+  });
+
+  it('answers a handler that returns no Response as intent-failed (500), reports why, and runs again on resend', async () => {
+    let failures = 1;
+    const app = createIdempotencyHandler({
+      store: new MemoryStore(),
+      scope: () => ({ user: 'alice' }),
+      handler: () => (failures-- > 0 ? ({ answer: 'not a Response' } as unknown as Response) : Response.json({ ok: 1 })),
+      onEvent: (event) => events.push(event),
+    });
+    const events: IdempotencyEvent[] = [];
+    const failed = await app(chatRequest());
+    expect(failed.status).toBe(500);
+    expect(await failed.json()).toMatchObject({ code: 'intent-failed', requestId: ID });
+    const reported = events.find((event) => event.type === 'failed') as { error?: unknown } | undefined;
+    expect(String(reported?.error)).toContain('`handler` must return a Response');
+    expect((await app(chatRequest())).status).toBe(200);
   });
 
   it('records a 5xx answer whose body stream broke as FAILED, and runs again on resend', async () => {
@@ -150,7 +161,7 @@ describe('createIdempotencyHandler: attempts that fail', () => {
   it('on a store without answer logs, answers a broken stream 502 intent-failed, and runs again on resend', async () => {
     let breaks = 1;
     const app = chatApp({
-      store: withoutLogs(new MemoryStore()),
+      store: recordOps(new MemoryStore()),
       work: () => {
         if (breaks-- <= 0) return undefined;
         return new Response(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { encodeKey, fingerprintRequest, MemoryStore } from 'answer-once/server';
-import { chatApp, chatRequest, gate, sleep, until } from './server-support.js';
+import { createIdempotencyHandler, encodeKey, fingerprintRequest, MemoryStore } from 'answer-once/server';
+import { chatApp, chatRequest, gate, recordOps, sleep, until } from './server-support.js';
 
 const ID = 'req-0000000001';
 
@@ -48,6 +48,7 @@ describe('createIdempotencyHandler: the state table', () => {
     expect(resend.headers.get('X-Request-Id')).toBe(ID);
     expect(resend.headers.get('Cache-Control')).toBe('no-store');
     expect(resend.headers.get('Content-Type')).toBe('application/json');
+    expect(resend.headers.get('Preference-Applied')).toBeNull(); // it asked for no wait
     expect(await resend.json()).toEqual({ requestId: ID, state: 'processing', location: `/api/status/${ID}` });
     release.open();
     expect((await first).status).toBe(200);
@@ -71,7 +72,17 @@ describe('createIdempotencyHandler: the state table', () => {
 
   it('holds a resend with Prefer: wait and answers within 50 ms of completion', async () => {
     const release = gate();
-    const app = chatApp({ work: () => release.promise.then(() => undefined) });
+    const calls: string[] = [];
+    const store = new MemoryStore();
+    // The store as it is, each call noted: what a held resend costs in round trips.
+    const noted = new Proxy(store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => (calls.push(String(property)), value.apply(target, args));
+      },
+    });
+    const app = chatApp({ store: noted, work: () => release.promise.then(() => undefined) });
     const first = app.handle(chatRequest());
     await until(() => app.calls.length > 0);
     const held = app.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
@@ -86,12 +97,19 @@ describe('createIdempotencyHandler: the state table', () => {
     expect(await response.json()).toEqual(await (await first).json());
     expect(latency).toBeLessThan(50);
     expect(app.calls).toHaveLength(1);
+    // The resend: one acquire that found it running, one read that waited; no second claim.
+    const resendCalls = calls.slice(calls.indexOf('acquire', 1));
+    expect(resendCalls.filter((call) => call === 'acquire')).toHaveLength(1);
   });
 
-  it('runs the work itself when the attempt it waited for fails during the long-poll', async () => {
+  it.each([
+    ['', () => new MemoryStore()],
+    [' (a store without answer logs)', () => recordOps(new MemoryStore())],
+  ])('runs the work itself when the attempt it waited for fails during the long-poll%s', async (_, makeStore) => {
     const release = gate();
     let failures = 1;
     const app = chatApp({
+      store: makeStore(),
       work: async () => {
         if (failures-- > 0) {
           await release.promise;
@@ -172,10 +190,28 @@ describe('createIdempotencyHandler: the state table', () => {
     else await until(() => app.calls.length > 0);
     const reused = await app.handle(chatRequest({ question: 'second' }));
     expect(reused.status).toBe(422);
-    expect(await reused.json()).toMatchObject({ code: 'request-id-reused', requestId: ID });
+    expect(await reused.json()).toMatchObject({
+      code: 'request-id-reused',
+      requestId: ID,
+      title: expect.stringContaining('already used with another method, path or body'),
+    });
     expect(app.calls.map((call) => call.question)).toEqual(['first']);
     release.open();
     await first;
+  });
+
+  it('runs an intent sent without a body (GET) and replays its answer', async () => {
+    const app = createIdempotencyHandler({
+      store: new MemoryStore(),
+      scope: () => ({ user: 'alice' }),
+      handler: async (request) => Response.json({ method: request.method, body: await request.text() }),
+    });
+    const get = () => new Request('http://app.test/api/report', { headers: { 'X-Request-Id': ID } });
+    const first = await app(get());
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ method: 'GET', body: '' });
+    const replay = await app(get());
+    expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
   });
 
   it('treats another path or method with the same ID as another request (422)', async () => {

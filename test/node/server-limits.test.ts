@@ -1,14 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { AttemptFailedError, type IdempotencyEvent, type IdempotencyStore, MemoryStore, runOnce } from 'answer-once/server';
-import { chatApp, chatRequest, sleep } from './server-support.js';
+import { chatApp, chatRequest, recordOps, sleep } from './server-support.js';
 
 const ID = 'req-0000000001';
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 
 describe('createIdempotencyHandler: an oversize answer whose stream breaks', () => {
-  it('is FAILED (a resend runs it again and gets an answer), never “answered, not replayable”', async () => {
+  it.each([
+    ['', () => new MemoryStore()],
+    [' (a store without answer logs)', () => recordOps(new MemoryStore())],
+  ])('is FAILED (a resend runs it again and gets an answer), never “answered, not replayable”%s', async (_, makeStore) => {
     const app = chatApp({
+      store: makeStore(),
       maxResponseBytes: 8,
       work: ({ context }) => {
         let pulls = 0;

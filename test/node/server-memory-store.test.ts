@@ -51,6 +51,20 @@ describe('MemoryStore', () => {
     expect(await store.acquire('fifth', 'fp', 10_000)).toMatchObject({ acquired: true });
   });
 
+  it('tells the readers and waiters of an intent at once when it is evicted to make room', async () => {
+    let now = 0;
+    const store = new MemoryStore({ now: () => now, maxEntries: 1 });
+    await store.acquire('abandoned', 'fp', 60_000);
+    const reading = store.read('abandoned', null, { waitMs: 120_000 });
+    const waiting = store.wait('abandoned', 120_000);
+    // Its worker died: on the store's clock the lease lapsed, before any timer of theirs fired.
+    now = 60_001;
+    await store.acquire('newcomer', 'fp', 1_000); // the store is full: the abandoned record goes
+    const late = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 500));
+    expect(await Promise.race([reading, late])).toEqual({ record: null, log: null });
+    expect(await Promise.race([waiting, late])).toBeNull();
+  });
+
   it('wakes a waiter at the lease deadline from one timer, not by polling', async () => {
     vi.useFakeTimers({ now: 0 });
     const store = new MemoryStore();

@@ -10,21 +10,7 @@ import {
   type RunOnceResult,
   StoreUnavailableError,
 } from 'answer-once/server';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** `store` with some methods replaced (a flaky network, a counter). */
-function overriding(store: IdempotencyStore, overrides: Partial<IdempotencyStore>): IdempotencyStore {
-  return {
-    acquire: (...args) => store.acquire(...args),
-    renew: (...args) => store.renew(...args),
-    complete: (...args) => store.complete(...args),
-    fail: (...args) => store.fail(...args),
-    get: (...args) => store.get(...args),
-    wait: (...args) => store.wait(...args),
-    ...overrides,
-  };
-}
+import { recordOps, sleep } from './server-support.js';
 
 describe('runOnce', () => {
   it('runs the work once per key and replays its value to every later delivery', async () => {
@@ -71,7 +57,7 @@ describe('runOnce', () => {
   it('stops renewing once the work settles', async () => {
     const store = new MemoryStore();
     let renews = 0;
-    const counting: IdempotencyStore = overriding(store, {
+    const counting: IdempotencyStore = recordOps(store, {
       renew: (key: string, token: string, leaseMs: number) => {
         renews += 1;
         return store.renew(key, token, leaseMs);
@@ -113,7 +99,7 @@ describe('runOnce', () => {
 
   it('rejects a zombie’s result after a takeover: LeaseLostError, a fenced event, the successor’s value kept', async () => {
     const store = new MemoryStore();
-    const partitioned: IdempotencyStore = overriding(store, {
+    const partitioned: IdempotencyStore = recordOps(store, {
       renew: () => Promise.reject(new Error('ETIMEDOUT')),
     });
     const events: IdempotencyEvent[] = [];
@@ -158,7 +144,7 @@ describe('runOnce', () => {
 
   it('never runs the work when the store is down', async () => {
     let runs = 0;
-    const down: IdempotencyStore = overriding(new MemoryStore(), {
+    const down: IdempotencyStore = recordOps(new MemoryStore(), {
       acquire: () => Promise.reject(new Error('ECONNREFUSED')),
     });
     await expect(runOnce(down, 'k', async () => ++runs)).rejects.toBeInstanceOf(StoreUnavailableError);

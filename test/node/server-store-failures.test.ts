@@ -1,25 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { type IdempotencyStore, MemoryStore } from 'answer-once/server';
-import { chatApp, chatRequest, gate, sleep, statusRequest } from './server-support.js';
+import { chatApp, chatRequest, gate, recordOps, sleep, statusRequest } from './server-support.js';
 
 const ID = 'req-0000000001';
 const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
 
-function over(store: MemoryStore, overrides: Partial<IdempotencyStore>): IdempotencyStore {
-  return {
-    acquire: (...args) => store.acquire(...args),
-    renew: (...args) => store.renew(...args),
-    complete: (...args) => store.complete(...args),
-    fail: (...args) => store.fail(...args),
-    get: (...args) => store.get(...args),
-    wait: (...args) => store.wait(...args),
-    ...overrides,
-  };
-}
-
 describe('createIdempotencyHandler: store calls have a deadline', () => {
   it('answers 503 store-unavailable + Retry-After when acquire hangs, and runs nothing', async () => {
-    const app = chatApp({ store: over(new MemoryStore(), { acquire: never }), storeTimeoutMs: 50, retryAfterSeconds: 2 });
+    const app = chatApp({
+      store: recordOps(new MemoryStore(), { acquire: never }),
+      storeTimeoutMs: 50,
+      retryAfterSeconds: 2,
+    });
     const started = Date.now();
     const response = await app.handle(chatRequest());
     expect(Date.now() - started).toBeLessThan(1_000);
@@ -33,7 +25,7 @@ describe('createIdempotencyHandler: store calls have a deadline', () => {
   it('answers 503 when a long-poll’s wait hangs past its own timeout plus the deadline', async () => {
     const store = new MemoryStore();
     await store.acquire(`answer-once:{alice::${ID}}`, 'fp', 60_000);
-    const app = chatApp({ store: over(store, { wait: never }), storeTimeoutMs: 50 });
+    const app = chatApp({ store: recordOps(store, { wait: never }), storeTimeoutMs: 50 });
     const response = await app.handle(statusRequest(ID, { headers: { Prefer: 'wait=1' } }));
     expect(response.status).toBe(503);
     expect(await response.json()).toMatchObject({ code: 'store-unavailable' });
@@ -42,7 +34,7 @@ describe('createIdempotencyHandler: store calls have a deadline', () => {
   it('keeps renewing while a slow complete is in flight, so a resend meanwhile waits instead of running again', async () => {
     const inner = new MemoryStore();
     const slow = gate();
-    const store = over(inner, {
+    const store = recordOps(inner, {
       complete: async (...args) => {
         await slow.promise; // held until the resend below has been answered
         return inner.complete(...args);
@@ -59,7 +51,7 @@ describe('createIdempotencyHandler: store calls have a deadline', () => {
   });
 
   it('answers the work’s result when complete hangs past the deadline, and reports it (never silent)', async () => {
-    const app = chatApp({ store: over(new MemoryStore(), { complete: never }), storeTimeoutMs: 50 });
+    const app = chatApp({ store: recordOps(new MemoryStore(), { complete: never }), storeTimeoutMs: 50 });
     const response = await app.handle(chatRequest());
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ answer: 'echo: hello?', run: 1 });
@@ -75,7 +67,8 @@ describe('createIdempotencyHandler: store calls have a deadline', () => {
 });
 
 describe('createIdempotencyHandler: permanent store errors are 500, transient ones 503', () => {
-  const failing = (error: unknown): IdempotencyStore => over(new MemoryStore(), { acquire: () => Promise.reject(error) });
+  const failing = (error: unknown): IdempotencyStore =>
+    recordOps(new MemoryStore(), { acquire: () => Promise.reject(error) });
 
   it('answers 500 store-failed, without Retry-After, for an error the store marks permanent', async () => {
     const wrongType = Object.assign(new Error('WRONGTYPE Operation against a key holding the wrong kind of value'), {

@@ -26,6 +26,23 @@ export function gate(): Gate {
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * `store`'s record operations only, some of them replaced (a hanging call, a counter, a
+ * flaky network): a store without answer logs, so the handler keeps 0.1's buffered
+ * behaviour (PROTOCOL.md § 14.11).
+ */
+export function recordOps(store: IdempotencyStore, overrides: Partial<IdempotencyStore> = {}): IdempotencyStore {
+  return {
+    acquire: (...args) => store.acquire(...args),
+    renew: (...args) => store.renew(...args),
+    complete: (...args) => store.complete(...args),
+    fail: (...args) => store.fail(...args),
+    get: (...args) => store.get(...args),
+    wait: (...args) => store.wait(...args),
+    ...overrides,
+  };
+}
+
 /** Resolves once `condition()` holds (checked every millisecond, for at most `timeoutMs`). */
 export async function until(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
   for (const deadline = Date.now() + timeoutMs; !condition(); await sleep(1)) {

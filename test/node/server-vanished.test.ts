@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type IdempotencyEvent, type IdempotencyStore, MemoryStore, runOnce } from 'answer-once/server';
-import { chatApp, chatRequest, gate, sleep } from './server-support.js';
+import { chatApp, chatRequest, gate, recordOps, sleep } from './server-support.js';
 
 /** A store whose contents can be lost at once, as a Redis FLUSHALL or a restart without persistence would. */
 function flushableStore(): { store: IdempotencyStore; flush(): void } {
@@ -14,17 +14,6 @@ function flushableStore(): { store: IdempotencyStore; flush(): void } {
     wait: (...args) => inner.wait(...args),
   };
   return { store, flush: () => (inner = new MemoryStore()) };
-}
-
-function bind(store: MemoryStore): IdempotencyStore {
-  return {
-    acquire: (...args) => store.acquire(...args),
-    renew: (...args) => store.renew(...args),
-    complete: (...args) => store.complete(...args),
-    fail: (...args) => store.fail(...args),
-    get: (...args) => store.get(...args),
-    wait: (...args) => store.wait(...args),
-  };
 }
 
 describe('createIdempotencyHandler: a record that vanished mid-work', () => {
@@ -70,7 +59,7 @@ describe('createIdempotencyHandler: a record that vanished mid-work', () => {
     const store = new MemoryStore();
     const release = gate();
     // A worker whose heartbeats never reach the store (a partitioned instance).
-    const unheard: IdempotencyStore = { ...bind(store), renew: async () => 'written' };
+    const unheard: IdempotencyStore = { ...recordOps(store), renew: async () => 'written' };
     const zombie = chatApp({ store: unheard, leaseMs: 30, work: () => release.promise.then(() => undefined) });
     const first = zombie.handle(chatRequest({ question: 'same' }));
     await sleep(50); // the lease lapsed without a heartbeat: a successor takes over and answers
@@ -84,7 +73,11 @@ describe('createIdempotencyHandler: a record that vanished mid-work', () => {
 
   it('delivers its own answer when a fenced write finds nobody holding the intent any more', async () => {
     // A successor fenced the write, then its record vanished too (evicted, flushed).
-    const store: IdempotencyStore = { ...bind(new MemoryStore()), complete: async () => 'fenced', get: async () => null };
+    const store: IdempotencyStore = {
+      ...recordOps(new MemoryStore()),
+      complete: async () => 'fenced',
+      get: async () => null,
+    };
     const app = chatApp({ store });
     const answer = await app.handle(chatRequest());
     expect(answer.status).toBe(200);

@@ -3,6 +3,7 @@
  * optionally held at a gate), and readers that parse what a client was given.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { StreamStore } from 'answer-once/server';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -59,3 +60,20 @@ export async function readEvents(
 
 export const tokens = (events: readonly EventSourceMessage[]): string[] =>
   events.filter((event) => event.event === undefined).map((event) => event.data);
+
+/** The store minus its lease renewals (heartbeat, appends' `leaseMs`): a producer that froze (its lease lapses while it "runs"). */
+export function frozen(store: StreamStore): StreamStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      if (property === 'renew') return async () => 'written';
+      if (property === 'append')
+        return (key: string, token: string, { leaseMs: _, ...batch }: Parameters<StreamStore['append']>[2]) =>
+          target.append(key, token, batch);
+      const value = Reflect.get(target, property, receiver) as unknown;
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+export const range = (count: number, prefix = 'token '): string[] =>
+  Array.from({ length: count }, (_, index) => `${prefix}${index}`);

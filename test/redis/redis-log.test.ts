@@ -5,17 +5,15 @@
  * kept exactly, and a 2,000-event answer read back byte for byte from any event.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from 'redis';
-import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
+import { describe, expect, it } from 'vitest';
 import type { AcquireResult } from 'answer-once/server';
-import { rawCommand, RedisServer, requireRedisServer } from '../support/redis-server.js';
-import { measureCalls, scriptRoundTrips } from '../support/redis-stats.js';
+import { rawCommand, requireRedisServer } from '../support/redis-server.js';
+import { scriptRoundTrips } from '../support/redis-stats.js';
+import { newKey, useRedisSuite } from '../support/redis-suite.js';
 
 const hasRedis = requireRedisServer();
 const TTL = 60_000;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const newKey = (): string => `answer-once:{user:session:${randomUUID()}}`;
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 
 function claimOf(result: AcquireResult): { token: string; generation: number } {
@@ -24,37 +22,12 @@ function claimOf(result: AcquireResult): { token: string; generation: number } {
 }
 
 describe.skipIf(!hasRedis)('RedisStore answer logs on redis-server', () => {
-  let server: RedisServer;
-  const clients: { close(): Promise<void>; destroy(): void }[] = [];
-  const stores: RedisStore[] = [];
-
+  const redis = useRedisSuite();
   /** One server instance's store: its own connection, as a second process would have. */
-  async function instance(): Promise<RedisStore> {
-    const client = await createClient({ url: server.url })
-      .on('error', () => {})
-      .connect();
-    clients.push(client);
-    const store = new RedisStore({ client: client as RedisStoreClient });
-    stores.push(store);
-    return store;
-  }
-
-  const calls = (fn: () => Promise<unknown>) => measureCalls([server.port], fn);
+  const instance = () => redis.open();
+  const { calls } = redis;
   const pttl = async (key: string): Promise<number> =>
-    Number(/^:(-?\d+)/.exec(await rawCommand(server.port, `PTTL ${key}`))?.[1]);
-
-  beforeAll(async () => {
-    server = await RedisServer.start();
-  });
-
-  afterEach(async () => {
-    await Promise.all(stores.splice(0).map((store) => store.close()));
-    await Promise.all(clients.splice(0).map((client) => client.close().catch(() => client.destroy())));
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-  });
+    Number(/^:(-?\d+)/.exec(await rawCommand(redis.server.port, `PTTL ${key}`))?.[1]);
 
   it('appends in one round trip and reads record + log in one', async () => {
     const store = await instance();
@@ -137,7 +110,7 @@ describe.skipIf(!hasRedis)('RedisStore answer logs on redis-server', () => {
     const log = `${key}:log`;
     const { token } = claimOf(await store.acquire(key, 'fp', 5_000));
     await store.append(key, token, { offset: 0, data: bytes('a'), head: 'h' });
-    expect(await rawCommand(server.port, `TYPE ${log}`)).toBe('+stream\r\n');
+    expect(await rawCommand(redis.server.port, `TYPE ${log}`)).toBe('+stream\r\n');
     expect(Math.abs((await pttl(log)) - (await pttl(key)))).toBeLessThan(200);
 
     await store.append(key, token, { offset: 1, data: bytes('b'), leaseMs: 20_000 });
@@ -205,8 +178,9 @@ describe.skipIf(!hasRedis)('RedisStore answer logs on redis-server', () => {
     const key = `plain-${randomUUID()}`;
     const { token } = claimOf(await store.acquire(key, 'fp', 5_000));
     await store.append(key, token, { offset: 0, data: bytes('a'), head: 'h' });
-    expect(await rawCommand(server.port, `TYPE {${key}}:log`)).toBe('+stream\r\n');
-    const slot = async (name: string): Promise<string> => rawCommand(server.port, `CLUSTER KEYSLOT ${name}`).catch(() => '');
+    expect(await rawCommand(redis.server.port, `TYPE {${key}}:log`)).toBe('+stream\r\n');
+    const slot = async (name: string): Promise<string> =>
+      rawCommand(redis.server.port, `CLUSTER KEYSLOT ${name}`).catch(() => '');
     // CLUSTER KEYSLOT works on a standalone server too (cluster mode off: it still hashes).
     const [recordSlot, logSlot] = [await slot(key), await slot(`{${key}}:log`)];
     if (recordSlot.startsWith(':')) expect(logSlot).toBe(recordSlot);

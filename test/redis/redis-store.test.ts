@@ -4,23 +4,18 @@
  * cross-instance wake-ups on one subscriber connection, and failing fast when Redis is away.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createClient, RESP_TYPES } from 'redis';
-import { RedisStore, RedisStoreError, RedisStoreUnavailableError, type RedisStoreClient } from 'answer-once/redis';
+import { type RedisStore, RedisStoreError, RedisStoreUnavailableError } from 'answer-once/redis';
 import { runOnce, type AcquireResult } from 'answer-once/server';
-import { rawCommand, RedisServer, requireRedisServer } from '../support/redis-server.js';
-import { measureCalls, scriptRoundTrips } from '../support/redis-stats.js';
+import { rawCommand, requireRedisServer } from '../support/redis-server.js';
+import { scriptRoundTrips } from '../support/redis-stats.js';
+import { newKey, useRedisSuite } from '../support/redis-suite.js';
 
 const hasRedis = requireRedisServer();
 const LEASE = 300;
 const TTL = 60_000;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const newKey = (): string => `answer-once:{user:session:${randomUUID()}}`;
-
-interface Client {
-  close(): Promise<void>;
-  destroy(): void;
-}
 
 function tokenOf(result: AcquireResult): string {
   if (!result.acquired) throw new Error(`expected to acquire, found ${result.record.state}`);
@@ -37,40 +32,8 @@ async function warmUp(store: RedisStore): Promise<void> {
 }
 
 describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
-  let server: RedisServer;
-  const clients: Client[] = [];
-  const stores: RedisStore[] = [];
-
-  async function connect(): Promise<RedisStoreClient> {
-    const client = await createClient({ url: server.url })
-      .on('error', () => {})
-      .connect();
-    clients.push(client);
-    return client;
-  }
-
-  async function open(
-    options: { prefix?: string; commandTimeoutMs?: number; client?: RedisStoreClient } = {},
-  ): Promise<RedisStore> {
-    const store = new RedisStore({ ...options, client: options.client ?? (await connect()) });
-    stores.push(store);
-    return store;
-  }
-
-  const calls = (fn: () => Promise<unknown>) => measureCalls([server.port], fn);
-
-  beforeAll(async () => {
-    server = await RedisServer.start();
-  });
-
-  afterEach(async () => {
-    await Promise.all(stores.splice(0).map((store) => store.close()));
-    await Promise.all(clients.splice(0).map((client) => client.close().catch(() => client.destroy())));
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const redis = useRedisSuite();
+  const { open, calls, track } = redis;
 
   it('runs a first attempt in acquire + renewals + complete round trips, and replays in one', async () => {
     const store = await open();
@@ -102,7 +65,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     const store = await open();
     const key = newKey();
     await store.get(key);
-    await rawCommand(server.port, 'SCRIPT FLUSH');
+    await rawCommand(redis.server.port, 'SCRIPT FLUSH');
     const afterFlush = await calls(() => store.acquire(key, 'fp', LEASE));
     expect(afterFlush).toMatchObject({ evalsha: 1, eval: 1 });
     const next = await calls(() => store.acquire(key, 'fp', LEASE));
@@ -114,10 +77,10 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
   it('stores each intent at prefix + key, one hash whose Redis expiry is lease + grace, then the TTL', async () => {
     const store = await open({ prefix: 'test:' });
     const pttl = async (key: string): Promise<number> =>
-      Number(/^:(-?\d+)/.exec(await rawCommand(server.port, `PTTL test:${key}`))?.[1]);
+      Number(/^:(-?\d+)/.exec(await rawCommand(redis.server.port, `PTTL test:${key}`))?.[1]);
     const key = newKey();
     const token = tokenOf(await store.acquire(key, 'fp', LEASE));
-    expect(await rawCommand(server.port, `TYPE test:${key}`)).toBe('+hash\r\n');
+    expect(await rawCommand(redis.server.port, `TYPE test:${key}`)).toBe('+hash\r\n');
     const processingTtl = await pttl(key);
     expect(processingTtl).toBeGreaterThan(60_000);
     expect(processingTtl).toBeLessThanOrEqual(60_000 + LEASE);
@@ -158,14 +121,14 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     const workingInstance = await open();
     const keys = Array.from({ length: 20 }, newKey);
     const tokens = await Promise.all(keys.map(async (key) => tokenOf(await workingInstance.acquire(key, 'fp', 30_000))));
-    const clientsBefore = Number(/connected_clients:(\d+)/.exec(await rawCommand(server.port, 'INFO clients'))?.[1]);
+    const clientsBefore = Number(/connected_clients:(\d+)/.exec(await rawCommand(redis.server.port, 'INFO clients'))?.[1]);
 
     // Three waiters per key, 60 in all, multiplexed on one connection and one subscription per key.
     const waits = keys.flatMap((key) => [0, 1, 2].map(() => waitingInstance.wait(key, 30_000)));
     await sleep(100);
-    const clientsDuring = Number(/connected_clients:(\d+)/.exec(await rawCommand(server.port, 'INFO clients'))?.[1]);
+    const clientsDuring = Number(/connected_clients:(\d+)/.exec(await rawCommand(redis.server.port, 'INFO clients'))?.[1]);
     expect(clientsDuring - clientsBefore).toBe(1);
-    const shardSubs = await rawCommand(server.port, `PUBSUB SHARDNUMSUB ${keys[0]}`);
+    const shardSubs = await rawCommand(redis.server.port, `PUBSUB SHARDNUMSUB ${keys[0]}`);
     expect(shardSubs).toMatch(/\r\n:1\r\n$/);
 
     const started = Date.now();
@@ -211,7 +174,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     const key = newKey();
     tokenOf(await worker.acquire(key, 'fp', 30_000));
     const connected = async (): Promise<number> =>
-      Number(/connected_clients:(\d+)/.exec(await rawCommand(server.port, 'INFO clients'))?.[1]);
+      Number(/connected_clients:(\d+)/.exec(await rawCommand(redis.server.port, 'INFO clients'))?.[1]);
     const before = await connected();
     const waiting = waiter.wait(key, 30_000);
     await sleep(100);
@@ -257,10 +220,10 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
   });
 
   it('works through a RESP3 client that maps strings to Buffers', async () => {
-    const resp3 = await createClient({ url: server.url, RESP: 3 })
+    const resp3 = await createClient({ url: redis.server.url, RESP: 3 })
       .on('error', () => {})
       .connect();
-    clients.push(resp3);
+    track(resp3);
     const store = await open({ client: resp3.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer }) });
     const key = newKey();
     const token = tokenOf(await store.acquire(key, 'fp', LEASE));
@@ -271,7 +234,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
   it('reports a key of another type as a RedisStoreError, not as Redis being unavailable', async () => {
     const store = await open();
     const key = newKey();
-    await rawCommand(server.port, `SET ${key} not-a-hash`);
+    await rawCommand(redis.server.port, `SET ${key} not-a-hash`);
     const error = await store.acquire(key, 'fp', LEASE).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RedisStoreError);
     expect(error).not.toBeInstanceOf(RedisStoreUnavailableError);
@@ -282,7 +245,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
   it('rejects with RedisStoreUnavailableError within commandTimeoutMs when Redis hangs', async () => {
     const store = await open({ commandTimeoutMs: 300 });
     const key = newKey();
-    server.signal('SIGSTOP');
+    redis.server.signal('SIGSTOP');
     try {
       const started = Date.now();
       const error = await store.acquire(key, 'fp', LEASE).catch((caught: unknown) => caught);
@@ -292,34 +255,34 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
       expect(Date.now() - started).toBeLessThan(2_000); // bounded by commandTimeoutMs, not by Redis
       await expect(store.wait(newKey(), 5_000)).rejects.toBeInstanceOf(RedisStoreUnavailableError);
     } finally {
-      server.signal('SIGCONT');
+      redis.server.signal('SIGCONT');
     }
     // Redis ran the timed-out acquire once it woke: a lease nobody renews, which will lapse.
     expect(await store.get(key)).toMatchObject({ state: 'processing', fingerprint: 'fp' });
   });
 
   it('re-reads after its subscriber reconnects, since publishes made meanwhile are lost', async () => {
-    const client = createClient({ url: server.url, socket: { reconnectStrategy: 50 } });
+    const client = createClient({ url: redis.server.url, socket: { reconnectStrategy: 50 } });
     await client.on('error', () => {}).connect();
-    clients.push(client);
+    track(client);
     const store = await open({ client });
     const key = newKey();
     tokenOf(await store.acquire(key, 'fp', 30_000));
     const waiting = store.wait(key, 30_000);
     await sleep(100);
-    await server.restart(); // no persistence in this suite: the record is gone after it
+    await redis.server.restart(); // no persistence in this suite: the record is gone after it
     const restartedAt = Date.now();
     expect(await waiting).toBeNull();
     expect(Date.now() - restartedAt).toBeLessThan(3_000);
   });
 
   it('fails at once while Redis is down (disableOfflineQueue) and works again once it is back', async () => {
-    const client = createClient({ url: server.url, disableOfflineQueue: true, socket: { reconnectStrategy: 50 } });
+    const client = createClient({ url: redis.server.url, disableOfflineQueue: true, socket: { reconnectStrategy: 50 } });
     await client.on('error', () => {}).connect();
-    clients.push(client);
+    track(client);
     const store = await open({ client });
     const key = newKey();
-    await server.halt();
+    await redis.server.halt();
     try {
       await sleep(100);
       const started = Date.now();
@@ -327,7 +290,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
       await expect(store.get(key)).rejects.toBeInstanceOf(RedisStoreUnavailableError);
       expect(Date.now() - started).toBeLessThan(1_000); // at once, not after commandTimeoutMs (2 s)
     } finally {
-      await server.boot();
+      await redis.server.boot();
     }
     await vi.waitFor(() => expect(client.isReady).toBe(true), { timeout: 5_000, interval: 50 });
     expect(await store.acquire(key, 'fp', LEASE)).toMatchObject({ acquired: true });

@@ -7,31 +7,30 @@
  * It runs on the real clock (a networked store keeps its own time), with short leases
  * and TTLs, and a fresh key per test so suites may share one database.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { IdempotencyStore } from 'answer-once/server';
-import { contractKey, found, held, openStore, type StoreContractOptions, type StoreSetup, sleep } from './store-harness.js';
+import {
+  found,
+  held,
+  type StoreContractOptions,
+  type StoreSetup,
+  sleep,
+  contractTiming,
+  eachStore,
+} from './store-harness.js';
 
 export function describeStoreContract(
   name: string,
   setup: StoreSetup<IdempotencyStore>,
   options: StoreContractOptions = {},
 ): void {
-  const lease = options.leaseMs ?? 200;
-  const slack = options.slackMs ?? 100;
-  const ttl = 3_600_000;
+  const { lease, slack, ttl } = contractTiming(options);
 
   describe(`${name} (IdempotencyStore contract)`, () => {
     let store: IdempotencyStore;
-    let teardown: () => Promise<void> | void;
     let key: string;
-
-    beforeEach(async () => {
-      ({ store, teardown } = await openStore(setup));
-      key = contractKey();
-    });
-
-    afterEach(async () => {
-      await teardown();
+    eachStore(setup, (opened, fresh) => {
+      [store, key] = [opened, fresh];
     });
 
     it('acquires a key nobody holds, with a fresh token and a lease from now', async () => {

@@ -3,7 +3,8 @@
  * store under test is made and disposed of, the suite's timing options, and the helpers
  * that read an `acquire`.
  */
-import type { AcquireResult, IdempotencyRecord, IdempotencyStore } from 'answer-once/server';
+import { afterEach, beforeEach, expect } from 'vitest';
+import type { AcquireResult, IdempotencyRecord, IdempotencyStore, StreamStore } from 'answer-once/server';
 
 /** A store under test and how to dispose of it after each test. */
 interface StoreHarness<S extends IdempotencyStore> {
@@ -22,7 +23,7 @@ export interface StoreContractOptions {
 }
 
 /** Runs `setup` for one test: the store, and its teardown (the harness's, or the store's `close`). */
-export async function openStore<S extends IdempotencyStore>(
+async function openStore<S extends IdempotencyStore>(
   setup: StoreSetup<S>,
 ): Promise<{ store: S; teardown: () => Promise<void> | void }> {
   const made = await setup();
@@ -34,8 +35,37 @@ export async function openStore<S extends IdempotencyStore>(
   return { store, teardown: () => store.close?.() };
 }
 
-/** A fresh key per test (its own hash tag), so suites may share one database. */
-export const contractKey = (): string => `answer-once-contract:{${crypto.randomUUID()}}`;
+/** The suite's lease, how late a wake-up or expiry may be seen, and a TTL no test outlives. */
+export function contractTiming(options: StoreContractOptions): { lease: number; slack: number; ttl: number } {
+  return { lease: options.leaseMs ?? 200, slack: options.slackMs ?? 100, ttl: 3_600_000 };
+}
+
+/**
+ * Before each test, a fresh store from `setup` and a fresh key (its own hash tag, so
+ * suites may share one database), handed to `use`; after it, the store's teardown.
+ */
+export function eachStore<S extends IdempotencyStore>(setup: StoreSetup<S>, use: (store: S, key: string) => void): void {
+  let teardown: () => Promise<void> | void = () => {};
+  beforeEach(async () => {
+    const opened = await openStore(setup);
+    teardown = opened.teardown;
+    use(opened.store, `answer-once-contract:{${crypto.randomUUID()}}`);
+  });
+  afterEach(async () => {
+    await teardown();
+  });
+}
+
+/** Claims `key` and returns the token and generation a stream store hands out. */
+export async function claimGeneration(
+  store: StreamStore,
+  key: string,
+  leaseMs: number,
+): Promise<{ token: string; generation: number }> {
+  const result = held(await store.acquire(key, 'fp', leaseMs));
+  expect(result.generation).toEqual(expect.any(Number));
+  return { token: result.token, generation: result.generation ?? Number.NaN };
+}
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -6,19 +6,20 @@
  *
  * The same clock, options and fresh key per test as the IdempotencyStore contract.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isStreamStore, type StreamStore } from 'answer-once/server';
 import { describeStreamWakeContract } from './stream-store-wake-contract.js';
 import {
   bytes,
-  contractKey,
   found,
   held,
-  openStore,
   type StoreContractOptions,
   type StoreSetup,
   sleep,
   text,
+  contractTiming,
+  eachStore,
+  claimGeneration,
 } from './store-harness.js';
 
 /**
@@ -30,29 +31,16 @@ export function describeStreamStoreContract(
   setup: StoreSetup<StreamStore>,
   options: StoreContractOptions = {},
 ): void {
-  const lease = options.leaseMs ?? 200;
-  const slack = options.slackMs ?? 100;
-  const ttl = 3_600_000;
+  const { lease, slack, ttl } = contractTiming(options);
 
   describe(`${name} (StreamStore contract)`, () => {
     let store: StreamStore;
-    let teardown: () => Promise<void> | void;
     let key: string;
-
-    beforeEach(async () => {
-      ({ store, teardown } = await openStore(setup));
-      key = contractKey();
+    eachStore(setup, (opened, fresh) => {
+      [store, key] = [opened, fresh];
     });
 
-    afterEach(async () => {
-      await teardown();
-    });
-
-    async function claim(leaseMs = 10 * lease): Promise<{ token: string; generation: number }> {
-      const result = held(await store.acquire(key, 'fp', leaseMs));
-      expect(result.generation).toEqual(expect.any(Number));
-      return { token: result.token, generation: result.generation ?? Number.NaN };
-    }
+    const claim = (leaseMs = 10 * lease) => claimGeneration(store, key, leaseMs);
 
     it('is recognised by isStreamStore', () => {
       expect(isStreamStore(store)).toBe(true);

@@ -2,17 +2,18 @@
  * The waking half of the StreamStore contract (run by `describeStreamStoreContract`):
  * reads that wait for bytes, a settle or a lapsed lease, and stops carried to the holder.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StreamStore } from 'answer-once/server';
 import {
   bytes,
-  contractKey,
   held,
-  openStore,
   type StoreContractOptions,
   type StoreSetup,
   sleep,
   text,
+  contractTiming,
+  eachStore,
+  claimGeneration,
 } from './store-harness.js';
 
 export function describeStreamWakeContract(
@@ -20,29 +21,16 @@ export function describeStreamWakeContract(
   setup: StoreSetup<StreamStore>,
   options: StoreContractOptions = {},
 ): void {
-  const lease = options.leaseMs ?? 200;
-  const slack = options.slackMs ?? 100;
-  const ttl = 3_600_000;
+  const { lease, slack, ttl } = contractTiming(options);
 
   describe(`${name} (StreamStore contract: waking readers and stops)`, () => {
     let store: StreamStore;
-    let teardown: () => Promise<void> | void;
     let key: string;
-
-    beforeEach(async () => {
-      ({ store, teardown } = await openStore(setup));
-      key = contractKey();
+    eachStore(setup, (opened, fresh) => {
+      [store, key] = [opened, fresh];
     });
 
-    afterEach(async () => {
-      await teardown();
-    });
-
-    async function claim(leaseMs = 10 * lease): Promise<{ token: string; generation: number }> {
-      const result = held(await store.acquire(key, 'fp', leaseMs));
-      expect(result.generation).toEqual(expect.any(Number));
-      return { token: result.token, generation: result.generation ?? Number.NaN };
-    }
+    const claim = (leaseMs = 10 * lease) => claimGeneration(store, key, leaseMs);
 
     it('answers a read at once when something is new, and when nothing is and no wait was asked', async () => {
       const start = Date.now();

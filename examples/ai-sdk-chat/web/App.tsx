@@ -1,7 +1,7 @@
 import { useChat } from '@ai-sdk/react';
 import type { UIMessage } from 'ai';
-import { useEffect, useRef, useState } from 'react';
-import { CHAT_ID, loadMessages, saveMessages, transport } from './chat.js';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { CHAT_ID, loadMessages, saveMessages, seamStore, seams, transport } from './chat.js';
 import { type Trouble, useServer } from './use-server.js';
 
 const textOf = (message: UIMessage) => message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
@@ -12,6 +12,11 @@ const TROUBLE: ReadonlyArray<{ mode: Trouble; label: string; hint: string }> = [
     mode: 'cut',
     label: 'Cut the stream mid-answer',
     hint: 'The server drops the connection after a few tokens of your next answer; the page reconnects and the answer continues.',
+  },
+  {
+    mode: 'break',
+    label: 'Break the model mid-answer',
+    hint: 'The model’s stream fails after a few tokens: the intent runs again (a second model call, honestly) and the new answer replaces the partial one in place.',
   },
 ];
 
@@ -29,6 +34,7 @@ export function App() {
   const server = useServer(status);
   const end = useRef<HTMLDivElement>(null);
   const busy = status === 'submitted' || status === 'streaming';
+  useSyncExternalStore(seamStore.subscribe, seamStore.version);
 
   useEffect(() => saveMessages(messages), [messages]);
   // biome-ignore lint/correctness/useExhaustiveDependencies: new text is when to scroll, not an input
@@ -85,16 +91,26 @@ export function App() {
             </p>
           </div>
         )}
-        {messages.map((message, index) => (
-          <p
-            key={message.id}
-            className={`bubble ${message.role}`}
-            data-testid={message.role === 'user' ? 'question' : 'answer'}
-          >
-            {textOf(message)}
-            {busy && index === messages.length - 1 && message.role === 'assistant' && <span className="caret" />}
-          </p>
-        ))}
+        {messages.map((message, index) => {
+          // The server names each answer `answer-<request ID>` (api.ts), so the page can
+          // tell what the client did for its stream.
+          const seam = message.role === 'assistant' ? seams.get(message.id.replace(/^answer-/, '')) : undefined;
+          return (
+            <div key={message.id} className={`turn ${message.role}`}>
+              <p className={`bubble ${message.role}`} data-testid={message.role === 'user' ? 'question' : 'answer'}>
+                {textOf(message)}
+                {busy && index === messages.length - 1 && message.role === 'assistant' && <span className="caret" />}
+              </p>
+              {seam && (
+                <span className="seam" data-testid="seam">
+                  {seam.resumed > 0 && `stream resumed ×${seam.resumed}`}
+                  {seam.resumed > 0 && seam.restarted > 0 && ' · '}
+                  {seam.restarted > 0 && 'restarted on the server: the new answer replaced the partial one'}
+                </span>
+              )}
+            </div>
+          );
+        })}
         {error && (
           <p className="error" data-testid="error">
             {error.message}

@@ -1,7 +1,7 @@
 /**
  * The page's answer-once client and the `useChat` transport over it — the part to copy.
  */
-import { createClient, localStorageAdapter } from 'answer-once';
+import { createClient, localStorageAdapter, type SendEvent } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
 import type { UIMessage } from 'ai';
 
@@ -10,6 +10,7 @@ const client = createClient({
   // (or a second tab) resumes the answer still streaming instead of asking again.
   storage: localStorageAdapter({ prefix: 'answer-once-ai-demo:intent:' }),
   retry: { limit: 5, delay: 300 },
+  onEvent: noteSeam,
 });
 
 // Each user message is one intent (its id is the request ID); the stream resumes itself
@@ -17,6 +18,30 @@ const client = createClient({
 export const transport = answerOnceTransport({ client, api: '/api/chat' });
 
 export const CHAT_ID = 'demo-chat';
+
+/** What the page shows under an answer: how often its stream was resumed or restarted (by request ID). */
+export const seams = new Map<string, { resumed: number; restarted: number }>();
+const seamListeners = new Set<() => void>();
+let seamVersion = 0;
+
+function noteSeam(event: SendEvent): void {
+  if (event.type !== 'restart' && !(event.type === 'reconnect' && event.reason === 'cut')) return;
+  const seam = seams.get(event.requestId) ?? { resumed: 0, restarted: 0 };
+  if (event.type === 'restart') seam.restarted += 1;
+  else seam.resumed += 1;
+  seams.set(event.requestId, seam);
+  seamVersion += 1;
+  for (const listener of seamListeners) listener();
+}
+
+/** For `useSyncExternalStore`: a number that changes whenever `seams` does. */
+export const seamStore = {
+  subscribe(listener: () => void) {
+    seamListeners.add(listener);
+    return () => seamListeners.delete(listener);
+  },
+  version: () => seamVersion,
+};
 
 const SAVED = 'answer-once-ai-demo:messages';
 

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 
-export type Trouble = 'none' | 'cut';
+export type Trouble = 'none' | 'cut' | 'break';
 
 /** The demo server's counters (GET /api/stats). */
 export interface Stats {

@@ -1,0 +1,80 @@
+/**
+ * The transport's reading of a `client.fetch` body into the AI SDK's chunks, on framed
+ * bytes as the server writes them: where a restart marker lands in the chunks `useChat`
+ * gets (PROTOCOL.md § 14.5), and when it cannot be shown in place.
+ */
+import type { UIMessageChunk } from 'ai';
+import { describe, expect, it } from 'vitest';
+import { isAnswerRestartedError } from 'answer-once';
+import { uiMessageChunks } from '../../src/ai/ui-chunks.js';
+
+const event = (chunk: object) => `data: ${JSON.stringify(chunk)}\n\n`;
+const restart = 'event: answer-once.restart\ndata: {"generation":2}\nid: 2.0\n\n';
+const step = (text: string) => [
+  event({ type: 'start-step' }),
+  event({ type: 'text-start', id: 't' }),
+  event({ type: 'text-delta', id: 't', delta: text }),
+];
+const finish = [
+  event({ type: 'text-end', id: 't' }),
+  event({ type: 'finish-step' }),
+  event({ type: 'finish' }),
+  'data: [DONE]\n\n',
+];
+
+async function chunksOf(units: string[]): Promise<UIMessageChunk[]> {
+  const body = new Response(units.join('')).body!;
+  const chunks: UIMessageChunk[] = [];
+  for await (const chunk of uiMessageChunks(body, 'req-chunks-0000001') as unknown as AsyncIterable<UIMessageChunk>)
+    chunks.push(chunk);
+  return chunks;
+}
+
+describe('uiMessageChunks (answer-once/ai)', () => {
+  it("turns a restart after one step into reset-step, without the new run's start and first start-step", async () => {
+    const chunks = await chunksOf([
+      event({ type: 'start' }),
+      ...step('old'),
+      restart,
+      event({ type: 'start' }),
+      ...step('new'),
+      ...finish,
+    ]);
+    expect(chunks.map((chunk) => chunk.type)).toEqual([
+      'start',
+      'start-step',
+      'text-start',
+      'text-delta',
+      'reset-step',
+      'text-start',
+      'text-delta',
+      'text-end',
+      'finish-step',
+      'finish',
+    ]);
+    expect(chunks.filter((chunk) => chunk.type === 'text-delta').map((chunk) => chunk.delta)).toEqual(['old', 'new']);
+  });
+
+  it("keeps the new run's metadata when it drops its start", async () => {
+    const chunks = await chunksOf([
+      event({ type: 'start' }),
+      ...step('old'),
+      restart,
+      event({ type: 'start', messageMetadata: { run: 2 } }),
+      ...step('new'),
+      ...finish,
+    ]);
+    expect(chunks).toContainEqual({ type: 'message-metadata', messageMetadata: { run: 2 } });
+  });
+
+  it('errors with AnswerRestartedError when the voided answer had two steps (reset-step takes back one)', async () => {
+    const read = chunksOf([
+      event({ type: 'start' }),
+      ...step('one'),
+      event({ type: 'finish-step' }),
+      ...step('two'),
+      restart,
+    ]);
+    await expect(read).rejects.toSatisfy(isAnswerRestartedError);
+  });
+});

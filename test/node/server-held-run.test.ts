@@ -1,0 +1,110 @@
+/**
+ * The lease a running work holds (`runHeld`, through `runOnce`): what a renew that finds
+ * another holder or no record does to the work, and what is left running afterwards.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type IdempotencyEvent, type IdempotencyStore, LeaseLostError, MemoryStore, runOnce } from 'answer-once/server';
+import { recordOps, sleep } from './server-support.js';
+
+/** A work that runs until its signal aborts, then `lingerMs` more (a model call slow to stop), and says why it stopped. */
+function untilAborted(lingerMs = 0) {
+  let reason: unknown;
+  const work = ({ signal }: { signal: AbortSignal }) =>
+    new Promise<string>((resolve) => {
+      signal.addEventListener('abort', () => {
+        reason = signal.reason;
+        setTimeout(() => resolve('stopped'), lingerMs);
+      });
+    });
+  return { work, reason: () => reason };
+}
+
+describe('runOnce: the lease while the work runs', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('aborts the work when a renew finds another holder, says lease-lost, and renews no more', async () => {
+    const store = new MemoryStore();
+    const calls = { renew: 0, acquire: 0 };
+    const takenOver = recordOps(store, {
+      acquire: (...args) => ((calls.acquire += 1), store.acquire(...args)),
+      renew: async () => ((calls.renew += 1), 'fenced'),
+    });
+    const events: IdempotencyEvent[] = [];
+    const { work, reason } = untilAborted(150);
+    const running = runOnce(takenOver, 'k', work, { leaseMs: 90, heartbeatMs: 30, onEvent: (e) => events.push(e) });
+    await vi.waitFor(() => expect(reason()).toBeInstanceOf(LeaseLostError), { timeout: 2_000 });
+    const renewsAtLoss = calls.renew;
+    await running.catch(() => undefined);
+    expect(calls.renew).toBe(renewsAtLoss); // the heartbeat stopped with the lease, not when the work ended
+    expect(calls.acquire).toBe(1); // a fenced renew is final: nothing is claimed again
+    expect(events.map((e) => e.type)).toContain('lease-lost');
+    expect(events.map((e) => e.type)).not.toContain('record-lost');
+  });
+
+  it.each([
+    ['claims it again and lets the work go on', false],
+    ['aborts the work when another worker claimed it first', true],
+  ])('when a renew finds the record vanished (a flushed Redis), %s', async (_, othersFirst) => {
+    let inner = new MemoryStore();
+    let flushed = false;
+    let raced = false;
+    let renews = 0;
+    const flushing: IdempotencyStore = {
+      acquire: async (...args) => {
+        if (flushed && othersFirst && !raced) {
+          raced = true; // between our renew and our claim, someone else was quicker
+          await inner.acquire('k', 'another worker', 60_000);
+        }
+        return inner.acquire(...args);
+      },
+      renew: async (...args) => {
+        renews += 1;
+        if (!flushed) {
+          flushed = true;
+          inner = new MemoryStore(); // everything is gone
+        }
+        return inner.renew(...args);
+      },
+      complete: (...args) => inner.complete(...args),
+      fail: (...args) => inner.fail(...args),
+      get: (...args) => inner.get(...args),
+      wait: (...args) => inner.wait(...args),
+    };
+    const events: IdempotencyEvent[] = [];
+    let aborted: boolean | undefined;
+    const running = runOnce(
+      flushing,
+      'k',
+      async ({ signal }) => {
+        await sleep(300);
+        aborted = signal.aborted;
+        return 'answer';
+      },
+      { leaseMs: 90, heartbeatMs: 30, onEvent: (e) => events.push(e) },
+    );
+    await running.catch(() => undefined);
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'record-lost', operation: 'renew', reclaimed: !othersFirst }),
+    );
+    expect(aborted).toBe(othersFirst);
+    expect(events.some((e) => e.type === 'lease-lost')).toBe(othersFirst);
+    // Lost for good: the work is told at that renew, not one beat later, and renewing ends.
+    if (othersFirst) expect(renews).toBe(1);
+    else expect(renews).toBeGreaterThan(1);
+  });
+
+  it('leaves no timer behind once the work settled, answered or thrown', async () => {
+    vi.useFakeTimers();
+    const store = new MemoryStore();
+    const answered = runOnce(store, 'a', async () => 'answer', { maxRunMs: 60_000 });
+    await vi.advanceTimersByTimeAsync(1);
+    await answered;
+    const thrown = runOnce(store, 'b', async () => Promise.reject(new RangeError('model overloaded')), { maxRunMs: 60_000 });
+    const caught = thrown.catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await caught).toBeInstanceOf(RangeError);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
