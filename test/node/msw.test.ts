@@ -96,13 +96,14 @@ describe('createIdempotentMock', () => {
   });
 
   it('crashes the worker mid-work: the work is aborted, its lease lapses, and the next request takes over', async () => {
-    const { mock, work } = mount(50);
+    // A lease long enough that a loaded machine still sends the second request inside it.
+    const { mock, work } = mount(50, { leaseMs: 1_000 });
     mock.inject({ type: 'crash', afterMs: 10 });
     await expect(send()).rejects.toThrow(TypeError);
     expect(work).toEqual({ started: 1, completed: 0, aborted: 1 });
     const meanwhile = await send();
     expect(meanwhile.status).toBe(202); // the dead worker's lease has not lapsed yet
-    await sleep(120);
+    await sleep(1_050);
     const taken = await send();
     expect(taken.status).toBe(200);
     expect(work).toEqual({ started: 2, completed: 1, aborted: 1 });
