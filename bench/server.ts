@@ -19,6 +19,7 @@ import { Idempotency } from '@node-idempotency/core';
 import { MemoryStorageAdapter } from '@node-idempotency/storage-adapter-memory';
 import { createIdempotencyHandler, MemoryStore } from 'answer-once/server';
 import { serve } from 'answer-once/server/node';
+import { median, sleep, table } from './stats.js';
 
 const ROUNDS = 5;
 const PER_ROUND = 3_000;
@@ -26,12 +27,6 @@ const LATENCY_INTENTS = 15;
 const LONG_JOB_MS = 5_000;
 const LONG_JOB_INTENTS = 10;
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 const id = (n: number): string => `bench-${String(n).padStart(12, '0')}`;
 const scope = () => ({ user: 'bench-user' });
 
@@ -233,13 +228,6 @@ async function requestsPerIntent(strategies: readonly Strategy[]): Promise<strin
     rows.push([strategy.name, String(median(counts)), String(Math.max(...counts))]);
   }
   return rows;
-}
-
-function table(title: string, head: readonly string[], rows: readonly (readonly string[])[]): void {
-  console.log(`\n### ${title}\n`);
-  console.log(`| ${head.join(' | ')} |`);
-  console.log(`| ${head.map(() => '---').join(' | ')} |`);
-  for (const row of rows) console.log(`| ${row.join(' | ')} |`);
 }
 
 const strategies: readonly Strategy[] = [

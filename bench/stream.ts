@@ -23,66 +23,17 @@ import { createIdempotencyHandler, MemoryStore, type IdempotencyStore } from 'an
 import { serve } from 'answer-once/server/node';
 import { RedisServer } from '../test/support/redis-server.js';
 import { commandCalls } from '../test/support/redis-stats.js';
+import { median, quantile, sleep, table } from './stats.js';
+import { chat, drain, model } from './stream-model.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
 const ROUNDS = Number(process.env.STREAM_BENCH_ROUNDS ?? 5);
-const encoder = new TextEncoder();
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const median = (values: readonly number[]): number => quantile(values, 0.5);
-function quantile(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const at = (sorted.length - 1) * q;
-  const low = Math.floor(at);
-  return sorted[low]! + (sorted[Math.ceil(at)]! - sorted[low]!) * (at - low);
-}
 let serial = 0;
 const newId = (): string => `bench-stream-${process.pid}-${(serial += 1).toString().padStart(8, '0')}`;
 const scope = () => ({ user: 'bench-user' });
 const verdict = (met: boolean): string => (met ? '**met**' : '**missed**');
-
-/** The model: `events` SSE events, `delayMs` apart (0: as fast as read); `stamp` puts the production time in each. */
-function model(events: number, delayMs: number, options: { stamp?: boolean; hold?: Promise<void> } = {}): Response {
-  let index = 0;
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (index === 1 && options.hold) await options.hold;
-      if (index > 0 && delayMs > 0) await sleep(delayMs);
-      if (index >= events) return controller.close();
-      const data = options.stamp ? `${performance.timeOrigin + performance.now()}` : `token ${index} of the answer`;
-      controller.enqueue(encoder.encode(`data: ${data}\n\n`));
-      index += 1;
-    },
-  });
-  return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
-}
-
-function chat(base: string, id: string, headers: Record<string, string> = {}): Request {
-  return new Request(`${base}/api/chat`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-request-id': id, ...headers },
-    body: JSON.stringify({ question: 'What is the capital of France?' }),
-  });
-}
-
-async function drain(response: Response): Promise<number> {
-  let bytes = 0;
-  const reader = response.body!.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return bytes;
-    bytes += value.byteLength;
-  }
-}
-
-function table(title: string, head: readonly string[], rows: readonly (readonly string[])[]): void {
-  console.log(`\n### ${title}\n`);
-  console.log(`| ${head.join(' | ')} |`);
-  console.log(`| ${head.map(() => '---').join(' | ')} |`);
-  for (const row of rows) console.log(`| ${row.join(' | ')} |`);
-}
 
 const redis = await RedisServer.start();
 const clients: { close(): Promise<void> }[] = [];
