@@ -17,6 +17,7 @@ import { rawProblemCode } from './classify.js';
 import { AbortError } from './errors/abort-error.js';
 import { ConnectionError } from './errors/connection-error.js';
 import { ResponseError } from './errors/response-error.js';
+import { isHTTPError } from './ky.js';
 import { isJsonContentType } from './parse.js';
 import type { ResolvedClientOptions } from './options.js';
 import type { StoppedIntents } from './storage/stopped.js';
@@ -111,6 +112,8 @@ export function createStop(deps: StopDeps) {
       invalidOption('requestId', '8–128 characters of [A-Za-z0-9_-], or a StoredIntent', target);
     }
     const context = { requestId, attempts: 0, polls: 0 };
+    // A stop called off before it began sends nothing and marks nothing.
+    if (options.signal?.aborted) throw new AbortError(context, options.signal.reason);
     // Marked before the request leaves: the intent's stream may end (and settle) first.
     const record = await mark(deps, requestId, known).catch(() => known);
     const url =
@@ -120,6 +123,7 @@ export function createStop(deps: StopDeps) {
         ? new URL(`${DEFAULT_STATUS_PATH}/${encodeURIComponent(requestId)}`, record.url)
         : `${DEFAULT_STATUS_PATH}/${encodeURIComponent(requestId)}`);
     let response: Response;
+    let data: unknown;
     try {
       response = await ky(url, {
         method: 'DELETE',
@@ -131,14 +135,18 @@ export function createStop(deps: StopDeps) {
           backoffLimit: client.retry.backoffLimit,
         },
         timeout: client.timeout,
-        throwHttpErrors: false,
+        // ky retries only the statuses it throws for; every other answer is read below.
+        throwHttpErrors: (status) => STOP_RETRY_STATUSES.includes(status),
         ...(options.signal && { signal: options.signal }),
       });
+      data = await bodyOf(response);
     } catch (error) {
       if (options.signal?.aborted) throw new AbortError(context, options.signal.reason);
-      throw new ConnectionError(context, error);
+      // A retried status that outlasted the retries: ky read its body.
+      if (!isHTTPError(error)) throw new ConnectionError(context, error);
+      response = error.response;
+      data = error.data;
     }
-    const data = await bodyOf(response);
     const outcome = outcomeOf(response, rawProblemCode(data));
     if (outcome) return { requestId, outcome, response };
     // 501 stop-unsupported, 401, 405, a store failure past the retries: the stop did not happen.
