@@ -8,7 +8,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { answerTokens } from '../../examples/ai-sdk-chat/model.js';
 import { type AiSdkDemo, startAiSdkDemoProcess } from './ai-sdk-demo.js';
-import { chromiumAvailable, launchChromium } from './support/chromium.js';
+import { chromiumAvailable, launchWithServer } from './support/chromium.js';
 
 const SCREENSHOTS = 'test-results/e2e';
 /** ~45 tokens at this pace: a few seconds per answer, time to reload or stop mid-answer. */
@@ -36,13 +36,7 @@ describe.skipIf(!chromiumAvailable())('ai-sdk demo (useChat + answerOnceTranspor
 
   beforeAll(async () => {
     await mkdir(SCREENSHOTS, { recursive: true });
-    const [server, chromium] = await Promise.allSettled([
-      startAiSdkDemoProcess({ tokenDelayMs: TOKEN_DELAY_MS }),
-      launchChromium(),
-    ]);
-    if (server.status === 'fulfilled') demo = server.value;
-    if (chromium.status === 'fulfilled') browser = chromium.value;
-    for (const started of [server, chromium]) if (started.status === 'rejected') throw started.reason;
+    [demo, browser] = await launchWithServer(startAiSdkDemoProcess({ tokenDelayMs: TOKEN_DELAY_MS }));
   });
 
   afterAll(async () => {

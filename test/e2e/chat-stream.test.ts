@@ -20,7 +20,7 @@ import {
   trackChatPosts,
   UI_TIMEOUT_MS,
 } from './support/chat-page.js';
-import { chromiumAvailable, launchChromium } from './support/chromium.js';
+import { chromiumAvailable, launchWithServer } from './support/chromium.js';
 import { startDemoProcess, type DemoProcess } from './support/demo-process.js';
 
 const SCREENSHOTS = 'test-results/e2e';
@@ -36,13 +36,7 @@ describe.skipIf(!chromiumAvailable())('chat demo streaming in Chromium', () => {
 
   beforeAll(async () => {
     await mkdir(SCREENSHOTS, { recursive: true });
-    const [server, chromium] = await Promise.allSettled([
-      startDemoProcess({ modelDelayMs: MODEL_DELAY_MS }),
-      launchChromium(),
-    ]);
-    if (server.status === 'fulfilled') demo = server.value;
-    if (chromium.status === 'fulfilled') browser = chromium.value;
-    for (const started of [server, chromium]) if (started.status === 'rejected') throw started.reason;
+    [demo, browser] = await launchWithServer(startDemoProcess({ modelDelayMs: MODEL_DELAY_MS }));
   });
 
   afterAll(async () => {

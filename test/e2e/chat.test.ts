@@ -17,7 +17,7 @@ import {
   type TroubleMode,
   UI_TIMEOUT_MS,
 } from './support/chat-page.js';
-import { chromiumAvailable, launchChromium } from './support/chromium.js';
+import { chromiumAvailable, launchWithServer } from './support/chromium.js';
 import { startDemoProcess, type DemoProcess } from './support/demo-process.js';
 
 const SCREENSHOTS = 'test-results/e2e';
@@ -34,15 +34,7 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
 
   beforeAll(async () => {
     await mkdir(SCREENSHOTS, { recursive: true });
-    // Both start at once; whichever did start is kept for afterAll to stop, even if the
-    // other failed.
-    const [server, chromium] = await Promise.allSettled([
-      startDemoProcess({ modelDelayMs: MODEL_DELAY_MS }),
-      launchChromium(),
-    ]);
-    if (server.status === 'fulfilled') demo = server.value;
-    if (chromium.status === 'fulfilled') browser = chromium.value;
-    for (const started of [server, chromium]) if (started.status === 'rejected') throw started.reason;
+    [demo, browser] = await launchWithServer(startDemoProcess({ modelDelayMs: MODEL_DELAY_MS }));
   });
 
   afterAll(async () => {

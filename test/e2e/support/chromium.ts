@@ -37,6 +37,18 @@ export function chromiumAvailable(): boolean {
  * Launches headless Chromium. Playwright gives every launch a fresh, throwaway
  * user-data-dir (removed on `close()`), so no profile state leaks between runs.
  */
-export function launchChromium(): Promise<Browser> {
+function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ARGS, timeout: 60_000 });
+}
+
+/**
+ * Starts a demo server and Chromium at once and resolves with both. If either fails to
+ * start, the one that did is stopped before the failure is thrown: nothing is left running.
+ */
+export async function launchWithServer<T extends { stop(): Promise<void> }>(starting: Promise<T>): Promise<[T, Browser]> {
+  const [server, browser] = await Promise.allSettled([starting, launchChromium()]);
+  if (server.status === 'fulfilled' && browser.status === 'fulfilled') return [server.value, browser.value];
+  if (server.status === 'fulfilled') await server.value.stop();
+  if (browser.status === 'fulfilled') await browser.value.close();
+  throw server.status === 'rejected' ? server.reason : (browser as PromiseRejectedResult).reason;
 }
