@@ -59,6 +59,6 @@ export type { ProblemCode, ProblemDetails } from './core/problems.js';
 // ── Send controller: the framework-free state
 // machine that `useSend` subscribes to, for Vue, Svelte or plain DOM UIs. ──
 export { SendController } from './client/controller.js';
-export type { ControllerClient, ControllerSendOptions, SendControllerOptions } from './client/controller.js';
+export type { ControllerClient, ControllerSendOptions, SendControllerOptions } from './client/controller-options.js';
 export type { StreamText } from './client/read-streamed.js';
 export type { RetryInfo, SendState, SendStatus } from './core/send-state.js';

@@ -14,6 +14,7 @@ import { runIntent, type SendResult } from './run-intent.js';
 import { normalizeSendOptions, type NormalizedSendOptions, type SendOptions } from './send-options.js';
 import type { StopOptions, StopResult } from './stop.js';
 import { unstorableBodyKind } from './storable-body.js';
+import { persister, storedRequest } from './storage/persist.js';
 import { stoppedIntents } from './storage/stopped.js';
 import type { StoredIntent } from './storage/types.js';
 import type { AnswerStream } from './stream/answer-stream.js';
@@ -122,33 +123,6 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   const join = createJoiner<SendResult>((signal, progress) => new AbortError(progress, signal.reason));
   const stopped = stoppedIntents(storage);
 
-  function persister(requestId: string, input: string, send: NormalizedSendOptions, body: BodyInit | null | undefined) {
-    const headers = [...new Headers(send.headers)];
-    return async (request: Request) => {
-      const type = request.headers.get('content-type');
-      const text =
-        typeof body === 'string' || body instanceof URLSearchParams
-          ? String(body)
-          : request.body
-            ? await request.clone().text()
-            : undefined;
-      const intent: StoredIntent = {
-        v: 1,
-        requestId,
-        input,
-        url: request.url,
-        method: request.method,
-        headers:
-          type === null || headers.some(([k]) => k === 'content-type') ? headers : [['content-type', type], ...headers],
-        ...(text !== undefined && { body: text }),
-        createdAt: Date.now(),
-      };
-      await storage!.save(intent);
-      // A stopped intent sent to the same input is over: the new one is what a reload resumes.
-      await stopped.saved(intent).catch(() => undefined);
-    };
-  }
-
   async function run(
     requestId: string,
     input: string | URL,
@@ -181,7 +155,10 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
         parse: send.parse ?? options.parse,
         signal,
         emit,
-        persist: storage && internal.persist !== false ? persister(requestId, label, send, body) : undefined,
+        persist:
+          storage && internal.persist !== false
+            ? persister(storage, stopped, requestId, label, send.headers, body)
+            : undefined,
       });
       // A streamed body (client.fetch) settles when it ends, not when its headers arrive.
       if (internal.bodyPending) return result;
@@ -252,9 +229,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
       // A stored intent goes again exactly as it first left (see `resend`).
       if (input.stopped) stopped.ids.add(input.requestId);
       const opened = await openAnswer(deps, new URL(input.url), input.input, {
-        method: input.method,
-        headers: input.headers.map(([k, v]) => [k, v] as [string, string]),
-        body: input.body ?? null,
+        ...storedRequest(input),
         requestId: input.requestId,
         ...(signal && { signal }),
         ...(onEvent && { onEvent }),
@@ -269,10 +244,8 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   function resend<TData>(stored: StoredIntent, resendOptions: ResumeOptions = {}): Promise<SendResult<TData>> {
     const { signal, onEvent } = resendOptions;
     if (stored.stopped) stopped.ids.add(stored.requestId);
-    const request = { method: stored.method, headers: stored.headers.map(([k, v]) => [k, v] as [string, string]) };
     return dispatch<TData>(new URL(stored.url), stored.input, {
-      ...request,
-      body: stored.body ?? null,
+      ...storedRequest(stored),
       ...(signal && { signal }),
       ...(onEvent && { onEvent }),
       requestId: stored.requestId,

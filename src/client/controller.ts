@@ -16,40 +16,27 @@
  * outcomes into actions and tells its subscribers.
  */
 import { newRequestId } from '../core/ids.js';
-import { invalidOption, optionsObject, stringOption } from '../core/options.js';
 import { initialSendState, isInFlight, sendReducer, type SendAction, type SendState } from '../core/send-state.js';
 import { Subscribable } from '../core/subscribable.js';
 import type { AnswerOnceClient } from './client.js';
 import type { SendEvent, SendEventListener } from './events.js';
-import type { SendOptions } from './send-options.js';
 import type { StopResult } from './stop.js';
 import type { StoredIntent } from './storage/types.js';
-import { defaultStreamText, readStreamed, type Answered, type StreamText } from './read-streamed.js';
-
-/**
- * What the controller needs from a client: `createClient()`'s result, or any object with
- * its `send` (and, for `resume()`, its `pending` and `resend`).
- */
-export type ControllerClient = Pick<AnswerOnceClient, 'send'> &
-  Partial<Pick<AnswerOnceClient, 'pending' | 'resend' | 'stream' | 'stop'>>;
+import {
+  normalizeControllerOptions,
+  validateClient,
+  validateInput,
+  type ControllerClient,
+  type ControllerSendOptions,
+  type SendControllerOptions,
+} from './controller-options.js';
+import { readStreamed, type Answered, type StreamText } from './read-streamed.js';
 
 /**
  * Puts the current intent on the wire (again), reporting its events to `onEvent` and, when
  * it streams, its text so far to `onText`.
  */
 type Dispatch<TData> = (onEvent: SendEventListener, onText: (text: string) => void) => Promise<Answered<TData>>;
-
-/**
- * The per-send options the controller passes to `client.send` (json, headers, signal,
- * onEvent…). `requestId` and `intentKey` are the controller's to set.
- */
-export interface ControllerSendOptions<TJson = unknown> extends Omit<SendOptions, 'json' | 'requestId' | 'intentKey'> {
-  /**
-   * The body, sent as JSON; kept in the state as `json` (what the user asked).
-   * @default undefined
-   */
-  readonly json?: TJson;
-}
 
 /** The client events that move the state; `replayed` and `settled` are read from the result. */
 function toSendAction(event: SendEvent): SendAction<never, never> | undefined {
@@ -82,23 +69,6 @@ function storedJson(intent: StoredIntent): unknown {
   } catch {
     return undefined;
   }
-}
-
-export interface SendControllerOptions {
-  /**
-   * Request options used by every send of this controller (for example `headers`);
-   * the options passed to `send()` are merged over them.
-   * @default {}
-   */
-  readonly request?: ControllerSendOptions<unknown>;
-  /**
-   * Stream the answer (`client.stream`): the state is `streaming` with `text` so far
-   * while it arrives, then `answered` with the whole text as `data`; a restart on the
-   * server empties `text`. A function picks each part's text (default: a body's text,
-   * and the `data` of events without a type); `resume()` resumes as a stream too.
-   * @default false
-   */
-  readonly stream?: boolean | StreamText;
 }
 
 export class SendController<TData = unknown, TJson = unknown> extends Subscribable {
@@ -258,32 +228,6 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
     this.#state = state;
     for (const listener of this.listeners) listener();
   }
-}
-
-function normalizeControllerOptions(options: SendControllerOptions): {
-  request: ControllerSendOptions<unknown>;
-  stream: StreamText | undefined;
-} {
-  const request = optionsObject(optionsObject(options, 'options').request, 'options.request');
-  if ('requestId' in request && request.requestId !== undefined) {
-    invalidOption('options.request.requestId', 'left out: the controller mints one ID per intent', request.requestId);
-  }
-  const { stream = false } = options;
-  if (typeof stream !== 'boolean' && typeof stream !== 'function') {
-    throw new TypeError('answer-once: `options.stream` must be a boolean or a function of a stream part.');
-  }
-  return { request, stream: stream === true ? defaultStreamText : stream || undefined };
-}
-
-function validateClient(client: ControllerClient): ControllerClient {
-  if (typeof client !== 'object' || client === null || typeof client.send !== 'function') {
-    invalidOption('client', 'a client from createClient()', client);
-  }
-  return client;
-}
-
-function validateInput(input: string): string {
-  return stringOption(input, 'input', 'a non-empty URL or path string', (value) => value !== '');
 }
 
 /** The caller's listener first, then the controller's. */

@@ -27,6 +27,7 @@ import type { ResolvedClientOptions } from './options.js';
 import { readData, type ParseMode } from './parse.js';
 import { pollRequest } from './poll-request.js';
 import { toSendError } from './to-send-error.js';
+import type { Persist } from './storage/persist.js';
 
 /** What `send()` resolves with. */
 export interface SendResult<TData = unknown> {
@@ -58,7 +59,7 @@ export interface IntentRequest {
   /** Reports an event; `undefined` when nobody listens (events are then never built). */
   readonly emit: ((event: SendEvent) => void) | undefined;
   /** Writes the pending intent; called once, before the first attempt leaves. */
-  readonly persist: ((request: Request) => Promise<void>) | undefined;
+  readonly persist: Persist | undefined;
 }
 
 type Fetch = typeof globalThis.fetch;

@@ -9,4 +9,4 @@ export type {
   ControllerClient,
   ControllerSendOptions,
   SendControllerOptions,
-} from '../client/controller.js';
+} from '../client/controller-options.js';

@@ -1,10 +1,6 @@
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
-import {
-  SendController,
-  type ControllerClient,
-  type ControllerSendOptions,
-  type SendControllerOptions,
-} from '../client/controller.js';
+import { SendController } from '../client/controller.js';
+import type { ControllerClient, ControllerSendOptions, SendControllerOptions } from '../client/controller-options.js';
 import { invalidOption } from '../core/options.js';
 import type { SendState } from '../core/send-state.js';
 import type { StopResult } from '../client/stop.js';

@@ -1,0 +1,57 @@
+/**
+ * Saving an intent before its first attempt leaves: the request exactly as it goes on the
+ * wire (URL with its query, method, headers, body text), so a reload can send it again
+ * byte for byte (`client.resend`) and the server recognises it by its fingerprint.
+ */
+import type { StoppedIntents } from './stopped.js';
+import type { IntentStorage, StoredIntent } from './types.js';
+
+/** Saves the request of one intent: what `runIntent` calls with the first request it builds. */
+export type Persist = (request: Request) => Promise<void>;
+
+/**
+ * The saver of one intent. `headers` are the caller's (the stored set, without ky's own);
+ * the request's content type is added when the caller set none. A string or form body is
+ * kept as given; any other replayable body is read from a clone of the request.
+ */
+export function persister(
+  storage: IntentStorage,
+  stopped: StoppedIntents,
+  requestId: string,
+  input: string,
+  headersInit: HeadersInit | undefined,
+  body: BodyInit | null | undefined,
+): Persist {
+  const headers = [...new Headers(headersInit)];
+  return async (request) => {
+    const type = request.headers.get('content-type');
+    const text =
+      typeof body === 'string' || body instanceof URLSearchParams
+        ? String(body)
+        : request.body
+          ? await request.clone().text()
+          : undefined;
+    const intent: StoredIntent = {
+      v: 1,
+      requestId,
+      input,
+      url: request.url,
+      method: request.method,
+      headers: type === null || headers.some(([k]) => k === 'content-type') ? headers : [['content-type', type], ...headers],
+      ...(text !== undefined && { body: text }),
+      createdAt: Date.now(),
+    };
+    await storage.save(intent);
+    // A stopped intent sent to the same input is over: the new one is what a reload resumes.
+    await stopped.saved(intent).catch(() => undefined);
+  };
+}
+
+/** A stored intent's request init, as `resend` and `stream` send it again. */
+export function storedRequest(stored: StoredIntent): { method: string; headers: [string, string][]; body: string | null } {
+  return {
+    method: stored.method,
+    headers: stored.headers.map(([k, v]) => [k, v] as [string, string]),
+    body: stored.body ?? null,
+  };
+}
