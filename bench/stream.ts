@@ -15,43 +15,13 @@
  * Starts its own throwaway redis-server on a loopback port (test/support/redis-server.ts).
  * `STREAM_BENCH_ROUNDS` scales the rounds (default 5).
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { createClient } from 'redis';
-import { RedisStore } from 'answer-once/redis';
-import { createIdempotencyHandler, MemoryStore, type IdempotencyStore } from 'answer-once/server';
+import { MemoryStore } from 'answer-once/server';
 import { serve } from 'answer-once/server/node';
-import { RedisServer } from '../test/support/redis-server.js';
 import { commandCalls } from '../test/support/redis-stats.js';
 import { median, quantile, sleep, table } from './stats.js';
+import { heapPerStream } from './stream-heap.js';
 import { chat, drain, model } from './stream-model.js';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-
-const ROUNDS = Number(process.env.STREAM_BENCH_ROUNDS ?? 5);
-let serial = 0;
-const newId = (): string => `bench-stream-${process.pid}-${(serial += 1).toString().padStart(8, '0')}`;
-const scope = () => ({ user: 'bench-user' });
-const verdict = (met: boolean): string => (met ? '**met**' : '**missed**');
-
-const redis = await RedisServer.start();
-const clients: { close(): Promise<void> }[] = [];
-const stores: RedisStore[] = [];
-async function redisStore(): Promise<RedisStore> {
-  const client = await createClient({ url: redis.url })
-    .on('error', () => {})
-    .connect();
-  clients.push(client);
-  const store = new RedisStore({ client });
-  stores.push(store);
-  return store;
-}
-
-type Work = (request: Request) => Response | Promise<Response>;
-function protect(store: IdempotencyStore, work: Work, flushMs = 25) {
-  return createIdempotencyHandler({ store, scope, flushMs, handler: (request) => work(request) });
-}
+import { closeRedis, newId, protect, redis, redisStore, ROUNDS, verdict, type Work } from './stream-rig.js';
 
 /** 1. Time to the first body byte over HTTP, bare vs answer-once (memory, Redis), interleaved. */
 async function firstByte(): Promise<string[][]> {
@@ -253,44 +223,6 @@ async function resume(): Promise<string[][]> {
   return rows;
 }
 
-/** 6. Heap per in-flight stream: N answers held after their first event. */
-async function heapPerStream(): Promise<string[][]> {
-  const N = 300;
-  const rows: string[][] = [];
-  const variants: [string, () => Promise<Work>][] = [
-    ['bare handler', async () => (request) => hold(request)],
-    ['answer-once, MemoryStore', async () => protect(new MemoryStore(), (request) => hold(request))],
-    ['answer-once, RedisStore', async () => protect(await redisStore(), (request) => hold(request))],
-  ];
-  let release: () => void = () => {};
-  let gate = new Promise<void>((resolve) => (release = resolve));
-  const hold = (_request: Request): Response => model(3, 0, { hold: gate });
-  for (const [name, make] of variants) {
-    const handle = await make();
-    gc();
-    const before = process.memoryUsage().heapUsed;
-    const readers = await Promise.all(
-      Array.from({ length: N }, async () => {
-        const reader = (await handle(chat('http://bench.test', newId()))).body!.getReader();
-        await reader.read();
-        return reader;
-      }),
-    );
-    await sleep(100); // batches flushed
-    gc();
-    const during = process.memoryUsage().heapUsed;
-    release();
-    await Promise.all(
-      readers.map(async (reader) => {
-        while (!(await reader.read()).done);
-      }),
-    );
-    gate = new Promise<void>((resolve) => (release = resolve));
-    rows.push([name, String(N), `${((during - before) / N / 1_024).toFixed(1)} KiB`]);
-  }
-  return rows;
-}
-
 console.log(`answer-once stream bench — Node ${process.version}, redis-server on loopback, ${new Date().toISOString()}`);
 try {
   table(
@@ -324,7 +256,5 @@ try {
     await heapPerStream(),
   );
 } finally {
-  await Promise.all(stores.map((store) => store.close()));
-  await Promise.all(clients.map((client) => client.close().catch(() => {})));
-  await redis.stop();
+  await closeRedis();
 }

@@ -1,0 +1,48 @@
+/** The stream bench's sixth table: heap per in-flight stream, bare and over each store. */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { MemoryStore } from 'answer-once/server';
+import { sleep } from './stats.js';
+import { chat, model } from './stream-model.js';
+import { newId, protect, redisStore, type Work } from './stream-rig.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+/** 6. Heap per in-flight stream: N answers held after their first event. */
+export async function heapPerStream(): Promise<string[][]> {
+  const N = 300;
+  const rows: string[][] = [];
+  const variants: [string, () => Promise<Work>][] = [
+    ['bare handler', async () => (request) => hold(request)],
+    ['answer-once, MemoryStore', async () => protect(new MemoryStore(), (request) => hold(request))],
+    ['answer-once, RedisStore', async () => protect(await redisStore(), (request) => hold(request))],
+  ];
+  let release: () => void = () => {};
+  let gate = new Promise<void>((resolve) => (release = resolve));
+  const hold = (_request: Request): Response => model(3, 0, { hold: gate });
+  for (const [name, make] of variants) {
+    const handle = await make();
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const readers = await Promise.all(
+      Array.from({ length: N }, async () => {
+        const reader = (await handle(chat('http://bench.test', newId()))).body!.getReader();
+        await reader.read();
+        return reader;
+      }),
+    );
+    await sleep(100); // batches flushed
+    gc();
+    const during = process.memoryUsage().heapUsed;
+    release();
+    await Promise.all(
+      readers.map(async (reader) => {
+        while (!(await reader.read()).done);
+      }),
+    );
+    gate = new Promise<void>((resolve) => (release = resolve));
+    rows.push([name, String(N), `${((during - before) / N / 1_024).toFixed(1)} KiB`]);
+  }
+  return rows;
+}
