@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { answerTokens } from '../../examples/ai-sdk-chat/model.js';
-import { type AiSdkDemo, startAiSdkDemoProcess } from './ai-sdk-demo.js';
+import { type AiSdkDemo, startAiSdkDemoProcess } from './support/demo-process.js';
 import { chromiumAvailable, launchWithServer } from './support/chromium.js';
 
 const SCREENSHOTS = 'test-results/e2e';
