@@ -109,7 +109,14 @@ export function App() {
         <div className="end" ref={bottom} />
       </main>
       <div className="dock">
-        <Composer value={draft} busy={busy} onChange={setDraft} onSend={send} onStop={() => void chat.stop()} />
+        <Composer
+          value={draft}
+          busy={busy}
+          streaming={snapshot.status === 'streaming'}
+          onChange={setDraft}
+          onSend={send}
+          onStop={() => void chat.stop()}
+        />
         <footer className="stats" aria-live="polite">
           model calls: <strong data-testid="model-calls">{server.stats?.modelCalls ?? '–'}</strong>
           {' · '}

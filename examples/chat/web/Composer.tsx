@@ -3,6 +3,8 @@ import type { FormEvent, KeyboardEvent } from 'react';
 export interface ComposerProps {
   readonly value: string;
   readonly busy: boolean;
+  /** The answer is arriving (its words are on screen): the button says so, not "Sending…". */
+  readonly streaming: boolean;
   readonly onChange: (value: string) => void;
   readonly onSend: () => void;
   /** Stops the answer being generated, on the server. */
@@ -14,7 +16,7 @@ export interface ComposerProps {
  * enabled while a send is in flight on purpose: a second click joins the first request
  * (useSend), it costs nothing.
  */
-export function Composer({ value, busy, onChange, onSend, onStop }: ComposerProps) {
+export function Composer({ value, busy, streaming, onChange, onSend, onStop }: ComposerProps) {
   const submit = (event: FormEvent) => {
     event.preventDefault();
     onSend();
@@ -37,7 +39,7 @@ export function Composer({ value, busy, onChange, onSend, onStop }: ComposerProp
         onKeyDown={onKeyDown}
       />
       <button data-testid="send" type="submit" className={busy ? 'send busy' : 'send'}>
-        {busy ? 'Sending…' : 'Send'}
+        {busy ? (streaming ? 'Answering…' : 'Sending…') : 'Send'}
       </button>
       {busy && (
         <button
