@@ -90,12 +90,14 @@ function outcomeOf(response: Response, code: string | undefined): StopOutcome | 
   return undefined;
 }
 
+/** The answer's body: JSON when it says so and parses, else its text; none when empty or unreadable. */
 async function bodyOf(response: Response): Promise<unknown> {
   const text = await response
     .clone()
     .text()
     .catch(() => '');
-  if (!isJsonContentType(response.headers.get('content-type'))) return text || undefined;
+  if (text === '') return undefined;
+  if (!isJsonContentType(response.headers.get('content-type'))) return text;
   try {
     return JSON.parse(text) as unknown;
   } catch {

@@ -135,19 +135,27 @@ describe('the stop request', () => {
     }
   });
 
-  it('reads a body that is not JSON as its text, and an empty one as no data', async () => {
-    const answer = (body: string, type: string) => () =>
-      new Response(body, { status: 500, headers: { 'content-type': type } });
-    const id = '01JSTOPMARKS0000000000000G';
-    await expect(clientOver(route(answer('42', 'text/plain')), { retry: 0 }).stop(id)).rejects.toMatchObject({
+  it('reads a body that is not JSON as its text, not parsed', async () => {
+    const stub = route(() => new Response('42', { status: 500, headers: { 'content-type': 'text/plain' } }));
+    await expect(clientOver(stub, { retry: 0 }).stop('01JSTOPMARKS0000000000000G')).rejects.toMatchObject({
       data: '42',
       problem: undefined,
     });
-    const empty = await clientOver(route(answer('', 'text/plain')), { retry: 0 })
-      .stop(id)
-      .catch((error: { data?: unknown; problem?: unknown }) => error);
-    expect(empty).toMatchObject({ status: 500, problem: undefined });
-    expect((empty as { data?: unknown }).data).toBeUndefined();
+  });
+
+  it('reads an empty or unreadable body as no data, whatever its content type', async () => {
+    const id = '01JSTOPMARKS0000000000000J';
+    const broken = () => new ReadableStream({ start: (controller) => controller.error(new Error('connection reset')) });
+    for (const type of ['text/plain', 'application/problem+json']) {
+      for (const body of [() => '', broken]) {
+        const stub = route(() => new Response(body(), { status: 500, headers: { 'content-type': type } }));
+        const error = await clientOver(stub, { retry: 0 })
+          .stop(id)
+          .catch((reason: { status?: number; data?: unknown }) => reason);
+        expect(error, type).toMatchObject({ status: 500, problem: undefined });
+        expect((error as { data?: unknown }).data, type).toBeUndefined();
+      }
+    }
   });
 
   it('takes a JSON body as the problem only when it has a numeric status', async () => {
