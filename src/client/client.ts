@@ -156,9 +156,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
         signal,
         emit,
         persist:
-          storage && internal.persist !== false
-            ? persister(storage, stopped, requestId, label, send.headers, body)
-            : undefined,
+          storage && internal.persist !== false ? persister(storage, stopped, requestId, label, send.headers) : undefined,
       });
       // A streamed body (client.fetch) settles when it ends, not when its headers arrive.
       if (internal.bodyPending) return result;
@@ -202,7 +200,8 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   ): Promise<SendResult<TData>> {
     const call = normalizeSendOptions(sendOptions);
     const requestId = call.requestId ?? newRequestId();
-    const kind = storage && internal.persist !== false && unstorableBodyKind(call.body);
+    // A resume (`persist: false`) resends the body its first attempt already passed here.
+    const kind = storage && unstorableBodyKind(call.body);
     if (kind) throw new UnreplayableBodyError(kind, { requestId, attempts: 0, polls: 0 });
     const start = (signal: AbortSignal | undefined, listener: SendEventListener | undefined) =>
       run(requestId, input, label, call, signal, listener, internal);

@@ -11,8 +11,8 @@ export type Persist = (request: Request) => Promise<void>;
 
 /**
  * The saver of one intent. `headers` are the caller's (the stored set, without ky's own);
- * the request's content type is added when the caller set none. A string or form body is
- * kept as given; any other replayable body is read from a clone of the request.
+ * the request's content type is added when the caller set none. The body is the text the
+ * request carries, read from a clone (`unstorableBodyKind` refused the bodies text cannot hold).
  */
 export function persister(
   storage: IntentStorage,
@@ -20,17 +20,11 @@ export function persister(
   requestId: string,
   input: string,
   headersInit: HeadersInit | undefined,
-  body: BodyInit | null | undefined,
 ): Persist {
   const headers = [...new Headers(headersInit)];
   return async (request) => {
     const type = request.headers.get('content-type');
-    const text =
-      typeof body === 'string' || body instanceof URLSearchParams
-        ? String(body)
-        : request.body
-          ? await request.clone().text()
-          : undefined;
+    const text = request.body ? await request.clone().text() : undefined;
     const intent: StoredIntent = {
       v: 1,
       requestId,
