@@ -95,8 +95,8 @@ async function bodyOf(response: Response): Promise<unknown> {
   const text = await response
     .clone()
     .text()
-    .catch(() => '');
-  if (text === '') return undefined;
+    .catch(() => undefined);
+  if (!text) return undefined;
   if (!isJsonContentType(response.headers.get('content-type'))) return text;
   try {
     return JSON.parse(text) as unknown;

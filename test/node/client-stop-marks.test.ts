@@ -177,5 +177,6 @@ describe('the stop request', () => {
   it('names what a bad target must be', async () => {
     const client = clientOver(route());
     await expect(client.stop('short')).rejects.toThrow(/requestId.*8–128 characters.*StoredIntent/);
+    await expect(client.stop(123_456_789 as never)).rejects.toThrow(/requestId.*got 123456789/);
   });
 });
