@@ -57,10 +57,11 @@ export async function classify(
   if (status !== 202 && status < 400) return DONE;
   const retryAfter = parseRetryAfter(response.headers.get(RETRY_AFTER_HEADER), now);
   const location = response.headers.get('location');
-  const code = status === 202 ? undefined : await readProblemCode(response);
+  if (status === 202) return { kind: 'accepted', location, retryAfter };
+  const code = await readProblemCode(response);
   // An IETF-style server answers 409 while the first attempt runs; with a Location it
   // is a 202 in all but name.
-  if (status === 202 || (location && status === 409 && isRetryableStatus(status, code, retryStatuses))) {
+  if (location && status === 409 && isRetryableStatus(status, code, retryStatuses)) {
     return { kind: 'accepted', location, retryAfter };
   }
   if (code === 'intent-failed' || (status === 404 && code === 'intent-not-found')) {
