@@ -14,7 +14,7 @@
  * them before the wait.
  */
 import type { Input, KyInstance } from 'ky';
-import { ForceRetryError, isHTTPError, isNetworkError, isTimeoutError, replaceOption } from './ky.js';
+import { ForceRetryError, isNetworkError, isTimeoutError, replaceOption } from './ky.js';
 import { PREFERENCE_APPLIED_HEADER, REQUEST_ID_HEADER } from '../core/headers.js';
 import { parsePreferWait } from '../core/prefer.js';
 import { classify } from './classify.js';
@@ -64,9 +64,14 @@ export interface IntentRequest {
 
 type Fetch = typeof globalThis.fetch;
 
-/** The send-route request again, from its re-readable body (string, form, bytes…). */
+/**
+ * The send-route request again, from its re-readable body (string, form, bytes…). A form
+ * is serialised anew, with a new multipart boundary: its content type is set again to match.
+ */
 function replayOf(sent: Request, body: BodyInit | null | undefined): Request {
-  const { method, headers, credentials, mode } = sent;
+  const { method, credentials, mode } = sent;
+  const headers = new Headers(sent.headers);
+  if (body instanceof FormData) headers.delete('content-type');
   return new Request(sent.url, { method, headers, credentials, mode, body: body ?? null });
 }
 
@@ -171,7 +176,8 @@ export async function runIntent<TData>(
         statusUrl !== undefined &&
         options.pollWait > 0 &&
         (!polling || heldFully(response, Date.now() - sentAt, options.pollWait));
-      if (!polling) original ??= copy ?? replayOf(request, intent.body);
+      // Kept at the send route's first 202 (polls only follow one): what a resend sends.
+      original ??= copy ?? replayOf(request, intent.body);
       progress = step.accepted(progress, statusUrl, held);
       // Long-polling: the poll itself is the wait, so it leaves at once after the 202 of
       // the send route, and after a poll the server held as long as it said it would.
@@ -255,9 +261,11 @@ export async function runIntent<TData>(
         methods: [intent.method.toLowerCase(), 'get'],
         statusCodes: [],
         delay: () => networkDelay,
+        // Only a network error or a timeout is ky's to retry (an HTTP error is neither: its
+        // status was decided in `fetchAndDecide`), and not once aborted or past the deadline.
         shouldRetry: ({ error }) => {
-          if (isHTTPError(error) || signal?.aborted || Date.now() - startedAt >= options.totalTimeout) return false;
           if (!isNetworkError(error) && !isTimeoutError(error)) return false;
+          if (signal?.aborted || Date.now() - startedAt >= options.totalTimeout) return false;
           const delay = takeRetry(isTimeoutError(error) ? 'timeout' : 'network', undefined);
           networkDelay = delay ?? 0;
           return delay !== undefined;
