@@ -133,9 +133,8 @@ export function sendReducer<TData, TJson>(
       retryLimit: state.retryLimit,
     };
   }
-  if (action.type === 'reset') {
-    return state.status === 'idle' && state.requestId === undefined ? state : IDLE;
-  }
+  // One idle state: a reset of it is the same object.
+  if (action.type === 'reset') return IDLE;
   if (!isInFlight(state)) return state;
   const fields = progressFields(state);
   switch (action.type) {

@@ -127,4 +127,29 @@ describe('sendReducer, streamed', () => {
     const streaming = run([start, { type: 'text', text: 'Hi' }]);
     expect(sendReducer(streaming, { type: 'text', text: 'Hi' })).toBe(streaming);
   });
+
+  it('keeps the known retry limit when a retry does not name one, and takes the one it names', () => {
+    const known = run([start, { type: 'attempt', attempt: 1, retryLimit: 3 }]);
+    expect(sendReducer(known, { type: 'retry', retry: 1, reason: 'network', delayMs: 10 }).retryLimit).toBe(3);
+    expect(sendReducer(known, { type: 'retry', retry: 1, retryLimit: 5, reason: 'network', delayMs: 10 }).retryLimit).toBe(
+      5,
+    );
+  });
+
+  it('counts polls that do not say their number one by one', () => {
+    const polled = run([start, { type: 'poll' }, { type: 'poll' }]);
+    expect(polled).toMatchObject({ status: 'waiting', polls: 2 });
+    expect(sendReducer(polled, { type: 'poll', polls: 7 }).polls).toBe(7);
+  });
+
+  it('goes back to streaming when the same text arrives after a retry of the stream', () => {
+    const retrying = run([start, { type: 'text', text: 'Hel' }, { type: 'retry', retry: 1, reason: 'cut', delayMs: 0 }]);
+    expect(retrying).toMatchObject({ status: 'retrying', text: 'Hel' });
+    expect(run([{ type: 'text', text: 'Hel' }], retrying)).toMatchObject({ status: 'streaming', text: 'Hel' });
+  });
+
+  it('answers not stopped unless the answer says so', () => {
+    expect(run([start, { type: 'answer', data: 'x', replayed: false }]).stopped).toBe(false);
+    expect(run([start, { type: 'answer', data: 'x', replayed: false, stopped: true }]).stopped).toBe(true);
+  });
 });
