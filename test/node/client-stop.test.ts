@@ -16,6 +16,7 @@ import {
   type StreamPart,
 } from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
+import { memoryArea } from '../support/memory-area.js';
 import { tokenResponse } from '../support/token-stream.js';
 
 const TOKENS = Array.from({ length: 40 }, (_, i) => `t${i} `);
@@ -44,21 +45,6 @@ function chatServer(statusPath = '/api/status') {
 }
 
 type Server = ReturnType<typeof chatServer>;
-
-/** A Web Storage area in memory (what sessionStorage is to the adapter). */
-function memoryArea(): Storage {
-  const items = new Map<string, string>();
-  return {
-    get length() {
-      return items.size;
-    },
-    key: (index) => [...items.keys()][index] ?? null,
-    getItem: (key) => items.get(key) ?? null,
-    setItem: (key, value) => void items.set(key, String(value)),
-    removeItem: (key) => void items.delete(key),
-    clear: () => items.clear(),
-  };
-}
 
 const STORAGES: [string, () => IntentStorage][] = [
   ['memoryStorageAdapter', () => memoryStorageAdapter()],

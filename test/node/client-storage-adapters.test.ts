@@ -15,23 +15,9 @@ import {
   type StoredIntent,
 } from 'answer-once';
 import { isStoredIntent } from '../../src/client/storage/types.js';
+import { memoryArea } from '../support/memory-area.js';
 
 afterEach(() => vi.unstubAllGlobals());
-
-/** A Web Storage area backed by a Map. */
-function area(): Storage {
-  const items = new Map<string, string>();
-  return {
-    get length() {
-      return items.size;
-    },
-    key: (index) => [...items.keys()][index] ?? null,
-    getItem: (key) => items.get(key) ?? null,
-    setItem: (key, value) => void items.set(key, String(value)),
-    removeItem: (key) => void items.delete(key),
-    clear: () => items.clear(),
-  };
-}
 
 const record = (n: number, createdAt: number): StoredIntent => ({
   v: 1,
@@ -46,7 +32,7 @@ const record = (n: number, createdAt: number): StoredIntent => ({
 describe('the storage adapters', () => {
   it.each([
     ['memoryStorageAdapter', () => memoryStorageAdapter()],
-    ['webStorageAdapter', () => webStorageAdapter(area())],
+    ['webStorageAdapter', () => webStorageAdapter(memoryArea())],
   ])('%s lists the oldest intent first, whatever order they were saved in', async (_, make) => {
     const storage = make();
     const [newer, oldest, middle] = [record(1, 300), record(2, 100), record(3, 200)];
@@ -55,7 +41,7 @@ describe('the storage adapters', () => {
   });
 
   it("lists only the records under the web adapter's prefix, skipping what is not a record", async () => {
-    const shared = area();
+    const shared = memoryArea();
     const ours = webStorageAdapter(shared, { prefix: 'mine:' });
     await ours.save(record(1, 1));
     shared.setItem(`theirs:${record(2, 2).requestId}`, JSON.stringify(record(2, 2))); // another app's, same shape
@@ -67,8 +53,8 @@ describe('the storage adapters', () => {
   });
 
   it('names a bad options argument and an empty prefix', () => {
-    expect(() => webStorageAdapter(area(), 5 as never)).toThrow(/`options` must be/);
-    expect(() => webStorageAdapter(area(), { prefix: '' })).toThrow(/`prefix` must be a non-empty string/);
+    expect(() => webStorageAdapter(memoryArea(), 5 as never)).toThrow(/`options` must be/);
+    expect(() => webStorageAdapter(memoryArea(), { prefix: '' })).toThrow(/`prefix` must be a non-empty string/);
   });
 
   it.each([
@@ -77,7 +63,7 @@ describe('the storage adapters', () => {
   ] as const)('%s: resolves the area on first use, and names it when there is none', async (name, adapter) => {
     const storage = adapter();
     expect(() => storage.list()).toThrow(new RegExp(`${name} is not available here`));
-    const stubbed = area();
+    const stubbed = memoryArea();
     vi.stubGlobal(name, stubbed);
     await storage.save(record(1, 1));
     expect(stubbed.length).toBe(1);

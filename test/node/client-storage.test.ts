@@ -9,24 +9,10 @@ import {
   type IntentStorage,
   type StoredIntent,
 } from 'answer-once';
+import { memoryArea } from '../support/memory-area.js';
 import { createProtocolFake, idOf, ORIGIN, useMsw } from '../support/protocol-fake.js';
 
 const server = await useMsw();
-
-/** A Web Storage area backed by a Map, as a browser's sessionStorage behaves. */
-function fakeWebStorage(): Storage {
-  const map = new Map<string, string>();
-  return {
-    get length() {
-      return map.size;
-    },
-    key: (i) => [...map.keys()][i] ?? null,
-    getItem: (k) => map.get(k) ?? null,
-    setItem: (k, v) => void map.set(k, String(v)),
-    removeItem: (k) => void map.delete(k),
-    clear: () => map.clear(),
-  };
-}
 
 /** The same storage, but the tab "closes" before the intent settles: nothing is removed. */
 function closingTab(storage: IntentStorage): IntentStorage {
@@ -75,7 +61,7 @@ describe('storage of pending intents', () => {
   });
 
   it('resume() finishes an intent a closed tab left pending, with its original ID, without running the work again', async () => {
-    const area = fakeWebStorage();
+    const area = memoryArea();
     const fake = createProtocolFake({ loseRate: 1, random: () => 0 });
     server.use(...fake.handlers);
     // The first page: the work runs, the response is lost, the tab closes.
@@ -178,7 +164,7 @@ describe('storage of pending intents', () => {
   });
 
   it('rejects an empty or non-string prefix with a TypeError naming it, before touching storage', () => {
-    const area = fakeWebStorage();
+    const area = memoryArea();
     for (const prefix of ['', 42 as never]) {
       expect(() => webStorageAdapter(area, { prefix })).toThrow(TypeError);
       expect(() => webStorageAdapter(area, { prefix })).toThrow('answer-once: `prefix` must be a non-empty string; got ');
@@ -187,7 +173,7 @@ describe('storage of pending intents', () => {
   });
 
   it('lists only the records it wrote, skipping anything else under its prefix', async () => {
-    const area = fakeWebStorage();
+    const area = memoryArea();
     const adapter = webStorageAdapter(area);
     const record: StoredIntent = {
       v: 1,
