@@ -8,7 +8,8 @@
  * hand-made objects that record their calls.
  */
 import { describe, expect, it } from 'vitest';
-import { SendController, type AnswerStream, type ControllerClient, type StreamPart } from 'answer-once';
+import { SendController, type ControllerClient } from 'answer-once';
+import { answerStreamOf } from '../support/answer-stream-of.js';
 
 /** A client whose `send` answers `{ input }` at once and records each call. */
 function recorder() {
@@ -20,21 +21,6 @@ function recorder() {
     }) as unknown as ControllerClient['send'],
   };
   return { client, calls };
-}
-
-/** An answer stream of `parts`, not replayed. */
-function streamOf(parts: StreamPart[]): AnswerStream {
-  return {
-    requestId: 'r',
-    replayed: false,
-    stopped: false,
-    attached: false,
-    generation: undefined,
-    response: new Response(null),
-    async *[Symbol.asyncIterator]() {
-      yield* parts;
-    },
-  };
 }
 
 const { client } = recorder();
@@ -76,7 +62,7 @@ describe('SendController options', () => {
         ...client,
         stream: (async (input: string) => {
           streamed.push(input);
-          return streamOf([
+          return answerStreamOf([
             { type: 'text', text: 'hel' },
             { type: 'text', text: 'lo' },
           ]);
@@ -94,7 +80,7 @@ describe('SendController options', () => {
       {
         ...client,
         stream: (async () =>
-          streamOf([
+          answerStreamOf([
             { type: 'event', event: 'token', data: 'a', id: undefined },
             { type: 'event', event: 'meta', data: 'x', id: undefined },
             { type: 'event', event: 'token', data: 'b', id: undefined },

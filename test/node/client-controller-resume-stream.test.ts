@@ -10,13 +10,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   SendController,
-  type AnswerStream,
   type ControllerClient,
   type SendEvent,
   type SendState,
   type StoredIntent,
   type StreamPart,
 } from 'answer-once';
+import { answerStreamOf } from '../support/answer-stream-of.js';
 
 const send = (async () => ({ data: 'sent', replayed: false })) as unknown as ControllerClient['send'];
 
@@ -113,18 +113,7 @@ describe('SendController.resume()', () => {
 
 /** A controller streaming `parts` (stream: true), and the text of every snapshot a subscriber sees. */
 async function streamed(parts: StreamPart[]) {
-  const stream = (async () =>
-    ({
-      requestId: 'r',
-      replayed: false,
-      stopped: false,
-      attached: false,
-      generation: undefined,
-      response: new Response(null),
-      async *[Symbol.asyncIterator]() {
-        yield* parts;
-      },
-    }) satisfies AnswerStream) as ControllerClient['stream'];
+  const stream = (async () => answerStreamOf(parts)) as ControllerClient['stream'];
   const controller = new SendController<string>({ send, stream }, 'chat', { stream: true });
   const seen: [string, string | undefined][] = [];
   controller.subscribe(() => seen.push([controller.getSnapshot().status, controller.getSnapshot().text]));
