@@ -14,7 +14,8 @@ interface Shared<T> {
    * signal gets one: a caller without a signal never leaves, so that run is never aborted.
    */
   readonly controller: AbortController | undefined;
-  readonly listeners: Set<SendEventListener>;
+  /** Each caller's listener, with how many callers passed it: called once per event. */
+  readonly listeners: Map<SendEventListener, number>;
   /** What the run has done so far, for the error of a caller who leaves early. */
   readonly progress: { requestId: string; attempts: number; polls: number };
   callers: number;
@@ -46,12 +47,12 @@ export function createJoiner<T>(leave: (signal: AbortSignal, progress: IntentErr
     let shared = inFlight.get(key);
     if (!shared) {
       const controller = signal ? new AbortController() : undefined;
-      const listeners = new Set<SendEventListener>();
+      const listeners = new Map<SendEventListener, number>();
       const progress = { requestId, attempts: 0, polls: 0 };
       const promise = start(controller?.signal, (event) => {
         if (event.type === 'attempt') progress.attempts = event.attempt;
         if (event.type === 'poll') progress.polls = event.polls;
-        for (const each of listeners) notify(each, event);
+        for (const each of listeners.keys()) notify(each, event);
       }).finally(() => {
         if (inFlight.get(key) === shared) inFlight.delete(key);
       });
@@ -68,15 +69,18 @@ export function createJoiner<T>(leave: (signal: AbortSignal, progress: IntentErr
     listener: SendEventListener | undefined,
   ): Promise<T> {
     shared.callers += 1;
-    if (listener) shared.listeners.add(listener);
-    const detach = () => {
-      shared.callers -= 1;
-      if (listener) shared.listeners.delete(listener);
-    };
-    if (!signal) return shared.promise.finally(detach);
+    if (listener) shared.listeners.set(listener, (shared.listeners.get(listener) ?? 0) + 1);
+    // A caller without a signal never leaves. Once the run settles, nothing reads the
+    // count or the listeners again: only a caller who leaves early gives them back.
+    if (!signal) return shared.promise;
     return new Promise<T>((resolve, reject) => {
       const onAbort = () => {
-        detach();
+        shared.callers -= 1;
+        if (listener) {
+          const count = shared.listeners.get(listener) ?? 1;
+          if (count > 1) shared.listeners.set(listener, count - 1);
+          else shared.listeners.delete(listener);
+        }
         if (shared.callers === 0) {
           // Nobody waits any more: stop the run, and free the key for the next click now.
           if (inFlight.get(key) === shared) inFlight.delete(key);
@@ -86,11 +90,7 @@ export function createJoiner<T>(leave: (signal: AbortSignal, progress: IntentErr
       };
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
-      shared.promise.then(resolve, reject).finally(() => {
-        if (signal.aborted) return;
-        signal.removeEventListener('abort', onAbort);
-        detach();
-      });
+      shared.promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
     });
   }
 }
