@@ -77,5 +77,9 @@ describe('classify', () => {
       kind: 'retry',
       reason: 'status',
     });
+    // A Location makes only a 409 in progress a 202; a 503 that names one is still a retry.
+    expect(await classify(answer(503, undefined, { location: '/api/status/x' }), RETRY, NOW)).toMatchObject({
+      kind: 'retry',
+    });
   });
 });

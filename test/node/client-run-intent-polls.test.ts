@@ -118,6 +118,16 @@ describe('polling without a status URL (the original request is sent again)', ()
     ]);
   });
 
+  it('sends a JSON body again with its JSON content type when the 202 says to poll by resending', async () => {
+    const server = scripted((_request, n) => (n === 1 ? accepted() : Response.json({ ok: 1 })));
+    const client = createClient({ baseUrl: BASE, fetch: server.fetch, pollInterval: 1, minPollInterval: 1 });
+    await client.send('chat', { json: { q: 1 } });
+    expect(server.seen.map((s) => [s.body, s.contentType])).toEqual([
+      ['{"q":1}', 'application/json'],
+      ['{"q":1}', 'application/json'],
+    ]);
+  });
+
   it('sends a form again with a content type naming its new multipart boundary', async () => {
     const fields: string[] = [];
     const server = scripted(async (request, n) => {
