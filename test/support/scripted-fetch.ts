@@ -1,6 +1,6 @@
 /** A stub `fetch` for client specs: answers each request from a script and records what it received, and when. */
 
-export interface SeenRequest {
+interface SeenRequest {
   readonly method: string;
   readonly url: string;
   readonly id: string | null;
