@@ -88,9 +88,11 @@ export function createJoiner<T>(leave: (signal: AbortSignal, progress: IntentErr
         }
         reject(leave(signal, { ...shared.progress }));
       };
+      // Handled first, always: a caller whose signal was aborted already still leaves the
+      // run rejecting (it aborts when nobody else waits), and nobody else may be listening.
+      shared.promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
-      shared.promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
     });
   }
 }
