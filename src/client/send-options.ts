@@ -84,7 +84,7 @@ export function normalizeSendOptions(options: SendOptions = {}): NormalizedSendO
   stringOption(method, 'method', 'an HTTP method', (name) => /^[A-Za-z]+$/.test(name));
   if (requestId !== undefined) stringOption(requestId, 'requestId', '8–128 characters of [A-Za-z0-9_-]', isValidRequestId);
   if (intentKey !== undefined) stringOption(intentKey, 'intentKey', 'a non-empty string', (key) => key !== '');
-  if (signal !== undefined) signalOption(signal, 'signal');
+  signalOption(signal, 'signal');
   functionOption(onEvent, 'onEvent');
   if (parse !== undefined) parseOption(parse, 'parse');
   if (given.json !== undefined && given.body != null) invalidOption('json', 'omitted when `body` is given', given.json);
