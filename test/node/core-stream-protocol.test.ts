@@ -17,12 +17,20 @@ describe('parseContentRange', () => {
     expect(parseContentRange(value)).toEqual(expected);
   });
 
-  it.each([null, '', 'bytes */', 'bytes 5-/10', 'items 0-1/2', 'bytes */12345678901234567', 'bytes 12345678901234567-1/2'])(
-    'refuses %j',
-    (value) => {
-      expect(parseContentRange(value)).toBeUndefined();
-    },
-  );
+  it.each([
+    null,
+    '',
+    'bytes */',
+    'bytes 5-/10',
+    'items 0-1/2',
+    'xbytes 5-9/10',
+    'bytes 5-9/10x',
+    'bytes */10x',
+    'bytes */12345678901234567',
+    'bytes 12345678901234567-1/2',
+  ])('refuses %j', (value) => {
+    expect(parseContentRange(value)).toBeUndefined();
+  });
 });
 
 describe('parseGeneration', () => {
@@ -34,7 +42,7 @@ describe('parseGeneration', () => {
     expect(parseGeneration(value)).toBe(expected);
   });
 
-  it.each([null, '', '0', '-1', '1.5', '12345678901234567', '9007199254740993'])('refuses %j', (value) => {
+  it.each([null, '', '0', '-1', '1.5', '2x', 'x2', '12345678901234567', '9007199254740993'])('refuses %j', (value) => {
     expect(parseGeneration(value)).toBeUndefined();
   });
 });
