@@ -8,11 +8,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createClient, memoryStorageAdapter, type SendEvent } from 'answer-once';
-import { cutBody, scripted, watchedBody } from '../support/scripted-fetch.js';
+import { cutBody, scripted } from '../support/scripted-fetch.js';
 
 const BASE = 'http://127.0.0.1:9/';
 const ID = 'req-edges-0000001';
-const SSE = { 'content-type': 'text/event-stream' };
 
 function rig(answer: Parameters<typeof scripted>[0], options: Parameters<typeof createClient>[0] = {}) {
   const server = scripted(answer);
