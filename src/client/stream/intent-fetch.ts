@@ -10,7 +10,6 @@ import { isValidRequestId } from '../../core/request-id.js';
 import { invalidOption } from '../../core/options.js';
 import { isEventStream } from '../../core/stream-protocol.js';
 import { AnswerOnceError } from '../errors/answer-once-error.js';
-import { ProtocolError } from '../errors/protocol-error.js';
 import { ResponseError } from '../errors/response-error.js';
 import type { SendEvent } from '../events.js';
 import { notify } from '../join.js';
@@ -65,8 +64,7 @@ function textOrBytes(bytes: Uint8Array): BodyInit {
 }
 
 /** A body every attempt can send again: one-shot kinds (streams, a Request's body) are read once. */
-async function resendable(body: BodyInit | null | undefined): Promise<BodyInit | undefined> {
-  if (body == null) return undefined;
+async function resendable(body: BodyInit): Promise<BodyInit> {
   if (typeof ReadableStream !== 'undefined' && body instanceof ReadableStream) {
     return textOrBytes(new Uint8Array(await new Response(body).arrayBuffer()));
   }
@@ -110,19 +108,19 @@ async function fetchCall(input: RequestInfo | URL, init: RequestInit | undefined
   };
 }
 
+const NO_BODY = new Set([204, 205, 304]);
+
 /** An error `send` rejects with that carries the server's final answer: `fetch` resolves with it. */
 function answerOf(error: unknown): Response | undefined {
   if (!(error instanceof ResponseError)) return undefined;
   const { response, data } = error;
   const text = data === undefined ? null : typeof data === 'string' ? data : JSON.stringify(data);
-  return new Response(response.status === 204 || response.status === 304 ? null : text, {
+  return new Response(NO_BODY.has(response.status) ? null : text, {
     status: response.status,
     statusText: response.statusText,
     headers: response.headers,
   });
 }
-
-const NO_BODY = new Set([204, 205, 304]);
 
 /** One intent sent with its body still to read, answered with a resumable Response. */
 export interface OpenedAnswer {
@@ -222,7 +220,7 @@ export function createIntentFetch(deps: IntentFetchDeps) {
       return opened.response;
     } catch (error) {
       // Settled by the send already. Like fetch, an HTTP error status is an answer.
-      const answer = error instanceof ProtocolError ? undefined : answerOf(error);
+      const answer = answerOf(error);
       if (answer) return answer;
       throw error;
     }
