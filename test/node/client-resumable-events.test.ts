@@ -64,7 +64,7 @@ describe('an event stream cut mid-body', () => {
   });
 
   it('hands several events of one read on as one chunk', async () => {
-    const r = rig({ headers: sse(), chunks: [A + B + 'data: c'] }, []);
+    const r = rig({ headers: sse(), chunks: [`${A + B}data: c`] }, []);
     expect((await readAll(r.body)).chunks).toEqual([A + B]);
   });
 
@@ -78,11 +78,11 @@ describe('an event stream cut mid-body', () => {
 
 describe('the markers', () => {
   it('restart after bytes: the marker is handed on, a restart event, the position counts from 0 in the new generation', async () => {
-    const r = rig({ headers: sse(), chunks: [A + RESTART(42) + 'data: n\n\n', 'data: x'], cut: true }, [
+    const r = rig({ headers: sse(), chunks: [`${A + RESTART(42)}data: n\n\n`, 'data: x'], cut: true }, [
       { headers: sse(42), chunks: [B] },
     ]);
     const { text } = await readAll(r.body);
-    expect(text).toBe(A + RESTART(42) + 'data: n\n\n' + B);
+    expect(text).toBe(`${A + RESTART(42)}data: n\n\n${B}`);
     expect(r.events.filter((e) => e.type === 'restart')).toEqual([
       { type: 'restart', requestId: 'req-body-1', generation: 42 },
     ]);
