@@ -65,7 +65,8 @@ const sleep = (ms: number, signal: AbortSignal | undefined) =>
     signal?.addEventListener('abort', done, { once: true });
   });
 
-const isTrue = (value: string | null) => value?.trim().toLowerCase() === 'true';
+/** Header values come trimmed (Fetch normalizes them). */
+const isTrue = (value: string | null) => value?.toLowerCase() === 'true';
 
 /** The body of `first`, resumable; `first`'s body must not have been read. */
 export function resumableBody(first: Response, options: ResumableBodyOptions): ReadableStream<Uint8Array> {
