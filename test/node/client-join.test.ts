@@ -11,6 +11,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { createClient, isAbortError, type AbortError, type SendEvent } from 'answer-once';
+import { until } from './server-support.js';
 
 const BASE = 'http://127.0.0.1:9/';
 
@@ -58,6 +59,17 @@ function stub(script?: (request: Request, n: number) => Response | undefined) {
 
 const answer = (body: unknown) => Response.json(body);
 const types = (events: SendEvent[]) => events.map((event) => event.type);
+
+/** A client over `server` whose own `onEvent` keeps the `settled` events it sees. */
+function settledClient(server: ReturnType<typeof stub>) {
+  const settled: SendEvent[] = [];
+  const client = createClient({
+    baseUrl: BASE,
+    fetch: server.fetch,
+    onEvent: (event) => event.type === 'settled' && settled.push(event),
+  });
+  return { client, settled };
+}
 const abortListeners = (signal: AbortSignal) => getEventListeners(signal, 'abort').length;
 
 describe('joined sends', () => {
@@ -107,12 +119,7 @@ describe('joined sends', () => {
 
   it('keeps calling a listener two callers passed until both have left', async () => {
     const server = stub();
-    const settled: SendEvent[] = [];
-    const client = createClient({
-      baseUrl: BASE,
-      fetch: server.fetch,
-      onEvent: (event) => event.type === 'settled' && settled.push(event),
-    });
+    const { client, settled } = settledClient(server);
     const seen: SendEvent[] = [];
     const onEvent = (event: SendEvent) => seen.push(event);
     const leaving = new AbortController();
@@ -134,18 +141,13 @@ describe('joined sends', () => {
     one.abort();
     two.abort();
     expect([isAbortError(await c), isAbortError(await d)]).toEqual([true, true]);
-    while (settled.length < 2) await new Promise((resolve) => setTimeout(resolve, 0));
+    await until(() => settled.length === 2);
     expect(types(both)).toEqual(['attempt']);
   });
 
   it('aborts the request when the last caller leaves, and frees the key for the next send at once', async () => {
     const server = stub();
-    const settled: SendEvent[] = [];
-    const client = createClient({
-      baseUrl: BASE,
-      fetch: server.fetch,
-      onEvent: (event) => event.type === 'settled' && settled.push(event),
-    });
+    const { client, settled } = settledClient(server);
     const one = new AbortController();
     const two = new AbortController();
     const a = client.send('chat', { intentKey: 'k', signal: one.signal }).catch((e: unknown) => e);
@@ -160,7 +162,7 @@ describe('joined sends', () => {
     // Sent before the aborted run has settled: a new intent, which later sends join.
     const c = client.send('chat', { intentKey: 'k' });
     const second = await server.next();
-    while (settled.length === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+    await until(() => settled.length > 0);
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(settled[0]).toMatchObject({ requestId: first.id, outcome: 'failed' });
     const d = client.send('chat', { intentKey: 'k' });
