@@ -14,6 +14,16 @@ const STATUS = { Location: '/status/1' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const accepted = (headers: Record<string, string> = {}) => new Response(null, { status: 202, headers });
 
+/** A client whose polls are 1 ms apart, over `server`. */
+const pacedClient = (server: ReturnType<typeof scripted>) =>
+  createClient({ baseUrl: BASE, fetch: server.fetch, pollInterval: 1, minPollInterval: 1 });
+
+/** A server that accepts the send without a status route (poll by resending), then answers; and a client over it. */
+function resending() {
+  const server = scripted((_request, n) => (n === 1 ? accepted() : Response.json({ ok: 1 })));
+  return { server, client: pacedClient(server) };
+}
+
 afterEach(() => {
   vi.restoreAllMocks();
 });
@@ -105,8 +115,7 @@ describe('polling without a status URL (the original request is sent again)', ()
   });
 
   it('sends a stream body again, byte for byte, when the 202 says to poll by resending', async () => {
-    const server = scripted((_request, n) => (n === 1 ? accepted() : Response.json({ ok: 1 })));
-    const client = createClient({ baseUrl: BASE, fetch: server.fetch, pollInterval: 1, minPollInterval: 1 });
+    const { server, client } = resending();
     const body = new ReadableStream<Uint8Array>({
       start: (controller) => (controller.enqueue(new TextEncoder().encode('streamed question')), controller.close()),
     });
@@ -119,8 +128,7 @@ describe('polling without a status URL (the original request is sent again)', ()
   });
 
   it('sends a JSON body again with its JSON content type when the 202 says to poll by resending', async () => {
-    const server = scripted((_request, n) => (n === 1 ? accepted() : Response.json({ ok: 1 })));
-    const client = createClient({ baseUrl: BASE, fetch: server.fetch, pollInterval: 1, minPollInterval: 1 });
+    const { server, client } = resending();
     await client.send('chat', { json: { q: 1 } });
     expect(server.seen.map((s) => [s.body, s.contentType])).toEqual([
       ['{"q":1}', 'application/json'],
@@ -134,7 +142,7 @@ describe('polling without a status URL (the original request is sent again)', ()
       fields.push(String((await request.formData()).get('q')));
       return n === 1 ? accepted() : Response.json({ ok: 1 });
     });
-    const client = createClient({ baseUrl: BASE, fetch: server.fetch, pollInterval: 1, minPollInterval: 1 });
+    const client = pacedClient(server);
     const form = new FormData();
     form.set('q', 'hi');
     const result = await client.send('chat', { body: form });
