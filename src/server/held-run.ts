@@ -1,5 +1,6 @@
 import { LeaseLostError } from './errors.js';
 import type { Reporter } from './events.js';
+import type { ResolvedLeaseOptions } from './lease-options.js';
 import { withStoreDeadline } from './store-call.js';
 import type { IdempotencyStore, WriteResult } from './store.js';
 
@@ -22,14 +23,8 @@ export type WorkOutcome<T> =
  */
 export type WriteOutcome = 'stored' | 'fenced' | 'lost' | 'store-error';
 
-export interface HeldRunOptions {
+export interface HeldRunOptions extends ResolvedLeaseOptions {
   readonly fingerprint: string;
-  readonly leaseMs: number;
-  readonly heartbeatMs: number;
-  readonly completedTtlMs: number;
-  readonly failedTtlMs: number;
-  readonly maxRunMs: number;
-  readonly storeTimeoutMs: number;
   readonly report: Reporter;
   /** Aborts the work's signal too (the caller gave up). */
   readonly signal?: AbortSignal | undefined;

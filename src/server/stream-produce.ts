@@ -1,39 +1,24 @@
 import { GENERATION_HEADER, RESTARTED_HEADER } from '../core/headers.js';
 import { encodeHead, headOf } from './answer-head.js';
 import { ByteRuns, concat } from './body.js';
-import type { Reporter } from './events.js';
-import { LogBatcher } from './log-batcher.js';
+import { type BatcherContext, LogBatcher } from './log-batcher.js';
 import { EventFramer } from './event-framer.js';
 import { errorMarker, isEventStream, restartMarker, stopMarker } from './sse-frame.js';
 import { type StoredResponse, storedAnswer } from './stored-response.js';
-import type { StreamStore } from './stream-store.js';
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 /** Microtask turns a read may take and still count as "already there" (no I/O behind it). */
 const READY_TURNS = 8;
 
-export interface ProduceContext {
-  readonly store: StreamStore;
-  readonly key: string;
-  readonly token: string;
+/** What the batcher needs (its `onFenced` also stops this producer's reading), and the attempt's generation and limits. */
+export interface ProduceContext extends BatcherContext {
   readonly generation: number;
-  readonly flushMs: number;
-  readonly flushBytes: number;
   readonly maxResponseBytes: number;
   readonly replayHeaders: ReadonlySet<string>;
-  readonly report: Reporter;
   /** The request named a position of another generation: it gets the restart first (§ 14.5). */
   readonly restarted: boolean;
   /** Aborted when a stop was asked for this generation (§ 14.8). */
   readonly stopSignal: AbortSignal;
-  /** An append said a stop was asked: abort the work's signal. */
-  readonly requestStop: () => void;
-  /** An append was fenced: a successor holds the intent; abort the work. */
-  readonly fenced: () => void;
-  /** The lease an append renews to (§ 14.9). */
-  readonly leaseMs: number;
-  /** An append renewed the lease. */
-  readonly renewed: () => void;
 }
 
 /** How the body ended: an answer to complete the record with, or a broken stream (502). */
@@ -178,12 +163,10 @@ export async function produce(response: Response, context: ProduceContext): Prom
   batcher = new LogBatcher(
     {
       ...context,
-      onStop: context.requestStop,
-      onRenewed: context.renewed,
       onFenced: () => {
         fenced = true;
         stopReading(new Error('answer-once: another worker took this intent over.'));
-        context.fenced();
+        context.onFenced();
       },
     },
     encodeHead(head),

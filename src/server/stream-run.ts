@@ -92,9 +92,9 @@ export class StreamedRun {
       generation: this.#generation,
       restarted: this.#restarted,
       stopSignal: this.#stop.signal,
-      requestStop: () => this.#requestStop(),
-      fenced: () => this.#work.abort(new Error('answer-once: another worker took this intent over.')),
-      renewed: () => {
+      onStop: () => this.#requestStop(),
+      onFenced: () => this.#work.abort(new Error('answer-once: another worker took this intent over.')),
+      onRenewed: () => {
         this.#renewedAt = Date.now();
       },
     };
