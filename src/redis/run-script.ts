@@ -1,3 +1,4 @@
+import { withDeadline as deadline } from '../core/deadline.js';
 import type { RedisScriptRunner } from './client.js';
 import { isErrorReply, RedisStoreUnavailableError, toStoreError } from './errors.js';
 import type { RedisScript } from './scripts/define.js';
@@ -8,21 +9,11 @@ import type { RedisScript } from './scripts/define.js';
  * holds a lease nobody renews, so it lapses; a late settle is fenced by its token).
  */
 export function withDeadline<T>(promise: Promise<T>, timeoutMs: number, operation: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      reject(new RedisStoreUnavailableError(`answer-once/redis: ${operation}: Redis did not answer within ${timeoutMs} ms`));
-    }, timeoutMs);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
+  return deadline(
+    promise,
+    timeoutMs,
+    () => new RedisStoreUnavailableError(`answer-once/redis: ${operation}: Redis did not answer within ${timeoutMs} ms`),
+  );
 }
 
 const isNoScript = (error: unknown): boolean => isErrorReply(error) && error.message.startsWith('NOSCRIPT');

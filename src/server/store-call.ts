@@ -1,3 +1,4 @@
+import { withDeadline } from '../core/deadline.js';
 import { IdempotencyError, StoreFailedError, StoreUnavailableError } from './errors.js';
 import type { Reporter, StoreOperation } from './events.js';
 
@@ -18,23 +19,12 @@ class StoreTimeoutError extends Error {
 
 /** Rejects with a {@link StoreTimeoutError} once `timeoutMs` passes; the call itself may still land later. */
 export function withStoreDeadline<T>(call: () => Promise<T>, operation: StoreOperation, timeoutMs: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new StoreTimeoutError(`answer-once: the store did not answer ${operation} within ${timeoutMs} ms.`)),
-      timeoutMs,
-    );
-    // Through a promise: a store that throws synchronously is a rejecting store.
-    new Promise<T>((inner) => inner(call())).then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
+  // Through a promise: a store that throws synchronously is a rejecting store.
+  return withDeadline(
+    new Promise<T>((inner) => inner(call())),
+    timeoutMs,
+    () => new StoreTimeoutError(`answer-once: the store did not answer ${operation} within ${timeoutMs} ms.`),
+  );
 }
 
 /**
