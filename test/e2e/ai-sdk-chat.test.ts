@@ -3,14 +3,13 @@
  * `streamText` over a mock model) in real Chromium against the real demo server as a
  * child process: the exact text a visitor sees, and the model calls the server counted.
  */
-import { mkdir } from 'node:fs/promises';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { answerTokens } from '../../examples/ai-sdk-chat/model.js';
-import { type AiSdkDemo, startAiSdkDemoProcess } from './support/demo-process.js';
-import { chromiumAvailable, launchWithServer } from './support/chromium.js';
+import { chatDemoSuite } from './support/chat-demo-suite.js';
+import { chromiumAvailable } from './support/chromium.js';
+import { startAiSdkDemoProcess } from './support/demo-process.js';
 
-const SCREENSHOTS = 'test-results/e2e';
 /** ~45 tokens at this pace: a few seconds per answer, time to reload or stop mid-answer. */
 const TOKEN_DELAY_MS = 80;
 const UI_TIMEOUT_MS = 20_000;
@@ -26,53 +25,33 @@ function textOfStream(sse: string): string {
   return text;
 }
 
+/** The intent ID of every POST to the chat route, from every page of `context`, from now on. */
+function trackChatRequestIds(context: BrowserContext): string[] {
+  const ids: string[] = [];
+  context.on('request', (request) => {
+    if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/chat') {
+      ids.push(request.headers()['x-request-id'] ?? '(none)');
+    }
+  });
+  return ids;
+}
+
 describe.skipIf(!chromiumAvailable())('ai-sdk demo (useChat + answerOnceTransport) in Chromium', () => {
-  let demo: AiSdkDemo;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
-  /** The intent ID of every POST to the chat route, from every page of the context. */
-  let chatPosts: string[];
-
-  beforeAll(async () => {
-    await mkdir(SCREENSHOTS, { recursive: true });
-    [demo, browser] = await launchWithServer(startAiSdkDemoProcess({ tokenDelayMs: TOKEN_DELAY_MS }));
+  // A fresh context per spec: its own localStorage (conversation and pending intents).
+  const chat = chatDemoSuite({
+    start: () => startAiSdkDemoProcess({ tokenDelayMs: TOKEN_DELAY_MS }),
+    trackPosts: trackChatRequestIds,
+    openDemo: true,
+    screenshotPrefix: 'ai-sdk-',
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.stop();
-  });
-
-  beforeEach(async () => {
-    // A fresh context per spec: its own localStorage (conversation and pending intents).
-    context = await browser.newContext({ viewport: { width: 1000, height: 720 } });
-    chatPosts = [];
-    context.on('request', (request) => {
-      if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/chat') {
-        chatPosts.push(request.headers()['x-request-id'] ?? '(none)');
-      }
-    });
-    page = await context.newPage();
-    await page.goto(demo.url);
-  });
-
-  afterEach(async ({ task }) => {
-    const name = task.name
-      .replace(/[^a-z0-9]+/gi, '-')
-      .replace(/^-|-$/g, '')
-      .toLowerCase();
-    await page?.screenshot({ path: `${SCREENSHOTS}/ai-sdk-${name}.png` }).catch(() => undefined);
-    await context?.close();
-  });
-
-  async function ask(question: string, on: Page = page): Promise<void> {
+  async function ask(question: string, on: Page = chat.page): Promise<void> {
     await on.getByTestId('composer').fill(question);
     await on.getByTestId('send').click();
   }
 
-  const answerText = (on: Page = page) => on.getByTestId('answer').last().textContent({ timeout: UI_TIMEOUT_MS });
-  const settled = (on: Page = page) =>
+  const answerText = (on: Page = chat.page) => on.getByTestId('answer').last().textContent({ timeout: UI_TIMEOUT_MS });
+  const settled = (on: Page = chat.page) =>
     on.locator('[data-testid="status"][data-state="ready"]').waitFor({ timeout: UI_TIMEOUT_MS });
   /** Waits until the answer on `on` shows at least `words` words, mid-stream. */
   const streamedSome = (on: Page, words: number) =>
@@ -81,6 +60,7 @@ describe.skipIf(!chromiumAvailable())('ai-sdk demo (useChat + answerOnceTranspor
       .toBeGreaterThan(words);
 
   it('completes a stream cut mid-answer with no repeated or missing token, one model call', async () => {
+    const { demo, page, chatPosts } = chat;
     const trouble = page.getByTestId('trouble-cut');
     await trouble.click();
     await expect.poll(() => trouble.getAttribute('aria-checked')).toBe('true');
@@ -101,6 +81,7 @@ describe.skipIf(!chromiumAvailable())('ai-sdk demo (useChat + answerOnceTranspor
   });
 
   it('replaces the partial answer in place when the model breaks mid-answer and the intent runs again', async () => {
+    const { demo, page, chatPosts } = chat;
     const trouble = page.getByTestId('trouble-break');
     await trouble.click();
     await expect.poll(() => trouble.getAttribute('aria-checked')).toBe('true');
@@ -120,6 +101,7 @@ describe.skipIf(!chromiumAvailable())('ai-sdk demo (useChat + answerOnceTranspor
   });
 
   it('continues the answer on the reloaded page after a reload mid-stream, one model call', async () => {
+    const { demo, page, chatPosts } = chat;
     const before = await demo.stats();
     const question = 'Can I reload while you answer?';
     await ask(question);
@@ -139,6 +121,7 @@ describe.skipIf(!chromiumAvailable())('ai-sdk demo (useChat + answerOnceTranspor
   });
 
   it('shows the stopped partial answer after Stop, then reload, without a new model call', async () => {
+    const { demo, page, chatPosts } = chat;
     const before = await demo.stats();
     const question = 'Please stop me halfway.';
     await ask(question);
@@ -172,6 +155,7 @@ describe.skipIf(!chromiumAvailable())('ai-sdk demo (useChat + answerOnceTranspor
   });
 
   it('shows one answer in two tabs resuming the same pending intent: one model call, both complete', async () => {
+    const { demo, context, page, chatPosts } = chat;
     const before = await demo.stats();
     const question = 'Two tabs, one answer?';
     await ask(question);

@@ -5,54 +5,29 @@
  * text is compared with what the model wrote (`/api/model-log`), so a token shown
  * twice or missing fails; model calls come from `/api/stats`.
  */
-import { mkdir } from 'node:fs/promises';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import {
   answerText,
   armTrouble,
   ask,
-  type ChatPost,
   footerModelCalls,
   modelLog,
   onlyCallSince,
-  screenshotName,
   trackChatPosts,
   UI_TIMEOUT_MS,
 } from './support/chat-page.js';
-import { chromiumAvailable, launchWithServer } from './support/chromium.js';
-import { startDemoProcess, type DemoProcess } from './support/demo-process.js';
+import { chatDemoSuite } from './support/chat-demo-suite.js';
+import { chromiumAvailable } from './support/chromium.js';
+import { startDemoProcess } from './support/demo-process.js';
 
-const SCREENSHOTS = 'test-results/e2e';
 /** A quarter thinking, then ~30 tokens: long enough to act mid-stream. */
 const MODEL_DELAY_MS = 3000;
 
 describe.skipIf(!chromiumAvailable())('chat demo streaming in Chromium', () => {
-  let demo: DemoProcess;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
-  let chatPosts: ChatPost[];
-
-  beforeAll(async () => {
-    await mkdir(SCREENSHOTS, { recursive: true });
-    [demo, browser] = await launchWithServer(startDemoProcess({ modelDelayMs: MODEL_DELAY_MS }));
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.stop();
-  });
-
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1000, height: 720 } });
-    page = await context.newPage();
-    chatPosts = trackChatPosts(page);
-  });
-
-  afterEach(async ({ task }) => {
-    await page?.screenshot({ path: `${SCREENSHOTS}/${screenshotName(task.name)}.png` }).catch(() => undefined);
-    await context?.close();
+  const chat = chatDemoSuite({
+    start: () => startDemoProcess({ modelDelayMs: MODEL_DELAY_MS }),
+    trackPosts: (_context, page) => trackChatPosts(page),
   });
 
   /** Waits until the streaming bubble of `on` shows at least `chars` characters; returns its text. */
@@ -67,6 +42,7 @@ describe.skipIf(!chromiumAvailable())('chat demo streaming in Chromium', () => {
   }
 
   it('completes a stream cut mid-answer: every token once, none missing, one model call', async () => {
+    const { demo, page, chatPosts } = chat;
     await page.goto(demo.url);
     await armTrouble(page, 'cut');
     const before = await demo.stats();
@@ -85,6 +61,7 @@ describe.skipIf(!chromiumAvailable())('chat demo streaming in Chromium', () => {
   });
 
   it('continues the answer on the page after a reload mid-stream, with one model call', async () => {
+    const { demo, page, chatPosts } = chat;
     await page.goto(demo.url);
     const before = await demo.stats();
     await ask(page, 'Can I reload while you write?');
@@ -106,6 +83,7 @@ describe.skipIf(!chromiumAvailable())('chat demo streaming in Chromium', () => {
   });
 
   it('stops the model on the server, and after a reload shows the stopped partial answer without a new call', async () => {
+    const { demo, page, chatPosts } = chat;
     await page.goto(demo.url);
     const before = await demo.stats();
     await ask(page, 'Write me something long, I will stop you.');
@@ -134,6 +112,7 @@ describe.skipIf(!chromiumAvailable())('chat demo streaming in Chromium', () => {
   });
 
   it('stops the model before its first word: a stopped turn with no text, and a reload calls nothing again', async () => {
+    const { demo, page } = chat;
     await page.goto(demo.url);
     const before = await demo.stats();
     await ask(page, 'Never mind, I will stop you at once.');
@@ -153,6 +132,7 @@ describe.skipIf(!chromiumAvailable())('chat demo streaming in Chromium', () => {
   });
 
   it('shows one answer in two tabs resuming the same pending intent, for one model call', async () => {
+    const { demo, context, page, chatPosts } = chat;
     await page.goto(demo.url);
     const before = await demo.stats();
     await ask(page, 'Two tabs, one answer?');

@@ -2,62 +2,36 @@
  * The chat demo in real Chromium against the real demo server (`examples/chat/server.ts`
  * as a child process): what a visitor sees, and what the model was asked to do.
  */
-import { mkdir } from 'node:fs/promises';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   answerText,
   armTrouble as arm,
   ask as askOn,
-  type ChatPost,
   footerModelCalls as footerOf,
   onlyCallSince,
-  screenshotName,
   trackChatPosts,
   type TroubleMode,
   UI_TIMEOUT_MS,
 } from './support/chat-page.js';
-import { chromiumAvailable, launchWithServer } from './support/chromium.js';
+import { chatDemoSuite } from './support/chat-demo-suite.js';
+import { chromiumAvailable } from './support/chromium.js';
 import { startDemoProcess, type DemoProcess } from './support/demo-process.js';
 
-const SCREENSHOTS = 'test-results/e2e';
 /** Short enough for a quick suite (the streaming cases are in chat-stream.test.ts). */
 const MODEL_DELAY_MS = 1500;
 
 describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
-  let demo: DemoProcess;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
-  /** Every POST to a chat route this page made, with the intent ID it carried. */
-  let chatPosts: ChatPost[];
-
-  beforeAll(async () => {
-    await mkdir(SCREENSHOTS, { recursive: true });
-    [demo, browser] = await launchWithServer(startDemoProcess({ modelDelayMs: MODEL_DELAY_MS }));
+  const chat = chatDemoSuite({
+    start: () => startDemoProcess({ modelDelayMs: MODEL_DELAY_MS }),
+    trackPosts: (_context, page) => trackChatPosts(page),
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await demo?.stop();
-  });
-
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1000, height: 720 } });
-    page = await context.newPage();
-    chatPosts = trackChatPosts(page);
-  });
-
-  afterEach(async ({ task }) => {
-    await page?.screenshot({ path: `${SCREENSHOTS}/${screenshotName(task.name)}.png` }).catch(() => undefined);
-    await context?.close();
-  });
-
-  const ask = (question: string, click: 'click' | 'dblclick' = 'click') => askOn(page, question, click);
-  const armTrouble = (mode: TroubleMode) => arm(page, mode);
-  const footerModelCalls = (server: DemoProcess = demo) => footerOf(page, server);
+  const ask = (question: string, click: 'click' | 'dblclick' = 'click') => askOn(chat.page, question, click);
+  const armTrouble = (mode: TroubleMode) => arm(chat.page, mode);
+  const footerModelCalls = (server: DemoProcess = chat.demo) => footerOf(chat.page, server);
 
   it('answers a double-clicked send once: one request, one answer, one model call', async () => {
+    const { demo, page, chatPosts } = chat;
     const before = await demo.stats();
     await page.goto(demo.url);
     await ask('What happens if I double-click?', 'dblclick');
@@ -75,6 +49,7 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
   });
 
   it('still answers when the response is lost, without a second model call, and shows the badge', async () => {
+    const { demo, page, chatPosts } = chat;
     await page.goto(demo.url);
     await armTrouble('lose');
     const before = await demo.stats();
@@ -96,6 +71,7 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
   });
 
   it('shows "retrying (1/5)" after a 503 before the work, then answers with one model call and no badge', async () => {
+    const { demo, page, chatPosts } = chat;
     await page.goto(demo.url);
     await armTrouble('503');
     const before = await demo.stats();
@@ -112,6 +88,7 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
   });
 
   it('waits out a gateway timeout: "still generating…" (202 + long-poll), then the stream of the one run', async () => {
+    const { demo, page, chatPosts } = chat;
     await page.goto(demo.url);
     await armTrouble('slow');
     const before = await demo.stats();
@@ -140,6 +117,7 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
     });
 
     it('works across origins (CORS exposes the replay header): answer and badge shown', async () => {
+      const { demo, page, chatPosts } = chat;
       const apiBase = new URL('/api', api.url).href;
       expect(new URL(apiBase).origin).not.toBe(new URL(demo.url).origin);
       const pageServerBefore = await demo.stats();
@@ -160,6 +138,7 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
     });
 
     it('streams across origins: a cut stream resumes (Last-Event-ID, preflighted) and Stop reaches the server', async () => {
+      const { demo, page } = chat;
       const apiBase = new URL('/api', api.url).href;
       const apiBefore = await api.stats();
       await page.goto(`${demo.url}?api=${encodeURIComponent(apiBase)}`);
