@@ -49,6 +49,36 @@ async function reloaded(storage: IntentStorage): Promise<IntentStorage> {
   return next;
 }
 
+/** A page's transport, its client on `storage` (the page's sessionStorage, or a shared localStorage). */
+const pageOn = (storage: IntentStorage, signal?: AbortSignal) =>
+  answerOnceTransport({ client: createClient({ storage, signal }), api: server!.api });
+
+/** Reads the first `chunks` chunks of `stream`, and leaves the rest unread. */
+async function readSome(stream: ReadableStream<UIMessageChunk>, chunks: number): Promise<void> {
+  const reader = stream.getReader();
+  for (let i = 0; i < chunks; i++) await reader.read();
+}
+
+/**
+ * A page that sent the message and read `chunks` chunks of the answer, then was reloaded:
+ * what its sessionStorage kept, and the reloaded page's transport on it.
+ */
+async function reloadedMidAnswer(chunks: number) {
+  const storage = memoryStorageAdapter();
+  const gone = new AbortController();
+  await readSome(await send(pageOn(storage, gone.signal)), chunks);
+  const kept = await reloaded(storage);
+  gone.abort(); // the page is gone: its connection with it
+  return { kept, page2: pageOn(kept) };
+}
+
+/** useChat's stop(): aborts the stream, then waits for the server's DELETE and for the holder to honour it. */
+async function stop(controller: AbortController): Promise<void> {
+  controller.abort();
+  await until(() => server!.requests.some((request) => request.method === 'DELETE'));
+  await new Promise((resolve) => setTimeout(resolve, 200)); // the holder honours it within a flush window
+}
+
 describe('answerOnceTransport (answer-once/ai)', () => {
   it('makes a double send of one user message one intent: one request, one model call, the whole answer to both', async () => {
     server = await startAiChatServer();
@@ -86,14 +116,7 @@ describe('answerOnceTransport (answer-once/ai)', () => {
 
   it('reattaches after a reload from the pending intent in storage, from the start of the log, with no duplicated text', async () => {
     server = await startAiChatServer({ delayMs: 15 });
-    const storage = memoryStorageAdapter();
-    const gone = new AbortController();
-    const page1 = answerOnceTransport({ client: createClient({ storage, signal: gone.signal }), api: server.api });
-    const reader = (await send(page1)).getReader();
-    for (let i = 0; i < 4; i++) await reader.read();
-    const kept = await reloaded(storage);
-    gone.abort(); // the page is gone: its connection with it
-    const page2 = answerOnceTransport({ client: createClient({ storage: kept }), api: server.api });
+    const { kept, page2 } = await reloadedMidAnswer(4);
     const resumed = await page2.reconnectToStream({ chatId: 'chat-1' });
     expect(resumed).not.toBeNull();
     const { message, text } = await messageOf(resumed!);
@@ -106,15 +129,8 @@ describe('answerOnceTransport (answer-once/ai)', () => {
 
   it('collapses concurrent resumes of one intent (StrictMode, two mounts) into one request', async () => {
     server = await startAiChatServer({ delayMs: 10 });
-    const storage = memoryStorageAdapter();
-    const gone = new AbortController();
-    const page1 = answerOnceTransport({ client: createClient({ storage, signal: gone.signal }), api: server.api });
-    const reader = (await send(page1)).getReader();
-    await reader.read();
-    const kept = await reloaded(storage);
-    gone.abort();
+    const { page2 } = await reloadedMidAnswer(1);
     const before = posts().length;
-    const page2 = answerOnceTransport({ client: createClient({ storage: kept }), api: server.api });
     const streams = await Promise.all([1, 2, 3].map(() => page2.reconnectToStream({ chatId: 'chat-1' })));
     const texts = await Promise.all(streams.map(async (stream) => (await messageOf(stream!)).text));
     expect(texts).toEqual([FULL, FULL, FULL]);
@@ -126,12 +142,10 @@ describe('answerOnceTransport (answer-once/ai)', () => {
     server = await startAiChatServer({ delayMs: 15 });
     const storage = memoryStorageAdapter(); // what two tabs share: localStorage
     const gone = new AbortController();
-    const first = answerOnceTransport({ client: createClient({ storage, signal: gone.signal }), api: server.api });
-    const reader = (await send(first)).getReader();
-    for (let i = 0; i < 3; i++) await reader.read();
+    await readSome(await send(pageOn(storage, gone.signal)), 3);
     gone.abort(); // the tab that asked was reloaded
     const before = posts().length;
-    const tabs = [1, 2].map(() => answerOnceTransport({ client: createClient({ storage }), api: server!.api }));
+    const tabs = [1, 2].map(() => pageOn(storage));
     const streams = await Promise.all(tabs.map((tab) => tab.reconnectToStream({ chatId: 'chat-1' })));
     const texts = await Promise.all(streams.map(async (stream) => (await messageOf(stream!)).text));
     expect(texts).toEqual([FULL, FULL]);
@@ -141,14 +155,7 @@ describe('answerOnceTransport (answer-once/ai)', () => {
 
   it("does not stop the generation when useChat aborts a resume a newer one replaced (StrictMode's second mount)", async () => {
     server = await startAiChatServer({ delayMs: 15 });
-    const storage = memoryStorageAdapter();
-    const gone = new AbortController();
-    const page1 = answerOnceTransport({ client: createClient({ storage, signal: gone.signal }), api: server.api });
-    const reader = (await send(page1)).getReader();
-    for (let i = 0; i < 4; i++) await reader.read();
-    const kept = await reloaded(storage);
-    gone.abort();
-    const page2 = answerOnceTransport({ client: createClient({ storage: kept }), api: server.api });
+    const { page2 } = await reloadedMidAnswer(4);
     // What useChat does on a StrictMode mount with resume: true: resume, abort that resume
     // as the second mount resumes again, then cancel the first one's stream when it arrives.
     const first = new AbortController();
@@ -166,11 +173,8 @@ describe('answerOnceTransport (answer-once/ai)', () => {
     server = await startAiChatServer({ delayMs: 20 });
     const transport = answerOnceTransport({ client: createClient(), api: server.api });
     const controller = new AbortController();
-    const reader = (await send(transport, controller.signal)).getReader();
-    for (let i = 0; i < 5; i++) await reader.read();
-    controller.abort();
-    await until(() => server!.requests.some((request) => request.method === 'DELETE'));
-    await new Promise((resolve) => setTimeout(resolve, 200)); // the holder honours it within a flush window
+    await readSome(await send(transport, controller.signal), 5);
+    await stop(controller);
     const later = answerOnceTransport({ client: createClient(), api: server.api });
     const { text } = await messageOf(await send(later));
     expect(text.length).toBeGreaterThan(0);
@@ -182,18 +186,14 @@ describe('answerOnceTransport (answer-once/ai)', () => {
   it('shows the stopped partial answer after stop() and a reload (reconnectToStream), without a model call (vercel/ai #8390)', async () => {
     server = await startAiChatServer({ delayMs: 20 });
     const storage = memoryStorageAdapter();
-    const page1 = answerOnceTransport({ client: createClient({ storage }), api: server.api });
     const controller = new AbortController();
-    const reader = (await send(page1, controller.signal)).getReader();
-    for (let i = 0; i < 5; i++) await reader.read();
-    controller.abort(); // useChat's stop()
-    await until(() => server!.requests.some((request) => request.method === 'DELETE'));
-    await new Promise((resolve) => setTimeout(resolve, 200)); // the holder honours it within a flush window
+    await readSome(await send(pageOn(storage), controller.signal), 5);
+    await stop(controller);
     const [stopped] = await storage.list();
     expect(stopped?.stopped).toBe(true); // kept past the stream's end, for the reload
 
     const kept = await reloaded(storage);
-    const page2 = answerOnceTransport({ client: createClient({ storage: kept }), api: server.api });
+    const page2 = pageOn(kept);
     const resumed = await page2.reconnectToStream({ chatId: 'chat-1' });
     expect(resumed).not.toBeNull();
     const { text } = await messageOf(resumed!);
