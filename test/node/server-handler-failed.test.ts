@@ -12,15 +12,32 @@ async function expectFailedThenRunAgain(app: ChatApp<IdempotencyStore>, failed: 
   expect(app.calls).toHaveLength(2);
 }
 
+/** Work whose first run ends in `first()` (what it returns or throws); every later run answers. */
+function failingFirst(first: () => Response | Promise<Response>): () => Response | Promise<Response> | undefined {
+  let runs = 0;
+  return () => (runs++ === 0 ? first() : undefined);
+}
+
+/** An answer that streams 'Once upon', then breaks (at once, or after `pauseMs`). */
+function breakingAnswer(pauseMs?: number): Response {
+  return new Response(
+    new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(new TextEncoder().encode('Once upon'));
+        if (pauseMs !== undefined) await sleep(pauseMs);
+        controller.error(new Error('model connection reset'));
+      },
+    }),
+  );
+}
+
 // The state table's FAILED rows (PROTOCOL.md § 7): what is not an answer, and the resend that runs again.
 describe('createIdempotencyHandler: attempts that fail', () => {
   it('answers a thrown error as intent-failed (5xx) and runs the same intent again on resend', async () => {
-    let failures = 1;
     const app = chatApp({
-      work: () => {
-        if (failures-- > 0) throw new Error('model timeout');
-        return undefined;
-      },
+      work: failingFirst(() => {
+        throw new Error('model timeout');
+      }),
     });
     const failed = await app.handle(chatRequest());
     expect(failed.status).toBe(500);
@@ -37,10 +54,8 @@ describe('createIdempotencyHandler: attempts that fail', () => {
   });
 
   it('records a 5xx answer as FAILED with its status and Retry-After, and runs again on resend', async () => {
-    let failures = 1;
     const app = chatApp({
-      work: () =>
-        failures-- > 0 ? new Response('overloaded', { status: 503, headers: { 'Retry-After': '7' } }) : undefined,
+      work: failingFirst(() => new Response('overloaded', { status: 503, headers: { 'Retry-After': '7' } })),
     });
     const failed = await app.handle(chatRequest());
     expect(failed.status).toBe(503);
@@ -51,8 +66,7 @@ describe('createIdempotencyHandler: attempts that fail', () => {
   });
 
   it('records a plain 500 from the work as FAILED too, and runs again on resend', async () => {
-    let failures = 1;
-    const app = chatApp({ work: () => (failures-- > 0 ? new Response('boom', { status: 500 }) : undefined) });
+    const app = chatApp({ work: failingFirst(() => new Response('boom', { status: 500 })) });
     await expectFailedThenRunAgain(app, await app.handle(chatRequest()), 500);
   });
 
@@ -74,26 +88,23 @@ describe('createIdempotencyHandler: attempts that fail', () => {
   });
 
   it('records a 5xx answer whose body stream broke as FAILED, and runs again on resend', async () => {
-    let failures = 1;
     const app = chatApp({
-      work: () => {
-        if (failures-- <= 0) return undefined;
+      work: failingFirst(() => {
         const body = new ReadableStream<Uint8Array>({
           start(controller) {
             controller.error(new Error('upstream reset'));
           },
         });
         return new Response(body, { status: 503 });
-      },
+      }),
     });
     const failed = await app.handle(chatRequest());
     await expectFailedThenRunAgain(app, failed, 503);
   });
 
   it('passes 408/425/429 through unchanged and does not keep them as the answer', async () => {
-    let limited = 1;
     const app = chatApp({
-      work: () => (limited-- > 0 ? new Response('slow down', { status: 429, headers: { 'Retry-After': '3' } }) : undefined),
+      work: failingFirst(() => new Response('slow down', { status: 429, headers: { 'Retry-After': '3' } })),
     });
     const first = await app.handle(chatRequest());
     expect(first.status).toBe(429);
@@ -104,53 +115,24 @@ describe('createIdempotencyHandler: attempts that fail', () => {
   });
 
   it('answers intent-failed, and runs again on resend, when a 429 comes back with a body already read', async () => {
-    let spent = 1;
     const app = chatApp({
-      work: async () => {
-        if (spent-- <= 0) return undefined;
+      work: failingFirst(async () => {
         const response = new Response('slow down', { status: 429 });
         await response.text(); // e.g. logged by the app before returning it
         return response;
-      },
+      }),
     });
     const failed = await app.handle(chatRequest());
     await expectFailedThenRunAgain(app, failed, 503);
   });
 
   it('records an answer whose stream breaks before anything went out as FAILED (502 intent-failed), and runs again on resend', async () => {
-    let breaks = 1;
-    const app = chatApp({
-      work: () => {
-        if (breaks-- <= 0) return undefined;
-        return new Response(
-          new ReadableStream<Uint8Array>({
-            start(controller) {
-              controller.enqueue(new TextEncoder().encode('Once upon'));
-              controller.error(new Error('model connection reset'));
-            },
-          }),
-        );
-      },
-    });
+    const app = chatApp({ work: failingFirst(() => breakingAnswer()) });
     await expectFailedThenRunAgain(app, await app.handle(chatRequest()), 502);
   });
 
   it('records an answer whose stream breaks while streaming as FAILED, breaking the caller’s body, and runs again on resend', async () => {
-    let breaks = 1;
-    const app = chatApp({
-      work: () => {
-        if (breaks-- <= 0) return undefined;
-        return new Response(
-          new ReadableStream<Uint8Array>({
-            async start(controller) {
-              controller.enqueue(new TextEncoder().encode('Once upon'));
-              await sleep(10);
-              controller.error(new Error('model connection reset'));
-            },
-          }),
-        );
-      },
-    });
+    const app = chatApp({ work: failingFirst(() => breakingAnswer(10)) });
     const broken = await app.handle(chatRequest());
     expect(broken.status).toBe(200); // streamed: the head went out before the body broke
     await expect(broken.text()).rejects.toThrow(/broke off/);
@@ -159,21 +141,7 @@ describe('createIdempotencyHandler: attempts that fail', () => {
   });
 
   it('on a store without answer logs, answers a broken stream 502 intent-failed, and runs again on resend', async () => {
-    let breaks = 1;
-    const app = chatApp({
-      store: recordOps(new MemoryStore()),
-      work: () => {
-        if (breaks-- <= 0) return undefined;
-        return new Response(
-          new ReadableStream<Uint8Array>({
-            start(controller) {
-              controller.enqueue(new TextEncoder().encode('Once upon'));
-              controller.error(new Error('model connection reset'));
-            },
-          }),
-        );
-      },
-    });
+    const app = chatApp({ store: recordOps(new MemoryStore()), work: failingFirst(() => breakingAnswer()) });
     const broken = await app.handle(chatRequest());
     await expectFailedThenRunAgain(app, broken, 502);
   });
