@@ -3,7 +3,8 @@ import { createClient, memoryStorageAdapter, type SendEvent } from 'answer-once'
 import { eventStreamOf, startStreamFake } from '../support/stream-fake.js';
 
 const TOKENS = Array.from({ length: 12 }, (_, i) => `token-${i} `);
-let fake: Awaited<ReturnType<typeof startStreamFake>> | undefined;
+type StreamFake = Awaited<ReturnType<typeof startStreamFake>>;
+let fake: StreamFake | undefined;
 afterEach(async () => {
   await fake?.close();
   fake = undefined;
@@ -21,6 +22,26 @@ const post = (body = '{"q":"hi"}'): RequestInit => ({
 });
 const generationOf = (response: Response) => Number(response.headers.get('x-idempotent-generation'));
 
+/**
+ * Fetches the chat route with a client whose events are kept, and reads the body whole: its
+ * text, the generation the response began with, and the intent's generation once read.
+ */
+async function readAnswer(server: StreamFake) {
+  const events: SendEvent[] = [];
+  const client = createClient({ onEvent: (event) => events.push(event) });
+  const response = await client.fetch(`${server.url}/chat`, post());
+  const began = generationOf(response);
+  const text = await response.text();
+  const current = server.intents.values().next().value!.current.number;
+  return { events, text, began, current };
+}
+
+/** The body of an answer whose generation `began` broke after `kept` tokens: the restart marker, then `current` whole. */
+const restartedBody = (kept: number, began: number, current: number) =>
+  eventStreamOf(TOKENS.slice(0, kept), began) +
+  `event: answer-once.restart\ndata: {"generation":${current}}\nid: ${current}.0\n\n` +
+  eventStreamOf(TOKENS, current);
+
 describe('client.fetch', () => {
   it('streams an answer through untouched when nothing breaks: one request, one model call', async () => {
     const server = await start({ tokens: TOKENS });
@@ -34,11 +55,8 @@ describe('client.fetch', () => {
 
   it('continues an event stream whose socket was destroyed mid-answer: every event once, none missing, one model call', async () => {
     const server = await start({ tokens: TOKENS, cuts: [3, 4] });
-    const events: SendEvent[] = [];
-    const client = createClient({ onEvent: (event) => events.push(event) });
-    const response = await client.fetch(`${server.url}/chat`, post());
-    const generation = generationOf(response);
-    expect(await response.text()).toBe(eventStreamOf(TOKENS, generation));
+    const { events, text, began: generation } = await readAnswer(server);
+    expect(text).toBe(eventStreamOf(TOKENS, generation));
     expect(server.stats.modelCalls).toBe(1);
     expect(server.stats.requests).toBe(3);
     const reconnects = events.filter((event) => event.type === 'reconnect');
@@ -70,35 +88,17 @@ describe('client.fetch', () => {
 
   it('hands on the restart marker when the producer died mid-answer, then the new generation whole', async () => {
     const server = await start({ tokens: TOKENS, dieAfter: 4 });
-    const events: SendEvent[] = [];
-    const client = createClient({ onEvent: (event) => events.push(event) });
-    const response = await client.fetch(`${server.url}/chat`, post());
-    const first = generationOf(response);
-    const text = await response.text();
-    const second = server.intents.values().next().value!.current.number;
-    expect(text).toBe(
-      eventStreamOf(TOKENS.slice(0, 4), first) +
-        `event: answer-once.restart\ndata: {"generation":${second}}\nid: ${second}.0\n\n` +
-        eventStreamOf(TOKENS, second),
-    );
-    expect(events.filter((event) => event.type === 'restart')).toMatchObject([{ generation: second }]);
+    const { events, text, began, current } = await readAnswer(server);
+    expect(text).toBe(restartedBody(4, began, current));
+    expect(events.filter((event) => event.type === 'restart')).toMatchObject([{ generation: current }]);
     expect(server.stats.modelCalls).toBe(2); // the takeover's run: the dead producer's never finished
   });
 
   it('treats the error marker as a reconnect: the resend runs the work again and the body restarts in-band', async () => {
     const server = await start({ tokens: TOKENS, failAfter: 3 });
-    const events: SendEvent[] = [];
-    const client = createClient({ onEvent: (event) => events.push(event) });
-    const response = await client.fetch(`${server.url}/chat`, post());
-    const first = generationOf(response);
-    const text = await response.text();
-    const second = server.intents.values().next().value!.current.number;
+    const { events, text, began, current } = await readAnswer(server);
     expect(text).not.toContain('answer-once.error');
-    expect(text).toBe(
-      eventStreamOf(TOKENS.slice(0, 3), first) +
-        `event: answer-once.restart\ndata: {"generation":${second}}\nid: ${second}.0\n\n` +
-        eventStreamOf(TOKENS, second),
-    );
+    expect(text).toBe(restartedBody(3, began, current));
     expect(events.filter((event) => event.type === 'reconnect')).toMatchObject([{ reason: 'error-marker' }]);
   });
 
