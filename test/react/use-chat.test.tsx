@@ -69,17 +69,22 @@ function Chat({
   );
 }
 
+/** Renders a fresh page's Chat under StrictMode, sends, and waits for the whole answer and `ready`. */
+async function sendAndAwaitAnswer(server: ReturnType<typeof chatServer>): Promise<void> {
+  render(
+    <StrictMode>
+      <Chat storage={memoryStorageAdapter()} server={server} />
+    </StrictMode>,
+  );
+  fireEvent.click(screen.getByText('send'));
+  await waitFor(() => expect(screen.getByTestId('answer').textContent).toBe(FULL), { timeout: 5_000 });
+  await waitFor(() => expect(screen.getByTestId('status').textContent).toBe('ready'));
+}
+
 describe('useChat with answerOnceTransport', () => {
   it('streams the answer into the assistant message, one model call', async () => {
     const server = chatServer();
-    render(
-      <StrictMode>
-        <Chat storage={memoryStorageAdapter()} server={server} />
-      </StrictMode>,
-    );
-    fireEvent.click(screen.getByText('send'));
-    await waitFor(() => expect(screen.getByTestId('answer').textContent).toBe(FULL), { timeout: 5_000 });
-    await waitFor(() => expect(screen.getByTestId('status').textContent).toBe('ready'));
+    await sendAndAwaitAnswer(server);
     expect(server.stats.modelCalls).toBe(1);
   });
 
@@ -87,14 +92,7 @@ describe('useChat with answerOnceTransport', () => {
     // The first run's stream breaks after a few words; the client resends, the work runs
     // again and the server's answer restarts (the restart marker, then the new run).
     const server = chatServer({ breakFirstAfter: 7 });
-    render(
-      <StrictMode>
-        <Chat storage={memoryStorageAdapter()} server={server} />
-      </StrictMode>,
-    );
-    fireEvent.click(screen.getByText('send'));
-    await waitFor(() => expect(screen.getByTestId('answer').textContent).toBe(FULL), { timeout: 5_000 });
-    await waitFor(() => expect(screen.getByTestId('status').textContent).toBe('ready'));
+    await sendAndAwaitAnswer(server);
     expect(screen.getByTestId('answer').textContent).toBe(FULL);
     expect(screen.getByTestId('error').textContent).toBe('');
     expect(server.stats.modelCalls).toBe(2);
