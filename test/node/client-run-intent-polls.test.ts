@@ -6,7 +6,7 @@
  * pending intent written once, not per attempt.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createClient, memoryStorageAdapter, type IntentStorage, type SendEvent } from 'answer-once';
+import { type ClientOptions, createClient, memoryStorageAdapter, type IntentStorage, type SendEvent } from 'answer-once';
 import { scripted } from '../support/scripted-fetch.js';
 
 const BASE = 'http://127.0.0.1:9/';
@@ -24,6 +24,15 @@ function resending() {
   return { server, client: pacedClient(server) };
 }
 
+/**
+ * A server that accepts the send with a status route, answers the first poll with `poll()`
+ * and the next one with the answer; and a client over it with `options`.
+ */
+function firstPoll(poll: () => Response | Promise<Response>, options: ClientOptions) {
+  const server = scripted((_request, n) => (n === 1 ? accepted(STATUS) : n === 2 ? poll() : Response.json({ ok: 1 })));
+  return { server, client: createClient({ baseUrl: BASE, fetch: server.fetch, ...options }) };
+}
+
 afterEach(() => {
   vi.restoreAllMocks();
 });
@@ -33,12 +42,7 @@ describe('a poll the server held, and one it did not', () => {
     ['Preference-Applied: wait=0', { 'Preference-Applied': 'wait=0' }],
     ['Preference-Applied: wait=1 but answered at once', { 'Preference-Applied': 'wait=1' }],
   ])('paces the next poll by pollInterval after a poll 202 with %s', async (_, applied) => {
-    const server = scripted((_request, n) =>
-      n === 1 ? accepted(STATUS) : n === 2 ? accepted(applied) : Response.json({ ok: 1 }),
-    );
-    const client = createClient({
-      baseUrl: BASE,
-      fetch: server.fetch,
+    const { server, client } = firstPoll(() => accepted(applied), {
       pollWait: 1,
       pollInterval: 400,
       minPollInterval: 400,
@@ -50,14 +54,7 @@ describe('a poll the server held, and one it did not', () => {
 
   it('polls again at once after a poll held as long as the server applied, though pollWait asked for more', async () => {
     // Were it not taken as a long-poll, the next poll would wait 30 s, past the 4 s totalTimeout.
-    const server = scripted(async (_request, n) => {
-      if (n === 1) return accepted(STATUS);
-      if (n === 2) return sleep(1_000).then(() => accepted({ 'Preference-Applied': 'wait=1' }));
-      return Response.json({ ok: 1 });
-    });
-    const client = createClient({
-      baseUrl: BASE,
-      fetch: server.fetch,
+    const { client } = firstPoll(() => sleep(1_000).then(() => accepted({ 'Preference-Applied': 'wait=1' })), {
       pollWait: 5,
       pollInterval: 60_000,
       totalTimeout: 4_000,
@@ -70,17 +67,7 @@ describe('a poll the server held, and one it did not', () => {
     // The wall clock moves only when the server holds a poll: 900 ms, not one more.
     let clock = 1_000_000;
     vi.spyOn(Date, 'now').mockImplementation(() => clock);
-    const server = scripted((_request, n) => {
-      if (n === 1) return accepted(STATUS);
-      if (n === 2) {
-        clock += 900;
-        return accepted({ 'Preference-Applied': 'wait=1' });
-      }
-      return Response.json({ ok: 1 });
-    });
-    const client = createClient({
-      baseUrl: BASE,
-      fetch: server.fetch,
+    const { client } = firstPoll(() => ((clock += 900), accepted({ 'Preference-Applied': 'wait=1' })), {
       pollWait: 1,
       pollInterval: 60_000,
       totalTimeout: 3_000,
@@ -154,12 +141,7 @@ describe('polling without a status URL (the original request is sent again)', ()
 describe('a poll that fails', () => {
   it('retries a poll answered 503 as a poll (GET to the status URL), not as a resend of the intent', async () => {
     const events: SendEvent[] = [];
-    const server = scripted((_request, n) =>
-      n === 1 ? accepted(STATUS) : n === 2 ? new Response('busy', { status: 503 }) : Response.json({ ok: 1 }),
-    );
-    const client = createClient({
-      baseUrl: BASE,
-      fetch: server.fetch,
+    const { server, client } = firstPoll(() => new Response('busy', { status: 503 }), {
       retry: { delay: 0 },
       onEvent: (event) => events.push(event),
     });
