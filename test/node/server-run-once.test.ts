@@ -12,6 +12,17 @@ import {
 } from 'answer-once/server';
 import { recordOps, sleep } from './server-support.js';
 
+/** Work that takes `ms`, then answers `answer(runs)`; `runs()` says how often it started. */
+function slowWork<T>(ms: number, answer: (runs: number) => T) {
+  let runs = 0;
+  const work = async () => {
+    runs += 1;
+    await sleep(ms);
+    return answer(runs);
+  };
+  return { work, runs: () => runs };
+}
+
 describe('runOnce', () => {
   it('runs the work once per key and replays its value to every later delivery', async () => {
     const store = new MemoryStore();
@@ -26,32 +37,22 @@ describe('runOnce', () => {
 
   it('lets a redelivery wait for the live worker and share its value', async () => {
     const store = new MemoryStore();
-    let runs = 0;
-    const work = async () => {
-      runs += 1;
-      await sleep(100);
-      return 'answer';
-    };
+    const { work, runs } = slowWork(100, () => 'answer');
     const results = await Promise.all([runOnce(store, 'm', work), runOnce(store, 'm', work), runOnce(store, 'm', work)]);
     expect(results.map((result) => result.value)).toEqual(['answer', 'answer', 'answer']);
     expect(results.filter((result) => result.replayed)).toHaveLength(2);
-    expect(runs).toBe(1);
+    expect(runs()).toBe(1);
   });
 
   it('renews the lease while the work runs 3× longer than it, so nobody runs it twice', async () => {
     const store = new MemoryStore();
-    let runs = 0;
-    const work = async () => {
-      runs += 1;
-      await sleep(300);
-      return runs;
-    };
+    const { work, runs } = slowWork(300, (started) => started);
     const first = runOnce(store, 'slow', work, { leaseMs: 100 });
     await sleep(150);
     const second = runOnce(store, 'slow', work, { leaseMs: 100 });
     expect(await first).toEqual({ value: 1, replayed: false });
     expect(await second).toEqual({ value: 1, replayed: true });
-    expect(runs).toBe(1);
+    expect(runs()).toBe(1);
   });
 
   it('stops renewing once the work settles', async () => {
