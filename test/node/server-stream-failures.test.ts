@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, type IdempotencyStore } from 'answer-once/server';
 import { chatApp, chatRequest, gate, until } from './server-support.js';
-import { frozen, parseEvents, range, readEvents, sleep, sseAnswer, tokens } from './stream-support.js';
+import { frozen, parseEvents, range, readEvents, readRest, sleep, sseAnswer, tokens } from './stream-support.js';
 
 const ID = 'req-0000000001';
 
@@ -59,17 +59,7 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
     expect(healthy.calls).toHaveLength(1);
 
     // The zombie's own caller gets no byte of its generation after the takeover, and ends with a marker.
-    const zombieRest = await readEvents(
-      new Response(
-        new ReadableStream({
-          pull: async (c) => {
-            const { done, value } = await partial.reader.read();
-            if (done) c.close();
-            else c.enqueue(value);
-          },
-        }),
-      ),
-    );
+    const zombieRest = await readRest(partial);
     expect(zombieRest.events.at(-1)).toMatchObject({ event: 'answer-once.error' });
     const replay = await healthy.handle(chatRequest());
     expect(tokens(parseEvents(await replay.text()))).toEqual(range(5, 'new '));
@@ -100,17 +90,7 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
     expect(events.at(-1)).toMatchObject({ event: 'answer-once.stopped', data: '{}' });
     expect(tokens(events).slice(0, 3)).toEqual(tokens(some.events));
     expect(tokens(events).length).toBeLessThan(10_000);
-    const rest = await readEvents(
-      new Response(
-        new ReadableStream({
-          pull: async (c) => {
-            const { done, value } = await some.reader.read();
-            if (done) c.close();
-            else c.enqueue(value);
-          },
-        }),
-      ),
-    );
+    const rest = await readRest(some);
     expect(some.text + rest.text).toBe(stoppedText); // the first caller got exactly the kept answer
 
     const later = await app.handle(chatRequest());

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from 'answer-once/server';
 import { chatApp, chatRequest, gate, statusRequest, until } from './server-support.js';
-import { parseEvents, range, readEvents, sleep, sseAnswer, tokens } from './stream-support.js';
+import { parseEvents, range, readEvents, readRest, sleep, sseAnswer, tokens } from './stream-support.js';
 
 const ID = 'req-0000000001';
 
@@ -36,17 +36,7 @@ describe('createIdempotencyHandler: streamed answers', () => {
     // The first event arrived while the model was still held at its gate.
     expect(first.events).toEqual([{ data: 'first', id: `${generation}.${first.text.length}`, event: undefined }]);
     next.open();
-    const { text } = await readEvents(
-      new Response(
-        new ReadableStream({
-          pull: async (c) => {
-            const { done, value } = await first.reader.read();
-            if (done) c.close();
-            else c.enqueue(value);
-          },
-        }),
-      ),
-    );
+    const { text } = await readRest(first);
     const all = first.text + text;
     expect(parseEvents(all).map(({ id }) => id)).toEqual([
       `${generation}.${first.text.length}`,

@@ -39,12 +39,23 @@ export function parseEvents(text: string): EventSourceMessage[] {
   return events;
 }
 
+interface EventsRead {
+  readonly text: string;
+  readonly events: EventSourceMessage[];
+  readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+}
+
 /** Reads `response`'s body until `count` events arrived (or it ended); returns the text read and the reader. */
-export async function readEvents(
-  response: Response,
-  count = Number.POSITIVE_INFINITY,
-): Promise<{ text: string; events: EventSourceMessage[]; reader: ReadableStreamDefaultReader<Uint8Array> }> {
-  const reader = response.body!.getReader();
+export function readEvents(response: Response, count = Number.POSITIVE_INFINITY): Promise<EventsRead> {
+  return readFrom(response.body!.getReader(), count);
+}
+
+/** Reads on from where `readEvents(…, count)` stopped, to the end of the body. */
+export function readRest(partial: EventsRead): Promise<EventsRead> {
+  return readFrom(partial.reader, Number.POSITIVE_INFINITY);
+}
+
+async function readFrom(reader: ReadableStreamDefaultReader<Uint8Array>, count: number): Promise<EventsRead> {
   const events: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (event) => events.push(event) });
   let text = '';
