@@ -63,13 +63,19 @@ const record = (requestId: string, input: string, extra: Partial<StoredIntent> =
   ...extra,
 });
 
+/** A client with a memory storage, over a stub that records each request and what that storage held then. */
+function storingClient() {
+  const storage = memoryStorageAdapter();
+  const server = stub(storage);
+  return { server, client: createClient({ baseUrl: BASE, fetch: server.fetch, storage }) };
+}
+
 const ids = async (storage: IntentStorage) => (await storage.list()).map((intent) => intent.requestId);
 
 describe('what a send puts on the wire and in storage', () => {
   it('adds the ID header and a JSON content type to a json send without headers, and stores that content type', async () => {
-    const storage = memoryStorageAdapter();
-    const server = stub(storage);
-    const result = await createClient({ baseUrl: BASE, fetch: server.fetch, storage }).send('chat', { json: { q: 1 } });
+    const { server, client } = storingClient();
+    const result = await client.send('chat', { json: { q: 1 } });
     const [sent] = server.seen;
     expect(sent!.headers['x-request-id']).toBe(result.requestId);
     expect(sent!.headers['content-type']).toBe('application/json');
@@ -89,9 +95,8 @@ describe('what a send puts on the wire and in storage', () => {
   });
 
   it('adds the ID header to a text body without headers, and stores the content type fetch gave it', async () => {
-    const storage = memoryStorageAdapter();
-    const server = stub(storage);
-    const result = await createClient({ baseUrl: BASE, fetch: server.fetch, storage }).send('notes', { body: 'plain' });
+    const { server, client } = storingClient();
+    const result = await client.send('notes', { body: 'plain' });
     expect(server.seen[0]!.headers['x-request-id']).toBe(result.requestId);
     expect(server.seen[0]!.stored[0]).toMatchObject({
       headers: [['content-type', 'text/plain;charset=UTF-8']],
@@ -100,9 +105,7 @@ describe('what a send puts on the wire and in storage', () => {
   });
 
   it("stores the caller's own content type once, and a form body as its encoded text", async () => {
-    const storage = memoryStorageAdapter();
-    const server = stub(storage);
-    const client = createClient({ baseUrl: BASE, fetch: server.fetch, storage });
+    const { server, client } = storingClient();
     await client.send('chat', { body: '{"a":1}', headers: { 'content-type': 'application/vnd.api+json', 'x-app': '1' } });
     expect(server.seen[0]!.stored[0]!.headers).toEqual([
       ['content-type', 'application/vnd.api+json'],
@@ -116,9 +119,8 @@ describe('what a send puts on the wire and in storage', () => {
   });
 
   it('stores an intent without a body with no body and no content type', async () => {
-    const storage = memoryStorageAdapter();
-    const server = stub(storage);
-    await createClient({ baseUrl: BASE, fetch: server.fetch, storage }).send('ping', { method: 'PUT' });
+    const { server, client } = storingClient();
+    await client.send('ping', { method: 'PUT' });
     const [stored] = server.seen[0]!.stored;
     expect(stored).toMatchObject({ method: 'PUT', headers: [] });
     expect('body' in stored!).toBe(false);
