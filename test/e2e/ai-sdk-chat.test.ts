@@ -7,6 +7,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { answerTokens } from '../../examples/ai-sdk-chat/model.js';
 import { chatDemoSuite } from './support/chat-demo-suite.js';
+import { armTrouble } from './support/chat-page.js';
 import { chromiumAvailable } from './support/chromium.js';
 import { startAiSdkDemoProcess } from './support/demo-process.js';
 
@@ -61,9 +62,7 @@ describe.skipIf(!chromiumAvailable())('ai-sdk demo (useChat + answerOnceTranspor
 
   it('completes a stream cut mid-answer with no repeated or missing token, one model call', async () => {
     const { demo, page, chatPosts } = chat;
-    const trouble = page.getByTestId('trouble-cut');
-    await trouble.click();
-    await expect.poll(() => trouble.getAttribute('aria-checked')).toBe('true');
+    await armTrouble(page, 'cut');
     const before = await demo.stats();
     const question = 'What if the stream breaks?';
     await ask(question);
@@ -82,9 +81,7 @@ describe.skipIf(!chromiumAvailable())('ai-sdk demo (useChat + answerOnceTranspor
 
   it('replaces the partial answer in place when the model breaks mid-answer and the intent runs again', async () => {
     const { demo, page, chatPosts } = chat;
-    const trouble = page.getByTestId('trouble-break');
-    await trouble.click();
-    await expect.poll(() => trouble.getAttribute('aria-checked')).toBe('true');
+    await armTrouble(page, 'break');
     const before = await demo.stats();
     const question = 'What if the model fails halfway?';
     await ask(question);

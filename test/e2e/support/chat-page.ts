@@ -1,6 +1,7 @@
 /**
  * What the chat demo's browser specs do on a page: ask, arm a fault, read the footer,
- * and what the server says its model wrote. Shared by test/e2e/chat*.test.ts.
+ * and what the server says its model wrote. Shared by test/e2e/chat*.test.ts (and the
+ * AI SDK demo's spec, for its trouble switch).
  */
 import type { Page, Request as PwRequest } from 'playwright-core';
 import { expect } from 'vitest';
@@ -9,6 +10,8 @@ import type { DemoProcess } from './demo-process.js';
 export const UI_TIMEOUT_MS = 20_000;
 
 export type TroubleMode = 'lose' | 'cut' | '503' | 'slow';
+/** The AI SDK demo's trouble switch (`examples/ai-sdk-chat/web/App.tsx`). */
+type AiSdkTroubleMode = 'cut' | 'break';
 
 /** A POST to the chat route, with the intent ID it carried. */
 export interface ChatPost {
@@ -40,7 +43,7 @@ export async function ask(page: Page, question: string, click: 'click' | 'dblcli
   await page.getByTestId('send')[click]();
 }
 
-export async function armTrouble(page: Page, mode: TroubleMode): Promise<void> {
+export async function armTrouble(page: Page, mode: TroubleMode | AiSdkTroubleMode): Promise<void> {
   const option = page.getByTestId(`trouble-${mode}`);
   await option.click();
   await expect.poll(() => option.getAttribute('aria-checked')).toBe('true');
