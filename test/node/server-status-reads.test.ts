@@ -2,10 +2,11 @@
  * The status route's reads (PROTOCOL.md § 8) beyond the answer itself: a caller the app's
  * scope turns away gets the app's answer and reads nothing; `Prefer: wait` holds a read
  * only while a live holder runs the intent (never for a settled intent, nor for one whose
- * holder's lease lapsed), past the store's own deadline; and a store failure names the
+ * holder's lease lapsed, even at the very millisecond it ends), past the store's own
+ * deadline, and not at all when no wait was asked for; and a store failure names the
  * operation that failed.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MemoryStore, type IdempotencyEvent } from 'answer-once/server';
 import { chatApp, chatRequest, gate, recordOps, sleep, statusRequest, until } from './server-support.js';
 import { parseEvents, tokens } from './stream-support.js';
@@ -88,6 +89,43 @@ describe('the status route: who may read, and how long a read is held', () => {
     expect(dead.status).toBe(503);
     expect(dead.headers.get('Preference-Applied')).toBeNull();
   });
+
+  it('does not hold a read at the very millisecond its holder’s lease ends: that lease has lapsed', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: 1_000_000 });
+    try {
+      const store = new MemoryStore();
+      const app = chatApp({ store });
+      await app.handle(chatRequest());
+      const key = app.calls[0]!.context.key.replace(ID, 'req-0000000002');
+      const claim = await store.acquire(key, 'fp', 20);
+      if (!claim.acquired) throw new Error('the claim was refused');
+      vi.setSystemTime(claim.leaseExpiresAt);
+      const dead = await app.handle(statusRequest('req-0000000002', { headers: { Prefer: 'wait=1' } }));
+      expect(dead.status).toBe(503);
+      expect(dead.headers.get('Preference-Applied')).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it.each([
+    ['an answer-log store', () => new MemoryStore()],
+    ['a store without logs', () => recordOps(new MemoryStore())],
+  ])(
+    'answers a read of a running intent on %s at once 202, without Preference-Applied when no wait was asked',
+    async (_name, makeStore) => {
+      const release = gate();
+      const app = chatApp({ store: makeStore(), work: () => release.promise.then(() => undefined) });
+      const first = app.handle(chatRequest());
+      await until(() => app.calls.length > 0);
+      const status = await app.handle(statusRequest(ID));
+      expect(status.status).toBe(202);
+      expect(await status.json()).toMatchObject({ state: 'processing' });
+      expect(status.headers.get('Preference-Applied')).toBeNull();
+      release.open();
+      await first;
+    },
+  );
 
   it('holds a read past the store’s own deadline, up to the wait asked for', async () => {
     const release = gate();
