@@ -14,16 +14,15 @@ export function unquote(value: string): string {
  * value is not 8–128 characters of `[A-Za-z0-9_-]` or the two headers disagree.
  */
 export function readRequestId(headers: Headers): string {
-  const fromRequestId = headers.get(REQUEST_ID_HEADER);
-  const fromIdempotencyKey = headers.get(IDEMPOTENCY_KEY_HEADER);
-  if (fromRequestId === null && fromIdempotencyKey === null) {
+  const sent = headers.get(REQUEST_ID_HEADER) ?? headers.get(IDEMPOTENCY_KEY_HEADER);
+  if (sent === null) {
     throw new MissingRequestIdError(
       `answer-once: send the intent's ID in the ${REQUEST_ID_HEADER} (or ${IDEMPOTENCY_KEY_HEADER}) header.`,
     );
   }
-  const ids = [fromRequestId, fromIdempotencyKey].filter((value) => value !== null).map(unquote);
-  const [id] = ids;
-  if (id === undefined || ids.some((other) => other !== id)) {
+  const id = unquote(sent);
+  const key = headers.get(IDEMPOTENCY_KEY_HEADER);
+  if (key !== null && unquote(key) !== id) {
     throw new InvalidRequestIdError(
       `answer-once: ${REQUEST_ID_HEADER} and ${IDEMPOTENCY_KEY_HEADER} name different intents.`,
     );
