@@ -25,8 +25,8 @@ describe('createIdempotencyHandler: request IDs', () => {
     },
   );
 
-  it.each([`"${ID}`, `${ID}"`])(
-    'answers 400 invalid-request-id for %j in either header: a quote without its pair',
+  it.each([`"${ID}`, `${ID}"`, `\u00a0${ID}`, `"${ID}"\f`])(
+    'answers 400 invalid-request-id for %j in either header: a lone quote, or padding HTTP does not call whitespace',
     async (value) => {
       for (const header of ['X-Request-Id', 'Idempotency-Key']) {
         const app = chatApp();
