@@ -2,10 +2,13 @@ import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../core/headers.js';
 import { isValidRequestId } from '../core/request-id.js';
 import { InvalidRequestIdError, MissingRequestIdError } from './errors.js';
 
-/** A structured-field string (`"abc"`) unquoted; anything else as sent, trimmed (PROTOCOL.md § 2.3). */
+/**
+ * A structured-field string (`"abc"`) unquoted; anything else as sent (PROTOCOL.md § 2.3).
+ * `Headers` has already removed the leading and trailing whitespace HTTP knows (spaces and
+ * tabs); anything else around the ID (a no-break space, a form feed) leaves it invalid.
+ */
 export function unquote(value: string): string {
-  const trimmed = value.trim();
-  return trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"') ? trimmed.slice(1, -1) : trimmed;
+  return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
 }
 
 /**
@@ -14,16 +17,15 @@ export function unquote(value: string): string {
  * value is not 8–128 characters of `[A-Za-z0-9_-]` or the two headers disagree.
  */
 export function readRequestId(headers: Headers): string {
-  const fromRequestId = headers.get(REQUEST_ID_HEADER);
-  const fromIdempotencyKey = headers.get(IDEMPOTENCY_KEY_HEADER);
-  if (fromRequestId === null && fromIdempotencyKey === null) {
+  const sent = headers.get(REQUEST_ID_HEADER) ?? headers.get(IDEMPOTENCY_KEY_HEADER);
+  if (sent === null) {
     throw new MissingRequestIdError(
       `answer-once: send the intent's ID in the ${REQUEST_ID_HEADER} (or ${IDEMPOTENCY_KEY_HEADER}) header.`,
     );
   }
-  const ids = [fromRequestId, fromIdempotencyKey].filter((value) => value !== null).map(unquote);
-  const [id] = ids;
-  if (id === undefined || ids.some((other) => other !== id)) {
+  const id = unquote(sent);
+  const key = headers.get(IDEMPOTENCY_KEY_HEADER);
+  if (key !== null && unquote(key) !== id) {
     throw new InvalidRequestIdError(
       `answer-once: ${REQUEST_ID_HEADER} and ${IDEMPOTENCY_KEY_HEADER} name different intents.`,
     );

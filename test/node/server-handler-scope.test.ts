@@ -20,10 +20,32 @@ describe('createIdempotencyHandler: request IDs', () => {
       const app = chatApp();
       const response = await app.handle(chatRequest({ id }));
       expect(response.status).toBe(400);
-      expect(await response.json()).toMatchObject({ code: 'invalid-request-id' });
+      expect(await response.json()).toMatchObject({ code: 'invalid-request-id', title: expect.stringContaining('8–128') });
       expect(app.calls).toHaveLength(0);
     },
   );
+
+  it.each([`"${ID}`, `${ID}"`, `\u00a0${ID}`, `"${ID}"\f`])(
+    'answers 400 invalid-request-id for %j in either header: a lone quote, or padding HTTP does not call whitespace',
+    async (value) => {
+      for (const header of ['X-Request-Id', 'Idempotency-Key']) {
+        const app = chatApp();
+        const response = await app.handle(chatRequest({ id: null, headers: { [header]: value } }));
+        expect(response.status).toBe(400);
+        expect(await response.json()).toMatchObject({ code: 'invalid-request-id' });
+        expect(app.calls).toHaveLength(0);
+      }
+    },
+  );
+
+  it('takes an ID padded with spaces and tabs, quoted or bare, as the same intent', async () => {
+    const app = chatApp();
+    const quoted = await app.handle(chatRequest({ id: null, headers: { 'Idempotency-Key': ` \t"${ID}"\t ` } }));
+    expect(quoted.headers.get('X-Request-Id')).toBe(ID);
+    const bare = await app.handle(chatRequest({ id: null, headers: { 'X-Request-Id': `\t ${ID} ` } }));
+    expect(bare.headers.get('X-Idempotent-Replayed')).toBe('true');
+    expect(app.calls).toHaveLength(1);
+  });
 
   it('accepts Idempotency-Key as a structured-field string or bare, as one intent with X-Request-Id', async () => {
     const app = chatApp();
@@ -40,6 +62,9 @@ describe('createIdempotencyHandler: request IDs', () => {
     const app = chatApp();
     const response = await app.handle(chatRequest({ headers: { 'Idempotency-Key': '"req-9999999999"' } }));
     expect(response.status).toBe(400);
+    const problem = (await response.json()) as { code: string; title: string };
+    expect(problem.code).toBe('invalid-request-id');
+    expect(problem.title).toMatch(/X-Request-Id.*Idempotency-Key/);
     expect(app.calls).toHaveLength(0);
   });
 });
