@@ -13,8 +13,9 @@ export interface RequestedPosition {
 
 const DIGITS = /^\d{1,16}$/;
 
-function count(text: string | undefined): number | undefined {
-  if (text === undefined || !DIGITS.test(text)) return undefined;
+/** `text` as a count, if it is 1–16 decimal digits (a header's value: Fetch already trimmed it). */
+function count(text: string | null | undefined): number | undefined {
+  if (typeof text !== 'string' || !DIGITS.test(text)) return undefined;
   const value = Number(text);
   return Number.isSafeInteger(value) ? value : undefined;
 }
@@ -24,10 +25,10 @@ export function readPosition(headers: Headers): RequestedPosition | undefined {
   const range = /^\s*bytes\s*=\s*(\d+)\s*-\s*$/i.exec(headers.get(RANGE_HEADER) ?? '');
   const rangeOffset = count(range?.[1]);
   if (rangeOffset !== undefined) {
-    const generation = count(headers.get(GENERATION_HEADER)?.trim());
+    const generation = count(headers.get(GENERATION_HEADER));
     return { by: 'range', generation, offset: rangeOffset };
   }
-  const [generation, offset, extra] = (headers.get(LAST_EVENT_ID_HEADER)?.trim() ?? '').split('.');
+  const [generation, offset, extra] = (headers.get(LAST_EVENT_ID_HEADER) ?? '').split('.');
   const g = count(generation);
   const n = count(offset);
   if (g === undefined || g === 0 || n === undefined || extra !== undefined) return undefined;
