@@ -9,7 +9,7 @@ import {
 } from '../server/index.js';
 import { functionOption, optionsObject, stringOption } from '../core/options.js';
 import { HANDLER_DEFAULTS } from '../server/handler-options.js';
-import { unquote } from '../server/request-id.js';
+import { unquote } from '../core/request-id.js';
 import { crashingWorker } from './crash.js';
 import { assertFault, type Fault, type FaultContext, type FaultDecider } from './faults.js';
 

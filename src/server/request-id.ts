@@ -1,15 +1,6 @@
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../core/headers.js';
-import { isValidRequestId } from '../core/request-id.js';
+import { isValidRequestId, unquote } from '../core/request-id.js';
 import { InvalidRequestIdError, MissingRequestIdError } from './errors.js';
-
-/**
- * A structured-field string (`"abc"`) unquoted; anything else as sent (PROTOCOL.md § 2.3).
- * `Headers` has already removed the leading and trailing whitespace HTTP knows (spaces and
- * tabs); anything else around the ID (a no-break space, a form feed) leaves it invalid.
- */
-export function unquote(value: string): string {
-  return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
-}
 
 /**
  * The intent's ID from `X-Request-Id` or `Idempotency-Key` (sf-string or bare token).

@@ -120,6 +120,16 @@ describe('client.fetch: the request ID', () => {
     );
     expect(server.seen).toHaveLength(0);
   });
+
+  it('reads the ID as the server does (PROTOCOL.md § 2.3): spaces and tabs around it go, a no-break space does not', async () => {
+    const { server, client } = rig(ok);
+    await (await client.fetch(`${BASE}a`, { headers: { 'X-Request-Id': ` \t"${ID}"\t ` } })).text();
+    expect(sentIds(server.seen)).toEqual([ID]);
+    await expect(client.fetch(`${BASE}a`, { headers: { 'X-Request-Id': `\u00a0${ID}` } })).rejects.toThrow(
+      /X-Request-Id header.*8–128 characters/,
+    );
+    expect(server.seen).toHaveLength(1);
+  });
 });
 
 describe('client.fetch: the body, sent again on a retry', () => {

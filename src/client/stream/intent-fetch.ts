@@ -6,7 +6,7 @@
  */
 import { newRequestId } from '../../core/ids.js';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../../core/headers.js';
-import { isValidRequestId } from '../../core/request-id.js';
+import { isValidRequestId, unquote } from '../../core/request-id.js';
 import { invalidOption } from '../../core/options.js';
 import { isEventStream } from '../../core/stream-protocol.js';
 import { AnswerOnceError } from '../errors/answer-once-error.js';
@@ -69,11 +69,6 @@ async function resendable(body: BodyInit): Promise<BodyInit> {
     return textOrBytes(new Uint8Array(await new Response(body).arrayBuffer()));
   }
   return body;
-}
-
-function unquote(value: string): string {
-  const trimmed = value.trim();
-  return trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"') ? trimmed.slice(1, -1) : trimmed;
 }
 
 /** The ID the caller put in the request (the client's header, `X-Request-Id` or `Idempotency-Key`), removed from `headers`. */
