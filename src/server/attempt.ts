@@ -45,7 +45,16 @@ export async function protect(setup: HandlerSetup, intent: Intent): Promise<Resp
       const waitMs = round === 0 ? intent.waitMs : 0;
       if (waitMs > 0) waitedSeconds = waitMs / 1000;
       const held = { ...answer, waitedSeconds };
-      const live = await attachLive(setup, key, intent.position, waitMs, intent.request.signal, held, report, context);
+      const live = await attachLive(
+        { options, streams },
+        key,
+        intent.position,
+        waitMs,
+        intent.request.signal,
+        held,
+        report,
+        context,
+      );
       if (live instanceof Response) return live;
       if (live?.state === 'completed') return answerRecord(setup, report, key, live, held, intent.position);
       if ((live?.state === 'processing' && live.leaseExpiresAt > Date.now()) || round > 0) {

@@ -5,6 +5,7 @@ import { attachToLog, replayFromPosition } from './log-answer.js';
 import type { RequestedPosition } from './position.js';
 import { type StoreCallContext, storeCall } from './store-call.js';
 import type { IdempotencyRecord } from './store.js';
+import type { StreamStore } from './stream-store.js';
 
 /**
  * The answer to what the store holds for `key`: a replay of a completed record (from the
@@ -31,7 +32,7 @@ export function answerRecord(
  * waiting up to `waitMs` for it; else the record as the read found it.
  */
 export async function attachLive(
-  setup: HandlerSetup,
+  setup: HandlerSetup & { readonly streams: StreamStore },
   key: string,
   position: RequestedPosition | undefined,
   waitMs: number,
@@ -41,7 +42,6 @@ export async function attachLive(
   context: StoreCallContext,
 ): Promise<Response | IdempotencyRecord | null> {
   const { streams, options } = setup;
-  if (!streams) return null;
   const readContext = { ...context, timeoutMs: waitMs + options.storeTimeoutMs };
   const snapshot = await storeCall('read', key, () => streams.read(key, null, { waitMs, signal }), readContext);
   const attached = attachToLog(streams, key, snapshot, position, answer);

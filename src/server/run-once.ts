@@ -51,7 +51,7 @@ interface ResolvedRunOnceOptions<T> extends ResolvedLeaseOptions {
 function normalizeRunOnceOptions<T>(key: string, given: RunOnceOptions<T> | undefined): ResolvedRunOnceOptions<T> {
   const options = optionsObject(given, 'runOnce() options');
   const codec = options.codec ?? (jsonCodec as Codec<T>);
-  if (typeof codec?.encode !== 'function' || typeof codec.decode !== 'function') {
+  if (typeof codec.encode !== 'function' || typeof codec.decode !== 'function') {
     throw new TypeError('answer-once: `codec` must have encode() and decode().');
   }
   const onEvent = functionOption(options.onEvent, 'onEvent');

@@ -23,7 +23,7 @@ export async function statusRoute(setup: HandlerSetup, request: Request, request
   const answer: AnswerContext = { requestId, waitedSeconds: undefined, statusRoute: true };
   let record: IdempotencyRecord | null;
   if (streams) {
-    const live = await attachLive(setup, key, position, 0, request.signal, answer, report, context);
+    const live = await attachLive({ options, streams }, key, position, 0, request.signal, answer, report, context);
     if (live instanceof Response) return live;
     record = live;
   } else {
@@ -33,7 +33,7 @@ export async function statusRoute(setup: HandlerSetup, request: Request, request
   if (record?.state === 'processing' && record.leaseExpiresAt > Date.now() && waitMs > 0) {
     waited = { ...answer, waitedSeconds: waitMs / 1000 };
     if (streams) {
-      const live = await attachLive(setup, key, position, waitMs, request.signal, waited, report, context);
+      const live = await attachLive({ options, streams }, key, position, waitMs, request.signal, waited, report, context);
       if (live instanceof Response) return live;
       record = live;
     } else {

@@ -31,6 +31,19 @@ describe('createIdempotencyHandler: store calls have a deadline', () => {
     expect(await response.json()).toMatchObject({ code: 'store-unavailable' });
   });
 
+  it('answers 503 when the status route cannot read the answer log, and reports a store-error of read', async () => {
+    class UnreadableLogs extends MemoryStore {
+      override read(): never {
+        throw new Error('ECONNRESET');
+      }
+    }
+    const app = chatApp({ store: new UnreadableLogs() });
+    const response = await app.handle(statusRequest(ID));
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ code: 'store-unavailable', requestId: ID });
+    expect(app.events).toContainEqual(expect.objectContaining({ type: 'store-error', operation: 'read', requestId: ID }));
+  });
+
   it('keeps renewing while a slow complete is in flight, so a resend meanwhile waits instead of running again', async () => {
     const inner = new MemoryStore();
     const slow = gate();
