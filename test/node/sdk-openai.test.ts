@@ -76,6 +76,17 @@ const rig = (events: () => string[], cuts: (number | undefined)[]) =>
     { cuts },
   );
 
+/**
+ * The reconnect resumed the live log after the last whole event (§ 14.5), not from the
+ * start. Usually in one request; on a loaded machine the reconnect can arrive before the
+ * first batch reached the log and get a 202 first, so a poll or two more is allowed.
+ */
+function resumedOnce(requests: readonly { lastEventId?: string }[]): void {
+  expect(requests.length, JSON.stringify(requests)).toBeGreaterThanOrEqual(2);
+  expect(requests.length, JSON.stringify(requests)).toBeLessThanOrEqual(4);
+  expect(requests.at(-1)?.lastEventId, JSON.stringify(requests)).toMatch(/^\d+\.\d+$/);
+}
+
 describe('openai-node with client.fetch', () => {
   it('streams a chat completion whose socket is cut mid-answer: the full text once, one model call', async () => {
     const server = await rig(openaiEvents, [6]);
@@ -90,9 +101,7 @@ describe('openai-node with client.fetch', () => {
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     expect(text).toBe(WORDS.join(''));
     expect(server.cuts()).toBe(1);
-    expect(server.requests).toHaveLength(2);
-    // The reconnect resumed the live log after the last whole event (§ 14.5), not from the start.
-    expect(server.requests.at(-1)?.lastEventId).toMatch(/^\d+\.\d+$/);
+    resumedOnce(server.requests);
     expect(server.calls()).toBe(1);
   });
 });
@@ -114,9 +123,7 @@ describe('the Anthropic SDK with client.fetch', () => {
     }
     expect(text).toBe(WORDS.join(''));
     expect(server.cuts()).toBe(1);
-    expect(server.requests).toHaveLength(2);
-    // The reconnect resumed the live log after the last whole event (§ 14.5), not from the start.
-    expect(server.requests.at(-1)?.lastEventId).toMatch(/^\d+\.\d+$/);
+    resumedOnce(server.requests);
     expect(server.calls()).toBe(1);
   });
 });
