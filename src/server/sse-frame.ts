@@ -2,12 +2,10 @@ import type { EventSourceMessage } from 'eventsource-parser';
 
 import { ERROR_EVENT, formatPosition, RESTART_EVENT, STOPPED_EVENT } from '../core/stream-events.js';
 
-const encoder = new TextEncoder();
+// One rule for both sides: the client tells event streams apart the same way.
+export { isEventStream } from '../core/stream-protocol.js';
 
-/** Whether a `Content-Type` value is `text/event-stream` (any case, parameters ignored). */
-export function isEventStream(contentType: string | null): boolean {
-  return contentType?.split(';', 1)[0]?.trim().toLowerCase() === 'text/event-stream';
-}
+const encoder = new TextEncoder();
 
 /**
  * One event as § 14.4 writes it, ending with `id: <generation>.<N>` where N is the
