@@ -1,20 +1,21 @@
 /**
- * Reading what a streamed answer (PROTOCOL.md § 14) says about itself, for the client:
+ * Reading what a streamed answer (PROTOCOL.md § 14) says about itself, on both sides:
  * the generation header, `Content-Range`, the event-stream media
  * type. (Header and event names are in ./headers.ts and ./stream-events.ts.) Pure.
  */
 
 const COUNT = /^\d{1,16}$/;
 
-function count(text: string | undefined): number | undefined {
-  if (text === undefined || !COUNT.test(text)) return undefined;
+/** `text` as a count of bytes or a generation, if it is 1–16 decimal digits and a safe integer. */
+export function parseCount(text: string | null | undefined): number | undefined {
+  if (typeof text !== 'string' || !COUNT.test(text)) return undefined;
   const value = Number(text);
   return Number.isSafeInteger(value) ? value : undefined;
 }
 
 /** A generation header's value, or `undefined` when absent or not a positive integer. */
 export function parseGeneration(value: string | null): number | undefined {
-  const generation = count(value?.trim());
+  const generation = parseCount(value?.trim());
   return generation === 0 ? undefined : generation;
 }
 
@@ -27,8 +28,8 @@ export function isEventStream(contentType: string | null): boolean {
 export function parseContentRange(value: string | null): { start: number } | { length: number } | undefined {
   const match = /^\s*bytes\s+(?:(\d+)-\d+\/(?:\d+|\*)|\*\/(\d+))\s*$/i.exec(value ?? '');
   if (!match) return undefined;
-  const start = count(match[1]);
+  const start = parseCount(match[1]);
   if (start !== undefined) return { start };
-  const length = count(match[2]);
+  const length = parseCount(match[2]);
   return length === undefined ? undefined : { length };
 }

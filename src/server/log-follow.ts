@@ -1,4 +1,5 @@
-import { errorMarker, isEventStream, restartMarker } from './sse-frame.js';
+import { isEventStream } from '../core/stream-protocol.js';
+import { errorMarker, restartMarker } from './sse-frame.js';
 import { parseStoredFailure, parseStoredResponse, storedBody } from './stored-response.js';
 import type { LogPosition, LogSnapshot, StreamStore } from './stream-store.js';
 

@@ -3,6 +3,7 @@
  * `Last-Event-ID: <g>.<N>`, or `Range: bytes=N-` with `X-Idempotent-Generation: <g>`.
  */
 import { GENERATION_HEADER, LAST_EVENT_ID_HEADER, RANGE_HEADER } from '../core/headers.js';
+import { parseCount } from '../core/stream-protocol.js';
 
 /** `by`: which header named it; `generation` is absent for a `Range` without the generation header. */
 export interface RequestedPosition {
@@ -11,26 +12,17 @@ export interface RequestedPosition {
   readonly offset: number;
 }
 
-const DIGITS = /^\d{1,16}$/;
-
-/** `text` as a count, if it is 1–16 decimal digits (a header's value: Fetch already trimmed it). */
-function count(text: string | null | undefined): number | undefined {
-  if (typeof text !== 'string' || !DIGITS.test(text)) return undefined;
-  const value = Number(text);
-  return Number.isSafeInteger(value) ? value : undefined;
-}
-
 /** The request's position, or `undefined` when it names none (or names one badly: ignored). */
 export function readPosition(headers: Headers): RequestedPosition | undefined {
   const range = /^\s*bytes\s*=\s*(\d+)\s*-\s*$/i.exec(headers.get(RANGE_HEADER) ?? '');
-  const rangeOffset = count(range?.[1]);
+  const rangeOffset = parseCount(range?.[1]);
   if (rangeOffset !== undefined) {
-    const generation = count(headers.get(GENERATION_HEADER));
+    const generation = parseCount(headers.get(GENERATION_HEADER));
     return { by: 'range', generation, offset: rangeOffset };
   }
   const [generation, offset, extra] = (headers.get(LAST_EVENT_ID_HEADER) ?? '').split('.');
-  const g = count(generation);
-  const n = count(offset);
+  const g = parseCount(generation);
+  const n = parseCount(offset);
   if (g === undefined || g === 0 || n === undefined || extra !== undefined) return undefined;
   return { by: 'event-id', generation: g, offset: n };
 }

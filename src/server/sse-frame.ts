@@ -2,9 +2,6 @@ import type { EventSourceMessage } from 'eventsource-parser';
 
 import { ERROR_EVENT, formatPosition, RESTART_EVENT, STOPPED_EVENT } from '../core/stream-events.js';
 
-// One rule for both sides: the client tells event streams apart the same way.
-export { isEventStream } from '../core/stream-protocol.js';
-
 const encoder = new TextEncoder();
 
 /**

@@ -3,7 +3,8 @@ import { encodeHead, headOf } from './answer-head.js';
 import { ByteRuns, concat } from './body.js';
 import { type BatcherContext, LogBatcher } from './log-batcher.js';
 import { EventFramer } from './event-framer.js';
-import { errorMarker, isEventStream, restartMarker, stopMarker } from './sse-frame.js';
+import { isEventStream } from '../core/stream-protocol.js';
+import { errorMarker, restartMarker, stopMarker } from './sse-frame.js';
 import { type StoredResponse, storedAnswer } from './stored-response.js';
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
