@@ -218,10 +218,12 @@ describe('EventFramer: byte-order marks', () => {
     }
   });
 
-  it('drops a BOM that opens the stream, split or whole', () => {
+  it('drops a BOM that opens the stream, split or whole, and copies the events after it', () => {
     const source = encoder.encode('\uFEFFdata: a\n\ndata: b\n\n');
     for (const cuts of [[], [1], [2], [3]]) {
-      const text = Buffer.from(framed(chunked(source, cuts)).bytes).toString();
+      let bytes: Uint8Array = new Uint8Array(0);
+      expect(decodedBy(() => (bytes = framed(chunked(source, cuts)).bytes))).toBe('\uFEFFdata: a\n\n');
+      const text = Buffer.from(bytes).toString();
       expect(text).toBe(Buffer.from(reference(source)).toString());
       expect(text).toMatch(/^data: a\n/);
     }
