@@ -31,8 +31,9 @@ function digits(n: number): number {
  * without decoding them (its lines are what `eventsource-parser` would make of them).
  * Every other block — comments, `retry`, ids, other spellings — goes through
  * `eventsource-parser` (the HTML Standard's rules) and is written anew; so does the whole
- * stream from its first CR on (CR and CRLF line ends), or from the start when it opens
- * with a byte-order mark.
+ * stream from its first CR on (CR and CRLF line ends). A block that opens the stream with a
+ * byte-order mark is not plain: it goes to a parser that has seen nothing yet, which drops
+ * the BOM; past the stream's start, a BOM is ordinary input (see `#parse`).
  */
 export class EventFramer {
   readonly #generation: number;
@@ -45,7 +46,7 @@ export class EventFramer {
   #heldBytes = 0;
   /** A block was framed already: the stream's start is behind us. */
   #started = false;
-  /** Every byte from here on goes through the parser (a CR came, or a BOM opened the stream). */
+  /** Every byte from here on goes through the parser (a CR came). */
   #parsing = false;
   #parser: EventSourceParser | undefined;
   /** Keeps a BOM: the parser knows whether it is at the stream's start. */
@@ -78,7 +79,6 @@ export class EventFramer {
     // One pass over the chunk (plain loops: events are short, a native call per line costs more).
     let end = 0;
     if (!this.#parsing) {
-      if (!this.#started && this.#heldBytes === 0 && chunk[0] === 0xef) this.#parsing = true;
       let before = this.#heldBytes === 0 ? LF : this.#lastHeldByte();
       for (let at = 0; at < chunk.byteLength && !this.#parsing; at += 1) {
         const byte = chunk[at];

@@ -1,6 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { EventFramer } from '../../src/server/event-framer.js';
 import { frameEvent } from '../../src/server/sse-frame.js';
 
@@ -22,6 +22,15 @@ function reference(source: Uint8Array): Uint8Array {
   });
   parser.feed(new TextDecoder('utf-8', { ignoreBOM: true }).decode(source));
   return Buffer.concat(units);
+}
+
+/** The framer's pushes as it hands them on (views of its buffers, not copies). */
+function views(chunks: readonly Uint8Array[]): Uint8Array[] {
+  const pushes: Uint8Array[] = [];
+  const framer = new EventFramer(GENERATION, (bytes) => pushes.push(bytes));
+  for (const chunk of chunks) framer.write(chunk);
+  framer.end();
+  return pushes;
 }
 
 function framed(chunks: readonly Uint8Array[]): { bytes: Uint8Array; pushes: Uint8Array[] } {
@@ -106,5 +115,141 @@ describe('EventFramer (§ 14.4 on the server)', () => {
     framer.end();
     expect(pushes).toHaveLength(2);
     expect(Buffer.from(pushes[1]!).toString()).toMatch(/^data: d\nid: \d+\.\d+\n\n$/);
+  });
+});
+
+/** Events as § 14.4 writes them but for the id: an optional `event: <type>`, `data: ` lines, LF, a blank line; stray blank lines between. */
+const plainEvent = fc
+  .record({
+    blank: fc.boolean(),
+    type: fc.option(
+      text.filter((value) => value.length > 0),
+      { nil: undefined },
+    ),
+    data: fc.array(text, { minLength: 1, maxLength: 3 }),
+  })
+  .map(
+    ({ blank, type, data }) =>
+      (blank ? '\n' : '') +
+      (type === undefined ? '' : `event: ${type}\n`) +
+      data.map((value) => `data: ${value}\n`).join('') +
+      '\n',
+  );
+
+/** The text the framer decoded, i.e. what it handed to eventsource-parser. */
+function decodedBy(run: () => void): string {
+  const decode = vi.spyOn(TextDecoder.prototype, 'decode');
+  try {
+    run();
+    return decode.mock.results.map((result) => String(result.value)).join('');
+  } finally {
+    decode.mockRestore();
+  }
+}
+
+describe('EventFramer: the copy path for events already in § 14.4 form', () => {
+  it('copies such events without decoding them, whatever the chunking (empty chunks too)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(plainEvent, { minLength: 1, maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        fc.array(fc.nat(8), { maxLength: 3 }),
+        (events, cuts, empties) => {
+          const source = encoder.encode(events.join(''));
+          const chunks = chunked(source, cuts);
+          for (const at of empties) chunks.splice(at % (chunks.length + 1), 0, new Uint8Array(0));
+          let bytes: Uint8Array = new Uint8Array(0);
+          expect(decodedBy(() => (bytes = framed(chunks).bytes))).toBe('');
+          expect(Buffer.from(bytes).toString()).toBe(Buffer.from(reference(source)).toString());
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('decodes only the blocks that are not in that form: comments, retry, ids, an empty event type', () => {
+    const blocks = [
+      'data: a\n\n',
+      ':keep-alive\n\n',
+      'event: delta\ndata: b\n\n',
+      'id: 7\ndata: c\n\n',
+      'retry: 10\n\n',
+      'event: \ndata: d\n\n',
+      'data: e\n\n',
+    ];
+    const source = encoder.encode(blocks.join(''));
+    let bytes: Uint8Array = new Uint8Array(0);
+    expect(decodedBy(() => (bytes = framed([source]).bytes))).toBe(
+      ':keep-alive\n\nid: 7\ndata: c\n\nretry: 10\n\nevent: \ndata: d\n\n',
+    );
+    expect(Buffer.from(bytes).toString()).toBe(Buffer.from(reference(source)).toString());
+  });
+
+  it('writes an event whose type is empty without an event line (the type is the default one)', () => {
+    const text = Buffer.from(framed([encoder.encode('event: \ndata: x\n\n')]).bytes).toString();
+    expect(text).toMatch(/^data: x\nid: \d+\.\d+\n\n$/);
+  });
+});
+
+describe('EventFramer: when a held event goes out', () => {
+  it('hands an event on with the chunk that brings its blank line, also when that is a lone LF after empty chunks', () => {
+    const pushes: Uint8Array[] = [];
+    const framer = new EventFramer(GENERATION, (bytes) => pushes.push(bytes.slice()));
+    framer.write(encoder.encode('data: a\n'));
+    framer.write(new Uint8Array(0));
+    expect(pushes).toHaveLength(0);
+    framer.write(encoder.encode('\n'));
+    expect(pushes.map((push) => Buffer.from(push).toString())).toEqual([
+      `data: a\nid: ${GENERATION}.${pushes[0]?.byteLength}\n\n`,
+    ]);
+    framer.write(encoder.encode('data: b\n'));
+    framer.write(encoder.encode('\n'));
+    expect(pushes).toHaveLength(2);
+  });
+});
+
+describe('EventFramer: byte-order marks', () => {
+  it('keeps a BOM past the stream start as part of its line: that block, parsed, dispatches nothing', () => {
+    for (const chunks of [['data: a\n\n', '\uFEFFdata: b\n\n'], ['data: a\n\n\uFEFFdata: b\n\ndata: c\n\n']]) {
+      const source = encoder.encode(chunks.join(''));
+      const text = Buffer.from(framed(chunks.map((chunk) => encoder.encode(chunk))).bytes).toString();
+      expect(text).toBe(Buffer.from(reference(source)).toString());
+      expect(text).not.toContain('data: b');
+    }
+  });
+
+  it('drops a BOM that opens the stream, split or whole, and copies the events after it', () => {
+    const source = encoder.encode('\uFEFFdata: a\n\ndata: b\n\n');
+    for (const cuts of [[], [1], [2], [3]]) {
+      let bytes: Uint8Array = new Uint8Array(0);
+      expect(decodedBy(() => (bytes = framed(chunked(source, cuts)).bytes))).toBe('\uFEFFdata: a\n\n');
+      const text = Buffer.from(bytes).toString();
+      expect(text).toBe(Buffer.from(reference(source)).toString());
+      expect(text).toMatch(/^data: a\n/);
+    }
+  });
+});
+
+describe('EventFramer: its buffers', () => {
+  const event = (n: number) => encoder.encode(`data: event ${n}\n\n`);
+
+  it('keeps a short answer small: buffers begin at 256 B and double', () => {
+    const pushes = views(Array.from({ length: 20 }, (_, n) => event(n)));
+    const total = pushes.reduce((sum, push) => sum + push.byteLength, 0);
+    expect(Math.max(...pushes.map((push) => push.buffer.byteLength))).toBeLessThanOrEqual(2 * total);
+    expect(pushes[0]?.buffer.byteLength).toBe(256);
+  });
+
+  it('writes a long answer of small events into a few buffers of at most 64 KiB', () => {
+    const pushes = views(Array.from({ length: 3_000 }, (_, n) => event(n)));
+    const buffers = new Set(pushes.map((push) => push.buffer));
+    expect(Math.max(...[...buffers].map((buffer) => buffer.byteLength))).toBe(65_536);
+    expect(buffers.size).toBeLessThanOrEqual(12);
+  });
+
+  it('hands on one array for a write whose units fill its buffer exactly', () => {
+    const comment = `:${'x'.repeat(125)}\n\n`; // 128 B, as written
+    const pushes = views([encoder.encode(comment + comment)]);
+    expect(pushes.map((push) => push.byteLength)).toEqual([256]);
   });
 });
