@@ -74,11 +74,16 @@ export class LogBatcher {
   /** Waits for the append in flight; with `all`, also sends what is pending (up to 3 tries). */
   async drain(all: boolean): Promise<void> {
     this.cancel();
-    await this.#appending;
+    await this.#landed();
     for (let tries = 0; all && tries < 3 && this.#hasWork(); tries += 1) {
       this.#flush();
-      await this.#appending;
+      await this.#landed();
     }
+  }
+
+  /** Until no append is in flight: one landing may send the next batch at once (`flushBytes`). */
+  async #landed(): Promise<void> {
+    while (this.#appending) await this.#appending;
   }
 
   /** No more batches: the record is about to settle (or the run ended). */
