@@ -63,11 +63,13 @@ export class LogBatcher {
 
   /** Arms the timer for the batch due next (the head's, at first). */
   schedule(): void {
-    if (this.#appending || this.#timer || !this.#hasWork()) return;
+    if (this.#appending || !this.#hasWork()) return;
+    // At flushBytes the batch goes now, even while its timer runs (whichever comes first).
     if (this.#pendingBytes >= this.#context.flushBytes) {
       this.#flush();
       return;
     }
+    if (this.#timer) return;
     this.#timer = setTimeout(() => this.#flush(), Math.max(0, this.#pendingSince + this.#context.flushMs - Date.now()));
   }
 

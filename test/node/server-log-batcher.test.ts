@@ -132,6 +132,15 @@ describe('when batches go out', () => {
     expect(appends.slice(1)).toEqual([{ offset: 0, text: 'abcd', head: undefined, at: FLUSH_MS }]);
   });
 
+  it('sends a batch at once when it reaches flushBytes while its timer runs (whichever comes first)', async () => {
+    const { batcher, appends } = await headLogged([], { flushBytes: 4 });
+    batcher.push(bytes('ab'));
+    await vi.advanceTimersByTimeAsync(5);
+    batcher.push(bytes('cd'));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(appends.slice(1)).toEqual([{ offset: 0, text: 'abcd', head: undefined, at: FLUSH_MS + 5 }]);
+  });
+
   it('keeps one append in flight and sends what came meanwhile once it lands, in order', async () => {
     const second = held();
     const { batcher, appends, mostInFlight } = await headLogged([ok(0), second.answer]);
