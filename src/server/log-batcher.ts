@@ -48,11 +48,6 @@ export class LogBatcher {
     this.#pendingSince = since;
   }
 
-  /** Whether appends still reach the log (not fenced, not gone). */
-  get open(): boolean {
-    return this.#open;
-  }
-
   /** Queues bytes for the log; a batch goes out when due. */
   push(bytes: Uint8Array): void {
     if (this.#pendingBytes === 0) this.#pendingSince = Date.now();
