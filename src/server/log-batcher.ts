@@ -93,9 +93,9 @@ export class LogBatcher {
     return this.#open && (!this.#headLogged || this.#pendingBytes > 0 || this.#retry !== undefined);
   }
 
+  /** Sends the next batch; its callers (the timer, `schedule`, `drain`) call it only with none in flight and work to do. */
   #flush(): void {
     this.cancel();
-    if (this.#appending || !this.#hasWork()) return;
     const again = this.#retry !== undefined;
     const data = this.#retry ?? concat(this.#pending, this.#pendingBytes);
     if (again) this.#retry = undefined;

@@ -294,6 +294,7 @@ describe('drain', () => {
     first.land(ok(3));
     await draining;
     batcher.push(bytes('def'));
+    batcher.push(bytes('ghi'));
     await batcher.drain(false);
     await vi.advanceTimersByTimeAsync(FLUSH_MS * 4);
     expect(appends.map(({ text }) => text)).toEqual(['', 'abc']);
