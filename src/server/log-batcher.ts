@@ -48,11 +48,6 @@ export class LogBatcher {
     this.#pendingSince = since;
   }
 
-  /** Whether appends still reach the log (not fenced, not gone). */
-  get open(): boolean {
-    return this.#open;
-  }
-
   /** Queues bytes for the log; a batch goes out when due. */
   push(bytes: Uint8Array): void {
     if (this.#pendingBytes === 0) this.#pendingSince = Date.now();
@@ -63,22 +58,29 @@ export class LogBatcher {
 
   /** Arms the timer for the batch due next (the head's, at first). */
   schedule(): void {
-    if (this.#appending || this.#timer || !this.#hasWork()) return;
+    if (this.#appending || !this.#hasWork()) return;
+    // At flushBytes the batch goes now, even while its timer runs (whichever comes first).
     if (this.#pendingBytes >= this.#context.flushBytes) {
       this.#flush();
       return;
     }
+    if (this.#timer) return;
     this.#timer = setTimeout(() => this.#flush(), Math.max(0, this.#pendingSince + this.#context.flushMs - Date.now()));
   }
 
   /** Waits for the append in flight; with `all`, also sends what is pending (up to 3 tries). */
   async drain(all: boolean): Promise<void> {
     this.cancel();
-    await this.#appending;
+    await this.#landed();
     for (let tries = 0; all && tries < 3 && this.#hasWork(); tries += 1) {
       this.#flush();
-      await this.#appending;
+      await this.#landed();
     }
+  }
+
+  /** Until no append is in flight: one landing may send the next batch at once (`flushBytes`). */
+  async #landed(): Promise<void> {
+    while (this.#appending) await this.#appending;
   }
 
   /** No more batches: the record is about to settle (or the run ended). */
@@ -91,9 +93,9 @@ export class LogBatcher {
     return this.#open && (!this.#headLogged || this.#pendingBytes > 0 || this.#retry !== undefined);
   }
 
+  /** Sends the next batch; its callers (the timer, `schedule`, `drain`) call it only with none in flight and work to do. */
   #flush(): void {
     this.cancel();
-    if (this.#appending || !this.#hasWork()) return;
     const again = this.#retry !== undefined;
     const data = this.#retry ?? concat(this.#pending, this.#pendingBytes);
     if (again) this.#retry = undefined;
