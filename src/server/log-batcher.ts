@@ -59,13 +59,18 @@ export class LogBatcher {
   /** Arms the timer for the batch due next (the head's, at first). */
   schedule(): void {
     if (this.#appending || !this.#hasWork()) return;
-    // At flushBytes the batch goes now, even while its timer runs (whichever comes first).
-    if (this.#pendingBytes >= this.#context.flushBytes) {
+    const { flushMs, flushBytes } = this.#context;
+    // A failed append is retried a flush window later, so a store that is down is not
+    // hammered; otherwise at flushBytes the batch goes now, even while its timer runs
+    // (whichever comes first).
+    const retrying = this.#retry !== undefined;
+    if (!retrying && this.#pendingBytes >= flushBytes) {
       this.#flush();
       return;
     }
     if (this.#timer) return;
-    this.#timer = setTimeout(() => this.#flush(), Math.max(0, this.#pendingSince + this.#context.flushMs - Date.now()));
+    const delay = retrying ? flushMs : Math.max(0, this.#pendingSince + flushMs - Date.now());
+    this.#timer = setTimeout(() => this.#flush(), delay);
   }
 
   /** Waits for the append in flight; with `all`, also sends what is pending (up to 3 tries). */

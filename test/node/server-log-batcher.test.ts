@@ -5,85 +5,7 @@
  * batcher reports back.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { LogAppend, LogAppendResult, StreamStore } from 'answer-once/server';
-import { type BatcherContext, LogBatcher } from '../../src/server/log-batcher.js';
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-const FLUSH_MS = 25;
-const HEAD = '{"v":1,"status":200,"headers":[]}';
-const START = 1_000_000;
-
-/** How the store answers one append: a result, a throw, or an answer that lands when told. */
-type Answer = LogAppendResult | Error | Promise<LogAppendResult>;
-
-interface Seen {
-  readonly offset: number;
-  readonly text: string;
-  readonly head: string | undefined;
-  readonly at: number;
-}
-
-/** A log that records every append; `answers` (in order) say how appends go, ok once they run out. */
-function recordingLog(answers: Answer[] = []) {
-  const appends: Seen[] = [];
-  let inFlight = 0;
-  let mostInFlight = 0;
-  const store = {
-    append: async (_key: string, _token: string, batch: LogAppend): Promise<LogAppendResult> => {
-      appends.push({ offset: batch.offset, text: decoder.decode(batch.data), head: batch.head, at: Date.now() - START });
-      inFlight += 1;
-      mostInFlight = Math.max(mostInFlight, inFlight);
-      try {
-        const answer = answers.shift() ?? { ok: true, length: batch.offset + batch.data.byteLength, stopRequested: false };
-        if (answer instanceof Error) throw answer;
-        return await answer;
-      } finally {
-        inFlight -= 1;
-      }
-    },
-  } as unknown as StreamStore;
-  return { store, appends, mostInFlight: () => mostInFlight };
-}
-
-/** An answer that lands when `land` is called. */
-function held() {
-  let land!: (result: LogAppendResult) => void;
-  const answer = new Promise<LogAppendResult>((resolve) => (land = resolve));
-  return { answer, land };
-}
-
-const ok = (length: number, stopRequested = false): LogAppendResult => ({ ok: true, length, stopRequested });
-
-function batcherFor(store: StreamStore, overrides: Partial<BatcherContext> = {}) {
-  const context: BatcherContext = {
-    store,
-    key: 'key',
-    token: 'token',
-    flushMs: FLUSH_MS,
-    flushBytes: 65_536,
-    report: vi.fn(),
-    onStop: vi.fn(),
-    onFenced: vi.fn(),
-    leaseMs: 30_000,
-    onRenewed: vi.fn(),
-    ...overrides,
-  };
-  const batcher = new LogBatcher(context, HEAD, Date.now());
-  return { batcher, context };
-}
-
-const bytes = (text: string) => encoder.encode(text);
-
-/** A batcher whose head's append has landed, `FLUSH_MS` after the start. */
-async function headLogged(answers: Answer[] = [], overrides: Partial<BatcherContext> = {}) {
-  const log = recordingLog(answers);
-  const { batcher, context } = batcherFor(log.store, overrides);
-  batcher.schedule();
-  await vi.advanceTimersByTimeAsync(FLUSH_MS);
-  expect(log.appends).toEqual([{ offset: 0, text: '', head: HEAD, at: FLUSH_MS }]);
-  return { ...log, batcher, context };
-}
+import { FLUSH_MS, START, recordingLog, held, ok, batcherFor, bytes, headLogged } from './log-batcher-rig.js';
 
 beforeEach(() => {
   vi.useFakeTimers();
@@ -200,52 +122,6 @@ describe('what an append answers', () => {
     await vi.advanceTimersByTimeAsync(FLUSH_MS * 4);
     expect(appends.map(({ text }) => text)).toEqual(['', 'abc']);
     expect(context.onFenced).not.toHaveBeenCalled();
-  });
-});
-
-describe('a failed append', () => {
-  it('reports a store-error and sends the same bytes again alone, at the same offset, then goes on', async () => {
-    const failure = new Error('store down');
-    const { batcher, appends, context } = await headLogged([ok(0), failure]);
-    batcher.push(bytes('abc'));
-    await vi.advanceTimersByTimeAsync(FLUSH_MS); // throws
-    expect(context.report).toHaveBeenCalledWith({ type: 'store-error', key: 'key', operation: 'append', error: failure });
-    batcher.push(bytes('def'));
-    await vi.advanceTimersByTimeAsync(FLUSH_MS * 4);
-    expect(appends.slice(1).map(({ offset, text }) => [offset, text])).toEqual([
-      [0, 'abc'],
-      [0, 'abc'],
-      [3, 'def'],
-    ]);
-  });
-
-  it('retries the head’s failed append with the head', async () => {
-    const { store, appends } = recordingLog([new Error('store down')]);
-    const { batcher } = batcherFor(store);
-    batcher.push(bytes('abc'));
-    await vi.advanceTimersByTimeAsync(FLUSH_MS * 4);
-    expect(appends.map(({ offset, text, head }) => [offset, text, head])).toEqual([
-      [0, 'abc', HEAD],
-      [0, 'abc', HEAD],
-    ]);
-  });
-
-  it('a retry answered offset: the first try landed, so it goes on after those bytes, without the head', async () => {
-    const { store, appends, mostInFlight } = recordingLog([new Error('answer lost'), { ok: false, reason: 'offset' }]);
-    const { batcher, context } = batcherFor(store);
-    batcher.push(bytes('abc'));
-    await vi.advanceTimersByTimeAsync(FLUSH_MS * 2); // the head's batch, then its retry
-    batcher.push(bytes('def'));
-    await vi.advanceTimersByTimeAsync(FLUSH_MS);
-    expect(appends.map(({ offset, text, head }) => [offset, text, head])).toEqual([
-      [0, 'abc', HEAD],
-      [0, 'abc', HEAD],
-      [3, 'def', undefined],
-    ]);
-    await vi.advanceTimersByTimeAsync(FLUSH_MS * 4);
-    expect(appends).toHaveLength(3);
-    expect(context.onFenced).not.toHaveBeenCalled();
-    expect(mostInFlight()).toBe(1);
   });
 });
 
