@@ -2,7 +2,7 @@
  * The rig of the `LogBatcher` specs: a store that records every append and answers each as
  * told, and a batcher over it with short flush windows (fake timers: the specs' own hooks).
  */
-import { expect, vi } from 'vitest';
+import { afterEach, beforeEach, expect, vi } from 'vitest';
 import type { LogAppend, LogAppendResult, StreamStore } from 'answer-once/server';
 import { type BatcherContext, LogBatcher } from '../../src/server/log-batcher.js';
 
@@ -10,7 +10,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 export const FLUSH_MS = 25;
 export const HEAD = '{"v":1,"status":200,"headers":[]}';
-export const START = 1_000_000;
+const START = 1_000_000;
 
 /** How the store answers one append: a result, a throw, or an answer that lands when told. */
 export type Answer = LogAppendResult | Error | Promise<LogAppendResult>;
@@ -81,4 +81,15 @@ export async function headLogged(answers: Answer[] = [], overrides: Partial<Batc
   await vi.advanceTimersByTimeAsync(FLUSH_MS);
   expect(log.appends).toEqual([{ offset: 0, text: '', head: HEAD, at: FLUSH_MS }]);
   return { ...log, batcher, context };
+}
+
+/** Fake timers from `START` for every spec of the calling file. */
+export function useBatcherClock(): void {
+  beforeEach(() => {
+    vi.useFakeTimers();
+    vi.setSystemTime(START);
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
 }

@@ -3,17 +3,10 @@
  * alone and at the same offset, a flush window later; what a retry that landed after all
  * means. The rig is in ./log-batcher-rig.ts.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FLUSH_MS, HEAD, START, recordingLog, ok, batcherFor, bytes, headLogged } from './log-batcher-rig.js';
+import { describe, expect, it, vi } from 'vitest';
+import { FLUSH_MS, HEAD, recordingLog, ok, batcherFor, bytes, headLogged, useBatcherClock } from './log-batcher-rig.js';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-  vi.setSystemTime(START);
-});
-
-afterEach(() => {
-  vi.useRealTimers();
-});
+useBatcherClock();
 
 describe('a failed append', () => {
   it('reports a store-error and sends the same bytes again alone, at the same offset, then goes on', async () => {

@@ -4,17 +4,10 @@
  * for the flush windows. What reaches the log, when, at which offset, and what the
  * batcher reports back.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FLUSH_MS, START, recordingLog, held, ok, batcherFor, bytes, headLogged } from './log-batcher-rig.js';
+import { describe, expect, it, vi } from 'vitest';
+import { FLUSH_MS, recordingLog, held, ok, batcherFor, bytes, headLogged, useBatcherClock } from './log-batcher-rig.js';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-  vi.setSystemTime(START);
-});
-
-afterEach(() => {
-  vi.useRealTimers();
-});
+useBatcherClock();
 
 describe('when batches go out', () => {
   it('sends a batch flushMs after its first byte, not before, with the bytes pushed meanwhile', async () => {
