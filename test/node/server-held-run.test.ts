@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type IdempotencyEvent, type IdempotencyStore, LeaseLostError, MemoryStore, runOnce } from 'answer-once/server';
-import { recordOps, sleep } from './server-support.js';
+import { gate, recordOps, sleep } from './server-support.js';
 
 /** A work that runs until its signal aborts, then `lingerMs` more (a model call slow to stop), and says why it stopped. */
 function untilAborted(lingerMs = 0) {
@@ -93,6 +93,29 @@ describe('runOnce: the lease while the work runs', () => {
     // Lost for good: the work is told at that renew, not one beat later, and renewing ends.
     if (othersFirst) expect(renews).toBe(1);
     else expect(renews).toBeGreaterThan(1);
+  });
+
+  it('aborts the work when the caller’s signal aborts, and still when the lease is lost while the caller holds one', async () => {
+    const caller = new AbortController();
+    const stopped = untilAborted();
+    const started = gate();
+    const work = (context: { signal: AbortSignal }) => (started.open(), stopped.work(context));
+    const running = runOnce(new MemoryStore(), 'a', work, { signal: caller.signal });
+    await started.promise;
+    const gaveUp = new Error('the caller gave up');
+    caller.abort(gaveUp);
+    await running;
+    expect(stopped.reason()).toBe(gaveUp);
+
+    const lost = untilAborted();
+    const takenOver = recordOps(new MemoryStore(), { renew: async () => 'fenced' });
+    const fenced = runOnce(takenOver, 'b', lost.work, {
+      leaseMs: 90,
+      heartbeatMs: 30,
+      signal: new AbortController().signal,
+    });
+    await fenced.catch(() => undefined);
+    expect(lost.reason()).toBeInstanceOf(LeaseLostError);
   });
 
   it('leaves no timer behind once the work settled, answered or thrown', async () => {
