@@ -50,7 +50,9 @@ export class RunTimeoutError extends Error {
  *   `renewedAt` is recent enough that the next beat still has `heartbeatMs` of lease
  *   left (a streamed answer's appends renew it: no extra round trips while they flow).
  * - A renew answered `fenced` aborts the work's signal (a successor holds the intent).
- *   One answered `gone` (the store lost the record) claims the intent again.
+ *   One answered `gone` (the store lost the record) claims the intent again; an outcome
+ *   ready meanwhile waits for that claim (bounded by the store deadline) and is written
+ *   under the token it got.
  * - Past `maxRunMs` the signal aborts and the outcome is `timedOut`'s, even if the work
  *   never returns.
  * - A write answered `gone` claims the intent again and writes once more; the outcome's
@@ -70,6 +72,8 @@ export async function runHeld<T>(
   let holder = token;
   let writing = false;
   let renewing = false;
+  /** A renew's claim of a vanished record, while in flight: the outcome is written under the token it gets. */
+  let reclaiming: Promise<void> | undefined;
   const loseLease = (): void => {
     clearInterval(heartbeat);
     report({ type: 'lease-lost', key });
@@ -87,10 +91,12 @@ export async function runHeld<T>(
         // While the outcome is being written, its own write decides (a fenced renew may be ours completing).
         if (writing || result === 'written' || lease.signal.aborted) return;
         if (result === 'fenced') return loseLease();
-        const reclaimed = await reclaim(store, key, options);
-        report({ type: 'record-lost', key, operation: 'renew', reclaimed: reclaimed !== null });
-        if (reclaimed === null) loseLease();
-        else if (!writing) holder = reclaimed;
+        reclaiming = reclaim(store, key, options).then((reclaimed) => {
+          report({ type: 'record-lost', key, operation: 'renew', reclaimed: reclaimed !== null });
+          if (reclaimed === null) loseLease();
+          else holder = reclaimed;
+        });
+        await reclaiming;
       })
       .catch((error: unknown) => {
         // The next beat tries again; if the lease lapses meanwhile, fencing decides.
@@ -122,6 +128,8 @@ export async function runHeld<T>(
 
   writing = true;
   try {
+    // A renew's claim still in flight is ours: write under its token, or it fences our own write.
+    await reclaiming?.catch(() => undefined);
     return { outcome, write: await write(store, key, holder, outcome, options) };
   } finally {
     clearInterval(heartbeat);

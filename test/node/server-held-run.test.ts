@@ -95,6 +95,50 @@ describe('runOnce: the lease while the work runs', () => {
     else expect(renews).toBeGreaterThan(1);
   });
 
+  it('stores the answer under the token a renew’s claim of a vanished record got, when the work ends while that claim is in flight', async () => {
+    vi.useFakeTimers();
+    let inner = new MemoryStore();
+    let acquires = 0;
+    const claimLands = gate();
+    const completeLands = gate();
+    const flushing: IdempotencyStore = {
+      ...recordOps(inner),
+      acquire: async (...args) => {
+        acquires += 1;
+        if (acquires === 2) await claimLands.promise; // the renew's claim again, slow to land
+        return inner.acquire(...args);
+      },
+      renew: async (...args) => {
+        if (acquires > 1) return inner.renew(...args);
+        inner = new MemoryStore(); // a flushed Redis: everything is gone
+        return 'gone';
+      },
+      complete: async (...args) => {
+        await completeLands.promise;
+        return inner.complete(...args);
+      },
+      get: (...args) => inner.get(...args),
+    };
+    const events: IdempotencyEvent[] = [];
+    const workEnds = gate();
+    const running = runOnce(flushing, 'k', () => workEnds.promise.then(() => 'answer'), {
+      leaseMs: 90,
+      heartbeatMs: 30,
+      onEvent: (e) => events.push(e),
+    }).catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(31); // the first beat finds the record gone and claims it again
+    expect(acquires).toBe(2);
+    workEnds.open();
+    await vi.advanceTimersByTimeAsync(0);
+    claimLands.open(); // our own claim holds the intent now
+    await vi.advanceTimersByTimeAsync(0);
+    completeLands.open();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await running).toEqual({ value: 'answer', replayed: false }); // not fenced by its own claim
+    expect(await inner.get('k')).toMatchObject({ state: 'completed', result: '"answer"' });
+    expect(events.map((e) => e.type)).not.toContain('fenced');
+  });
+
   it('aborts the work when the caller’s signal aborts, and still when the lease is lost while the caller holds one', async () => {
     const caller = new AbortController();
     const stopped = untilAborted();
