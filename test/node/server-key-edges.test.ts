@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeKey } from 'answer-once/server';
+import { encodeKey, type IdempotencyEvent, MemoryStore, runOnce } from 'answer-once/server';
+import { chatApp, chatRequest } from './server-support.js';
 
 const ID = 'req-0000000001';
 
@@ -77,5 +78,44 @@ describe('encodeKey: only a high surrogate followed by a low one is a pair', () 
     ['a high surrogate at the end', 'a\uDBFF', 'a%ED%AF%BF'],
   ])('encodes %s as lone surrogates, three bytes each', (_, text, encoded) => {
     expect(userPart(text)).toBe(encoded);
+  });
+});
+
+describe('createIdempotencyHandler: a scope of the wrong shape', () => {
+  it.each([
+    ['a string', 'alice', /`scope`/],
+    ['null', null, /`scope`/],
+    ['a function', Object.assign(() => undefined, { user: 'alice' }), /`scope`/],
+    ['a number as user', { user: 42 }, /`scope\(\)\.user`/],
+    ['an empty user', { user: '' }, /`scope\(\)\.user`/],
+    ['no user', { session: 's' }, /`scope\(\)\.user`/],
+    ['a number as session', { user: 'alice', session: 7 }, /`scope\(\)\.session`/],
+    ['null as session', { user: 'alice', session: null }, /`scope\(\)\.session`/],
+  ])('refuses %s: a 500, nothing run or stored, a TypeError naming the field reported', async (_, value, field) => {
+    const app = chatApp({ scope: (() => value) as never });
+    const response = await app.handle(chatRequest());
+    expect(response.status).toBe(500);
+    expect(await response.json()).toMatchObject({ code: 'internal-error' });
+    expect(app.calls).toHaveLength(0);
+    expect(app.store.size).toBe(0);
+    expect(app.events).toEqual([{ type: 'scope-error', requestId: ID, error: expect.any(TypeError) }]);
+    const [event] = app.events as [Extract<IdempotencyEvent, { type: 'scope-error' }>];
+    expect((event.error as TypeError).message).toMatch(field);
+  });
+
+  it('takes a session left undefined as the empty one', async () => {
+    const app = chatApp({ scope: () => ({ user: 'alice', session: undefined }) });
+    expect((await app.handle(chatRequest())).status).toBe(200);
+    expect(app.calls.map((call) => call.context.key)).toEqual([`answer-once:{alice::${ID}}`]);
+  });
+});
+
+describe('MemoryStore: a key encodeKey did not build', () => {
+  it('names a runOnce business key as its own request ID when evicting it', async () => {
+    const events: IdempotencyEvent[] = [];
+    const store = new MemoryStore({ maxEntries: 1, onEvent: (event) => events.push(event) });
+    await runOnce(store, 'order-42', async () => 'first');
+    await runOnce(store, 'order-43', async () => 'second');
+    expect(events).toEqual([{ type: 'evicted', key: 'order-42', requestId: 'order-42', state: 'completed' }]);
   });
 });
