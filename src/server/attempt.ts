@@ -142,9 +142,10 @@ async function run(
           return failOutcome(failure, answer, error); // a body already read or locked
         }
       }
+      const broken = (error: unknown): WorkOutcome<Response> => failOutcome({ status: 502 }, answer, error);
       // A work that answers after losing its lease is not streamed: the successor's answer is (§ 7.2).
-      if (streamed && !lease.aborted)
-        return streamed.verdict(response, (error) => failOutcome({ status: 502 }, answer, error));
+      // A body that cannot be read (locked by the app) is a broken answer, as when buffered.
+      if (streamed && !lease.aborted) return streamed.verdict(response, broken).catch(broken);
       try {
         const captured = await captureResponse(response, options.maxResponseBytes, options.replayHeaders);
         if (!captured.oversize)
