@@ -1,3 +1,5 @@
+import { PROBLEM_JSON } from '../core/headers.js';
+import { LeaseLostError } from './errors.js';
 import type { Reporter } from './events.js';
 import type { WorkOutcome } from './held-run.js';
 import { problemResponse } from './problem.js';
@@ -93,7 +95,8 @@ export class StreamedRun {
       restarted: this.#restarted,
       stopSignal: this.#stop.signal,
       onStop: () => this.#requestStop(),
-      onFenced: () => this.#work.abort(new Error('answer-once: another worker took this intent over.')),
+      // The same reason as a heartbeat's fenced renew: the work can tell a takeover from a stop.
+      onFenced: () => this.#work.abort(new LeaseLostError('answer-once: another worker took this intent over.')),
       onRenewed: () => {
         this.#renewedAt = Date.now();
       },
@@ -117,7 +120,7 @@ export class StreamedRun {
       requestId,
     });
     const body = new Uint8Array(await answer.clone().arrayBuffer());
-    const headers: [string, string][] = [['content-type', answer.headers.get('content-type') ?? '']];
+    const headers: [string, string][] = [['content-type', PROBLEM_JSON]]; // what problemResponse set
     return { kind: 'complete', result: JSON.stringify(storedAnswer(409, headers, body, true)), value: answer };
   }
 
