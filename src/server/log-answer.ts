@@ -32,8 +32,8 @@ function startOf(position: RequestedPosition | undefined, generation: number, le
   return { kind: 'from', offset: position.offset, range: false };
 }
 
-function prefixed(marker: Uint8Array | undefined, body: Uint8Array): Uint8Array<ArrayBuffer> {
-  if (!marker) return body.slice();
+function prefixed(marker: Uint8Array | undefined, body: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
+  if (!marker) return body;
   const out = new Uint8Array(marker.byteLength + body.byteLength);
   out.set(marker);
   out.set(body, marker.byteLength);
@@ -113,7 +113,7 @@ export function attachToLog(
     status = 206;
     headers.set('Content-Range', `bytes ${offset}-${LIVE_LAST_BYTE}/*`);
   }
-  const first = offset <= log.length ? log.data.subarray(offset - log.offset) : new Uint8Array(0);
+  const first = log.data.subarray(offset - log.offset); // empty when the position is past the logged bytes
   const marker = start.kind === 'restart' && sse ? restartMarker(generation) : undefined;
   const body = followLog(store, key, { generation, offset }, sse, first, marker);
   return withProtocolHeaders(new Response(body, { status, headers }), context);
