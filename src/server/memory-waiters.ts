@@ -62,7 +62,7 @@ export class KeyWaiters {
         timer = setTimeout(wake, Math.min(MAX_TIMER_MS, Math.max(1, delay)));
       };
       if (signal?.aborted) return resolve(onEnd());
-      signal?.addEventListener('abort', abort, { once: true });
+      signal?.addEventListener('abort', abort); // `finish` removes it; an AbortSignal fires once
       this.#subscribe(key, wake);
       wake();
     });
