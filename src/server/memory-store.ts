@@ -140,9 +140,8 @@ export class MemoryStore implements StreamStore {
 
   async append(key: string, token: string, batch: LogAppend): Promise<LogAppendResult> {
     const now = this.#options.now();
-    const current = this.#read(key, now);
-    if (!current) return { ok: false, reason: 'gone' };
-    if (current.state !== 'processing' || current.token !== token) return { ok: false, reason: 'fenced' };
+    const current = this.#held(key, token, now);
+    if (typeof current === 'string') return { ok: false, reason: current };
     const appended = this.#logs.append(key, current.generation ?? 0, batch);
     if (!appended) return { ok: false, reason: 'offset' };
     if (batch.leaseMs !== undefined) {
@@ -184,10 +183,9 @@ export class MemoryStore implements StreamStore {
     const current = this.#read(key, now);
     if (!current) return 'unknown';
     if (current.state !== 'processing') return 'settled';
-    const entry = this.#entries.get(key);
-    if (!current.stopRequested && entry) {
-      this.#entries.set(key, { record: { ...current, stopRequested: true }, expiresAt: entry.expiresAt });
-    }
+    // #read just returned its record, so the entry is there; asking twice changes nothing.
+    const { expiresAt } = this.#entries.get(key) as Entry;
+    this.#entries.set(key, { record: { ...current, stopRequested: true }, expiresAt });
     this.#waiters.wake(key);
     return 'stopping';
   }
@@ -261,9 +259,9 @@ export class MemoryStore implements StreamStore {
   #delete(key: string): void {
     if (!this.#entries.delete(key)) return;
     const { scope } = splitKey(key);
-    const keys = this.#scopes.get(scope);
-    keys?.delete(key);
-    if (keys?.size === 0) this.#scopes.delete(scope);
+    const keys = this.#scopes.get(scope) as Set<string>; // every held key is in its scope's set
+    keys.delete(key);
+    if (keys.size === 0) this.#scopes.delete(scope);
   }
 
   /**
@@ -284,7 +282,8 @@ export class MemoryStore implements StreamStore {
   #evictOne(keys: ReadonlySet<string>, now: number): boolean {
     for (const candidate of keys) {
       const { record, expiresAt } = this.#entries.get(candidate) as Entry;
-      if (expiresAt > now && record.state === 'processing' && record.leaseExpiresAt > now) continue;
+      // A live lease means a live record: a PROCESSING record outlives its lease (abandonedTtlMs ≥ 0).
+      if (record.state === 'processing' && record.leaseExpiresAt > now) continue;
       this.#delete(candidate);
       this.#logs.drop(candidate);
       this.#waiters.wake(candidate); // its readers and waiters see it gone now, not at their timer

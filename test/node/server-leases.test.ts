@@ -157,6 +157,14 @@ describe('createIdempotencyHandler: leases and fencing', () => {
     const problem = (await second.json()) as Record<string, unknown>;
     expect(problem).toMatchObject({ code: 'store-unavailable', requestId: 'req-0000000002' });
     expect(JSON.stringify(problem)).not.toContain('alice'); // the store's message names the key
+    // The memory store's own message reaches only the operator's store-error event: why, and the bound to raise.
+    expect(app.events).toContainEqual(
+      expect.objectContaining({
+        type: 'store-error',
+        operation: 'acquire',
+        error: expect.objectContaining({ message: expect.stringContaining('memory store is full (1 records)') }),
+      }),
+    );
     expect(app.calls).toHaveLength(1);
     release.open();
     await first;

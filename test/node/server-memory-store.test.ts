@@ -110,5 +110,7 @@ describe('MemoryStore', () => {
   it('names the bad option', () => {
     expect(() => new MemoryStore({ maxEntries: 0 })).toThrow(/`maxEntries`/);
     expect(() => new MemoryStore({ abandonedTtlMs: Number.NaN })).toThrow(/`abandonedTtlMs`/);
+    expect(() => new MemoryStore({ now: 5 as never })).toThrow(/`now`/);
+    expect(() => new MemoryStore({ onEvent: 'log' as never })).toThrow(/`onEvent`/);
   });
 });
