@@ -53,27 +53,34 @@ export class MemoryLogs {
 
   /** The kept bytes from `from` (see `StreamStore.read`), or `null` when `key` has no log. */
   slice(key: string, from: LogPosition | null, now: number): LogSlice | null {
-    const log = this.#logs.get(key);
+    const log = this.#live(key, now);
     if (!log) return null;
-    if (log.lingerUntil !== undefined && log.lingerUntil <= now) {
-      this.#logs.delete(key);
-      return null;
-    }
     const start = log.chunks[0]?.offset ?? log.length;
     const wanted = from?.generation === log.generation ? Math.min(from.offset, log.length) : 0;
     const offset = Math.max(start, wanted);
     return { generation: log.generation, head: log.head, length: log.length, offset, data: this.#bytes(log, offset) };
   }
 
-  /** The record settled: keep the log readable `LOG_LINGER_MS` more, never past `expiresAt`. */
+  /**
+   * The record settled: keep the log readable `LOG_LINGER_MS` more, never past `expiresAt`.
+   * A log that already lingered out (an older generation's) stays gone, as in Redis.
+   */
   settle(key: string, now: number, expiresAt: number): void {
-    const log = this.#logs.get(key);
+    const log = this.#live(key, now);
     if (log) log.lingerUntil = Math.min(now + LOG_LINGER_MS, expiresAt);
   }
 
   /** The record is gone (expired, evicted): so is its log. */
   drop(key: string): void {
     this.#logs.delete(key);
+  }
+
+  /** The log of `key` unless it lingered out (then it is dropped now: no timer drops it). */
+  #live(key: string, now: number): Log | undefined {
+    const log = this.#logs.get(key);
+    if (log?.lingerUntil === undefined || log.lingerUntil > now) return log;
+    this.#logs.delete(key);
+    return undefined;
   }
 
   #bytes(log: Log, offset: number): Uint8Array {

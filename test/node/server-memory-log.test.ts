@@ -88,6 +88,19 @@ describe('MemoryStore answer log: lifetime', () => {
     expect(await store.read('k', null)).toEqual({ record: expect.objectContaining({ state: 'failed' }), log: null });
   });
 
+  it('does not revive an older generation’s lingered-out log when a retry settles without writing', async () => {
+    const { clock, store, token } = await claimed();
+    await store.append('k', token, { offset: 0, data: bytes('first try'), head: 'h1' });
+    await store.fail('k', token, 'boom', HOUR);
+    clock.now += LOG_LINGER_MS + 1;
+    const retry = held(await store.acquire('k', 'fp', 60_000));
+    await store.fail('k', retry.token, 'boom again', HOUR);
+    expect(await store.read('k', null)).toEqual({
+      record: expect.objectContaining({ state: 'failed', generation: retry.generation }),
+      log: null,
+    });
+  });
+
   it('forgets an abandoned intent’s log with its record: the key created again starts without one', async () => {
     const { clock, store, token, generation } = await claimed({ abandonedTtlMs: 1_000 });
     await store.append('k', token, { offset: 0, data: bytes('abandoned'), head: 'h' });
