@@ -15,8 +15,6 @@ interface Log {
   lingerUntil: number | undefined;
 }
 
-const EMPTY = new Uint8Array(0);
-
 /**
  * The answer logs of a {@link MemoryStore}, one per key: the bytes of one generation
  * in append order. It checks nothing about tokens — the store fences first and calls it
@@ -83,8 +81,8 @@ export class MemoryLogs {
     return undefined;
   }
 
+  /** Bytes `[offset, length)`: from the last chunk that starts at or before `offset` (earlier ones add nothing). */
   #bytes(log: Log, offset: number): Uint8Array {
-    if (offset >= log.length) return EMPTY;
     let index = log.chunks.length - 1;
     while (index > 0 && (log.chunks[index]?.offset ?? 0) > offset) index -= 1;
     const parts = log.chunks.slice(index);
