@@ -15,8 +15,6 @@ interface Log {
   lingerUntil: number | undefined;
 }
 
-const EMPTY = new Uint8Array(0);
-
 /**
  * The answer logs of a {@link MemoryStore}, one per key: the bytes of one generation
  * in append order. It checks nothing about tokens — the store fences first and calls it
@@ -53,21 +51,20 @@ export class MemoryLogs {
 
   /** The kept bytes from `from` (see `StreamStore.read`), or `null` when `key` has no log. */
   slice(key: string, from: LogPosition | null, now: number): LogSlice | null {
-    const log = this.#logs.get(key);
+    const log = this.#live(key, now);
     if (!log) return null;
-    if (log.lingerUntil !== undefined && log.lingerUntil <= now) {
-      this.#logs.delete(key);
-      return null;
-    }
     const start = log.chunks[0]?.offset ?? log.length;
     const wanted = from?.generation === log.generation ? Math.min(from.offset, log.length) : 0;
     const offset = Math.max(start, wanted);
     return { generation: log.generation, head: log.head, length: log.length, offset, data: this.#bytes(log, offset) };
   }
 
-  /** The record settled: keep the log readable `LOG_LINGER_MS` more, never past `expiresAt`. */
+  /**
+   * The record settled: keep the log readable `LOG_LINGER_MS` more, never past `expiresAt`.
+   * A log that already lingered out (an older generation's) stays gone, as in Redis.
+   */
   settle(key: string, now: number, expiresAt: number): void {
-    const log = this.#logs.get(key);
+    const log = this.#live(key, now);
     if (log) log.lingerUntil = Math.min(now + LOG_LINGER_MS, expiresAt);
   }
 
@@ -76,8 +73,16 @@ export class MemoryLogs {
     this.#logs.delete(key);
   }
 
+  /** The log of `key` unless it lingered out (then it is dropped now: no timer drops it). */
+  #live(key: string, now: number): Log | undefined {
+    const log = this.#logs.get(key);
+    if (log?.lingerUntil === undefined || log.lingerUntil > now) return log;
+    this.#logs.delete(key);
+    return undefined;
+  }
+
+  /** Bytes `[offset, length)`: from the last chunk that starts at or before `offset` (earlier ones add nothing). */
   #bytes(log: Log, offset: number): Uint8Array {
-    if (offset >= log.length) return EMPTY;
     let index = log.chunks.length - 1;
     while (index > 0 && (log.chunks[index]?.offset ?? 0) > offset) index -= 1;
     const parts = log.chunks.slice(index);
