@@ -197,7 +197,7 @@ export function normalizeHandlerOptions(options: IdempotencyHandlerOptions): Res
     if (typeof store?.[method] !== 'function') invalidOption('store', `an IdempotencyStore (with ${method}())`, store);
   }
   const cors = options.cors ?? HANDLER_DEFAULTS.cors;
-  if (typeof cors !== 'boolean' && (typeof cors !== 'object' || cors === null)) {
+  if (typeof cors !== 'boolean' && typeof cors !== 'object') {
     invalidOption('cors', 'a boolean or CORS options', cors);
   }
   const inProgressStatus = options.inProgressStatus ?? HANDLER_DEFAULTS.inProgressStatus;
