@@ -3,7 +3,7 @@
  * `createIdempotencyHandler` returns) on `node:http`, through `@hono/node-server`'s
  * request listener, which does the Request/Response plumbing.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer, getRequestListener } from '@hono/node-server';
 import { functionOption, numberOption, optionsObject, stringOption } from '../core/options.js';
@@ -94,8 +94,8 @@ export function toNodeListener(handle: FetchHandler): NodeListener {
 /** Serves `handle` on `node:http`; resolves once the server listens. */
 export async function serve(handle: FetchHandler, options?: ServeOptions): Promise<ServedHandler> {
   const { port, hostname, onError } = normalizeServeOptions(options);
-  const server = createAdaptorServer({ fetch: guarded(handle, onError), hostname });
-  if (!('closeAllConnections' in server)) throw new TypeError('answer-once: expected a node:http server.');
+  // Without a `createServer` option the adaptor always builds a `node:http` server.
+  const server = createAdaptorServer({ fetch: guarded(handle, onError), hostname }) as Server;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, hostname, () => {
