@@ -6,22 +6,11 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type IdempotencyStore, MemoryStore } from 'answer-once/server';
-import { chatApp, chatRequest, gate, recordOps } from './server-support.js';
+import { chatApp, chatRequest, gate, recordOps, viewOf } from './server-support.js';
 
 const ID = 'req-0000000001';
 const T0 = 1_000_000;
 const LEASE = 20;
-
-/** `store` with some calls replaced; it keeps its answer logs if it has them. */
-function viewOf<S extends IdempotencyStore>(store: S, overrides: Partial<IdempotencyStore>): S {
-  return new Proxy(store, {
-    get(target, property) {
-      if (property in overrides) return overrides[property as keyof IdempotencyStore];
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
 
 const refused = () => Promise.reject(new Error('ECONNRESET'));
 

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type IdempotencyStore, MemoryStore } from 'answer-once/server';
-import { type ChatApp, chatApp, chatRequest, gate, recordOps } from './server-support.js';
+import { type ChatApp, chatApp, chatRequest, gate, recordOps, viewOf } from './server-support.js';
 
 const ID = 'req-0000000001';
 const T0 = 1_000_000;
@@ -21,17 +21,6 @@ async function eventually(condition: () => boolean, timeoutMs = 2_000): Promise<
     if (performance.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
-}
-
-/** `store` as another worker sees it, some calls replaced; it keeps its answer logs if it has them. */
-function viewOf<S extends IdempotencyStore>(store: S, overrides: Partial<IdempotencyStore>): S {
-  return new Proxy(store, {
-    get(target, property) {
-      if (property in overrides) return overrides[property as keyof IdempotencyStore];
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
 }
 
 const cutOff = { renew: () => Promise.reject(new Error('ETIMEDOUT')) };

@@ -10,7 +10,7 @@ import type { RequestedPosition } from '../../src/server/position.js';
 import type { IdempotencyRecord } from '../../src/server/store.js';
 import type { LogSlice, StreamStore } from '../../src/server/stream-store.js';
 import { chatApp, chatRequest, gate, statusRequest, until } from './server-support.js';
-import { parseEvents, readEvents, readRest, sseAnswer, tokens } from './stream-support.js';
+import { parseEvents, readEvents, readRest, sseAnswer, tokens, heldAfterOneEvent } from './stream-support.js';
 
 const ID = 'req-0000000001';
 const encoder = new TextEncoder();
@@ -26,19 +26,6 @@ async function finishedEvents() {
   const text = await fresh.text();
   await until(() => app.events.some(({ type }) => type === 'completed'));
   return { app, text, generation: Number(fresh.headers.get('X-Idempotent-Generation')) };
-}
-
-/** An SSE answer that sends one event, then holds until `go`, then sends one more. */
-function heldAfterOneEvent(go: Promise<void>): Response {
-  const body = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      controller.enqueue(encoder.encode('data: first\n\n'));
-      await go;
-      controller.enqueue(encoder.encode('data: second\n\n'));
-      controller.close();
-    },
-  });
-  return new Response(body, { headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' } });
 }
 
 describe('replaying a finished answer from a position', () => {

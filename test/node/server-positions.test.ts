@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, gate, statusRequest } from './server-support.js';
-import { parseEvents, readEvents, sseAnswer, tokens } from './stream-support.js';
+import { parseEvents, readEvents, sseAnswer, tokens, heldAfterOneEvent } from './stream-support.js';
 
 const ID = 'req-0000000001';
 const TEXT = 'Once upon a time.';
@@ -16,20 +16,6 @@ async function finishedText() {
   const fresh = await app.handle(chatRequest());
   expect(await fresh.text()).toBe(TEXT);
   return { app, generation: fresh.headers.get('X-Idempotent-Generation') ?? '' };
-}
-
-/** An SSE answer that sends one event, then holds until `go`, then sends one more. */
-function heldAfterOneEvent(go: Promise<void>): Response {
-  const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      controller.enqueue(encoder.encode('data: first\n\n'));
-      await go;
-      controller.enqueue(encoder.encode('data: second\n\n'));
-      controller.close();
-    },
-  });
-  return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
 }
 
 /** A finished three-event answer, its text and its generation. */

@@ -5,8 +5,8 @@
  * 409 of a stop that came before the work answered.
  */
 import { describe, expect, it } from 'vitest';
-import { LeaseLostError, MemoryStore, type StreamStore } from 'answer-once/server';
-import { chatApp, chatRequest, gate, statusRequest, until } from './server-support.js';
+import { LeaseLostError, MemoryStore } from 'answer-once/server';
+import { chatApp, chatRequest, gate, statusRequest, until, viewOf } from './server-support.js';
 import { frozen, parseEvents, range, readEvents, readRest, sleep, sseAnswer, tokens } from './stream-support.js';
 
 const ID = 'req-0000000001';
@@ -14,24 +14,12 @@ const ID = 'req-0000000001';
 const stopRequest = (): Request =>
   new Request(`http://app.test/api/status/${ID}`, { method: 'DELETE', headers: { Authorization: 'Bearer alice' } });
 
-/** `store` with some of its methods replaced. */
-function withMethods(store: StreamStore, overrides: Partial<StreamStore>): StreamStore {
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      const override = overrides[property as keyof StreamStore];
-      if (override) return override;
-      const value = Reflect.get(target, property, receiver) as unknown;
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
-
 describe('a streamed run: how a stop and a fence reach the work', () => {
   it('still stops the work through its next append when the store’s stop watch fails, and reports that failure', async () => {
     const watchDown = new Error('watchStop: connection refused');
     let signal: AbortSignal | undefined;
     const app = chatApp({
-      store: withMethods(new MemoryStore(), { watchStop: () => Promise.reject(watchDown) }),
+      store: viewOf(new MemoryStore(), { watchStop: () => Promise.reject(watchDown) }),
       flushMs: 10,
       work: ({ context }) => {
         signal = context.signal;
@@ -111,7 +99,7 @@ describe('a streamed run: a body that breaks after it began to stream', () => {
     const { go, work } = breaking();
     const refused = new Error('fail: connection refused');
     const app = chatApp({
-      store: withMethods(new MemoryStore(), { fail: () => Promise.reject(refused) }),
+      store: viewOf(new MemoryStore(), { fail: () => Promise.reject(refused) }),
       flushMs: 10,
       work,
     });

@@ -43,6 +43,17 @@ export function recordOps(store: IdempotencyStore, overrides: Partial<Idempotenc
   };
 }
 
+/** `store` with some calls replaced; unlike {@link recordOps} it keeps its answer logs if it has them. */
+export function viewOf<S extends IdempotencyStore>(store: S, overrides: Partial<S>): S {
+  return new Proxy(store, {
+    get(target, property) {
+      if (property in overrides) return overrides[property as keyof S];
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 /** Resolves once `condition()` holds (checked every millisecond, for at most `timeoutMs`). */
 export async function until(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
   for (const deadline = Date.now() + timeoutMs; !condition(); await sleep(1)) {

@@ -88,3 +88,16 @@ export function frozen(store: StreamStore): StreamStore {
 
 export const range = (count: number, prefix = 'token '): string[] =>
   Array.from({ length: count }, (_, index) => `${prefix}${index}`);
+
+/** An SSE answer that sends one event, then holds until `go`, then sends one more. */
+export function heldAfterOneEvent(go: Promise<void>): Response {
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      controller.enqueue(encoder.encode('data: first\n\n'));
+      await go;
+      controller.enqueue(encoder.encode('data: second\n\n'));
+      controller.close();
+    },
+  });
+  return new Response(body, { headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' } });
+}
