@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type IdempotencyStore, MemoryStore } from 'answer-once/server';
+import { type IdempotencyStore, IntentInProgressError, MemoryStore, StoreFailedError } from 'answer-once/server';
 import { chatApp, chatRequest, gate, recordOps, sleep, statusRequest } from './server-support.js';
 
 const ID = 'req-0000000001';
@@ -107,5 +107,37 @@ describe('createIdempotencyHandler: permanent store errors are 500, transient on
       expect(response.headers.get('Retry-After')).toBe('1');
       expect(await response.json()).toMatchObject({ code: 'store-unavailable' });
     }
+  });
+
+  it('answers 503 store-unavailable for a store that rejects with something not an Error (null, undefined, a string)', async () => {
+    for (const error of [null, undefined, 'ECONNRESET']) {
+      const app = chatApp({ store: failing(error) });
+      const response = await app.handle(chatRequest());
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({ code: 'store-unavailable', requestId: ID });
+      expect(app.events).toContainEqual(expect.objectContaining({ type: 'store-error', operation: 'acquire', error }));
+      expect(app.calls).toHaveLength(0);
+    }
+  });
+
+  it('answers a store’s own StoreFailedError as this intent’s 500, without the store’s title', async () => {
+    const own = new StoreFailedError('corrupt record at answer-once:{alice::req-0000000001}');
+    const app = chatApp({ store: failing(own) });
+    const response = await app.handle(chatRequest());
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(JSON.parse(text)).toMatchObject({ code: 'store-failed', requestId: ID });
+    expect(text).not.toContain('corrupt');
+    expect(app.calls).toHaveLength(0);
+  });
+
+  it('answers any other IdempotencyError a store throws as it stands (not as a store failure)', async () => {
+    const app = chatApp({ store: failing(new IntentInProgressError('this key is busy elsewhere')) });
+    const response = await app.handle(chatRequest());
+    expect(response.status).toBe(409);
+    expect(response.headers.get('Retry-After')).toBeNull();
+    expect(await response.json()).toMatchObject({ code: 'request-in-progress' });
+    expect(app.events).toContainEqual(expect.objectContaining({ type: 'store-error', operation: 'acquire' }));
+    expect(app.calls).toHaveLength(0);
   });
 });
