@@ -1,5 +1,6 @@
 import {
   FingerprintMismatchError,
+  IdempotencyError,
   IntentInProgressError,
   isIdempotencyError,
   LeaseLostError,
@@ -42,5 +43,21 @@ describe('isIdempotencyError', () => {
     for (const value of [null, undefined, 'LeaseLostError', 409, new Error('plain')]) {
       expect(isIdempotencyError(value)).toBe(false);
     }
+  });
+
+  it('recognises an app’s own subclass, under its own name or the base’s', () => {
+    class QuotaError extends IdempotencyError {
+      override name = 'QuotaError';
+      readonly code = 'internal-error';
+      readonly status = 429;
+    }
+    class UnnamedError extends IdempotencyError {
+      readonly code = 'internal-error';
+      readonly status = 500;
+    }
+    expect(isIdempotencyError(new QuotaError('over quota'))).toBe(true);
+    const unnamed = new UnnamedError('no name of its own');
+    expect(isIdempotencyError(unnamed)).toBe(true);
+    expect(String(unnamed)).toBe('IdempotencyError: no name of its own'); // what a log shows
   });
 });
