@@ -75,6 +75,7 @@ describe('a body with a generation (range)', () => {
       expect(got).toBe(WHOLE.slice(0, 1));
       expect(isAnswerRestartedError(error)).toBe(true);
       expect((error as AnswerRestartedError).generation).toBe(generation);
+      expect((error as AnswerRestartedError).retryable).toBe(true); // fetching again reads the new generation whole
       expect(r.responses[1]!.cancelled()).toBe(true);
       expect(r.settled).toEqual([error]);
     },

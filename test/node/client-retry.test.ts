@@ -1,6 +1,13 @@
 import { http, HttpResponse } from 'msw';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConnectionError, createClient, DeadlineExceededError, ResponseError, type SendEvent } from 'answer-once';
+import {
+  type AbortError,
+  ConnectionError,
+  createClient,
+  DeadlineExceededError,
+  ResponseError,
+  type SendEvent,
+} from 'answer-once';
 import { advance, idOf, ORIGIN, problem, useMsw } from '../support/protocol-fake.js';
 
 const server = await useMsw();
@@ -172,6 +179,7 @@ describe('client retries', () => {
     const error = await sending;
     expect(error).toBeInstanceOf(DeadlineExceededError);
     expect((error as DeadlineExceededError).retryable).toBe(true);
+    expect(((error as DeadlineExceededError).cause as Error).name).toBe('TimeoutError'); // ky's, for the last attempt
     expect(ids).toHaveLength(3); // t = 0, 4 s, 8 s; the next one would start after the deadline
   });
 
@@ -187,6 +195,7 @@ describe('client retries', () => {
     controller.abort(new Error('user left'));
     const error = (await sending) as Error;
     expect(error.name).toBe('AbortError');
+    expect((error as AbortError).retryable).toBe(true); // the server may have it: sending again runs nothing twice
     expect((error.cause as Error).message).toBe('user left');
     await advance(60_000);
     expect(ids).toHaveLength(1);

@@ -50,6 +50,7 @@ describe('send errors from an error status', () => {
     const error = await fail(client);
     expect(isResponseError(error)).toBe(true);
     expect(error).toMatchObject({ status: 400, data: null, problem: undefined });
+    expect(error.message).toBe('answer-once: the server answered 400.'); // no status text, no detail: no "()"
   });
 
   it('takes an object as the problem only when its status is a number', async () => {

@@ -126,6 +126,7 @@ describe('storage of pending intents', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnreplayableBodyError);
     expect((error as Error).message).toMatch(/stream body cannot be stored/);
+    expect((error as UnreplayableBodyError).retryable).toBe(false); // the same body fails the same way
     expect(seen).toHaveLength(0);
     expect(await storage.list()).toEqual([]);
     // Without storage the same body is simply sent.
