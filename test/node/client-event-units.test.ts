@@ -230,7 +230,7 @@ describe('client.fetch’s resumable event stream', () => {
             requestId: 'req_property_1',
             retry: RETRY,
             signal: undefined,
-            emit: undefined,
+            emit: () => undefined,
             settle: () => undefined,
             attempts: () => positions.length,
             async reconnect(headers) {

@@ -41,7 +41,7 @@ export interface ResumableBodyOptions {
   readonly signal: AbortSignal | undefined;
   /** Sends the intent again (same ID) with `headers` added; resolves with its response. */
   readonly reconnect: (headers: Record<string, string>) => Promise<Response>;
-  readonly emit: ((event: SendEvent) => void) | undefined;
+  readonly emit: (event: SendEvent) => void;
   /** Called once, when the body ended, errored or was cancelled. */
   readonly settle: (error: unknown) => void;
   /** Requests made so far for the intent, for errors' context. */
@@ -107,7 +107,7 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
         if (offset > 0) pending.push(marker);
         generation = next;
         offset = 0;
-        emit?.({ type: 'restart', requestId, generation: next });
+        emit({ type: 'restart', requestId, generation: next });
       },
       error(data) {
         markerError = data;
@@ -117,18 +117,18 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
   if (mode === 'events') startUnits(0);
 
   function positionHeaders(): Record<string, string> {
-    if (generation === undefined || mode === 'replay') return {};
+    if (generation === undefined) return {};
     if (mode === 'events') return { [LAST_EVENT_ID_HEADER]: formatPosition(generation, offset) };
     return offset === 0 ? {} : { [RANGE_HEADER]: `bytes=${offset}-`, [GENERATION_HEADER]: String(generation) };
   }
 
-  /** Takes the next response after a break; `false` when the answer is already whole. */
-  async function reconnect(reason: 'cut' | 'error-marker', cause: unknown): Promise<boolean> {
+  /** Takes the next response after a break; leaves no reader when the answer is already whole. */
+  async function reconnect(reason: 'cut' | 'error-marker', cause: unknown): Promise<void> {
     barren += 1;
     if (barren > retry.limit) {
       if (reason === 'error-marker') {
-        const status = markerError?.status ?? 502;
-        const data = { code: markerError?.code ?? 'intent-failed', status };
+        const status = markerError!.status ?? 502;
+        const data = { code: markerError!.code ?? 'intent-failed', status };
         const response = new Response(JSON.stringify(data), { status, headers: { 'content-type': 'application/json' } });
         throw new IntentFailedError({ response, data, problem: { ...data, title: data.code } as never }, context());
       }
@@ -137,28 +137,27 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
     reconnects += 1;
     const headers = positionHeaders();
     const at = headers[LAST_EVENT_ID_HEADER] ?? (headers[RANGE_HEADER] && formatPosition(generation!, offset));
-    emit?.({ type: 'reconnect', requestId, reconnects, reason, position: at });
+    emit({ type: 'reconnect', requestId, reconnects, reason, position: at });
     // The first reconnect leaves at once (the server has the log); a body that keeps
     // breaking with nothing new backs off.
     if (barren > 1)
       await sleep(backoffDelay(barren - 1, { base: retry.delay, cap: retry.backoffLimit, random: retry.random }), signal);
     if (signal?.aborted) throw new AbortError(context(), signal.reason);
     markerError = undefined;
-    const next = await options.reconnect(headers);
-    return adopt(next);
+    adopt(await options.reconnect(headers));
   }
 
-  /** Makes `next` the body being read; `false` when it says the reader has it all. */
-  function adopt(next: Response): boolean {
+  /** Makes `next` the body being read; none when it says the reader has it all. */
+  function adopt(next: Response): void {
     const restarted = isTrue(next.headers.get(RESTARTED_HEADER));
     const nextGeneration = parseGeneration(next.headers.get(GENERATION_HEADER));
     // § 14.5: 204 to a Last-Event-ID at the end of an ended generation; 416 to a Range at
     // or past the end (the answer is whole when its length is what we have).
-    if (next.status === 204) return false;
+    if (next.status === 204) return;
     if (next.status === 416) {
       const range = parseContentRange(next.headers.get('content-range'));
       void next.body?.cancel().catch(() => undefined);
-      if (range && 'length' in range && range.length === offset) return false;
+      if (range && 'length' in range && range.length === offset) return;
       throw new ConnectionError(context(), new Error(`the server answered 416 at offset ${offset}`), 'cut');
     }
     if (mode === 'events') {
@@ -189,9 +188,7 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
       skip = offset;
       offset = 0;
     }
-    if (!next.body) return false;
-    reader = next.body.getReader();
-    return true;
+    reader = next.body?.getReader();
   }
 
   /** Hands on `chunk` of a range/replay body, minus what the reader already has. */
@@ -218,19 +215,15 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
       } catch (error) {
         if (signal?.aborted) throw new AbortError(context(), signal.reason);
         reader = undefined;
-        if (!(await reconnect('cut', error))) {
-          return controller.close();
-        }
+        await reconnect('cut', error);
         continue;
       }
       if (result.done) {
         units?.end();
         flush(controller);
         reader = undefined;
-        if (markerError) {
-          if (await reconnect('error-marker', undefined)) continue;
-        }
-        return controller.close();
+        if (markerError) await reconnect('error-marker', undefined);
+        continue;
       }
       if (units) units.write(result.value);
       else passBytes(result.value);
