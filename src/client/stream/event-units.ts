@@ -73,11 +73,8 @@ function scan(bytes: Uint8Array, from: number, state: ScanState, found: (end: nu
     const byte = bytes[at];
     if (state.pendingCR) {
       state.pendingCR = false;
+      // An LF here goes on to end no unit: its `prev` is that CR.
       found(byte === LF ? at + 1 : at);
-      if (byte === LF) {
-        prev = LF;
-        continue;
-      }
     }
     if (byte === LF) {
       if (prev === LF) found(at + 1);
