@@ -53,6 +53,22 @@ describe('a failed append', () => {
     expect(mostInFlight()).toBe(1);
   });
 
+  it.each(['fenced', 'gone'] as const)(
+    'a retry answered %s: the batcher stops for good (a fenced one says so)',
+    async (reason) => {
+      const { batcher, appends, context } = await headLogged([ok(0), new Error('answer lost'), { ok: false, reason }]);
+      batcher.push(bytes('abc'));
+      await vi.advanceTimersByTimeAsync(FLUSH_MS * 2); // the batch, then its retry
+      batcher.push(bytes('def'));
+      await vi.advanceTimersByTimeAsync(FLUSH_MS * 4);
+      expect(appends.slice(1).map(({ offset, text }) => [offset, text])).toEqual([
+        [0, 'abc'],
+        [0, 'abc'],
+      ]);
+      expect(context.onFenced).toHaveBeenCalledTimes(reason === 'fenced' ? 1 : 0);
+    },
+  );
+
   it('waits flushMs before each retry, even with flushBytes pending: a store that is down is not hammered', async () => {
     const down = new Error('store down');
     const { batcher, appends } = await headLogged([ok(0), down, down, down], { flushBytes: 4 });
