@@ -194,6 +194,47 @@ describe('an attempt that waited', () => {
     expect(claims).toBe(2);
   });
 
+  it('waits once on a store without logs too: a rival’s fresh claim after the wait is answered 202 at once', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: T0 });
+    const store = new MemoryStore();
+    const holder = await deadHolder(recordOps(store, cutOff));
+    const release = gate();
+    const rival = chatApp({ store: recordOps(store), leaseMs: LEASE, work: () => release.promise.then(() => undefined) });
+    let rivalAnswer: Promise<Response> | undefined;
+    let claims = 0;
+    let waits = 0;
+    const app = chatApp({
+      leaseMs: LEASE,
+      store: recordOps(store, {
+        acquire: async (...args) => {
+          claims += 1;
+          if (claims === 2) {
+            rivalAnswer = rival.handle(chatRequest());
+            await eventually(() => rival.calls.length > 0);
+          }
+          return store.acquire(...args);
+        },
+        wait: (...args) => {
+          waits += 1;
+          return store.wait(...args);
+        },
+      }),
+    });
+    const waiting = app.handle(chatRequest({ headers: WAIT }));
+    await eventually(() => waits > 0);
+    vi.setSystemTime(T0 + LEASE);
+    const bounded = new Promise<string>((resolve) => setTimeout(() => resolve('still waiting'), 200));
+    const answer = await Promise.race([waiting, bounded]);
+    release.open();
+    expect(answer).toBeInstanceOf(Response);
+    expect((answer as Response).status).toBe(202);
+    expect((answer as Response).headers.get('Preference-Applied')).toBe('wait=5');
+    expect([claims, waits, app.calls.length]).toEqual([2, 1, 0]);
+    expect((await rivalAnswer)?.status).toBe(200);
+    await holder.done();
+    await waiting;
+  });
+
   it('answers 503 when the store fails the wait, and names the wait in its store-error event', async () => {
     const store = new MemoryStore();
     const release = gate();
