@@ -2,11 +2,15 @@
  * The fresh answer on a log-keeping store (PROTOCOL.md § 14.2, § 14.3): the attempt that
  * runs the work gets its status and headers, flagged only with what is true of it.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { chatApp, chatRequest } from './server-support.js';
 import { parseEvents, range, sseAnswer, tokens } from './stream-support.js';
 
 describe('createIdempotencyHandler: the fresh answer from a log-keeping store', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('flags neither a JSON nor a streamed fresh answer restarted; only one for a position of another generation is', async () => {
     const json = chatApp();
     const answered = await json.handle(chatRequest());
@@ -36,5 +40,17 @@ describe('createIdempotencyHandler: the fresh answer from a log-keeping store', 
     expect(replay.status).toBe(204);
     expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
     expect(app.calls).toHaveLength(1);
+  });
+
+  it('does not restart for a position of the very generation this claim gets (only another one is a restart)', async () => {
+    const T0 = 1_000_000; // the memory store's first generation of a key is its clock's now
+    vi.useFakeTimers({ toFake: ['Date'], now: T0 });
+    const app = chatApp({ work: () => sseAnswer(2) });
+    const fresh = await app.handle(chatRequest({ headers: { 'Last-Event-ID': `${T0}.0` } }));
+    expect(fresh.headers.get('X-Idempotent-Generation')).toBe(String(T0));
+    expect(fresh.headers.get('X-Idempotent-Restarted')).toBeNull();
+    const events = parseEvents(await fresh.text());
+    expect(events.map(({ event }) => event).filter((name) => name?.startsWith('answer-once.'))).toEqual([]);
+    expect(tokens(events)).toEqual(range(2));
   });
 });
