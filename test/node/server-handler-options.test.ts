@@ -41,6 +41,14 @@ describe('createIdempotencyHandler: every bad option is refused by name', () => 
     expect(() => create({ flushBytes: 1 })).not.toThrow();
   });
 
+  it('refuses options that are missing or not an object, by the function they were given to', () => {
+    // Without options there is no scope or handler: the error says what is missing, not a bare TypeError.
+    const call = createIdempotencyHandler as (options?: unknown) => unknown;
+    expect(() => call()).toThrow(/`createIdempotencyHandler\(\) options` must be an options object/);
+    expect(() => call(null)).toThrow(/`createIdempotencyHandler\(\) options`/);
+    expect(() => call('store')).toThrow(/`createIdempotencyHandler\(\) options`/);
+  });
+
   it('refuses an onEvent that is not a function', () => {
     expect(() => create({ onEvent: 'log' })).toThrow(/`onEvent`/);
   });

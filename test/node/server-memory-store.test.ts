@@ -112,5 +112,9 @@ describe('MemoryStore', () => {
     expect(() => new MemoryStore({ abandonedTtlMs: Number.NaN })).toThrow(/`abandonedTtlMs`/);
     expect(() => new MemoryStore({ now: 5 as never })).toThrow(/`now`/);
     expect(() => new MemoryStore({ onEvent: 'log' as never })).toThrow(/`onEvent`/);
+    // Options that are not an object are named too; undefined means the defaults.
+    expect(() => new MemoryStore(null as never)).toThrow(/`MemoryStore options`/);
+    expect(() => new MemoryStore(5 as never)).toThrow(/`MemoryStore options`/);
+    expect(() => new MemoryStore(undefined)).not.toThrow();
   });
 });
