@@ -181,10 +181,23 @@ describe('createIdempotencyHandler: an answer over maxResponseBytes, without log
 });
 
 describe('createIdempotencyHandler: records another layer wrote', () => {
-  it('refuses to replay a completed record that is not an HTTP answer: a TypeError, not a guess', async () => {
+  it.each([
+    ['that is null', 'null'],
+    ['JSON of something else', '{"answer":42}'],
+    [
+      'of another version',
+      JSON.stringify({ v: 2, replayable: true, status: 200, headers: [], encoding: 'utf8', body: 'hi' }),
+    ],
+    ['without a status', JSON.stringify({ v: 1, replayable: true, headers: [], encoding: 'utf8', body: 'hi' })],
+    [
+      'with a status that is not a number',
+      JSON.stringify({ v: 1, replayable: true, status: '200', headers: [], encoding: 'utf8', body: 'hi' }),
+    ],
+    ['without headers', JSON.stringify({ v: 1, replayable: true, status: 200, encoding: 'utf8', body: 'hi' })],
+  ])('refuses to replay a completed record %s: a TypeError, not a guess', async (_name, result) => {
     const store = new MemoryStore();
     const app = chatApp({ store: recordOps(store) });
-    await settledRecord(store, 'complete', '{"answer":42}');
+    await settledRecord(store, 'complete', result);
     await expect(app.handle(statusRequest(ID))).rejects.toThrow(
       expect.objectContaining({ name: 'TypeError', message: expect.stringContaining('not an HTTP answer') }),
     );
