@@ -16,7 +16,7 @@ function startsWith(bytes: Uint8Array, at: number, prefix: Uint8Array): boolean 
 /** The number of decimal digits of a non-negative safe integer. */
 function digits(n: number): number {
   let count = 1;
-  for (let bound = 10; n >= bound; bound *= 10) count += 1;
+  for (let bound = 10; n >= bound && count < 16; bound *= 10) count += 1;
   return count;
 }
 
