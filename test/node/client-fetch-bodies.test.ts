@@ -88,3 +88,12 @@ describe('client.fetch: a reconnect that fails with an error of its own', () => 
     expect(settled()).toMatchObject([{ outcome: 'failed', error: boom }]);
   });
 });
+
+describe('client.fetch: an answer without a body', () => {
+  it('resolves a 200 an app’s fetch answers with no body as it came, settled at once', async () => {
+    const { client, settled } = rig(() => new Response(null, { status: 200 }));
+    const response = await client.fetch(`${BASE}a`, { method: 'POST', body: 'q' });
+    expect([response.status, response.body]).toEqual([200, null]);
+    expect(settled()).toMatchObject([{ outcome: 'answered', attempts: 1 }]);
+  });
+});
