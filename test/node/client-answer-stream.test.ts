@@ -132,4 +132,13 @@ describe('client.stream: the parts', () => {
     await collect(whole);
     expect(whole.response.body!.locked).toBe(false);
   });
+
+  it('lets go of the body when its first event is a restart marker it cannot read', async () => {
+    const watched = watchedBody('event: answer-once.restart\ndata: not json\n\n');
+    const answer = await clientOf(
+      () => new Response(watched.body, { headers: { 'content-type': 'text/event-stream' } }),
+    ).stream('a', { json: {} });
+    await expect(collect(answer)).rejects.toThrow();
+    expect(watched.cancelled()).toBe(true);
+  });
 });

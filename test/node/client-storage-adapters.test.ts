@@ -72,7 +72,16 @@ describe('the storage adapters', () => {
 
   it('tells a record this version wrote from anything else', () => {
     expect(isStoredIntent(record(1, 1))).toBe(true);
-    for (const value of [null, undefined, 'text', 42, [], { ...record(1, 1), v: 2 }, { ...record(1, 1), headers: 'x' }]) {
+    for (const value of [
+      null,
+      undefined,
+      'text',
+      42,
+      [],
+      { ...record(1, 1), v: 2 },
+      { ...record(1, 1), headers: 'x' },
+      { ...record(1, 1), requestId: 7 },
+    ]) {
       expect(isStoredIntent(value)).toBe(false);
     }
   });

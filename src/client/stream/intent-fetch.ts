@@ -9,7 +9,6 @@ import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../../core/headers.js
 import { isValidRequestId, unquote } from '../../core/request-id.js';
 import { invalidOption } from '../../core/options.js';
 import { isEventStream } from '../../core/stream-protocol.js';
-import { AnswerOnceError } from '../errors/answer-once-error.js';
 import { ResponseError } from '../errors/response-error.js';
 import type { SendEvent } from '../events.js';
 import { notify } from '../join.js';
@@ -188,7 +187,9 @@ export async function openAnswer(
         const next = await dispatch(url, label, withPosition(extra), { bodyPending: true, persist: false });
         return next.response;
       } catch (error) {
-        settledBySend = error instanceof AnswerOnceError || settledBySend;
+        // The reconnect's send settled the intent (event, storage) for whatever it threw,
+        // not only for our errors: settling again would report the intent twice.
+        settledBySend = true;
         throw error;
       }
     },
