@@ -4,24 +4,8 @@
  * resumes after a cut is still one intent (one settled event, its attempts counted).
  */
 import { describe, expect, it } from 'vitest';
-import { createClient, memoryStorageAdapter, type SendEvent } from 'answer-once';
-import { cutBody, scripted } from '../support/scripted-fetch.js';
-
-const BASE = 'http://127.0.0.1:9/';
-
-function rig(answer: Parameters<typeof scripted>[0], options: Parameters<typeof createClient>[0] = {}) {
-  const server = scripted(answer);
-  const events: SendEvent[] = [];
-  const client = createClient({
-    baseUrl: BASE,
-    fetch: server.fetch,
-    retry: { delay: 0 },
-    onEvent: (event) => events.push(event),
-    ...options,
-  });
-  const settled = () => events.filter((event) => event.type === 'settled');
-  return { server, client, events, settled };
-}
+import { memoryStorageAdapter } from 'answer-once';
+import { BASE, cutBody, scriptedClient as rig } from '../support/scripted-fetch.js';
 
 describe('client.fetch: a form or URL parameters as the body', () => {
   it('sends URL parameters as a urlencoded form, on the first attempt and the retry', async () => {

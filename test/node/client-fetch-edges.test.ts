@@ -7,25 +7,10 @@
  * answers as they came), and the settled event and storage when the body ends.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient, memoryStorageAdapter, type SendEvent } from 'answer-once';
-import { cutBody, scripted } from '../support/scripted-fetch.js';
+import { memoryStorageAdapter } from 'answer-once';
+import { BASE, cutBody, scriptedClient as rig } from '../support/scripted-fetch.js';
 
-const BASE = 'http://127.0.0.1:9/';
 const ID = 'req-edges-0000001';
-
-function rig(answer: Parameters<typeof scripted>[0], options: Parameters<typeof createClient>[0] = {}) {
-  const server = scripted(answer);
-  const events: SendEvent[] = [];
-  const client = createClient({
-    baseUrl: BASE,
-    fetch: server.fetch,
-    retry: { delay: 0 },
-    onEvent: (event) => events.push(event),
-    ...options,
-  });
-  const settled = () => events.filter((event) => event.type === 'settled');
-  return { server, client, events, settled };
-}
 
 const ok = () => new Response('the answer', { headers: { 'content-type': 'text/plain' } });
 const streamOf = (...chunks: Uint8Array[]) =>

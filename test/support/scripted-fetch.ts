@@ -1,4 +1,8 @@
 /** A stub `fetch` for client specs: answers each request from a script and records what it received, and when. */
+import { createClient, type ClientOptions, type SendEvent } from 'answer-once';
+
+/** Where a scripted client sends: never reached, `scripted` answers first. */
+export const BASE = 'http://127.0.0.1:9/';
 
 interface SeenRequest {
   readonly method: string;
@@ -56,3 +60,18 @@ export function cutBody(text: string) {
 
 /** A network that fails: what undici's fetch rejects with when the connection is refused. */
 export const refused = () => Promise.reject(new TypeError('fetch failed'));
+
+/** A client over `scripted(answer)` with no retry delay, recording its events (`settled()`: the settled ones). */
+export function scriptedClient(answer: Parameters<typeof scripted>[0], options: ClientOptions = {}) {
+  const server = scripted(answer);
+  const events: SendEvent[] = [];
+  const client = createClient({
+    baseUrl: BASE,
+    fetch: server.fetch,
+    retry: { delay: 0 },
+    onEvent: (event) => events.push(event),
+    ...options,
+  });
+  const settled = () => events.filter((event) => event.type === 'settled');
+  return { server, client, events, settled };
+}
