@@ -128,6 +128,21 @@ describe.each(kinds)('an attempt on $kind', ({ view }) => {
 });
 
 describe('an attempt that waited', () => {
+  /** An `acquire` over `store` that lets `rival` claim the intent just before the request's second claim. */
+  function rivalBeforeSecondClaim(store: MemoryStore, rival: ChatApp<IdempotencyStore>) {
+    let claims = 0;
+    let answer: Promise<Response> | undefined;
+    const acquire: MemoryStore['acquire'] = async (...args) => {
+      claims += 1;
+      if (claims === 2) {
+        answer = rival.handle(chatRequest());
+        await eventually(() => rival.calls.length > 0);
+      }
+      return store.acquire(...args);
+    };
+    return { acquire, claims: () => claims, answer: () => answer };
+  }
+
   /**
    * A dead holder; the request waits; the lease ends; a rival claims the intent between
    * the wait's end and the request's second claim (and, with `rivalFails`, fails just
@@ -143,25 +158,17 @@ describe('an attempt that waited', () => {
       leaseMs: LEASE,
       work: () => release.promise.then(() => (rivalFails ? new Response('down', { status: 500 }) : undefined)),
     });
-    let rivalAnswer: Promise<Response> | undefined;
-    let claims = 0;
+    const second = rivalBeforeSecondClaim(store, rival);
     let reads = 0;
     const app = chatApp({
       leaseMs: LEASE,
       store: viewOf(store, {
-        acquire: async (...args) => {
-          claims += 1;
-          if (claims === 2) {
-            rivalAnswer = rival.handle(chatRequest());
-            await eventually(() => rival.calls.length > 0);
-          }
-          return store.acquire(...args);
-        },
+        acquire: second.acquire,
         read: async (...args: Parameters<MemoryStore['read']>) => {
           reads += 1;
           if (reads === 2 && rivalFails) {
             release.open();
-            await rivalAnswer;
+            await second.answer();
           }
           return store.read(...args);
         },
@@ -174,9 +181,9 @@ describe('an attempt that waited', () => {
     const answer = await Promise.race([waiting, bounded]);
     if (!(answer instanceof Response)) throw new Error(answer);
     release.open();
-    const rivals = await rivalAnswer;
+    const rivals = await second.answer();
     await holder.done();
-    return { answer, app, rivals, claims };
+    return { answer, app, rivals, claims: second.claims() };
   }
 
   it('waits once: after a dead holder, a rival’s fresh claim is answered 202 at once', async () => {
@@ -200,20 +207,12 @@ describe('an attempt that waited', () => {
     const holder = await deadHolder(recordOps(store, cutOff));
     const release = gate();
     const rival = chatApp({ store: recordOps(store), leaseMs: LEASE, work: () => release.promise.then(() => undefined) });
-    let rivalAnswer: Promise<Response> | undefined;
-    let claims = 0;
+    const second = rivalBeforeSecondClaim(store, rival);
     let waits = 0;
     const app = chatApp({
       leaseMs: LEASE,
       store: recordOps(store, {
-        acquire: async (...args) => {
-          claims += 1;
-          if (claims === 2) {
-            rivalAnswer = rival.handle(chatRequest());
-            await eventually(() => rival.calls.length > 0);
-          }
-          return store.acquire(...args);
-        },
+        acquire: second.acquire,
         wait: (...args) => {
           waits += 1;
           return store.wait(...args);
@@ -229,8 +228,8 @@ describe('an attempt that waited', () => {
     expect(answer).toBeInstanceOf(Response);
     expect((answer as Response).status).toBe(202);
     expect((answer as Response).headers.get('Preference-Applied')).toBe('wait=5');
-    expect([claims, waits, app.calls.length]).toEqual([2, 1, 0]);
-    expect((await rivalAnswer)?.status).toBe(200);
+    expect([second.claims(), waits, app.calls.length]).toEqual([2, 1, 0]);
+    expect((await second.answer())?.status).toBe(200);
     await holder.done();
     await waiting;
   });
