@@ -33,6 +33,12 @@ const PROBLEM_CODES = [
   'intent-stopped',
   /** The server's store keeps no answer logs, so it cannot stop a running intent (501). */
   'stop-unsupported',
+  /**
+   * The intent's work already ran as many times as the server allows one intent
+   * (`maxRuns`, counting retries after a failure and takeovers of a lapsed lease); it will
+   * not run again under this ID (409). Final: a new attempt is a new intent.
+   */
+  'intent-exhausted',
 ] as const;
 
 export type ProblemCode = (typeof PROBLEM_CODES)[number];
