@@ -18,6 +18,8 @@ import {
 } from '../core/options.js';
 import type { ParseMode } from './parse.js';
 import type { IntentStorage } from './storage/types.js';
+import type { TabSharing } from './tabs/tab-sharing.js';
+import type { Outbox } from './outbox/indexed-db-outbox.js';
 
 /** The two headers a server reads the intent's ID from. */
 export type RequestIdHeaderName = 'X-Request-Id' | 'Idempotency-Key';
@@ -138,6 +140,22 @@ export interface ClientOptions
    */
   storage?: IntentStorage;
   /**
+   * Share each streamed answer between the tabs of the origin (`shareTabs()`): tabs that
+   * read the same intent (a reload in two tabs, a duplicated tab, a resume in every tab)
+   * make one network stream; when the reading tab closes, another carries on from its
+   * last event. Where the browser has no Web Locks, every tab reads its own.
+   * @default undefined (every tab reads its own stream)
+   */
+  tabs?: TabSharing;
+  /**
+   * Where a send made offline waits (`indexedDbOutbox()`): a send that finds the browser
+   * offline, or whose every attempt failed on the network, is kept there with its ID and
+   * request and goes when the browser is back online, in the order sends were made; its
+   * promise settles then. `resume()` and `pending()` include the sends it holds.
+   * @default undefined (an offline send fails with `ConnectionError`)
+   */
+  outbox?: Outbox;
+  /**
    * Receives the events of every intent this client sends.
    * @default undefined
    */
@@ -172,6 +190,8 @@ export interface ResolvedClientOptions {
   readonly minPollInterval: number;
   readonly statusUrl: ((requestId: string) => string | URL) | undefined;
   readonly storage: IntentStorage | undefined;
+  readonly tabs: TabSharing | undefined;
+  readonly outbox: Outbox | undefined;
   readonly onEvent: SendEventListener | undefined;
   readonly parse: ParseMode;
   readonly parseJson: KyOptions['parseJson'];
@@ -259,6 +279,8 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
     minPollInterval = DEFAULTS.minPollInterval,
     statusUrl,
     storage,
+    tabs,
+    outbox,
     onEvent,
     parse = DEFAULTS.parse,
     ...kyOptions
@@ -278,6 +300,8 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
   if (storage !== undefined && (typeof storage !== 'object' || storage === null || typeof storage.save !== 'function')) {
     invalidOption('storage', 'an IntentStorage adapter ({ save, remove, list })', storage);
   }
+  if (tabs !== undefined && typeof tabs?.pair !== 'function') invalidOption('tabs', 'shareTabs()', tabs);
+  if (outbox !== undefined && typeof outbox?.list !== 'function') invalidOption('outbox', 'an outbox (indexedDbOutbox())', outbox);
   return {
     ky: base,
     kyOptions,
@@ -292,6 +316,8 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
     minPollInterval: timerOption(minPollInterval, 'minPollInterval', 1),
     statusUrl: functionOption(statusUrl, 'statusUrl'),
     storage,
+    tabs,
+    outbox,
     onEvent: functionOption(onEvent, 'onEvent'),
     parse: parseOption(parse, 'parse'),
     parseJson: functionOption(kyOptions.parseJson, 'parseJson'),

@@ -9,12 +9,14 @@ import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../../core/headers.js
 import { isValidRequestId, unquote } from '../../core/request-id.js';
 import { invalidOption } from '../../core/options.js';
 import { isEventStream } from '../../core/stream-protocol.js';
+import { AbortError } from '../errors/abort-error.js';
 import { ResponseError } from '../errors/response-error.js';
 import type { SendEvent } from '../events.js';
 import { notify } from '../join.js';
 import type { ResolvedClientOptions } from '../options.js';
 import type { SendResult } from '../run-intent.js';
 import type { SendOptions } from '../send-options.js';
+import { sharedAnswer, type OpenAnswer } from '../tabs/shared-answer.js';
 import { resumableBody } from './resumable-body.js';
 
 /** How client.fetch's sends differ from `send`'s; internal to the client. */
@@ -128,11 +130,44 @@ export interface OpenedAnswer {
  * Sends one intent (`options.requestId` set) as `send` would, its body unread, and wraps
  * the answer's body so it resumes itself. Rejects as `send` does.
  */
-export async function openAnswer(
+export function openAnswer(
+  deps: IntentFetchDeps,
+  url: string | URL,
+  label: string,
+  options: SendOptions & { readonly requestId: string },
+): Promise<OpenedAnswer> {
+  const pair = deps.client.tabs?.pair();
+  if (!pair) return openOwn(deps, url, label, options, undefined, undefined);
+  // Shared with the other tabs of the origin: one of them reads, the others follow.
+  const { requestId, signal } = options;
+  const emit = (event: SendEvent) => {
+    notify(deps.client.onEvent, event);
+    notify(options.onEvent, event);
+  };
+  return sharedAnswer(pair, requestId, (resume, onChunk) => openOwn(deps, url, label, options, resume, onChunk), {
+    signal,
+    aborted: (reason) => new AbortError({ requestId, attempts: 0, polls: 0 }, reason),
+    followed(error) {
+      emit(
+        error === undefined
+          ? { type: 'settled', requestId, outcome: 'answered', replayed: false, attempts: 0, polls: 0 }
+          : { type: 'settled', requestId, outcome: 'failed', error: toError(error), attempts: 0, polls: 0 },
+      );
+      void deps.forget(requestId, false);
+    },
+  });
+}
+
+const toError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
+
+/** This tab's own read of the answer: from its start, or from `resume`'s position (a takeover). */
+async function openOwn(
   { client, dispatch, forget }: IntentFetchDeps,
   url: string | URL,
   label: string,
   options: SendOptions & { readonly requestId: string },
+  resume: Parameters<OpenAnswer>[0],
+  onChunk: Parameters<OpenAnswer>[1] | undefined,
 ): Promise<OpenedAnswer> {
   const { requestId, signal } = options;
   let attempts = 0;
@@ -147,7 +182,12 @@ export async function openAnswer(
     for (const [name, value] of Object.entries(extra)) headers.set(name, value);
     return { ...options, headers, parse: 'none', onEvent };
   };
-  const result = await dispatch(url, label, withPosition(), { bodyPending: true });
+  const result = await dispatch(
+    url,
+    label,
+    withPosition(resume?.headers),
+    resume ? { bodyPending: true, persist: false } : { bodyPending: true },
+  );
   const { response, replayed } = result;
   /** A reconnect that failed has settled the intent itself (event, storage). */
   let settledBySend = false;
@@ -164,7 +204,7 @@ export async function openAnswer(
             type: 'settled',
             requestId,
             outcome: 'failed',
-            error: error instanceof Error ? error : new Error(String(error)),
+            error: toError(error),
             attempts,
             polls: 0,
           },
@@ -182,6 +222,8 @@ export async function openAnswer(
     emit,
     attempts: () => attempts,
     settle,
+    ...(resume && { from: resume.at }),
+    ...(onChunk && { onChunk }),
     async reconnect(extra) {
       try {
         const next = await dispatch(url, label, withPosition(extra), { bodyPending: true, persist: false });

@@ -35,6 +35,16 @@ import { concat, EventUnits } from './event-units.js';
 
 type BodyMode = 'events' | 'range' | 'replay';
 
+/**
+ * How far a reader got in an answer body: the generation it belongs to (none on a store
+ * without logs) and the offset just after the last byte handed on (events: the log
+ * offset of the last whole unit, § 14.5). Plain data, so it can cross to another tab.
+ */
+export interface BodyPosition {
+  readonly generation: number | undefined;
+  readonly offset: number;
+}
+
 export interface ResumableBodyOptions {
   readonly requestId: string;
   readonly retry: ResolvedRetryPolicy;
@@ -46,6 +56,28 @@ export interface ResumableBodyOptions {
   readonly settle: (error: unknown) => void;
   /** Requests made so far for the intent, for errors' context. */
   readonly attempts: () => number;
+  /**
+   * Where the reader already is: `first` is the answer sent again from there (its
+   * position headers, {@link positionHeaders}), so the body carries on from it.
+   */
+  readonly from?: BodyPosition;
+  /** Told the position just after each chunk, as the chunk is handed on (one call per chunk, in order). */
+  readonly onChunk?: (at: BodyPosition) => void;
+}
+
+/**
+ * The headers that ask for an answer from `at` on (§ 14.5), for a body read as `response`
+ * was: `Last-Event-ID` for an event stream, `Range` + generation for other logged bodies,
+ * none for a replayed one (the bytes the reader has are skipped instead).
+ */
+export function positionHeaders(response: Response, at: BodyPosition): Record<string, string> {
+  return headersAt(bodyModeOf(response), at);
+}
+
+function headersAt(mode: BodyMode, { generation, offset }: BodyPosition): Record<string, string> {
+  if (generation === undefined) return {};
+  if (mode === 'events') return { [LAST_EVENT_ID_HEADER]: formatPosition(generation, offset) };
+  return offset === 0 ? {} : { [RANGE_HEADER]: `bytes=${offset}-`, [GENERATION_HEADER]: String(generation) };
 }
 
 function bodyModeOf(response: Response): BodyMode {
@@ -72,15 +104,15 @@ const isTrue = (value: string | null) => value?.toLowerCase() === 'true';
 export function resumableBody(first: Response, options: ResumableBodyOptions): ReadableStream<Uint8Array> {
   const { requestId, retry, signal, emit } = options;
   const mode = bodyModeOf(first);
-  let generation = parseGeneration(first.headers.get(GENERATION_HEADER));
+  let generation = options.from ? options.from.generation : parseGeneration(first.headers.get(GENERATION_HEADER));
   /** Bytes of the current generation handed on (range / replay), or the event position's offset. */
-  let offset = 0;
+  let offset = options.from?.offset ?? 0;
   /** Bytes of the current generation to drop from the next body (replay mode only). */
   let skip = 0;
   /** Breaks in a row with no byte handed on in between; bounded by `retry.limit`. */
   let barren = 0;
   let reconnects = 0;
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined = first.body!.getReader();
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let units: EventUnits | undefined;
   let pending: Uint8Array[] = [];
   let markerError: { code: string | undefined; status: number | undefined } | undefined;
@@ -114,13 +146,6 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
       },
     });
   }
-  if (mode === 'events') startUnits(0);
-
-  function positionHeaders(): Record<string, string> {
-    if (generation === undefined) return {};
-    if (mode === 'events') return { [LAST_EVENT_ID_HEADER]: formatPosition(generation, offset) };
-    return offset === 0 ? {} : { [RANGE_HEADER]: `bytes=${offset}-`, [GENERATION_HEADER]: String(generation) };
-  }
 
   /** Takes the next response after a break; leaves no reader when the answer is already whole. */
   async function reconnect(reason: 'cut' | 'error-marker', cause: unknown): Promise<void> {
@@ -135,7 +160,7 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
       throw new ConnectionError(context(), cause, 'cut');
     }
     reconnects += 1;
-    const headers = positionHeaders();
+    const headers = headersAt(mode, { generation, offset });
     const at = headers[LAST_EVENT_ID_HEADER] ?? (headers[RANGE_HEADER] && formatPosition(generation!, offset));
     emit({ type: 'reconnect', requestId, reconnects, reason, position: at });
     // The first reconnect leaves at once (the server has the log); a body that keeps
@@ -191,6 +216,13 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
     reader = next.body?.getReader();
   }
 
+  // A body from a position carries on as a reconnect's would; a first body starts at 0.
+  if (options.from) adopt(first);
+  else {
+    if (mode === 'events') startUnits(0);
+    reader = first.body!.getReader();
+  }
+
   /** Hands on `chunk` of a range/replay body, minus what the reader already has. */
   function passBytes(chunk: Uint8Array) {
     let bytes = chunk;
@@ -236,6 +268,7 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
     // One chunk per read, as it came: a reader pays per chunk, not per event.
     let size = 0;
     for (const bytes of pending) size += bytes.byteLength;
+    options.onChunk?.({ generation, offset });
     controller.enqueue(concat(pending, size));
     pending = [];
     barren = 0;
