@@ -52,6 +52,8 @@ export interface SharedAnswerOptions {
 }
 
 const NO_BODY = new Set([101, 204, 205, 304]);
+/** How long a leader holds the lock after the end it posted. */
+const LINGER_MS = 250;
 
 const samePosition = (a: BodyPosition | null, b: BodyPosition | null) =>
   a === b || (a !== null && b !== null && a.generation === b.generation && a.offset === b.offset);
@@ -216,6 +218,9 @@ export function sharedAnswer(
         ended = true;
         post({ t: 'end' });
         done(undefined);
+        // Keeps the lock until the followers heard the end (a message and a lock grant
+        // race): none takes over an answer that is whole; a late tab still gets it all.
+        await new Promise((resolve) => setTimeout(resolve, LINGER_MS));
       }
     } catch (error) {
       // The followers take over from their last chunk once the lock is free.
