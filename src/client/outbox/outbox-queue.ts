@@ -47,6 +47,9 @@ export interface OutboxQueue {
 }
 
 const LOCK = 'answer-once:outbox';
+/** Bounds of the retry while the browser says online and nothing gets through. */
+const FIRST_LATER_MS = 5_000;
+const LAST_LATER_MS = 60_000;
 const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 export function createOutboxQueue(outbox: Outbox): OutboxQueue {
@@ -54,16 +57,36 @@ export function createOutboxQueue(outbox: Outbox): OutboxQueue {
   const waiters = new Map<string, () => Promise<'sent' | 'offline'>>();
   let running: Promise<void> | undefined;
   let again = false;
-  outbox.network.onOnline(() => void flush());
+  /** The next try while the browser says online but the network fails (a captive portal, a dead route). */
+  let later: ReturnType<typeof setTimeout> | undefined;
+  let laterMs = FIRST_LATER_MS;
+  outbox.network.onOnline(() => {
+    laterMs = FIRST_LATER_MS;
+    void flush();
+  });
 
-  /** One pass over the outbox, in order; stops at the first send that finds the network gone. */
+  /**
+   * The browser says online, yet nothing got through (a captive portal, a dead route):
+   * the waiting sends try again later, each time later (bounded), or at the next `online`.
+   */
+  function retryLater(): void {
+    if (!outbox.network.online() || later !== undefined) return;
+    later = setTimeout(() => {
+      later = undefined;
+      void flush();
+    }, laterMs);
+    laterMs = Math.min(laterMs * 2, LAST_LATER_MS);
+  }
+
+  /** One pass over the outbox, in order; stops at the first send that finds no network. */
   async function pass(): Promise<void> {
     for (const intent of await outbox.list()) {
       if (!outbox.network.online()) return;
       const wake = waiters.get(intent.requestId);
       if (!wake) continue;
       waiters.delete(intent.requestId);
-      if ((await wake()) === 'offline') return;
+      if ((await wake()) === 'offline') return retryLater();
+      laterMs = FIRST_LATER_MS;
       await outbox.remove(intent.requestId);
       // One answer shows before the next send leaves.
       await nextTask();
@@ -88,8 +111,15 @@ export function createOutboxQueue(outbox: Outbox): OutboxQueue {
     return running;
   }
 
-  /** Waits for `requestId`'s turn; resolves with the function that reports how its send went. */
-  function turn(requestId: string, signal: AbortSignal | undefined): Promise<(outcome: 'sent' | 'offline') => void> {
+  /**
+   * Waits for `requestId`'s turn (in a pass started `now`, or the next one); resolves with
+   * the function that reports how its send went.
+   */
+  function turn(
+    requestId: string,
+    signal: AbortSignal | undefined,
+    now: boolean,
+  ): Promise<(outcome: 'sent' | 'offline') => void> {
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         waiters.delete(requestId);
@@ -107,7 +137,7 @@ export function createOutboxQueue(outbox: Outbox): OutboxQueue {
             resolve(finished);
           }),
       );
-      if (outbox.network.online()) void flush();
+      if (now && outbox.network.online()) void flush();
     });
   }
 
@@ -126,7 +156,7 @@ export function createOutboxQueue(outbox: Outbox): OutboxQueue {
       if (kept) {
         // Kept before (a reload, another page): it goes in its turn.
         await queued(requestId, emit);
-        report = await turn(requestId, signal);
+        report = await turn(requestId, signal, true);
       }
       for (;;) {
         try {
@@ -138,10 +168,13 @@ export function createOutboxQueue(outbox: Outbox): OutboxQueue {
             report?.('sent');
             throw error;
           }
-          report?.('offline');
           await outbox.add(kept);
           await queued(requestId, emit);
-          report = await turn(requestId, signal);
+          // It waits for the browser's next `online`, or the retry later when the browser
+          // already says online (a woken send reports it: its pass ends and schedules it).
+          if (report) report('offline');
+          else retryLater();
+          report = await turn(requestId, signal, false);
         }
       }
     },
