@@ -162,7 +162,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
         parse: send.parse ?? options.parse,
         signal,
         emit,
-        persist: keep && persist ? async (request) => (await keep(request), persist(request)) : (keep ?? persist),
+        persist: keep && persist ? (request) => keep(request).then(() => persist(request)) : (keep ?? persist),
       });
     try {
       // With an outbox, a send that finds no network waits there for it (a position

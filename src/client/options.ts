@@ -301,7 +301,8 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
     invalidOption('storage', 'an IntentStorage adapter ({ save, remove, list })', storage);
   }
   if (tabs !== undefined && typeof tabs?.pair !== 'function') invalidOption('tabs', 'shareTabs()', tabs);
-  if (outbox !== undefined && typeof outbox?.list !== 'function') invalidOption('outbox', 'an outbox (indexedDbOutbox())', outbox);
+  if (outbox !== undefined && typeof outbox?.list !== 'function')
+    invalidOption('outbox', 'an outbox (indexedDbOutbox())', outbox);
   return {
     ky: base,
     kyOptions,

@@ -18,15 +18,7 @@
  * starts them at 0 again, as the client's own numbers do.
  */
 
-export type SendStatus =
-  | 'idle'
-  | 'sending'
-  | 'retrying'
-  | 'waiting'
-  | 'streaming'
-  | 'offline'
-  | 'answered'
-  | 'failed';
+export type SendStatus = 'idle' | 'sending' | 'retrying' | 'waiting' | 'streaming' | 'offline' | 'answered' | 'failed';
 
 /** Why and when the client tries again, as the client reported it. */
 export interface RetryInfo {

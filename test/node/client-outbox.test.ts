@@ -61,7 +61,10 @@ describe('the outbox (indexedDbOutbox)', () => {
     const closed = page(route, name, false);
     for (const content of ['one', 'two', 'three']) {
       void closed.client.send(URL_, ask(content));
-      await until(() => closed.events.filter((e) => e.type === 'queued').length === ['one', 'two', 'three'].indexOf(content) + 1, content);
+      await until(
+        () => closed.events.filter((e) => e.type === 'queued').length === ['one', 'two', 'three'].indexOf(content) + 1,
+        content,
+      );
     }
     const kept = (await closed.outbox.list()).map((intent) => intent.requestId);
     expect(kept).toHaveLength(3);

@@ -1,7 +1,7 @@
 import { useChat } from '@ai-sdk/react';
 import type { UIMessage } from 'ai';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { CHAT_ID, loadMessages, saveMessages, seamStore, seams, transport } from './chat.js';
+import { CHAT_ID, loadMessages, queuedCount, saveMessages, seamStore, seams, transport } from './chat.js';
 import { type Trouble, useServer } from './use-server.js';
 
 const textOf = (message: UIMessage) => message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
@@ -111,6 +111,11 @@ export function App() {
             </div>
           );
         })}
+        {queuedCount() > 0 && (
+          <p className="offline" data-testid="offline">
+            waiting for a connection · {queuedCount()} queued
+          </p>
+        )}
         {error && (
           <p className="error" data-testid="error">
             {error.message}

@@ -4,7 +4,7 @@ import { useSend } from 'answer-once/react';
 import { apiBase, callOf, type ChatQuestion } from './api.js';
 import { client } from './client.js';
 import { Composer } from './Composer.js';
-import { addTurn, loadTurns, saveTurns, type Turn } from './history.js';
+import { addTurn, loadTurns, mergeTurns, onOtherTabTurns, saveTurns, type Turn } from './history.js';
 import { Transcript } from './Transcript.js';
 import { TroubleSwitch } from './TroubleSwitch.js';
 import { useServerStatus } from './use-server-status.js';
@@ -29,6 +29,7 @@ export function App() {
   const [draft, setDraft] = useState('');
   const server = useServerStatus();
   const bottom = useRef<HTMLDivElement>(null);
+  // Offline is not busy: the message waits in the outbox, and the next one queues after it.
   const busy =
     snapshot.status === 'sending' ||
     snapshot.status === 'retrying' ||
@@ -63,6 +64,8 @@ export function App() {
   useEffect(() => {
     saveTurns(turns);
   }, [turns]);
+  // Another tab's answers join this tab's conversation.
+  useEffect(() => onOtherTabTurns((theirs) => setTurns((mine) => mergeTurns(mine, theirs))), []);
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new turn or status is when to scroll, not an input
   useEffect(() => {
     // Braces matter: recent Chromium returns a promise from scrollIntoView.

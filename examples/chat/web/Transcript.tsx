@@ -18,6 +18,8 @@ function pendingLabel(state: SendState<string, ChatQuestion>): string {
       return 'still generating…';
     case 'streaming':
       return 'writing…';
+    case 'offline':
+      return `waiting for a connection · ${state.queued} queued`;
     default:
       return 'thinking…';
   }

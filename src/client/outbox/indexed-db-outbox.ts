@@ -52,7 +52,10 @@ const STORE = 'sends';
 const browserNetwork: OutboxNetwork = {
   online: () => (globalThis as { navigator?: { onLine?: boolean } }).navigator?.onLine !== false,
   onOnline(listener) {
-    const target = globalThis as { addEventListener?: typeof addEventListener; removeEventListener?: typeof removeEventListener };
+    const target = globalThis as {
+      addEventListener?: typeof addEventListener;
+      removeEventListener?: typeof removeEventListener;
+    };
     target.addEventListener?.('online', listener);
     return () => target.removeEventListener?.('online', listener);
   },

@@ -10,7 +10,11 @@ import { functionOption, invalidOption, optionsObject } from '../../core/options
 
 /** The part of the Web Locks API (`navigator.locks`) tab sharing uses. */
 export interface TabLocks {
-  request<T>(name: string, options: { ifAvailable?: boolean; signal?: AbortSignal }, callback: (lock: unknown) => T): Promise<Awaited<T>>;
+  request<T>(
+    name: string,
+    options: { ifAvailable?: boolean; signal?: AbortSignal },
+    callback: (lock: unknown) => T,
+  ): Promise<Awaited<T>>;
 }
 
 /** The part of `BroadcastChannel` tab sharing uses. */
