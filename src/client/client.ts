@@ -229,7 +229,13 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   // so an app that only sends does not download them.
   const deps = { client: options, dispatch, forget };
   let streaming: Promise<typeof import('./stream/streaming.js')> | undefined;
-  const load = () => (streaming ??= import('./stream/streaming.js'));
+  const load = () =>
+    (streaming ??= import('./stream/streaming.js').catch((error: unknown) => {
+      streaming = undefined; // a failed load is tried again by the next use
+      throw error;
+    }));
+  // A client with an outbox is made to send offline: what a send needs is fetched now.
+  if (outbox) void load().catch(() => undefined);
   let intentFetch: AnswerOnceClient['fetch'] | undefined;
   const fetch: AnswerOnceClient['fetch'] = async (input, init) => {
     intentFetch ??= (await load()).createIntentFetch(deps);
