@@ -5,7 +5,7 @@ import { apiBase, callOf, type ChatQuestion } from './api.js';
 import { client } from './client.js';
 import { Composer } from './Composer.js';
 import { addTurn, loadTurns, mergeTurns, onOtherTabTurns, saveTurns, type Turn } from './history.js';
-import { Transcript } from './Transcript.js';
+import { Transcript, type QueuedQuestion } from './Transcript.js';
 import { TroubleSwitch } from './TroubleSwitch.js';
 import { useServerStatus } from './use-server-status.js';
 
@@ -26,6 +26,8 @@ export function App() {
   const { reset } = chat;
   const snapshot = chat;
   const [turns, setTurns] = useState<readonly Turn[]>(loadTurns);
+  // The questions sent offline, in order: each waits in the outbox until it goes.
+  const [queued, setQueued] = useState<readonly QueuedQuestion[]>([]);
   const [draft, setDraft] = useState('');
   const server = useServerStatus();
   const bottom = useRef<HTMLDivElement>(null);
@@ -60,6 +62,12 @@ export function App() {
     );
     reset();
   }, [snapshot, reset]);
+
+  useEffect(() => {
+    const { status, requestId, json } = snapshot;
+    if (status !== 'offline' || requestId === undefined || queued.some((q) => q.id === requestId)) return;
+    setQueued([...queued, { id: requestId, question: json?.content ?? '' }]);
+  }, [snapshot, queued]);
 
   useEffect(() => {
     saveTurns(turns);
@@ -108,7 +116,12 @@ export function App() {
         <TroubleSwitch value={server.trouble} onChange={server.setTrouble} />
       </header>
       <main className="chat">
-        <Transcript turns={turns} pending={snapshot} onRetry={() => void chat.send()} />
+        <Transcript
+          turns={turns}
+          queued={queued.filter((q) => !turns.some((turn) => turn.id === q.id))}
+          pending={snapshot}
+          onRetry={() => void chat.send()}
+        />
         <div className="end" ref={bottom} />
       </main>
       <div className="dock">

@@ -2,8 +2,16 @@ import type { SendState } from 'answer-once/react';
 import type { ChatQuestion } from './api.js';
 import type { Turn } from './history.js';
 
+/** A question sent offline, waiting in the outbox for a connection. */
+export interface QueuedQuestion {
+  readonly id: string;
+  readonly question: string;
+}
+
 export interface TranscriptProps {
   readonly turns: readonly Turn[];
+  /** Questions sent offline and not answered yet, in the order they were sent (the pending one among them). */
+  readonly queued: readonly QueuedQuestion[];
   /** The intent in flight or failed, if any. */
   readonly pending: SendState<string, ChatQuestion>;
   readonly onRetry: () => void;
@@ -29,9 +37,18 @@ function shortId(id: string): string {
   return `${id.slice(0, 6)}…${id.slice(-4)}`;
 }
 
-export function Transcript({ turns, pending, onRetry }: TranscriptProps) {
+export function Transcript({ turns, queued, pending, onRetry }: TranscriptProps) {
   const showPending = pending.status !== 'idle' && pending.status !== 'answered';
-  if (turns.length === 0 && !showPending) {
+  // The pending send shows in its place among the queued ones (it may be one of them).
+  const before = queued.findIndex((q) => q.id === pending.requestId);
+  const waiting = (from: number, to: number) =>
+    queued.slice(from, to).map((q) => (
+      <article key={q.id} className="turn" data-testid="queued">
+        <p className="bubble user">{q.question}</p>
+        <p className="queued-note">waiting in the outbox</p>
+      </article>
+    ));
+  if (turns.length === 0 && !showPending && queued.length === 0) {
     return (
       <section className="transcript empty" aria-live="polite">
         <h2>Same question sent twice: answered once.</h2>
@@ -78,6 +95,7 @@ export function Transcript({ turns, pending, onRetry }: TranscriptProps) {
           </div>
         </article>
       ))}
+      {waiting(0, before === -1 ? queued.length : before)}
       {showPending && (
         <article className="turn" data-testid="pending">
           {pending.json && <p className="bubble user">{pending.json.content}</p>}
@@ -115,6 +133,7 @@ export function Transcript({ turns, pending, onRetry }: TranscriptProps) {
           )}
         </article>
       )}
+      {before !== -1 && waiting(before + 1, queued.length)}
     </section>
   );
 }
