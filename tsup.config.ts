@@ -12,6 +12,7 @@ export default defineConfig({
     redis: 'src/redis/index.ts',
     msw: 'src/msw/index.ts',
     ai: 'src/ai/index.ts',
+    outbox: 'src/client/outbox/index.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

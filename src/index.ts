@@ -28,7 +28,6 @@ export {
 export { memoryStorageAdapter } from './client/storage/memory.js';
 export { localStorageAdapter, sessionStorageAdapter, webStorageAdapter } from './client/storage/web.js';
 export { shareTabs } from './client/tabs/tab-sharing.js';
-export { indexedDbOutbox } from './client/outbox/indexed-db-outbox.js';
 export { newRequestId } from './core/ids.js';
 export { isValidRequestId } from './core/request-id.js';
 
@@ -57,8 +56,8 @@ export type { SendResult } from './client/run-intent.js';
 export type { SendOptions } from './client/send-options.js';
 export type { IntentStorage, StoredIntent } from './client/storage/types.js';
 export type { WebStorageAdapterOptions } from './client/storage/web.js';
-export type { TabChannel, TabLocks, TabSharing, TabSharingOptions } from './client/tabs/tab-sharing.js';
-export type { IndexedDbOutboxOptions, Outbox, OutboxNetwork } from './client/outbox/indexed-db-outbox.js';
+export type { TabSharingOptions } from './client/tabs/tab-sharing.js';
+export type { Outbox, TabChannel, TabLocks, TabSharing } from './client/extensions.js';
 export type { ProblemCode, ProblemDetails } from './core/problems.js';
 
 // ── Send controller: the framework-free state

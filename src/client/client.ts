@@ -14,7 +14,6 @@ import { runIntent, type SendResult } from './run-intent.js';
 import { normalizeSendOptions, type NormalizedSendOptions, type SendOptions } from './send-options.js';
 import type { StopOptions, StopResult } from './stop.js';
 import { unstorableBodyKind } from './storable-body.js';
-import { createOutboxQueue } from './outbox/outbox-queue.js';
 import { persister, storedIntentOf, storedRequest, type Persist } from './storage/persist.js';
 import { stoppedIntents } from './storage/stopped.js';
 import { byCreatedAt, type StoredIntent } from './storage/types.js';
@@ -123,7 +122,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   });
   const join = createJoiner<SendResult>((signal, progress) => new AbortError(progress, signal.reason));
   const stopped = stoppedIntents(storage);
-  const outbox = options.outbox && createOutboxQueue(options.outbox);
+  const { outbox } = options;
   // Sends a closed tab left in the outbox wait for a page to resume them; this tab's own
   // go as soon as it is online.
   if (outbox) void outbox.flush().catch(() => undefined);

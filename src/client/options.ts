@@ -18,8 +18,7 @@ import {
 } from '../core/options.js';
 import type { ParseMode } from './parse.js';
 import type { IntentStorage } from './storage/types.js';
-import type { TabSharing } from './tabs/tab-sharing.js';
-import type { Outbox } from './outbox/indexed-db-outbox.js';
+import type { Outbox, TabSharing } from './extensions.js';
 
 /** The two headers a server reads the intent's ID from. */
 export type RequestIdHeaderName = 'X-Request-Id' | 'Idempotency-Key';
@@ -300,7 +299,7 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
   if (storage !== undefined && (typeof storage !== 'object' || storage === null || typeof storage.save !== 'function')) {
     invalidOption('storage', 'an IntentStorage adapter ({ save, remove, list })', storage);
   }
-  if (tabs !== undefined && typeof tabs?.pair !== 'function') invalidOption('tabs', 'shareTabs()', tabs);
+  if (tabs !== undefined && typeof tabs?.share !== 'function') invalidOption('tabs', 'shareTabs()', tabs);
   if (outbox !== undefined && typeof outbox?.list !== 'function')
     invalidOption('outbox', 'an outbox (indexedDbOutbox())', outbox);
   return {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { indexedDbOutbox } from 'answer-once/outbox';
 import {
   createClient,
-  indexedDbOutbox,
   isAbortError,
   memoryStorageAdapter,
   SendController,

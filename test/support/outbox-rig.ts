@@ -6,7 +6,7 @@
  */
 import 'fake-indexeddb/auto';
 import { createIdempotencyHandler } from 'answer-once/server';
-import type { OutboxNetwork } from 'answer-once';
+import type { OutboxNetwork } from 'answer-once/outbox';
 
 /** The chat route in-process: answers `to <content>`; `down()` makes every request fail as a lost network does. */
 export function chatRoute() {

@@ -1,7 +1,8 @@
 /**
  * The page's answer-once client and the `useChat` transport over it — the part to copy.
  */
-import { createClient, indexedDbOutbox, localStorageAdapter, shareTabs, type SendEvent } from 'answer-once';
+import { createClient, localStorageAdapter, shareTabs, type SendEvent } from 'answer-once';
+import { indexedDbOutbox } from 'answer-once/outbox';
 import { answerOnceTransport } from 'answer-once/ai';
 import type { UIMessage } from 'ai';
 

@@ -7,7 +7,8 @@
  * - `indexedDbOutbox()`: a message sent offline waits in IndexedDB (it survives a closed
  *   tab) and goes, in order and with its ID, when the browser is back online.
  */
-import { createClient, indexedDbOutbox, localStorageAdapter, shareTabs } from 'answer-once';
+import { createClient, localStorageAdapter, shareTabs } from 'answer-once';
+import { indexedDbOutbox } from 'answer-once/outbox';
 import { apiBase } from './api.js';
 
 export const client = createClient({

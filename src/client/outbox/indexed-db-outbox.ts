@@ -6,16 +6,9 @@
  */
 import { openDB, type IDBPDatabase } from 'idb';
 import { functionOption, invalidOption, optionsObject, stringOption } from '../../core/options.js';
-import type { TabLocks } from '../tabs/tab-sharing.js';
-import { byCreatedAt, isStoredIntent, type StoredIntent } from '../storage/types.js';
-
-/** Whether the browser has a network, and when it comes back. */
-export interface OutboxNetwork {
-  /** False when the browser knows it is offline. */
-  online(): boolean;
-  /** Calls `listener` each time the browser is back online; returns the unsubscribe. */
-  onOnline(listener: () => void): () => void;
-}
+import type { Outbox, TabLocks } from '../extensions.js';
+import { byCreatedAt, isStoredIntent } from '../storage/types.js';
+import { createOutboxQueue, type OutboxNetwork, type OutboxStore } from './outbox-queue.js';
 
 export interface IndexedDbOutboxOptions {
   /**
@@ -33,18 +26,6 @@ export interface IndexedDbOutboxOptions {
    * @default globalThis.navigator?.locks (without it, each tab sends its own)
    */
   locks?: TabLocks;
-}
-
-/** The outbox a client sends through; `createClient({ outbox: indexedDbOutbox() })`. */
-export interface Outbox {
-  readonly network: OutboxNetwork;
-  readonly locks: TabLocks | undefined;
-  /** Keeps `intent` (a send already kept stays as first minted). */
-  add(intent: StoredIntent): Promise<void>;
-  /** Forgets the send `requestId`; a no-op when unknown. */
-  remove(requestId: string): Promise<void>;
-  /** Every waiting send, in the order they were made. */
-  list(): Promise<StoredIntent[]>;
 }
 
 const STORE = 'sends';
@@ -66,6 +47,10 @@ const browserNetwork: OutboxNetwork = {
  * outbox during server-side rendering is safe.
  */
 export function indexedDbOutbox(options: IndexedDbOutboxOptions = {}): Outbox {
+  return createOutboxQueue(indexedDbStore(options));
+}
+
+function indexedDbStore(options: IndexedDbOutboxOptions): OutboxStore {
   const { name = 'answer-once-outbox', network = browserNetwork, locks } = optionsObject(options, 'options');
   stringOption(name, 'name', 'a non-empty string', (value) => value !== '');
   if (typeof network !== 'object' || network === null) invalidOption('network', 'an object { online, onOnline }', network);

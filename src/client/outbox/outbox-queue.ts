@@ -11,7 +11,7 @@ import { AbortError } from '../errors/abort-error.js';
 import { ConnectionError } from '../errors/connection-error.js';
 import type { SendEvent } from '../events.js';
 import type { StoredIntent } from '../storage/types.js';
-import type { Outbox } from './indexed-db-outbox.js';
+import type { Outbox, TabLocks } from '../extensions.js';
 
 type Fetch = typeof globalThis.fetch;
 
@@ -25,25 +25,24 @@ function isOffline(error: unknown): boolean {
   return error instanceof Offline || (error instanceof ConnectionError && isNetworkError(error.cause));
 }
 
-/** What a send is handed to go out (again): the fetch that refuses while offline, and what keeps its request. */
-export interface Carried {
-  readonly fetch: Fetch;
-  readonly keep: (intent: StoredIntent) => void;
+/** Whether the browser has a network, and when it comes back. */
+export interface OutboxNetwork {
+  /** False when the browser knows it is offline. */
+  online(): boolean;
+  /** Calls `listener` each time the browser is back online; returns the unsubscribe. */
+  onOnline(listener: () => void): () => void;
 }
 
-export interface OutboxQueue {
-  /** Runs `go` for `requestId`, keeping it in the outbox and waiting for the network whenever it is offline. */
-  carry<T>(
-    requestId: string,
-    signal: AbortSignal | undefined,
-    emit: ((event: SendEvent) => void) | undefined,
-    baseFetch: Fetch | undefined,
-    go: (carried: Carried) => Promise<T>,
-  ): Promise<T>;
-  /** The waiting sends, in the order they were made. */
+/** Where an outbox keeps its sends, and what it knows of the network and the other tabs. */
+export interface OutboxStore {
+  readonly network: OutboxNetwork;
+  readonly locks: TabLocks | undefined;
+  /** Keeps `intent` (a send already kept stays as first minted). */
+  add(intent: StoredIntent): Promise<void>;
+  /** Forgets the send `requestId`; a no-op when unknown. */
+  remove(requestId: string): Promise<void>;
+  /** Every waiting send, in the order they were made. */
   list(): Promise<StoredIntent[]>;
-  /** Sends the waiting sends of this tab now, if the browser is online. */
-  flush(): Promise<void>;
 }
 
 const LOCK = 'answer-once:outbox';
@@ -52,7 +51,7 @@ const FIRST_LATER_MS = 5_000;
 const LAST_LATER_MS = 60_000;
 const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
-export function createOutboxQueue(outbox: Outbox): OutboxQueue {
+export function createOutboxQueue(outbox: OutboxStore): Outbox {
   /** Sends of this tab waiting for their turn: waking one resolves with how to report its outcome. */
   const waiters = new Map<string, () => Promise<'sent' | 'offline'>>();
   let running: Promise<void> | undefined;

@@ -16,7 +16,7 @@ import { notify } from '../join.js';
 import type { ResolvedClientOptions } from '../options.js';
 import type { SendResult } from '../run-intent.js';
 import type { SendOptions } from '../send-options.js';
-import { sharedAnswer, type OpenAnswer } from '../tabs/shared-answer.js';
+import type { OpenAnswer, OpenedAnswer } from '../extensions.js';
 import { resumableBody } from './resumable-body.js';
 
 /** How client.fetch's sends differ from `send`'s; internal to the client. */
@@ -118,14 +118,6 @@ function answerOf(error: unknown): Response | undefined {
   });
 }
 
-/** One intent sent with its body still to read, answered with a resumable Response. */
-export interface OpenedAnswer {
-  readonly requestId: string;
-  /** The answer, its body resumable; for an empty answer (204, HEAD…) the response as it came. */
-  readonly response: Response;
-  readonly replayed: boolean;
-}
-
 /**
  * Sends one intent (`options.requestId` set) as `send` would, its body unread, and wraps
  * the answer's body so it resumes itself. Rejects as `send` does.
@@ -136,26 +128,29 @@ export function openAnswer(
   label: string,
   options: SendOptions & { readonly requestId: string },
 ): Promise<OpenedAnswer> {
-  const pair = deps.client.tabs?.pair();
-  if (!pair) return openOwn(deps, url, label, options, undefined, undefined);
-  // Shared with the other tabs of the origin: one of them reads, the others follow.
   const { requestId, signal } = options;
   const emit = (event: SendEvent) => {
     notify(deps.client.onEvent, event);
     notify(options.onEvent, event);
   };
-  return sharedAnswer(pair, requestId, (resume, onChunk) => openOwn(deps, url, label, options, resume, onChunk), {
-    signal,
-    aborted: (reason) => new AbortError({ requestId, attempts: 0, polls: 0 }, reason),
-    followed(error) {
-      emit(
-        error === undefined
-          ? { type: 'settled', requestId, outcome: 'answered', replayed: false, attempts: 0, polls: 0 }
-          : { type: 'settled', requestId, outcome: 'failed', error: toError(error), attempts: 0, polls: 0 },
-      );
-      void deps.forget(requestId, false);
+  // Shared with the other tabs of the origin (`tabs`): one of them reads, the others follow.
+  const shared = deps.client.tabs?.share(
+    requestId,
+    (resume, onChunk) => openOwn(deps, url, label, options, resume, onChunk),
+    {
+      signal,
+      aborted: (reason) => new AbortError({ requestId, attempts: 0, polls: 0 }, reason),
+      followed(error) {
+        emit(
+          error === undefined
+            ? { type: 'settled', requestId, outcome: 'answered', replayed: false, attempts: 0, polls: 0 }
+            : { type: 'settled', requestId, outcome: 'failed', error: toError(error), attempts: 0, polls: 0 },
+        );
+        void deps.forget(requestId, false);
+      },
     },
-  });
+  );
+  return shared ?? openOwn(deps, url, label, options, undefined, undefined);
 }
 
 const toError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));

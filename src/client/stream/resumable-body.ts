@@ -24,7 +24,7 @@
 import { backoffDelay } from '../../core/backoff.js';
 import { GENERATION_HEADER, LAST_EVENT_ID_HEADER, RANGE_HEADER, RESTARTED_HEADER } from '../../core/headers.js';
 import { formatPosition } from '../../core/stream-events.js';
-import { isEventStream, parseContentRange, parseGeneration } from '../../core/stream-protocol.js';
+import { parseContentRange, parseGeneration } from '../../core/stream-protocol.js';
 import { AbortError } from '../errors/abort-error.js';
 import { AnswerRestartedError } from '../errors/answer-restarted-error.js';
 import { ConnectionError } from '../errors/connection-error.js';
@@ -32,18 +32,7 @@ import { IntentFailedError } from '../errors/intent-failed-error.js';
 import type { ResolvedRetryPolicy } from '../options.js';
 import type { SendEvent } from '../events.js';
 import { concat, EventUnits } from './event-units.js';
-
-type BodyMode = 'events' | 'range' | 'replay';
-
-/**
- * How far a reader got in an answer body: the generation it belongs to (none on a store
- * without logs) and the offset just after the last byte handed on (events: the log
- * offset of the last whole unit, § 14.5). Plain data, so it can cross to another tab.
- */
-export interface BodyPosition {
-  readonly generation: number | undefined;
-  readonly offset: number;
-}
+import { bodyModeOf, headersAt, type BodyPosition } from './position.js';
 
 export interface ResumableBodyOptions {
   readonly requestId: string;
@@ -58,31 +47,11 @@ export interface ResumableBodyOptions {
   readonly attempts: () => number;
   /**
    * Where the reader already is: `first` is the answer sent again from there (its
-   * position headers, {@link positionHeaders}), so the body carries on from it.
+   * position headers, `positionHeaders`), so the body carries on from it.
    */
   readonly from?: BodyPosition;
   /** Told the position just after each chunk, as the chunk is handed on (one call per chunk, in order). */
   readonly onChunk?: (at: BodyPosition) => void;
-}
-
-/**
- * The headers that ask for an answer from `at` on (§ 14.5), for a body read as `response`
- * was: `Last-Event-ID` for an event stream, `Range` + generation for other logged bodies,
- * none for a replayed one (the bytes the reader has are skipped instead).
- */
-export function positionHeaders(response: Response, at: BodyPosition): Record<string, string> {
-  return headersAt(bodyModeOf(response), at);
-}
-
-function headersAt(mode: BodyMode, { generation, offset }: BodyPosition): Record<string, string> {
-  if (generation === undefined) return {};
-  if (mode === 'events') return { [LAST_EVENT_ID_HEADER]: formatPosition(generation, offset) };
-  return offset === 0 ? {} : { [RANGE_HEADER]: `bytes=${offset}-`, [GENERATION_HEADER]: String(generation) };
-}
-
-function bodyModeOf(response: Response): BodyMode {
-  if (parseGeneration(response.headers.get(GENERATION_HEADER)) === undefined) return 'replay';
-  return isEventStream(response.headers.get('content-type')) ? 'events' : 'range';
 }
 
 const sleep = (ms: number, signal: AbortSignal | undefined) =>

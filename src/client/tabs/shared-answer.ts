@@ -10,9 +10,8 @@
  *   tab A (leader)  ── lock ── open ─→ head, chunk(from→to), …, end ─→ channel
  *   tab B (follower) ← channel; waits for the lock; takeover: open from `to` of its last chunk
  */
-import type { OpenedAnswer } from '../stream/intent-fetch.js';
-import { positionHeaders, type BodyPosition } from '../stream/resumable-body.js';
-import { tabName, type TabChannel, type TabLocks } from './tab-sharing.js';
+import type { OpenAnswer, OpenedAnswer, SharedAnswerOptions, TabChannel, TabLocks } from '../extensions.js';
+import { positionHeaders, type BodyPosition } from '../stream/position.js';
 
 /** What the followers need to build the same Response. */
 interface Head {
@@ -37,19 +36,8 @@ type Message =
   | { readonly t: 'state'; readonly head: Head; readonly pieces: readonly Piece[]; readonly ended: boolean }
   | { readonly t: 'end' };
 
-/** Opens the answer: from the start, or from `resume` (a takeover); `onChunk` hears each chunk's position. */
-export type OpenAnswer = (
-  resume: { readonly at: BodyPosition; readonly headers: Record<string, string> } | undefined,
-  onChunk: (at: BodyPosition) => void,
-) => Promise<OpenedAnswer>;
-
-export interface SharedAnswerOptions {
-  readonly signal: AbortSignal | undefined;
-  /** Called once when this tab only followed (it never opened): the answer ended, or its reader left. */
-  readonly followed: (error: unknown) => void;
-  /** Builds the error of an aborted read. */
-  readonly aborted: (reason: unknown) => Error;
-}
+/** The lock and channel name of one intent. */
+const tabName = (requestId: string): string => `answer-once:intent:${requestId}`;
 
 const NO_BODY = new Set([101, 204, 205, 304]);
 /** How long a leader holds the lock after the end it posted. */

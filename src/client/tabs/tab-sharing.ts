@@ -7,22 +7,8 @@
  * every tab reads its own stream, as without the option.
  */
 import { functionOption, invalidOption, optionsObject } from '../../core/options.js';
-
-/** The part of the Web Locks API (`navigator.locks`) tab sharing uses. */
-export interface TabLocks {
-  request<T>(
-    name: string,
-    options: { ifAvailable?: boolean; signal?: AbortSignal },
-    callback: (lock: unknown) => T,
-  ): Promise<Awaited<T>>;
-}
-
-/** The part of `BroadcastChannel` tab sharing uses. */
-export interface TabChannel {
-  postMessage(message: unknown): void;
-  onmessage: ((event: { data: unknown }) => void) | null;
-  close(): void;
-}
+import type { TabChannel, TabLocks, TabSharing } from '../extensions.js';
+import { sharedAnswer } from './shared-answer.js';
 
 export interface TabSharingOptions {
   /**
@@ -37,15 +23,6 @@ export interface TabSharingOptions {
   channel?: (name: string) => TabChannel;
 }
 
-/** What the client keeps of `shareTabs()`: the pair, when this runtime has both. */
-export interface TabSharing {
-  /** The lock manager and channel opener, or `undefined` where one is missing (every tab alone). */
-  readonly pair: () => { readonly locks: TabLocks; readonly channel: (name: string) => TabChannel } | undefined;
-}
-
-/** The lock and channel name of one intent. */
-export const tabName = (requestId: string): string => `answer-once:intent:${requestId}`;
-
 /**
  * Shares each streamed intent between the tabs of the origin (`createClient({ tabs: shareTabs() })`):
  * one network stream and one reader per intent however many tabs resume it. Resolved on
@@ -57,11 +34,12 @@ export function shareTabs(options: TabSharingOptions = {}): TabSharing {
     invalidOption('locks', 'a lock manager ({ request }, as navigator.locks)', locks);
   functionOption(channel, 'channel');
   return {
-    pair() {
+    share(requestId, open, shareOptions) {
       const found = locks ?? (globalThis as { navigator?: { locks?: TabLocks } }).navigator?.locks;
       const Channel = (globalThis as { BroadcastChannel?: new (name: string) => TabChannel }).BroadcastChannel;
-      const open = channel ?? (Channel ? (name: string) => new Channel(name) : undefined);
-      return found && open ? { locks: found, channel: open } : undefined;
+      const opener = channel ?? (Channel ? (name: string) => new Channel(name) : undefined);
+      if (!found || !opener) return undefined;
+      return sharedAnswer({ locks: found, channel: opener }, requestId, open, shareOptions);
     },
   };
 }
