@@ -40,7 +40,7 @@ module.exports = {
       'core-is-neutral',
       'src/core is shared by the browser client and the server: it imports no other layer and no ky, React, Redis, msw or Hono, so every entry can carry it.',
       'core',
-      ['client', 'server', 'react', 'redis', 'msw', 'ai'],
+      ['client', 'server', 'react', 'redis', 'msw', 'ai', 'otel'],
       ['ky', 'react', 'react-dom', 'redis', '@redis/[^/]+', 'msw', '@hono/[^/]+', 'ai'],
     ),
 
@@ -50,7 +50,7 @@ module.exports = {
       'client-is-a-client',
       'src/client is the browser entry (answer-once): it never imports the server, Redis, React or msw code, so a bundle of createClient carries none of it.',
       'client',
-      ['server', 'redis', 'react', 'msw', 'ai'],
+      ['server', 'redis', 'react', 'msw', 'ai', 'otel'],
       ['react', 'react-dom', 'redis', '@redis/[^/]+', 'msw', '@hono/[^/]+'],
     ),
 
@@ -60,7 +60,7 @@ module.exports = {
       'server-stands-alone',
       'src/server (answer-once/server) runs on any Fetch runtime without the client, Redis or React: stores plug in through its IdempotencyStore interface.',
       'server',
-      ['client', 'redis', 'react', 'msw', 'ai'],
+      ['client', 'redis', 'react', 'msw', 'ai', 'otel'],
       ['ky', 'react', 'react-dom', 'redis', '@redis/[^/]+', 'msw'],
     ),
 
@@ -85,6 +85,23 @@ module.exports = {
       'msw',
       ['server', 'core'],
     ),
+
+    {
+      name: 'otel-reads-server-events',
+      comment:
+        "src/otel (answer-once/otel) turns the server's events into metrics: of ours it imports the option checks of src/core and the event and usage types of src/server only, so it carries no server code.",
+      severity: 'error',
+      from: { path: src('otel') },
+      to: { path: '^src/', pathNot: ['^src/otel/', src('core'), '^src/server/(events|usage)\\.ts$'] },
+    },
+    {
+      name: 'otel-types-of-server-only',
+      comment:
+        'src/otel takes only types from src/server: a metrics listener must not pull the reference server into a bundle.',
+      severity: 'error',
+      from: { path: src('otel') },
+      to: { path: '^src/server/', dependencyTypesNot: ['type-only'] },
+    },
 
     layerImportsOnly(
       'ai-adapts-the-client',

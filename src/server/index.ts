@@ -38,7 +38,9 @@ export type { MemoryStoreOptions } from './memory-store-options.js';
 export type { CorsOptions } from './cors.js';
 export type { Scope } from './key.js';
 export type { Codec } from './codec.js';
+export type { Usage } from './usage.js';
 export type {
+  AnswerOutcome,
   EventSubject,
   IdempotencyEvent,
   IdempotencyEventBody,

@@ -4,6 +4,7 @@ import type { HandlerSetup } from './intent.js';
 import { attachToLog, replayFromPosition } from './log-answer.js';
 import type { RequestedPosition } from './position.js';
 import { type StoreCallContext, storeCall } from './store-call.js';
+import { storedUsage } from './stored-response.js';
 import type { IdempotencyRecord } from './store.js';
 import type { StreamStore } from './stream-store.js';
 
@@ -20,7 +21,9 @@ export function answerRecord(
   position: RequestedPosition | undefined,
 ): Response {
   if (record?.state === 'completed') {
-    report({ type: 'replayed', key });
+    // The tokens this replay avoided, for a listener (parsed only when someone listens).
+    const usage = setup.options.onEvent ? storedUsage(record.result) : undefined;
+    report({ type: 'replayed', key, ...(usage === undefined ? {} : { usage }) });
     const replay = replayFromPosition(record, position, answer);
     if (replay) return replay;
   }
