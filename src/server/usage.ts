@@ -21,7 +21,7 @@ const COUNTER_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
  * `undefined` (left out: providers report some counters as unknown). Anything else
  * throws a `TypeError` naming the counter, so a report is stored whole or not at all.
  */
-export function normalizeUsage(value: unknown): Usage {
+function normalizeUsage(value: unknown): Usage {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     invalidOption('usage', 'an object of token counters', value);
   }
