@@ -13,6 +13,7 @@ export default defineConfig({
     msw: 'src/msw/index.ts',
     ai: 'src/ai/index.ts',
     outbox: 'src/client/outbox/index.ts',
+    otel: 'src/otel/index.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,
