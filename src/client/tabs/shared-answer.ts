@@ -42,6 +42,19 @@ const tabName = (requestId: string): string => `answer-once:intent:${requestId}`
 const NO_BODY = new Set([101, 204, 205, 304]);
 /** How long a leader holds the lock after the end it posted. */
 const LINGER_MS = 250;
+/** How long a follower given the lock waits before it reads the answer itself. */
+const TAKEOVER_GRACE_MS = 150;
+
+/** The page is going away (`pagehide`): its tabs' readers take nothing over. */
+let pageLeaving = false;
+let watching = false;
+function watchPage(): void {
+  if (watching) return;
+  watching = true;
+  const page = globalThis as { addEventListener?: typeof addEventListener };
+  page.addEventListener?.('pagehide', () => (pageLeaving = true));
+  page.addEventListener?.('pageshow', () => (pageLeaving = false));
+}
 
 const samePosition = (a: BodyPosition | null, b: BodyPosition | null) =>
   a === b || (a !== null && b !== null && a.generation === b.generation && a.offset === b.offset);
@@ -218,6 +231,16 @@ export function sharedAnswer(
     }
   }
 
+  /**
+   * The lock passed to this tab: the reading tab closed or reloaded (or its read failed).
+   * A moment's grace first, so a tab that is itself going (tabs reloaded or closed
+   * together) or that is about to hear the end takes nothing over.
+   */
+  async function takeOver(): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, TAKEOVER_GRACE_MS));
+    if (!pageLeaving) return lead();
+  }
+
   function onAbort(): void {
     leave(aborted(signal?.reason));
   }
@@ -226,13 +249,14 @@ export function sharedAnswer(
     return Promise.reject(aborted(signal.reason));
   }
   signal?.addEventListener('abort', onAbort, { once: true });
+  watchPage();
 
   pair.locks
     .request(name, { ifAvailable: true }, async (lock) => {
       if (lock) return lead();
       // Another tab reads it: follow, and wait in the lock's queue to take over.
       hello();
-      void pair.locks.request(name, { signal: queue.signal }, () => lead()).catch(() => undefined);
+      void pair.locks.request(name, { signal: queue.signal }, takeOver).catch(() => undefined);
     })
     .catch((error: unknown) => {
       channel.close();
