@@ -123,9 +123,6 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   const join = createJoiner<SendResult>((signal, progress) => new AbortError(progress, signal.reason));
   const stopped = stoppedIntents(storage);
   const { outbox } = options;
-  // Sends a closed tab left in the outbox wait for a page to resume them; this tab's own
-  // go as soon as it is online.
-  if (outbox) void outbox.flush().catch(() => undefined);
 
   async function run(
     requestId: string,

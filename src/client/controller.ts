@@ -3,11 +3,13 @@
  *
  * It owns the intent's ID, so it can honour the rules a UI needs without any framework:
  * - `send()` while a send is in flight returns that same promise (a double click is one
- *   request);
+ *   request); a send waiting `offline` in the client's outbox is not in flight: the next
+ *   `send()` is a new intent queued after it, and each takes the stage when it goes;
  * - `send()` after a failure resends the same intent — the same `requestId`, the same
  *   request — which the server runs again because its record is FAILED;
  * - `send()` after an answer, or after `reset()`, starts a new intent with a new ID;
- * - `resume()` finishes an intent a previous page left pending in the client's storage;
+ * - `resume()` finishes the intents a previous page left pending in the client's storage
+ *   or outbox, one after the other;
  * - `stop()` stops the intent in flight on the server (`client.stop`): a streamed answer
  *   ends `answered` with its partial text and `stopped: true`; the next `send()` is a
  *   new intent.
