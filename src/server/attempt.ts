@@ -1,10 +1,18 @@
 import { RETRY_AFTER_HEADER } from '../core/headers.js';
-import { type AnswerContext, failedAnswer, inProgressAnswer, statusAnswer, withProtocolHeaders } from './answers.js';
+import {
+  type AnswerContext,
+  exhaustedAnswer,
+  failedAnswer,
+  inProgressAnswer,
+  statusAnswer,
+  withProtocolHeaders,
+} from './answers.js';
 import { FingerprintMismatchError } from './errors.js';
 import { runHeld, type WorkOutcome } from './held-run.js';
 import type { HandlerSetup, Intent } from './intent.js';
 import type { RequestedPosition } from './position.js';
 import { answerRecord, attachLive } from './record-answer.js';
+import { settleExhausted } from './run-bound.js';
 import { storeCall } from './store-call.js';
 import { captureResponse, type StoredFailure } from './stored-response.js';
 import { StreamedRun } from './stream-run.js';
@@ -16,7 +24,7 @@ const TRANSIENT_STATUSES = new Set([408, 425, 429]);
  * The attempt path (PROTOCOL.md § 5–§ 7): claims the intent in the store and runs the work
  * under its lease, or answers what the store holds — a replay, an attach to the live
  * answer, 202 while another holder runs it (held by `Prefer: wait`), 422 on another
- * fingerprint.
+ * fingerprint, 409 `intent-exhausted` once it ran `maxRuns` times (§ 5.6).
  */
 export async function protect(setup: HandlerSetup, intent: Intent): Promise<Response> {
   const { options, streams } = setup;
@@ -29,6 +37,11 @@ export async function protect(setup: HandlerSetup, intent: Intent): Promise<Resp
     const claim = await storeCall('acquire', key, () => store.acquire(key, fingerprint, options.leaseMs), context);
     const answer: AnswerContext = { requestId, waitedSeconds, statusRoute: false };
     if (claim.acquired) {
+      if (claim.runs > options.maxRuns) {
+        // One claim past the bound: settled as exhausted instead of running (§ 5.6).
+        await settleExhausted(store, key, claim, { ...options, report }, context);
+        return exhaustedAnswer(answer);
+      }
       report({ type: 'acquired', key, takeover: claim.takeover, retry: claim.retry });
       return run(setup, intent, claim.token, claim, answer);
     }
@@ -79,13 +92,25 @@ async function run(
   setup: HandlerSetup,
   intent: Intent,
   token: string,
-  attempt: { readonly takeover: boolean; readonly retry: boolean; readonly generation?: number | undefined },
+  attempt: {
+    readonly takeover: boolean;
+    readonly retry: boolean;
+    readonly runs: number;
+    readonly generation?: number | undefined;
+  },
   answer: AnswerContext,
 ): Promise<Response> {
   const { options, streams } = setup;
   const { store } = options;
   const { key, requestId, scope, fingerprint, report, context } = intent;
-  const { generation } = attempt;
+  const { generation, runs } = attempt;
+  /** A failed attempt's answer: resend (§ 9), or — the last run `maxRuns` allows — final (§ 5.6). */
+  const failOutcome = (failure: StoredFailure, cause: unknown): WorkOutcome<Response> => ({
+    kind: 'fail',
+    error: JSON.stringify(failure),
+    value: runs >= options.maxRuns ? exhaustedAnswer(answer) : failedAnswer(failure, answer),
+    cause,
+  });
   const streamed =
     streams && generation !== undefined
       ? new StreamedRun(streams, key, token, generation, isRestart(intent.position, generation), { ...options, report })
@@ -126,23 +151,29 @@ async function run(
         if (!(response instanceof Response)) throw new TypeError('answer-once: `handler` must return a Response.');
       } catch (error) {
         if (streamed?.stopped) return streamed.stoppedVerdict(requestId);
-        return failOutcome({ status: 500 }, answer, error);
+        return failOutcome({ status: 500 }, error);
+      }
+      if (streamed?.stopped) {
+        // Stopped before the work answered: a response it returned anyway (it caught the
+        // abort) is not the answer; the stop wins (§ 14.8).
+        await discardBody(response);
+        return streamed.stoppedVerdict(requestId);
       }
       if (response.status >= 500 || TRANSIENT_STATUSES.has(response.status)) {
         const retryAfter = response.headers.get(RETRY_AFTER_HEADER);
         const failure: StoredFailure = { status: response.status, ...(retryAfter === null ? {} : { retryAfter }) };
         if (response.status >= 500) {
           await discardBody(response);
-          return failOutcome(failure, answer, failure);
+          return failOutcome(failure, failure);
         }
         try {
           const passedOn = new Response(response.body, response);
           return { kind: 'fail', error: JSON.stringify(failure), value: passedOn, cause: failure };
         } catch (error) {
-          return failOutcome(failure, answer, error); // a body already read or locked
+          return failOutcome(failure, error); // a body already read or locked
         }
       }
-      const broken = (error: unknown): WorkOutcome<Response> => failOutcome({ status: 502 }, answer, error);
+      const broken = (error: unknown): WorkOutcome<Response> => failOutcome({ status: 502 }, error);
       // A work that answers after losing its lease is not streamed: the successor's answer is (§ 7.2).
       // A body that cannot be read (locked by the app) is a broken answer, as when buffered.
       if (streamed && !lease.aborted) return streamed.verdict(response, broken).catch(broken);
@@ -153,15 +184,15 @@ async function run(
         deliverEarly(withProtocolHeaders(captured.delivered, answer));
         const end = await captured.ended;
         // A broken stream produced no answer, whatever its size: FAILED, a resend runs again.
-        if (!end.ok) return failOutcome({ status: 502 }, answer, end.error);
+        if (!end.ok) return failOutcome({ status: 502 }, end.error);
         return { kind: 'complete', result: JSON.stringify(captured.stored), value: captured.delivered };
       } catch (error) {
         // The answer's stream broke (the model connection dropped): not an answer.
-        return failOutcome({ status: 502 }, answer, error);
+        return failOutcome({ status: 502 }, error);
       }
     },
-    (reason) => failOutcome({ status: 504 }, answer, reason),
-    { ...options, fingerprint, report, renewedAt: streamed?.renewedAt },
+    (reason) => failOutcome({ status: 504 }, reason),
+    { ...options, fingerprint, runs, report, renewedAt: streamed?.renewedAt },
   );
   if (streamed) {
     const settled = running.then(
@@ -194,10 +225,6 @@ async function run(
  */
 async function discardBody(response: Response): Promise<void> {
   await response.body?.cancel().catch(() => undefined);
-}
-
-function failOutcome(failure: StoredFailure, answer: AnswerContext, cause: unknown): WorkOutcome<Response> {
-  return { kind: 'fail', error: JSON.stringify(failure), value: failedAnswer(failure, answer), cause };
 }
 
 /** Whether a request's position names another generation than the one now running (§ 14.5). */

@@ -33,6 +33,12 @@ export type IdempotencyEventBody =
    * answer of 5xx/408/425/429, `{ status, retryAfter? }`.
    */
   | { readonly type: 'failed'; readonly key: string; readonly error: unknown }
+  /**
+   * The intent's work ran `maxRuns` times (`runs` claims): from now on it is answered
+   * `intent-exhausted` and never runs again (PROTOCOL.md § 5.6). Reported once, when the
+   * record is settled so.
+   */
+  | { readonly type: 'exhausted'; readonly key: string; readonly runs: number }
   /** A stored answer was replayed instead of running the work. */
   | { readonly type: 'replayed'; readonly key: string }
   /** An attempt or a status request attached to the answer another attempt is streaming. */

@@ -1,4 +1,5 @@
 import { isEventStream } from '../core/stream-protocol.js';
+import { isExhausted } from './run-bound.js';
 import { errorMarker, restartMarker } from './sse-frame.js';
 import { parseStoredFailure, parseStoredResponse, storedBody } from './stored-response.js';
 import type { LogPosition, LogSnapshot, StreamStore } from './stream-store.js';
@@ -60,6 +61,8 @@ export function followLog(
         if (cancelled.signal.aborted) return;
         const { record, log } = snapshot;
         if (!record) return end(controller, 503);
+        // Nothing more will run: a resend gets the final 409 (§ 5.6).
+        if (isExhausted(record)) return end(controller, 409, 'intent-exhausted');
         if (record.generation !== generation) {
           if (!sse || record.generation === undefined) return end(controller, 503);
           generation = record.generation;

@@ -3,13 +3,14 @@ import type { Reporter } from './events.js';
 import type { HandlerSetup } from './intent.js';
 import { attachToLog, replayFromPosition } from './log-answer.js';
 import type { RequestedPosition } from './position.js';
+import { isExhausted } from './run-bound.js';
 import { type StoreCallContext, storeCall } from './store-call.js';
 import type { IdempotencyRecord } from './store.js';
 import type { StreamStore } from './stream-store.js';
 
 /**
  * The answer to what the store holds for `key`: a replay of a completed record (from the
- * request's position, § 14.5), else the status answer (202, failed, 404…).
+ * request's position, § 14.5), else the status answer (202, failed, exhausted, 404…).
  */
 export function answerRecord(
   setup: HandlerSetup,
@@ -19,7 +20,7 @@ export function answerRecord(
   answer: AnswerContext,
   position: RequestedPosition | undefined,
 ): Response {
-  if (record?.state === 'completed') {
+  if (record?.state === 'completed' && !isExhausted(record)) {
     report({ type: 'replayed', key });
     const replay = replayFromPosition(record, position, answer);
     if (replay) return replay;

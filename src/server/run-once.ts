@@ -1,9 +1,16 @@
 import { functionOption, optionsObject, stringOption, timerOption } from '../core/options.js';
 import { type Codec, decodeError, encodeError, jsonCodec } from './codec.js';
-import { AttemptFailedError, FingerprintMismatchError, IntentInProgressError, LeaseLostError } from './errors.js';
+import {
+  AttemptFailedError,
+  FingerprintMismatchError,
+  IntentExhaustedError,
+  IntentInProgressError,
+  LeaseLostError,
+} from './errors.js';
 import { type IdempotencyEventListener, type Reporter, reporter } from './events.js';
 import { runHeld } from './held-run.js';
 import { type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
+import { EXHAUSTED_RESULT, isExhausted, settleExhausted } from './run-bound.js';
 import { storeCall } from './store-call.js';
 import type { IdempotencyStore } from './store.js';
 
@@ -90,14 +97,16 @@ export interface RunOnceResult<T> {
 /**
  * Runs `work` at most once per `key` across every worker sharing `store` — the queue
  * consumer's exactly-one-model-call. A stored answer is replayed (`replayed: true`); a
- * live worker is waited for; a dead one is taken over; a failed attempt runs again. While
- * `work` runs its lease is renewed. The work's error is stored as FAILED and rethrown.
+ * live worker is waited for; a dead one is taken over; a failed attempt runs again, up
+ * to `maxRuns` runs in all. While `work` runs its lease is renewed. The work's error is
+ * stored as FAILED (the last allowed run's as exhausted) and rethrown.
  *
  * Throws `FingerprintMismatchError` (other fingerprint), `IntentInProgressError` (waited
  * `waitMs` in vain), `LeaseLostError` (this worker was fenced out; its result was
- * discarded), `StoreUnavailableError` / `StoreFailedError` (the store failed before the
- * work ran), `AttemptFailedError` (the store handed back a FAILED record instead of
- * letting it run again).
+ * discarded), `IntentExhaustedError` (the work already ran `maxRuns` times for this key;
+ * it does not run again), `StoreUnavailableError` / `StoreFailedError` (the store failed
+ * before the work ran), `AttemptFailedError` (the store handed back a FAILED record
+ * instead of letting it run again).
  */
 export async function runOnce<T>(
   store: IdempotencyStore,
@@ -113,14 +122,19 @@ export async function runOnce<T>(
     signal?.throwIfAborted();
     const acquired = await storeCall('acquire', key, () => store.acquire(key, fingerprint, leaseMs), context);
     if (acquired.acquired) {
-      const { takeover, retry } = acquired;
+      const { takeover, retry, runs } = acquired;
+      if (runs > options.maxRuns) {
+        await settleExhausted(store, key, acquired, options, context);
+        throw exhaustedError(key);
+      }
       report({ type: 'acquired', key, takeover, retry });
-      return execute(store, key, acquired.token, { takeover, retry }, work, options);
+      return execute(store, key, acquired.token, { takeover, retry }, runs, work, options);
     }
     const { record } = acquired;
     if (record.fingerprint !== fingerprint) {
       throw new FingerprintMismatchError(`answer-once: ${key} was used with another fingerprint.`);
     }
+    if (isExhausted(record)) throw exhaustedError(key);
     if (record.state === 'completed') {
       report({ type: 'replayed', key });
       return { value: codec.decode(record.result), replayed: true };
@@ -137,6 +151,10 @@ export async function runOnce<T>(
   }
 }
 
+function exhaustedError(key: string): IntentExhaustedError {
+  return new IntentExhaustedError(`answer-once: ${key} already ran as many times as maxRuns allows; it will not run again.`);
+}
+
 type Executed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
 
 async function execute<T>(
@@ -144,6 +162,7 @@ async function execute<T>(
   key: string,
   token: string,
   attempt: { readonly takeover: boolean; readonly retry: boolean },
+  runs: number,
   work: (context: RunContext) => Promise<T>,
   options: ResolvedRunOnceOptions<T>,
 ): Promise<RunOnceResult<T>> {
@@ -154,13 +173,19 @@ async function execute<T>(
     async (signal) => {
       try {
         const value = await work({ key, signal, ...attempt });
-        return { kind: 'complete', result: options.codec.encode(value), value: { ok: true, value } };
+        const result = options.codec.encode(value);
+        if (result === EXHAUSTED_RESULT) {
+          throw new TypeError(
+            `answer-once: \`codec.encode\` returned "${EXHAUSTED_RESULT}", the result reserved for an exhausted intent.`,
+          );
+        }
+        return { kind: 'complete', result, value: { ok: true, value } };
       } catch (error) {
         return { kind: 'fail', error: encodeError(error), value: { ok: false, error }, cause: error };
       }
     },
     (reason) => ({ kind: 'fail', error: encodeError(reason), value: { ok: false, error: reason }, cause: reason }),
-    options,
+    { ...options, runs },
   );
   const executed = outcome.value;
   if (write === 'fenced') {
