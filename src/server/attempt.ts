@@ -12,6 +12,7 @@ import { runHeld, type WorkOutcome } from './held-run.js';
 import type { HandlerSetup, Intent } from './intent.js';
 import type { RequestedPosition } from './position.js';
 import { answerRecord, attachLive } from './record-answer.js';
+import { withoutReservedEvents } from './reserved-events.js';
 import { settleExhausted } from './run-bound.js';
 import { storeCall } from './store-call.js';
 import { captureResponse, type StoredFailure } from './stored-response.js';
@@ -178,7 +179,11 @@ async function run(
       // A body that cannot be read (locked by the app) is a broken answer, as when buffered.
       if (streamed && !lease.aborted) return streamed.verdict(response, broken).catch(broken);
       try {
-        const captured = await captureResponse(response, options.maxResponseBytes, options.replayHeaders);
+        const captured = await captureResponse(
+          withoutReservedEvents(response),
+          options.maxResponseBytes,
+          options.replayHeaders,
+        );
         if (!captured.oversize)
           return { kind: 'complete', result: JSON.stringify(captured.stored), value: captured.delivered };
         deliverEarly(withProtocolHeaders(captured.delivered, answer));
