@@ -35,7 +35,7 @@ export type IdempotencyEventBody =
   | { readonly type: 'failed'; readonly key: string; readonly error: unknown }
   /**
    * The intent's work ran `maxRuns` times (`runs` claims): from now on it is answered
-   * `intent-exhausted` and never runs again (PROTOCOL.md § 5.6). Reported once, when the
+   * `intent-exhausted` and never runs again (PROTOCOL.md § 5.7). Reported once, when the
    * record is settled so.
    */
   | { readonly type: 'exhausted'; readonly key: string; readonly runs: number }

@@ -1,5 +1,5 @@
 /**
- * What our client makes of an intent the server will not run again (PROTOCOL.md § 5.6):
+ * What our client makes of an intent the server will not run again (PROTOCOL.md § 5.7):
  * the 409 `intent-exhausted` is final — `client.send` and `client.fetch` reject with it,
  * also when it answers a resumable body's reconnect — and the model ran at most
  * `maxRuns` times, whatever the client's retry limit.

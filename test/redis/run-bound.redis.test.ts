@@ -1,5 +1,5 @@
 /**
- * The run bound across server instances (PROTOCOL.md § 5.6): the count lives in the
+ * The run bound across server instances (PROTOCOL.md § 5.7): the count lives in the
  * record, so instances sharing one Redis share it, and the exhausted answer holds on every
  * instance.
  */

@@ -1,7 +1,7 @@
 /**
  * Chaos: a model that breaks mid-answer on every run, behind the reference server, read
  * by `client.fetch` with a resumable body. Whatever the client's retries do, the server's
- * run bound (PROTOCOL.md § 5.6) ends it: each intent's model runs at most `maxRuns` (3)
+ * run bound (PROTOCOL.md § 5.7) ends it: each intent's model runs at most `maxRuns` (3)
  * times, each reader ends — with an answer or a final error — in bounded time, and no
  * generation's text reaches a reader twice.
  */

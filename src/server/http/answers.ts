@@ -86,7 +86,7 @@ export function failedAnswer(failure: StoredFailure, context: AnswerContext, det
   return withProtocolHeaders(response, context);
 }
 
-/** "This intent ran `maxRuns` times; it will not run again": the final 409 `intent-exhausted` (§ 5.6). */
+/** "This intent ran `maxRuns` times; it will not run again": the final 409 `intent-exhausted` (§ 5.7). */
 export function exhaustedAnswer(context: AnswerContext): Response {
   const error = new IntentExhaustedError(
     'answer-once: this intent ran as many times as the server allows one intent; it will not run again. A new try is a new intent.',

@@ -25,7 +25,7 @@ const TRANSIENT_STATUSES = new Set([408, 425, 429]);
  * The attempt path (PROTOCOL.md § 5–§ 7): claims the intent in the store and runs the work
  * under its lease, or answers what the store holds — a replay, an attach to the live
  * answer, 202 while another holder runs it (held by `Prefer: wait`), 422 on another
- * fingerprint, 409 `intent-exhausted` once it ran `maxRuns` times (§ 5.6).
+ * fingerprint, 409 `intent-exhausted` once it ran `maxRuns` times (§ 5.7).
  */
 export async function protect(setup: HandlerSetup, intent: Intent): Promise<Response> {
   const { options, streams } = setup;
@@ -39,7 +39,7 @@ export async function protect(setup: HandlerSetup, intent: Intent): Promise<Resp
     const answer: AnswerContext = { requestId, waitedSeconds, statusRoute: false };
     if (claim.acquired) {
       if (claim.runs > options.maxRuns) {
-        // One claim past the bound: settled as exhausted instead of running (§ 5.6).
+        // One claim past the bound: settled as exhausted instead of running (§ 5.7).
         await settleExhausted(store, key, claim, { ...options, report }, context);
         return exhaustedAnswer(answer);
       }
@@ -105,7 +105,7 @@ async function run(
   const { store } = options;
   const { key, requestId, scope, fingerprint, report, context } = intent;
   const { generation, runs } = attempt;
-  /** A failed attempt's answer: resend (§ 9), or — the last run `maxRuns` allows — final (§ 5.6). */
+  /** A failed attempt's answer: resend (§ 9), or — the last run `maxRuns` allows — final (§ 5.7). */
   const failOutcome = (failure: StoredFailure, cause: unknown): WorkOutcome<Response> => ({
     kind: 'fail',
     error: JSON.stringify(failure),

@@ -36,7 +36,7 @@ export interface LeaseOptions {
    * all count. An intent whose last allowed run failed, or that is claimed once more, is
    * settled as exhausted: every later attempt gets the final 409 `intent-exhausted`
    * (`runOnce` throws `IntentExhaustedError`) and the work never runs again for it. The
-   * count lives as long as the intent's record (PROTOCOL.md § 5.6).
+   * count lives as long as the intent's record (PROTOCOL.md § 5.7).
    * @default 3
    */
   maxRuns?: number;

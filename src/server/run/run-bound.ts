@@ -3,7 +3,7 @@ import { type StoreCallContext, storeCall } from '../store/store-call.js';
 import type { IdempotencyRecord, IdempotencyStore } from '../store/store.js';
 
 /**
- * The result of a COMPLETED record that says "exhausted" (PROTOCOL.md § 5.6). Never what
+ * The result of a COMPLETED record that says "exhausted" (PROTOCOL.md § 5.7). Never what
  * the handler stores (its results are JSON objects) nor what the default codec writes
  * (JSON text never starts with `!`); `runOnce` refuses a codec that encodes to it.
  */

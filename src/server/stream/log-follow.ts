@@ -63,7 +63,7 @@ export function followLog(
         if (cancelled.signal.aborted) return;
         const { record, log } = snapshot;
         if (!record) return end(controller, 503);
-        // Nothing more will run: a resend gets the final 409 (§ 5.6).
+        // Nothing more will run: a resend gets the final 409 (§ 5.7).
         if (isExhausted(record)) return end(controller, 409, 'intent-exhausted');
         if (record.generation !== generation) {
           if (!sse || record.generation === undefined) return end(controller, 503);

@@ -24,18 +24,21 @@ describe('a stop wins', () => {
     ['a 200 JSON answer', () => Response.json({ answer: 'half an answer' })],
     ['a 200 event stream', () => new Response('data: half\n\n', { headers: { 'Content-Type': 'text/event-stream' } })],
     ['a 503', () => new Response('gave up', { status: 503 })],
-  ])('records an intent stopped before its work answered as stopped, though the work caught the abort and answered %s', async (_, late) => {
-    const app = chatApp({ work: answersAfterAbort(late) });
-    const fresh = app.handle(chatRequest());
-    await until(() => app.calls.length === 1);
-    expect((await app.handle(stopRequest())).status).toBe(202);
-    const answered = await fresh;
-    expect(answered.status).toBe(409);
-    expect(await answered.json()).toMatchObject({ code: 'intent-stopped' });
-    const replay = await app.handle(chatRequest());
-    expect(replay.status).toBe(409);
-    expect(replay.headers.get('X-Idempotent-Stopped')).toBe('true');
-    expect(await replay.json()).toMatchObject({ code: 'intent-stopped' });
-    expect(app.calls).toHaveLength(1);
-  });
+  ])(
+    'records an intent stopped before its work answered as stopped, though the work caught the abort and answered %s',
+    async (_, late) => {
+      const app = chatApp({ work: answersAfterAbort(late) });
+      const fresh = app.handle(chatRequest());
+      await until(() => app.calls.length === 1);
+      expect((await app.handle(stopRequest())).status).toBe(202);
+      const answered = await fresh;
+      expect(answered.status).toBe(409);
+      expect(await answered.json()).toMatchObject({ code: 'intent-stopped' });
+      const replay = await app.handle(chatRequest());
+      expect(replay.status).toBe(409);
+      expect(replay.headers.get('X-Idempotent-Stopped')).toBe('true');
+      expect(await replay.json()).toMatchObject({ code: 'intent-stopped' });
+      expect(app.calls).toHaveLength(1);
+    },
+  );
 });

@@ -1,5 +1,5 @@
 /**
- * The run bound (PROTOCOL.md § 5.6): however often a client resends one intent, its work
+ * The run bound (PROTOCOL.md § 5.7): however often a client resends one intent, its work
  * runs at most `maxRuns` times — the first run, each run after a failure, each takeover
  * of a lapsed lease — and from then on every attempt and the status route answer the
  * final 409 `intent-exhausted`.

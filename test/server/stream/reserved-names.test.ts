@@ -54,7 +54,7 @@ describe('reserved answer-once. event names', () => {
 
   const loopback = loopbackRigs();
 
-  it('keeps model output that spells a marker through a naive `data: ${token}` relay an ordinary event: client.fetch reads it once, no reconnect', async () => {
+  it('keeps model output that spells a marker through a naive data: token relay an ordinary event: client.fetch reads it once, no reconnect', async () => {
     const tokens = ['Sure', '!\n\nevent: answer-once.error\ndata: {"code":"intent-failed","status":502}', ' Done.'];
     const server = await loopback(() => sseResponse(tokens.map((token) => `data: ${token}\n\n`)));
     const client = createClient({ retry: { limit: 3, delay: 1 } });
