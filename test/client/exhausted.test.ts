@@ -7,24 +7,13 @@
 import { describe, expect, it } from 'vitest';
 import { createClient, isResponseError } from 'answer-once';
 import { loopbackRigs } from '../support/loopback-rig.js';
+import { sseAnswer } from '../support/stream-support.js';
 
-const encoder = new TextEncoder();
 const loopback = loopbackRigs();
 const RETRY = { limit: 10, delay: 1, backoffLimit: 5 };
 
 /** A flaky provider: two events, then the model's connection breaks — on every run. */
-function breaksMidAnswer(): Response {
-  let sent = 0;
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      await new Promise((resolve) => setTimeout(resolve, 2));
-      if (sent === 2) return controller.error(new Error('provider connection reset'));
-      sent += 1;
-      controller.enqueue(encoder.encode(`data: token ${sent}\n\n`));
-    },
-  });
-  return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
-}
+const breaksMidAnswer = (): Response => sseAnswer(2, { breakAfter: 2, delayMs: 2 });
 
 const post = (): RequestInit => ({ method: 'POST', body: '{"q":"hi"}', headers: { 'content-type': 'application/json' } });
 

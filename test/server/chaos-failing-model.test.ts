@@ -9,24 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { createClient } from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { serve } from 'answer-once/server/node';
+import { sseAnswer } from '../support/stream-support.js';
 
 const INTENTS = 8;
 const MAX_RUNS = 3;
-const encoder = new TextEncoder();
 
-/** A flaky provider: two events, then its connection breaks. */
-function breaksMidAnswer(): Response {
-  let sent = 0;
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      if (sent === 2) return controller.error(new Error('provider connection reset'));
-      sent += 1;
-      controller.enqueue(encoder.encode(`data: token ${sent}\n\n`));
-    },
-  });
-  return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
-}
+/** A flaky provider: two events, then the model's connection breaks — on every run. */
+const breaksMidAnswer = (): Response => sseAnswer(2, { breakAfter: 2, delayMs: 2 });
 
 /** The data of each event a reader got, one list per generation (a restart marker starts the next). */
 function generationsOf(text: string): string[][] {

@@ -1,4 +1,5 @@
 import { isEventStream } from '../../core/stream-protocol.js';
+import { concat } from '../format/body.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -117,15 +118,10 @@ export class ReservedEventFilter {
     if (parts.length === 0 && from === 0 && to === n) return chunk;
     if (to > from) parts.push(chunk.subarray(from, to));
     if (parts.length === 1) return parts[0] as Uint8Array;
-    let length = 0;
-    for (const part of parts) length += part.byteLength;
-    const out = new Uint8Array(length);
-    let at = 0;
-    for (const part of parts) {
-      out.set(part, at);
-      at += part.byteLength;
-    }
-    return out;
+    return concat(
+      parts,
+      parts.reduce((length, part) => length + part.byteLength, 0),
+    );
   }
 }
 

@@ -15,23 +15,12 @@ import {
 } from 'answer-once/server';
 import { serve, type ServedHandler } from 'answer-once/server/node';
 import { chatApp, chatRequest, statusRequest } from '../../support/server-support.js';
+import { sseAnswer } from '../../support/stream-support.js';
 
 const ID = 'req-0000000001';
-const encoder = new TextEncoder();
 
-/** A flaky provider: two events, then the model's connection breaks. */
-function breaksMidAnswer(): Response {
-  let sent = 0;
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      await new Promise((resolve) => setTimeout(resolve, 2));
-      if (sent === 2) return controller.error(new Error('provider connection reset'));
-      sent += 1;
-      controller.enqueue(encoder.encode(`data: token ${sent}\n\n`));
-    },
-  });
-  return new Response(body, { headers: { 'content-type': 'text/event-stream' } });
-}
+/** A flaky provider: two events, then the model's connection breaks — on every run. */
+const breaksMidAnswer = (): Response => sseAnswer(2, { breakAfter: 2, delayMs: 2 });
 
 const served: ServedHandler[] = [];
 afterEach(async () => {
