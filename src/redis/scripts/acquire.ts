@@ -11,9 +11,10 @@ import { defineScript } from './define.js';
  * The claim's generation is `max(now, previous + 1)` (previous: the replaced record's,
  * 0 when none), so it grows even across a record that expired. The new record starts
  * without a stop request. `n` counts the claims: 1 for a new record, one more on each
- * retry or takeover (a record written before `n` existed counts as one run). A claim that replaces a record (retry, takeover) wakes the
- * key's waiters and readers; a log beside it lives on with the new record's expiry until
- * the new generation's first append replaces it.
+ * retry or takeover (a record written before `n` existed counts as one run). A claim
+ * that replaces a record (retry, takeover) wakes the key's waiters and readers; a log
+ * beside it lives on with the new record's expiry until the new generation's first
+ * append replaces it.
  *
  * Returns `{1, now, token, leaseExpiresAt, takeover, retry, generation, runs}` when
  * claimed, otherwise `{0, now, s, f, t, l, c, r, e, d, g, x, n}`: the record as it is,
