@@ -15,8 +15,9 @@ import { answerRecord, attachLive } from './record-answer.js';
 import { withoutReservedEvents } from '../stream/reserved-events.js';
 import { settleExhausted } from '../run/run-bound.js';
 import { storeCall } from '../store/store-call.js';
-import { captureResponse, type StoredFailure } from '../format/stored-response.js';
+import { captureResponse, type StoredFailure, storedResult } from '../format/stored-response.js';
 import { StreamedRun } from '../stream/stream-run.js';
+import { UsageReport } from '../usage.js';
 
 /** Statuses that are transient by definition: not an answer, the intent may run again. */
 const TRANSIENT_STATUSES = new Set([408, 425, 429]);
@@ -118,6 +119,7 @@ async function run(
       : undefined;
   // Without a log, an answer over `maxResponseBytes` goes to its caller while it still
   // streams; its outcome is written only once its body ended (PROTOCOL.md § 7.3).
+  const usage = new UsageReport();
   let deliverEarly!: (response: Response) => void;
   let deliveredEarly = false;
   const early = new Promise<Response>((resolve) => {
@@ -148,17 +150,18 @@ async function run(
           signal,
           takeover: attempt.takeover,
           retry: attempt.retry,
+          reportUsage: usage.report,
         });
         if (!(response instanceof Response)) throw new TypeError('answer-once: `handler` must return a Response.');
       } catch (error) {
-        if (streamed?.stopped) return streamed.stoppedVerdict(requestId);
+        if (streamed?.stopped) return streamed.stoppedVerdict(requestId, usage);
         return failOutcome({ status: 500 }, error);
       }
       if (streamed?.stopped) {
         // Stopped before the work answered: a response it returned anyway (it caught the
         // abort) is not the answer; the stop wins (§ 14.8).
         await discardBody(response);
-        return streamed.stoppedVerdict(requestId);
+        return streamed.stoppedVerdict(requestId, usage);
       }
       if (response.status >= 500 || TRANSIENT_STATUSES.has(response.status)) {
         const retryAfter = response.headers.get(RETRY_AFTER_HEADER);
@@ -177,7 +180,7 @@ async function run(
       const broken = (error: unknown): WorkOutcome<Response> => failOutcome({ status: 502 }, error);
       // A work that answers after losing its lease is not streamed: the successor's answer is (§ 7.2).
       // A body that cannot be read (locked by the app) is a broken answer, as when buffered.
-      if (streamed && !lease.aborted) return streamed.verdict(response, broken).catch(broken);
+      if (streamed && !lease.aborted) return streamed.verdict(response, broken, usage).catch(broken);
       try {
         const captured = await captureResponse(
           withoutReservedEvents(response),
@@ -185,12 +188,12 @@ async function run(
           options.replayHeaders,
         );
         if (!captured.oversize)
-          return { kind: 'complete', result: JSON.stringify(captured.stored), value: captured.delivered };
+          return { kind: 'complete', result: storedResult(captured.stored, usage.value), value: captured.delivered };
         deliverEarly(withProtocolHeaders(captured.delivered, answer));
         const end = await captured.ended;
         // A broken stream produced no answer, whatever its size: FAILED, a resend runs again.
         if (!end.ok) return failOutcome({ status: 502 }, end.error);
-        return { kind: 'complete', result: JSON.stringify(captured.stored), value: captured.delivered };
+        return { kind: 'complete', result: storedResult(captured.stored, usage.value), value: captured.delivered };
       } catch (error) {
         // The answer's stream broke (the model connection dropped): not an answer.
         return failOutcome({ status: 502 }, error);

@@ -7,6 +7,7 @@ import { isExhausted } from '../run/run-bound.js';
 import { type StoreCallContext, storeCall } from '../store/store-call.js';
 import type { IdempotencyRecord } from '../store/store.js';
 import type { StreamStore } from '../store/stream-store.js';
+import { storedUsage } from '../format/stored-response.js';
 
 /**
  * The answer to what the store holds for `key`: a replay of a completed record (from the
@@ -21,7 +22,9 @@ export function answerRecord(
   position: RequestedPosition | undefined,
 ): Response {
   if (record?.state === 'completed' && !isExhausted(record)) {
-    report({ type: 'replayed', key });
+    // The tokens this replay avoided, for a listener (parsed only when someone listens).
+    const usage = setup.options.onEvent ? storedUsage(record.result) : undefined;
+    report({ type: 'replayed', key, ...(usage === undefined ? {} : { usage }) });
     const replay = replayFromPosition(record, position, answer);
     if (replay) return replay;
   }
