@@ -152,6 +152,7 @@ export async function runOnce<T>(
 function outcomeOfError(error: unknown): AnswerOutcome {
   if (error instanceof IntentInProgressError) return 'in_progress';
   if (error instanceof FingerprintMismatchError) return 'conflict';
+  if (error instanceof IntentExhaustedError) return 'exhausted';
   return 'failed';
 }
 
