@@ -34,7 +34,8 @@ type Message =
   | { readonly t: 'head'; readonly head: Head }
   | { readonly t: 'chunk'; readonly piece: Piece }
   | { readonly t: 'state'; readonly head: Head; readonly pieces: readonly Piece[]; readonly ended: boolean }
-  | { readonly t: 'end' };
+  /** The answer ended at `at` (`null`: before any byte). */
+  | { readonly t: 'end'; readonly at: BodyPosition | null };
 
 /** The lock and channel name of one intent. */
 const tabName = (requestId: string): string => `answer-once:intent:${requestId}`;
@@ -164,16 +165,22 @@ export function sharedAnswer(
       if (message.t === 'state') {
         asked = false;
         for (const piece of message.pieces) take(piece);
-        if (message.ended) finish();
+        if (message.ended) finish(message.pieces.at(-1)?.to ?? null);
       }
     } else if (message.t === 'chunk') {
       if (!head || !take(message.piece)) hello();
     } else if (message.t === 'end') {
-      finish();
+      finish(message.at);
     }
   };
 
-  function finish(): void {
+  /**
+   * The answer ended at `end`: done when this tab has it all; else it asks for what it
+   * missed (the leader keeps its lock a moment after the end to answer), or reads the
+   * rest itself from where it is once the lock is free.
+   */
+  function finish(end: BodyPosition | null): void {
+    if (!samePosition(end, at)) return hello();
     ended = true;
     done(undefined);
   }
@@ -217,7 +224,7 @@ export function sharedAnswer(
       }
       if (!cancelled) {
         ended = true;
-        post({ t: 'end' });
+        post({ t: 'end', at });
         done(undefined);
         // Keeps the lock until the followers heard the end (a message and a lock grant
         // race): none takes over an answer that is whole; a late tab still gets it all.

@@ -129,3 +129,43 @@ describe('tabs of one origin reading one intent (shareTabs)', () => {
     expect(() => createClient({ tabs: {} as never })).toThrow(/`tabs` must be shareTabs\(\)/);
   });
 });
+
+describe('a tab following another tab’s read (the channel’s messages)', () => {
+  const encoder = new TextEncoder();
+  const piece = (from: number | null, to: number, text: string) => ({
+    from: from === null ? null : { generation: 1, offset: from },
+    to: { generation: 1, offset: to },
+    bytes: encoder.encode(text),
+  });
+  const head = { status: 200, statusText: 'OK', headers: [['content-type', 'text/plain']], url: '', replayed: false };
+
+  it('that missed the start and hears the end first asks for what it missed: the whole answer, never a part', async () => {
+    const origin = fakeOrigin();
+    const reading = origin.tab();
+    const name = `answer-once:intent:${ID}`;
+    // The reading tab holds the intent's lock and answers a hello with everything it has.
+    let release!: () => void;
+    void reading.locks.request(name, {}, () => new Promise<void>((resolve) => (release = resolve)));
+    const channel = reading.channel(name);
+    const pieces = [piece(null, 3, 'one'), piece(3, 6, 'two')];
+    // Its answer to the follower's hello is late: the end goes out first.
+    channel.onmessage = ({ data }) => {
+      if ((data as { t: string }).t !== 'hello') return;
+      setTimeout(() => channel.postMessage({ t: 'state', head, pieces, ended: true }), 100);
+    };
+    const follower = origin.tab();
+    const client = createClient({ tabs: shareTabs({ locks: follower.locks, channel: follower.channel }) });
+    const response = client.fetch(`https://chat.test/chat`, {
+      method: 'POST',
+      headers: { 'x-request-id': ID },
+      body: '{}',
+    });
+    // It hears only the second part and the end (it joined late).
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    channel.postMessage({ t: 'head', head });
+    channel.postMessage({ t: 'chunk', piece: pieces[1] });
+    channel.postMessage({ t: 'end', at: pieces[1]!.to });
+    expect(await (await response).text()).toBe('onetwo');
+    release();
+  });
+});
