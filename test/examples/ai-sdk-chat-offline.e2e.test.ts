@@ -28,8 +28,7 @@ describe.skipIf(!chromiumAvailable())('ai-sdk demo offline (Chromium)', () => {
     await on.getByTestId('send').click();
   }
   const answerText = (on: Page) => on.getByTestId('answer').last().textContent({ timeout: UI_TIMEOUT_MS });
-  const ready = (on: Page) =>
-    on.locator('[data-testid="status"][data-state="ready"]').waitFor({ timeout: UI_TIMEOUT_MS });
+  const ready = (on: Page) => on.locator('[data-testid="status"][data-state="ready"]').waitFor({ timeout: UI_TIMEOUT_MS });
 
   it('a message sent offline says it waits, sends nothing, and streams once the browser is back online', async () => {
     const { demo, context, page } = chat;

@@ -180,7 +180,10 @@ export function sharedAnswer(
    * rest itself from where it is once the lock is free.
    */
   function finish(end: BodyPosition | null): void {
-    if (!samePosition(end, at)) return hello();
+    if (!samePosition(end, at)) {
+      hello();
+      return;
+    }
     ended = true;
     done(undefined);
   }
