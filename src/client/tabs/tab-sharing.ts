@@ -3,8 +3,8 @@
  * share one network stream. The tab holding the intent's Web Lock reads the answer and
  * hands every chunk, with its position, to the others over a `BroadcastChannel`; when it
  * closes, the lock passes to a waiting tab, which carries on from the last chunk it had
- * (PROTOCOL.md § 14.5). Without Web Locks or `BroadcastChannel` (old browsers, Node),
- * every tab reads its own stream, as without the option.
+ * (PROTOCOL.md § 14.5). Without Web Locks or `BroadcastChannel` (old browsers, runtimes
+ * without them), every tab reads its own stream, as without the option.
  */
 import { functionOption, invalidOption, optionsObject } from '../../core/options.js';
 import type { TabChannel, TabLocks, TabSharing } from '../extensions.js';
