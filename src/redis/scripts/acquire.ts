@@ -15,7 +15,7 @@ import { defineScript } from './define.js';
  * the new generation's first append replaces it.
  *
  * Returns `{1, now, token, leaseExpiresAt, takeover, retry, generation}` when claimed,
- * otherwise `{0, now, s, f, t, l, c, r, e, d, g, x}`: the record as it is, unchanged.
+ * otherwise `{0, now, s, f, t, l, c, r, e, d, g, x, p}`: the record as it is, unchanged.
  */
 export const ACQUIRE = defineScript(
   'acquire',
@@ -29,7 +29,7 @@ end
 local lease = now + tonumber(ARGV[2])
 local generation = math.max(now, (tonumber(r[9]) or 0) + 1)
 local ttl = tonumber(ARGV[2]) + tonumber(ARGV[3])
-if state then redis.call('HDEL', KEYS[1], 'e', 'd', 'x') end
+if state then redis.call('HDEL', KEYS[1], 'e', 'd', 'x', 'p') end
 redis.call('HSET', KEYS[1], 's', 'processing', 'f', ARGV[1], 't', ARGV[4], 'l', ms(lease), 'c', r[5] or ms(now), 'g', ms(generation))
 redis.call('PEXPIRE', KEYS[1], ttl)
 if state then
