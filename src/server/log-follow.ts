@@ -1,5 +1,6 @@
 import { isEventStream } from '../core/stream-protocol.js';
 import { errorMarker, restartMarker } from './sse-frame.js';
+import { beforeStop } from './stop-cut.js';
 import { parseStoredFailure, parseStoredResponse, storedBody } from './stored-response.js';
 import type { LogPosition, LogSnapshot, StreamStore } from './stream-store.js';
 
@@ -70,8 +71,15 @@ export function followLog(
         if (record.state === 'failed') return end(controller, Math.max(502, parseStoredFailure(record.error).status));
         if (record.state === 'completed') {
           const stored = parseStoredResponse(record.result);
-          const rest = stored.replayable
-            ? (storedBody(stored) ?? EMPTY).subarray(offset)
+          const body = stored.replayable ? (storedBody(stored) ?? EMPTY) : undefined;
+          if (body && sse && stored.stopped && offset > body.byteLength) {
+            // This reader got past where a stop ended the answer (§ 14.8): it starts again with what was kept.
+            controller.enqueue(restartMarker(generation));
+            controller.enqueue(body);
+            return controller.close();
+          }
+          const rest = body
+            ? body.subarray(offset)
             : log?.generation === generation && log.offset <= offset
               ? log.data
               : undefined;
@@ -81,10 +89,22 @@ export function followLog(
         }
         if (log?.generation === generation) {
           if (log.offset > offset) return end(controller, 410, 'response-not-replayable');
-          if (log.data.byteLength > 0) {
-            controller.enqueue(log.data);
-            offset = log.length;
+          // A stop that named a position ends the answer there: nothing past it goes out.
+          const data = beforeStop(log.data, log.offset, record.stopAt);
+          if (data.byteLength > 0) {
+            controller.enqueue(data);
+            offset += data.byteLength;
             return;
+          }
+          if (record.stopAt !== undefined && log.length > offset && record.leaseExpiresAt > Date.now()) {
+            // Only bytes past the stop are new: wait for the holder to settle the stopped answer.
+            try {
+              await store.wait(key, FOLLOW_WAIT_MS, cancelled.signal);
+            } catch {
+              return end(controller, 503);
+            }
+            if (cancelled.signal.aborted) return;
+            continue;
           }
         }
         if (record.leaseExpiresAt <= Date.now()) return end(controller, 503);
