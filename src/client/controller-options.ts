@@ -3,6 +3,7 @@
  * and `useSend()` accept, refused with a `TypeError` that names the option.
  */
 import { invalidOption, optionsObject, stringOption, timerOption } from '../core/options.js';
+import { DEFAULT_STOP_GUARD_MS } from '../core/stop-guard.js';
 import type { AnswerOnceClient } from './client.js';
 import { defaultStreamText, type StreamText } from './read-streamed.js';
 import type { SendOptions } from './send-options.js';
@@ -49,9 +50,6 @@ export interface SendControllerOptions {
    */
   readonly stopGuardMs?: number;
 }
-
-/** {@link SendControllerOptions.stopGuardMs}'s default: longer than any double-click. */
-export const DEFAULT_STOP_GUARD_MS = 500;
 
 export function normalizeControllerOptions(options: SendControllerOptions): {
   request: ControllerSendOptions<unknown>;
