@@ -2,7 +2,7 @@
  * `client.stop()`: stops an intent's generation on the server — `DELETE <status
  * route>/<id>` (PROTOCOL.md § 14.8), wherever it runs — and keeps the intent in storage
  * so a reload shows the stopped partial answer without a model call
- * (`./storage/stopped.ts` says how long). Loaded with the streaming modules, on first use.
+ * (`./storage/stopped.ts` says how long).
  *
  * The status route is the app's `statusUrl(id)` when set, else the server's default
  * `/api/status/<id>` on the intent's origin (the URL it was sent to), else on `baseUrl`'s
