@@ -99,8 +99,11 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
     super();
     this.#client = validateClient(client);
     this.#input = validateInput(input);
-    ({ request: this.#defaults, stream: this.#stream, stopGuardMs: this.#stopGuardMs } =
-      normalizeControllerOptions(options));
+    ({
+      request: this.#defaults,
+      stream: this.#stream,
+      stopGuardMs: this.#stopGuardMs,
+    } = normalizeControllerOptions(options));
   }
 
   /** The current state; the same object until something changes. */
@@ -110,8 +113,11 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
   setOptions(client: ControllerClient, input: string, options: SendControllerOptions = {}): void {
     this.#client = validateClient(client);
     this.#input = validateInput(input);
-    ({ request: this.#defaults, stream: this.#stream, stopGuardMs: this.#stopGuardMs } =
-      normalizeControllerOptions(options));
+    ({
+      request: this.#defaults,
+      stream: this.#stream,
+      stopGuardMs: this.#stopGuardMs,
+    } = normalizeControllerOptions(options));
   }
 
   /** The client's `stream`, when this controller streams. */
@@ -167,7 +173,12 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
     this.#stoppedId = requestId;
     const at = this.#shown?.freeze();
     const stopping = at === undefined ? this.#client.stop(requestId) : this.#client.stop(requestId, { at });
-    this.#shown?.keep(stopping.then(({ outcome }) => outcome === 'stopping', () => false));
+    this.#shown?.keep(
+      stopping.then(
+        ({ outcome }) => outcome === 'stopping',
+        () => false,
+      ),
+    );
     return stopping;
   };
 

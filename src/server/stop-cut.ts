@@ -25,12 +25,7 @@ function unitEnd(body: Uint8Array, at: number): number {
  * without a stop marker) up to `stopAt` when it has more — at a unit's end for an event
  * stream — then, for an event stream, the stop marker positioned after what is kept.
  */
-export function stoppedBody(
-  produced: Uint8Array,
-  stopAt: number | undefined,
-  sse: boolean,
-  generation: number,
-): Uint8Array {
+export function stoppedBody(produced: Uint8Array, stopAt: number | undefined, sse: boolean, generation: number): Uint8Array {
   const end = stopAt !== undefined && stopAt < produced.byteLength ? (sse ? unitEnd(produced, stopAt) : stopAt) : undefined;
   const kept = end === undefined ? produced : produced.subarray(0, end);
   if (!sse) return kept;

@@ -27,23 +27,32 @@ async function textOf(stream: ReadableStream<UIMessageChunk>): Promise<string> {
 }
 
 const send = (transport: ReturnType<typeof answerOnceTransport>, abortSignal?: AbortSignal) =>
-  transport.sendMessages({ trigger: 'submit-message', chatId: 'chat-1', messageId: undefined, messages: [user], abortSignal });
+  transport.sendMessages({
+    trigger: 'submit-message',
+    chatId: 'chat-1',
+    messageId: undefined,
+    messages: [user],
+    abortSignal,
+  });
 
 describe('answerOnceTransport: a stop right after the send', () => {
-  it.each([100, 200])('does not call useChat’s stop %d ms after the send (guardStop), and stops after the guard', async (delay) => {
-    server = await startAiChatServer({ delayMs: 20 });
-    const transport = answerOnceTransport({ client: createClient(), api: server.api });
-    let stops = 0;
-    const stop = transport.guardStop(async () => void (stops += 1));
-    const answer = send(transport);
-    await sleep(delay);
-    await stop();
-    expect(stops).toBe(0);
-    await sleep(500 - delay);
-    await stop();
-    expect(stops).toBe(1);
-    await (await answer).cancel();
-  });
+  it.each([100, 200])(
+    'does not call useChat’s stop %d ms after the send (guardStop), and stops after the guard',
+    async (delay) => {
+      server = await startAiChatServer({ delayMs: 20 });
+      const transport = answerOnceTransport({ client: createClient(), api: server.api });
+      let stops = 0;
+      const stop = transport.guardStop(async () => void (stops += 1));
+      const answer = send(transport);
+      await sleep(delay);
+      await stop();
+      expect(stops).toBe(0);
+      await sleep(500 - delay);
+      await stop();
+      expect(stops).toBe(1);
+      await (await answer).cancel();
+    },
+  );
 
   it.each([100, 200])(
     'does not stop the generation when the stream is aborted %d ms after the send: one model call, the whole answer kept',

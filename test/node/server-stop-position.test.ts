@@ -57,7 +57,8 @@ describe('a stop that names the reader’s position', () => {
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ event: 'answer-once.stopped' });
     const [generation, offset] = last.split('.');
-    const after = Number(offset) + new TextEncoder().encode(`event: answer-once.stopped\ndata: {}\nid: ${events[0]?.id}\n\n`).byteLength;
+    const after =
+      Number(offset) + new TextEncoder().encode(`event: answer-once.stopped\ndata: {}\nid: ${events[0]?.id}\n\n`).byteLength;
     expect(events[0]?.id).toBe(`${generation}.${after}`);
   });
 

@@ -220,7 +220,11 @@ export function describeStreamStoreContract(
 
     it('refuses a stop position that is not one, changing nothing', async () => {
       const { generation } = await claim();
-      for (const at of [{ generation: 0, offset: 1 }, { generation, offset: -1 }, { generation, offset: 1.5 }]) {
+      for (const at of [
+        { generation: 0, offset: 1 },
+        { generation, offset: -1 },
+        { generation, offset: 1.5 },
+      ]) {
         await expect(store.stop(key, at)).rejects.toThrow(/`at`/);
       }
       expect(await store.get(key)).not.toHaveProperty('stopRequested');

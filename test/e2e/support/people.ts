@@ -1,0 +1,29 @@
+/**
+ * What a person does that a test robot does not: a double-click with a human gap between
+ * its clicks (Playwright's `dblclick` is instant), and what requests the page made.
+ */
+import type { BrowserContext, Locator, Page } from 'playwright-core';
+
+/**
+ * Two clicks at the same point of `target`, the second `gapMs` after the first began —
+ * whatever is under the pointer by then (Stop, when it took Send's place) gets it.
+ */
+export async function humanDoubleClick(page: Page, target: Locator, gapMs: number): Promise<void> {
+  const box = await target.boundingBox();
+  if (!box) throw new Error('humanDoubleClick: the target is not visible');
+  const x = box.x + box.width / 2;
+  const y = box.y + box.height / 2;
+  const first = Date.now();
+  await page.mouse.click(x, y);
+  await page.waitForTimeout(Math.max(0, gapMs - (Date.now() - first)));
+  await page.mouse.click(x, y);
+}
+
+/** Records the URL of every `method` request of `context` whose path starts with `path`, from now on. */
+export function trackMethod(context: BrowserContext, method: string, path: string): string[] {
+  const urls: string[] = [];
+  context.on('request', (request) => {
+    if (request.method() === method && new URL(request.url()).pathname.startsWith(path)) urls.push(request.url());
+  });
+  return urls;
+}
