@@ -27,3 +27,18 @@ export function trackMethod(context: BrowserContext, method: string, path: strin
   });
   return urls;
 }
+
+/**
+ * Clicks the element `click` selects and returns the text of the last element `read`
+ * selects as it was at that very moment: what was on screen when the person clicked.
+ */
+export function clickReading(page: Page, click: string, read: string): Promise<string | null> {
+  return page.evaluate(
+    ([clickSelector, readSelector]) => {
+      const shown = [...document.querySelectorAll(readSelector)].at(-1)?.textContent ?? null;
+      (document.querySelector(clickSelector) as HTMLElement | null)?.click();
+      return shown;
+    },
+    [click, read] as const,
+  );
+}
