@@ -85,7 +85,13 @@ describe('createIdempotencyHandler: events name the intent', () => {
     await (await app.handle(chatRequest())).text();
     await until(() => app.events.length >= 5);
     // The record's write and the first answer's end race; each request ends in one `answered`.
-    expect(app.events.map((event) => event.type).sort()).toEqual(['acquired', 'answered', 'answered', 'completed', 'replayed']);
+    expect(app.events.map((event) => event.type).sort()).toEqual([
+      'acquired',
+      'answered',
+      'answered',
+      'completed',
+      'replayed',
+    ]);
     expect(app.events.every((event) => event.requestId === ID && !('user' in event))).toBe(true);
 
     const events: IdempotencyEvent[] = [];
