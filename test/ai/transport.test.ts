@@ -213,3 +213,60 @@ describe('answerOnceTransport (answer-once/ai)', () => {
     await until(async () => (await kept.list()).length === 0); // shown again once: then forgotten as any answer
   });
 });
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The stop guard: a stop within `stopGuardMs` (default 500 ms) of the send — a double-click's
+ * second click on a Stop that took Send's place — stops nothing.
+ */
+describe('answerOnceTransport: a stop right after the send', () => {
+  it.each([100, 200])(
+    'does not call useChat’s stop %d ms after the send (guardStop), and stops after the guard',
+    async (delay) => {
+      server = await startAiChatServer({ delayMs: 20 });
+      const transport = answerOnceTransport({ client: createClient(), api: server.api });
+      let stops = 0;
+      const stop = transport.guardStop(async () => void (stops += 1));
+      const answer = send(transport);
+      await pause(delay);
+      await stop();
+      expect(stops).toBe(0);
+      await pause(500 - delay);
+      await stop();
+      expect(stops).toBe(1);
+      await (await answer).cancel();
+    },
+  );
+
+  it.each([100, 200])(
+    'does not stop the generation when the stream is aborted %d ms after the send: one model call, the whole answer kept',
+    async (delay) => {
+      server = await startAiChatServer({ delayMs: 15 });
+      const transport = answerOnceTransport({ client: createClient(), api: server.api });
+      const controller = new AbortController();
+      const started = Date.now();
+      await send(transport, controller.signal);
+      await pause(Math.max(0, delay - (Date.now() - started)));
+      controller.abort();
+      await pause(300);
+      expect(server.requests.filter((request) => request.method === 'DELETE')).toHaveLength(0);
+      const later = answerOnceTransport({ client: createClient(), api: server.api });
+      expect((await messageOf(await send(later))).text).toBe(FULL);
+      expect(server.calls()).toBe(1);
+    },
+  );
+
+  it('takes the guard from stopGuardMs (0 turns it off), and refuses one that is not a timer, naming it', async () => {
+    server = await startAiChatServer({ delayMs: 20 });
+    const transport = answerOnceTransport({ client: createClient(), api: server.api, stopGuardMs: 0 });
+    let stops = 0;
+    const answer = send(transport);
+    await transport.guardStop(async () => void (stops += 1))();
+    expect(stops).toBe(1);
+    await (await answer).cancel();
+    expect(() => answerOnceTransport({ client: createClient(), stopGuardMs: -5 })).toThrow(
+      /answer-once\/ai: `stopGuardMs` must be an integer from 0/,
+    );
+  });
+});

@@ -11,7 +11,7 @@ import { answerText, modelLog, onlyCallSince, trackChatPosts, UI_TIMEOUT_MS } fr
 import { chatDemoSuite } from '../support/chat-demo-suite.js';
 import { chromiumAvailable } from '../support/chromium.js';
 import { startDemoProcess } from '../support/demo-process.js';
-import { clickReading, humanDoubleClick, trackMethod } from '../support/people.js';
+import { clickReading, humanDoubleClick, keptAtStop, trackMethod } from '../support/people.js';
 
 /** A quarter thinking, then ~30 tokens: long enough to act mid-stream. */
 const MODEL_DELAY_MS = 3000;
@@ -56,9 +56,9 @@ describe.skipIf(!chromiumAvailable())('chat demo as people use it (Chromium)', (
       await expect
         .poll(async () => ((await streamingText().catch(() => '')) ?? '').split(' ').length, { timeout: UI_TIMEOUT_MS })
         .toBeGreaterThanOrEqual(4 + (round % 4));
-      const onScreen = await clickReading(page, '[data-testid="stop"]', '[data-testid="streaming-text"]');
+      const atClick = await clickReading(page, '[data-testid="stop"]', '[data-testid="streaming-text"]');
       await expect.poll(() => answers().count(), { timeout: UI_TIMEOUT_MS }).toBe(round);
-      expect(await answerText(page, round - 1), `round ${round}, before the reload`).toBe(onScreen);
+      const onScreen = keptAtStop(atClick, await answerText(page, round - 1));
       await answers()
         .nth(round - 1)
         .getByTestId('stopped-badge')
@@ -68,7 +68,7 @@ describe.skipIf(!chromiumAvailable())('chat demo as people use it (Chromium)', (
         .poll(async () => (await onlyCallSince(demo, before.modelCalls + round - 1)).stopped, { timeout: UI_TIMEOUT_MS })
         .toBe(true);
       const call = await onlyCallSince(demo, before.modelCalls + round - 1);
-      expect(call.text.startsWith(onScreen ?? '-'), 'the model wrote what was shown, and perhaps a word more').toBe(true);
+      expect(call.text.startsWith(onScreen), 'the model wrote what was shown, and perhaps a word more').toBe(true);
 
       await page.reload();
       await expect.poll(() => answers().count(), { timeout: UI_TIMEOUT_MS }).toBe(round);

@@ -42,3 +42,18 @@ export function clickReading(page: Page, click: string, read: string): Promise<s
     [click, read] as const,
   );
 }
+
+/**
+ * The text a Stop kept, checked against the text on screen at the very click: the same,
+ * or that text and the one word whose render was in flight (the UI's state had taken
+ * it; the page paints it a frame after the click). Returns the text kept.
+ */
+export function keptAtStop(atClick: string | null, afterStop: string | null): string {
+  const shown = atClick ?? '';
+  const kept = afterStop ?? '';
+  const inFlight = kept.startsWith(shown) ? kept.slice(shown.length).split(' ').filter(Boolean) : undefined;
+  if (inFlight === undefined || inFlight.length > 1) {
+    throw new Error(`the text kept at Stop is not the text on screen: ${JSON.stringify({ atClick, afterStop })}`);
+  }
+  return kept;
+}
