@@ -80,6 +80,20 @@ describe('a stop that names the reader’s position', () => {
     expect(events.at(-1)).toMatchObject({ event: 'answer-once.stopped' });
   });
 
+  it('starts a reader that was already past the stop’s position again, with what was kept', async () => {
+    const app = streamingApp();
+    const seen = await readEvents(await app.handle(chatRequest()), 2);
+    const attached = await app.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
+    expect(attached.headers.get('X-Idempotent-Attached')).toBe('true');
+    const ahead = await readEvents(attached, 6); // another tab, further on than the stopping reader
+    await (await app.handle(stopAt(seen.events.at(-1)?.id))).text();
+    const events = parseEvents((await readRest(ahead)).text);
+    const restart = events.findIndex((event) => event.event === 'answer-once.restart');
+    expect(restart).toBeGreaterThanOrEqual(0);
+    expect(tokens(events.slice(restart))).toEqual(['token 0', 'token 1']);
+    expect(events.at(-1)).toMatchObject({ event: 'answer-once.stopped' });
+  });
+
   it('cuts nothing for a position of another generation, or one past what the holder produced', async () => {
     const app = streamingApp();
     const seen = await readEvents(await app.handle(chatRequest()), 3);
