@@ -5,7 +5,7 @@ import { apiBase, callOf, type ChatQuestion, savingsText } from './api.js';
 import { client } from './client.js';
 import { Composer } from './Composer.js';
 import { addTurn, loadTurns, mergeTurns, onOtherTabTurns, saveTurns, type Turn } from './history.js';
-import { Transcript, type QueuedQuestion } from './Transcript.js';
+import { type OutboxedQuestion, Transcript } from './Transcript.js';
 import { TroubleSwitch } from './TroubleSwitch.js';
 import { useServerStatus } from './use-server-status.js';
 
@@ -27,8 +27,10 @@ export function App() {
   const snapshot = chat;
   const [turns, setTurns] = useState<readonly Turn[]>(loadTurns);
   // The questions sent offline, in order: each waits in the outbox until it goes.
-  const [queued, setQueued] = useState<readonly QueuedQuestion[]>([]);
+  const [outboxed, setOutboxed] = useState<readonly OutboxedQuestion[]>([]);
   const [draft, setDraft] = useState('');
+  // Messages sent while an answer streams: shown as queued, sent one by one as answers end.
+  const [queued, setQueued] = useState<readonly string[]>([]);
   const server = useServerStatus();
   const bottom = useRef<HTMLDivElement>(null);
   // Offline is not busy: the message waits in the outbox, and the next one queues after it.
@@ -65,9 +67,9 @@ export function App() {
 
   useEffect(() => {
     const { status, requestId, json } = snapshot;
-    if (status !== 'offline' || requestId === undefined || queued.some((q) => q.id === requestId)) return;
-    setQueued([...queued, { id: requestId, question: json?.content ?? '' }]);
-  }, [snapshot, queued]);
+    if (status !== 'offline' || requestId === undefined || outboxed.some((q) => q.id === requestId)) return;
+    setOutboxed([...outboxed, { id: requestId, question: json?.content ?? '' }]);
+  }, [snapshot, outboxed]);
 
   useEffect(() => {
     saveTurns(turns);
@@ -83,13 +85,22 @@ export function App() {
   // biome-ignore lint/correctness/useExhaustiveDependencies: every status change is when to re-read the server's state
   useEffect(refresh, [snapshot.status, refresh]);
 
+  // The next queued message goes once the hook is free again (the answer became a turn).
+  useEffect(() => {
+    const [next, ...rest] = queued;
+    if (snapshot.status !== 'idle' || next === undefined) return;
+    setQueued(rest);
+    void chat.send({ json: { content: next } });
+  }, [snapshot.status, queued, chat.send]);
+
   const send = () => {
-    // A click while a send is in flight joins it: one request, one answer.
-    if (busy) return void chat.send();
     const content = draft.trim();
-    if (content === '') return;
-    if (snapshot.status === 'failed') reset(); // a new question is a new intent
+    // Enter again while a send is in flight joins it: one request, one answer.
+    if (content === '') return void (busy && chat.send());
     setDraft('');
+    // A new message while an answer streams waits, visibly, for that answer to end.
+    if (busy || queued.length > 0) return setQueued((list) => [...list, content]);
+    if (snapshot.status === 'failed') reset(); // a new question is a new intent
     void chat.send({ json: { content } });
   };
 
@@ -118,8 +129,9 @@ export function App() {
       <main className="chat">
         <Transcript
           turns={turns}
-          queued={queued.filter((q) => !turns.some((turn) => turn.id === q.id))}
           pending={snapshot}
+          queued={queued}
+          outboxed={outboxed.filter((q) => !turns.some((turn) => turn.id === q.id))}
           onRetry={() => void chat.send()}
         />
         <div className="end" ref={bottom} />
@@ -131,6 +143,8 @@ export function App() {
           streaming={snapshot.status === 'streaming'}
           onChange={setDraft}
           onSend={send}
+          // Ignored within 500 ms of the send (useSend's stopGuardMs): Stop sits where Send
+          // was, so a double-click's second click lands on it and must not stop the answer.
           onStop={() => void chat.stop()}
         />
         <footer className="stats" aria-live="polite">
