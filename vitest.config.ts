@@ -46,6 +46,17 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'postgres',
+          include: ['test/postgres/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           environment: 'node',
