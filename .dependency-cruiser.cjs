@@ -40,7 +40,7 @@ module.exports = {
       'core-is-neutral',
       'src/core is shared by the browser client and the server: it imports no other layer and no ky, React, Redis, msw or Hono, so every entry can carry it.',
       'core',
-      ['client', 'server', 'react', 'redis', 'msw', 'ai'],
+      ['client', 'server', 'react', 'redis', 'postgres', 'testing', 'msw', 'ai'],
       ['ky', 'react', 'react-dom', 'redis', '@redis/[^/]+', 'msw', '@hono/[^/]+', 'ai'],
     ),
 
@@ -60,7 +60,7 @@ module.exports = {
       'server-stands-alone',
       'src/server (answer-once/server) runs on any Fetch runtime without the client, Redis or React: stores plug in through its IdempotencyStore interface.',
       'server',
-      ['client', 'redis', 'react', 'msw', 'ai'],
+      ['client', 'redis', 'postgres', 'testing', 'react', 'msw', 'ai'],
       ['ky', 'react', 'react-dom', 'redis', '@redis/[^/]+', 'msw'],
     ),
 
@@ -71,6 +71,29 @@ module.exports = {
       severity: 'error',
       from: { path: src('redis') },
       to: { path: '^src/', pathNot: ['^src/redis/', src('core'), '^src/server/(store|stream-store|errors)\\.ts$'] },
+    },
+    {
+      name: 'postgres-implements-the-store',
+      comment:
+        'src/postgres (answer-once/postgres) is one IdempotencyStore: it may import the store interface (store.ts, stream-store.ts) of src/server and src/core, nothing else of ours.',
+      severity: 'error',
+      from: { path: src('postgres') },
+      to: { path: '^src/', pathNot: ['^src/postgres/', src('core'), '^src/server/(store|stream-store)\\.ts$'] },
+    },
+    {
+      name: 'testing-specifies-the-store',
+      comment:
+        'src/testing (answer-once/testing) is the store contract as vitest suites: it may import the store interface (store.ts, stream-store.ts) of src/server, nothing else of ours.',
+      severity: 'error',
+      from: { path: src('testing') },
+      to: { path: '^src/', pathNot: ['^src/testing/', '^src/server/(store|stream-store)\\.ts$'] },
+    },
+    {
+      name: 'pg-only-in-postgres',
+      comment: 'node-postgres is an optional peer of answer-once/postgres alone: no other layer imports it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: src('postgres') },
+      to: { path: pkg('pg', 'pg-[^/]+') },
     },
     layerImportsOnly(
       'react-adapts-the-client',
@@ -110,9 +133,9 @@ module.exports = {
     {
       name: 'tests-live-in-test',
       comment:
-        'Every spec lives in test/ (test/node, test/react, test/redis, test/e2e, test/types): nothing under src/ imports vitest.',
+        'Every spec lives in test/ (test/node, test/react, test/redis, test/postgres, test/e2e, test/types): nothing under src/ imports vitest but src/testing, the public store contract.',
       severity: 'error',
-      from: { path: '^src/' },
+      from: { path: '^src/', pathNot: src('testing') },
       to: { path: pkg('vitest', '@vitest/[^/]+') },
     },
     {

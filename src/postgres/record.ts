@@ -99,7 +99,8 @@ export function decodeRecord(row: Row, receivedAt: number): IdempotencyRecord | 
 export function decodeLog(row: Row): LogSlice | null {
   if (row.log_generation === null || row.log_generation === undefined) return null;
   const data = row.log_data;
-  if (!(data instanceof Uint8Array)) throw new PostgresStoreReplyError('answer-once/postgres: the log’s bytes are not bytea');
+  if (!(data instanceof Uint8Array))
+    throw new PostgresStoreReplyError('answer-once/postgres: the log’s bytes are not bytea');
   return {
     generation: integer(row.log_generation, 'log_generation'),
     head: textOf(row.log_head, 'log_head'),

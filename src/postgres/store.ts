@@ -13,11 +13,7 @@ import {
 } from '../server/stream-store.js';
 import { checkBatch, checkMs, checkPosition, checkText } from './arguments.js';
 import { PostgresStoreClosedError, PostgresStoreReplyError, toStoreError } from './errors.js';
-import {
-  type NormalizedPostgresStoreOptions,
-  normalizePostgresStoreOptions,
-  type PostgresStoreOptions,
-} from './options.js';
+import { type NormalizedPostgresStoreOptions, normalizePostgresStoreOptions, type PostgresStoreOptions } from './options.js';
 import { decodeLog, decodeRecord, integer, onlyRow, toLocalDeadline } from './record.js';
 import { type Statements, statementsOf } from './statements.js';
 import { Wakeups } from './wakeups.js';
@@ -104,7 +100,11 @@ export class PostgresStore implements StreamStore {
       const result = {
         acquired: true as const,
         token,
-        leaseExpiresAt: toLocalDeadline(integer(row.lease_expires_at, 'lease_expires_at'), integer(row.now, 'now'), receivedAt),
+        leaseExpiresAt: toLocalDeadline(
+          integer(row.lease_expires_at, 'lease_expires_at'),
+          integer(row.now, 'now'),
+          receivedAt,
+        ),
         takeover: row.claimed_over === 'processing',
         retry: row.claimed_over === 'failed',
         generation: integer(row.generation, 'generation'),
@@ -115,7 +115,12 @@ export class PostgresStore implements StreamStore {
   }
 
   async renew(key: string, token: string, leaseMs: number): Promise<WriteResult> {
-    const values = [checkText('key', key, true), checkText('token', token), checkMs('leaseMs', leaseMs, 1), this.#options.processingGraceMs];
+    const values = [
+      checkText('key', key, true),
+      checkText('token', token),
+      checkMs('leaseMs', leaseMs, 1),
+      this.#options.processingGraceMs,
+    ];
     return writeResult(await this.#query('renew', this.#sql.renew, values));
   }
 
@@ -201,10 +206,16 @@ export class PostgresStore implements StreamStore {
     const deadline = Date.now() + timeoutMs;
     if (timeoutMs === 0 || signal?.aborted) return (await look()) === 2;
     // The record's payload only: stop, settle and claims notify there, appends do not.
-    return this.#sleepOn([payloadsOf(key).record], deadline, signal, async () => {
-      const held = await look();
-      return { done: held !== 1, value: held === 2, until: Number.POSITIVE_INFINITY };
-    }, false);
+    return this.#sleepOn(
+      [payloadsOf(key).record],
+      deadline,
+      signal,
+      async () => {
+        const held = await look();
+        return { done: held !== 1, value: held === 2, until: Number.POSITIVE_INFINITY };
+      },
+      false,
+    );
   }
 
   /**

@@ -4,8 +4,7 @@
  * (`notifications: false`, as behind a transaction-mode pooler or a serverless driver).
  */
 import { describe } from 'vitest';
-import { describeStoreContract } from '../support/store-contract.js';
-import { describeStreamStoreContract } from '../support/stream-store-contract.js';
+import { describeStoreContract, describeStreamStoreContract } from 'answer-once/testing';
 import { requirePostgresServer } from '../support/postgres-server.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
 

@@ -133,7 +133,18 @@ export class PostgresServer {
       '-c full_page_writes=off',
       '-c max_connections=200',
     ].join(' ');
-    await this.#as('pg_ctl', ['-D', this.data, '-l', path.join(this.dir, 'server.log'), '-o', settings, '-w', '-t', '30', 'start']);
+    await this.#as('pg_ctl', [
+      '-D',
+      this.data,
+      '-l',
+      path.join(this.dir, 'server.log'),
+      '-o',
+      settings,
+      '-w',
+      '-t',
+      '30',
+      'start',
+    ]);
     this.#up = true;
     running.add(this);
   }
