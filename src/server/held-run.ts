@@ -1,7 +1,7 @@
 import { LeaseLostError } from './errors.js';
 import type { Reporter } from './events.js';
 import type { ResolvedLeaseOptions } from './lease-options.js';
-import { withStoreDeadline } from './store-call.js';
+import { isPermanentStoreError, withStoreDeadline } from './store-call.js';
 import type { IdempotencyStore, WriteResult } from './store.js';
 
 /** What the work came to: store it as the answer, or record the attempt as failed. */
@@ -57,6 +57,9 @@ export class RunTimeoutError extends Error {
  *   never returns.
  * - A write answered `gone` claims the intent again and writes once more; the outcome's
  *   value is delivered either way (only a successor's token fences it).
+ * - A write that fails transiently (the store restarting, a dropped connection) is tried
+ *   again, with backoff, while the lease the store last confirmed still has a heartbeat
+ *   left: a store blip as the answer ends never costs the work a second run.
  */
 export async function runHeld<T>(
   store: IdempotencyStore,
@@ -70,6 +73,8 @@ export async function runHeld<T>(
   const lease = new AbortController();
   const signal = options.signal ? AbortSignal.any([lease.signal, options.signal]) : lease.signal;
   let holder = token;
+  /** When the store last confirmed the lease (the claim was made just before the run). */
+  let confirmedAt = Date.now();
   let writing = false;
   let renewing = false;
   /** A renew's claim of a vanished record, while in flight: the outcome is written under the token it gets. */
@@ -88,6 +93,7 @@ export async function runHeld<T>(
     const renewed = holder;
     withStoreDeadline(() => store.renew(key, renewed, leaseMs), 'renew', storeTimeoutMs)
       .then(async (result) => {
+        if (result === 'written') confirmedAt = Date.now();
         // While the outcome is being written, its own write decides (a fenced renew may be ours completing).
         if (writing || result === 'written' || lease.signal.aborted) return;
         if (result === 'fenced') return loseLease();
@@ -130,23 +136,33 @@ export async function runHeld<T>(
   try {
     // A renew's claim still in flight is ours: write under its token, or it fences our own write.
     await reclaiming?.catch(() => undefined);
-    return { outcome, write: await write(store, key, holder, outcome, options) };
+    const leaseEnd = (): number => Math.max(confirmedAt, options.renewedAt?.() ?? 0) + leaseMs - heartbeatMs;
+    return { outcome, write: await write(store, key, holder, outcome, options, leaseEnd) };
   } finally {
     clearInterval(heartbeat);
   }
 }
 
-/** Writes the outcome under `token`; a `gone` record is claimed again and written once more. */
+/** The first pause before a failed write is tried again; doubled each time, up to {@link WRITE_RETRY_MAX_MS}. */
+const WRITE_RETRY_MS = 50;
+const WRITE_RETRY_MAX_MS = 1_000;
+
+/**
+ * Writes the outcome under `token`; a `gone` record is claimed again and written once
+ * more. A transient failure is tried again until `leaseEnd()` would pass (bounded: the
+ * pauses double, and the lease only moves while the store answers).
+ */
 async function write<T>(
   store: IdempotencyStore,
   key: string,
   token: string,
   outcome: WorkOutcome<T>,
   options: HeldRunOptions,
+  leaseEnd: () => number,
 ): Promise<WriteOutcome> {
   const { report } = options;
   const operation = outcome.kind;
-  const settle = (holder: string): Promise<WriteResult> =>
+  const settleOnce = (holder: string): Promise<WriteResult> =>
     withStoreDeadline(
       () =>
         outcome.kind === 'complete'
@@ -155,6 +171,17 @@ async function write<T>(
       operation,
       options.storeTimeoutMs,
     );
+  const settle = async (holder: string): Promise<WriteResult> => {
+    for (let pause = WRITE_RETRY_MS; ; pause = Math.min(2 * pause, WRITE_RETRY_MAX_MS)) {
+      try {
+        return await settleOnce(holder);
+      } catch (error) {
+        if (isPermanentStoreError(error) || Date.now() + pause > leaseEnd()) throw error;
+        report({ type: 'store-error', key, operation, error });
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  };
   try {
     let result = await settle(token);
     if (result === 'gone') {
