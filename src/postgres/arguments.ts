@@ -2,7 +2,7 @@
  * Checks of what a caller hands `PostgresStore` before it becomes a statement's value: a
  * bad value is a `TypeError` naming it, and nothing reaches the database.
  */
-import type { LogAppend, LogPosition } from '../server/stream-store.js';
+import type { LogAppend, LogPosition } from '../server/store/stream-store.js';
 
 const LIBRARY = 'answer-once/postgres';
 

@@ -3,8 +3,8 @@
  * columns over as strings and `bytea` as Buffers; anything a store statement cannot
  * produce is a `PostgresStoreReplyError`.
  */
-import type { IdempotencyRecord } from '../server/store.js';
-import type { LogSlice } from '../server/stream-store.js';
+import type { IdempotencyRecord } from '../server/store/store.js';
+import type { LogSlice } from '../server/store/stream-store.js';
 import { PostgresStoreReplyError } from './errors.js';
 
 type Row = Readonly<Record<string, unknown>>;

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Doorbell } from '../core/doorbell.js';
-import type { AcquireResult, IdempotencyRecord, WriteResult } from '../server/store.js';
+import type { AcquireResult, IdempotencyRecord, WriteResult } from '../server/store/store.js';
 import {
   LOG_LINGER_MS,
   type LogAppend,
@@ -10,7 +10,7 @@ import {
   type LogSnapshot,
   type StopResult,
   type StreamStore,
-} from '../server/stream-store.js';
+} from '../server/store/stream-store.js';
 import { checkBatch, checkMs, checkPosition, checkText } from './arguments.js';
 import { PostgresStoreClosedError, PostgresStoreReplyError, toStoreError } from './errors.js';
 import { type NormalizedPostgresStoreOptions, normalizePostgresStoreOptions, type PostgresStoreOptions } from './options.js';

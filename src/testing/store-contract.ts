@@ -8,7 +8,7 @@
  * and TTLs, and a fresh key per test so suites may share one database.
  */
 import { describe, expect, it } from 'vitest';
-import type { IdempotencyStore } from '../server/store.js';
+import type { IdempotencyStore } from '../server/store/store.js';
 import {
   found,
   held,

@@ -4,8 +4,8 @@
  * that read an `acquire`.
  */
 import { afterEach, beforeEach, expect } from 'vitest';
-import type { AcquireResult, IdempotencyRecord, IdempotencyStore } from '../server/store.js';
-import type { StreamStore } from '../server/stream-store.js';
+import type { AcquireResult, IdempotencyRecord, IdempotencyStore } from '../server/store/store.js';
+import type { StreamStore } from '../server/store/stream-store.js';
 
 /** A store under test and how to dispose of it after each test. */
 export interface StoreHarness<S extends IdempotencyStore> {

@@ -3,7 +3,7 @@
  * reads that wait for bytes, a settle or a lapsed lease, and stops carried to the holder.
  */
 import { describe, expect, it } from 'vitest';
-import type { StreamStore } from '../server/stream-store.js';
+import type { StreamStore } from '../server/store/stream-store.js';
 import {
   bytes,
   held,
