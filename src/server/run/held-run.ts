@@ -58,8 +58,9 @@ export class RunTimeoutError extends Error {
  * - A write answered `gone` claims the intent again and writes once more; the outcome's
  *   value is delivered either way (only a successor's token fences it).
  * - A write that fails transiently (the store restarting, a dropped connection) is tried
- *   again, with backoff, while the lease the store last confirmed still has a heartbeat
- *   left: a store blip as the answer ends never costs the work a second run.
+ *   again, with backoff, within one `storeTimeoutMs` in all and while the lease the store
+ *   last confirmed still has a heartbeat left: a store blip as the answer ends does not
+ *   cost the work a second run.
  */
 export async function runHeld<T>(
   store: IdempotencyStore,
@@ -149,8 +150,8 @@ const WRITE_RETRY_MAX_MS = 1_000;
 
 /**
  * Writes the outcome under `token`; a `gone` record is claimed again and written once
- * more. A transient failure is tried again until `leaseEnd()` would pass (bounded: the
- * pauses double, and the lease only moves while the store answers).
+ * more. A transient failure is tried again until one store deadline has passed or
+ * `leaseEnd()` would (bounded: the pauses double, and the deadline never moves).
  */
 async function write<T>(
   store: IdempotencyStore,
@@ -171,12 +172,14 @@ async function write<T>(
       operation,
       options.storeTimeoutMs,
     );
+  // One store deadline in all for the write, tries included.
+  const giveUpAt = Date.now() + options.storeTimeoutMs;
   const settle = async (holder: string): Promise<WriteResult> => {
     for (let pause = WRITE_RETRY_MS; ; pause = Math.min(2 * pause, WRITE_RETRY_MAX_MS)) {
       try {
         return await settleOnce(holder);
       } catch (error) {
-        if (isPermanentStoreError(error) || Date.now() + pause > leaseEnd()) throw error;
+        if (isPermanentStoreError(error) || Date.now() + pause > Math.min(leaseEnd(), giveUpAt)) throw error;
         report({ type: 'store-error', key, operation, error });
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
