@@ -13,6 +13,7 @@
  *
  * `STREAM_BENCH_ROUNDS` scales the rounds (default 5).
  */
+import { loadavg } from 'node:os';
 import pg from 'pg';
 import { PostgresStore, type PostgresPool } from 'answer-once/postgres';
 import { type IdempotencyStore, runOnce } from 'answer-once/server';
@@ -171,7 +172,6 @@ async function crossInstance(backend: Backend): Promise<string[]> {
 }
 
 try {
-  const version = (await pools[0]?.query('SHOW server_version'))?.rows[0]?.server_version;
   console.log(`\nanswer-once stores bench — node ${process.version}, loopback, ${ROUNDS} rounds`);
   table('Round trips per intent (runOnce, 1 KB answer, 200 intents)', ['store', 'first run', 'replay'], await roundTrips());
   table(
@@ -182,12 +182,9 @@ try {
   const lags: string[][] = [];
   for (const backend of backends) lags.push(await crossInstance(backend));
   table('Production on A → reader attached on B (flush 25 ms)', ['store', 'events', 'p50', 'p95'], lags);
-  console.log(
-    `\nPostgreSQL ${version ?? '?'}; load average ${(await import('node:os'))
-      .loadavg()
-      .map((n) => n.toFixed(1))
-      .join(' / ')}`,
-  );
+  const version = (await pools[0]?.query('SHOW server_version'))?.rows[0]?.server_version;
+  const load = loadavg().map((n) => n.toFixed(1));
+  console.log(`\nPostgreSQL ${version ?? '?'}, load average ${load.join(' / ')} (2 cores)`);
 } finally {
   await Promise.all(postgresStores.map((store) => store.close()));
   await Promise.all(pools.map((pool) => pool.end()));

@@ -1,7 +1,7 @@
 /**
  * The answer log: what a store adds to {@link IdempotencyStore} so that answers stream
  * through while they are stored (PROTOCOL.md § 14). `MemoryStore` is the reference
- * implementation; `RedisStore` the distributed one. A store without these methods keeps
+ * implementation; `RedisStore` and `PostgresStore` the shared ones. A store without these methods keeps
  * the buffered behaviour of 0.1 (§ 14.10): `isStreamStore` tells them apart.
  *
  * The model. Every intent's record (store.ts) carries a **generation**: each `acquire`
