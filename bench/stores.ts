@@ -20,8 +20,9 @@ import { type IdempotencyStore, runOnce } from 'answer-once/server';
 import { serve } from 'answer-once/server/node';
 import { PostgresServer } from '../test/support/postgres-server.js';
 import { commandCalls } from '../test/support/redis-stats.js';
-import { median, quantile, sleep, table } from './stats.js';
-import { chat, drain, model } from './stream-model.js';
+import { crossInstanceLag } from './cross-instance.js';
+import { median, quantile, table } from './stats.js';
+import { chat, model } from './stream-model.js';
 import { closeRedis, newId, protect, redis, redisStore, ROUNDS, type Work } from './stream-rig.js';
 
 const postgres = await PostgresServer.start();
@@ -123,51 +124,12 @@ async function firstByte(): Promise<string[][]> {
 
 /** 3. A chunk's production on instance A → a reader attached on instance B, for each store. */
 async function crossInstance(backend: Backend): Promise<string[]> {
-  const work: Work = () => model(50, 20, { stamp: true });
-  const a = await serve(protect(await backend.open(), work));
-  const b = await serve(protect(await backend.open(), work));
-  const delays: number[] = [];
-  let missed = 0;
-  for (let round = 0; round < ROUNDS * 2; round += 1) {
-    const id = newId();
-    const first = await fetch(chat(a.url, id));
-    const body = first.body!.getReader();
-    await body.read(); // the answer is streaming on A: its head is logged
-    const producing = (async () => {
-      while (!(await body.read()).done);
-    })();
-    await sleep(20);
-    const attached = await fetch(chat(b.url, id, { Prefer: 'wait=5' }));
-    if (attached.headers.get('x-idempotent-attached') !== 'true') {
-      missed += 1; // B answered otherwise (the answer had ended): no live events to time
-      await Promise.all([drain(attached), producing]);
-      continue;
-    }
-    const reader = attached.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = '';
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const now = performance.timeOrigin + performance.now();
-      text += decoder.decode(value, { stream: true });
-      const blocks = text.split('\n\n');
-      text = blocks.pop() ?? '';
-      for (const block of blocks) {
-        const stamp = /^data: ([\d.]+)$/m.exec(block)?.[1];
-        if (stamp) delays.push(now - Number(stamp));
-      }
-    }
-    await producing;
-  }
-  await Promise.all([a.close(), b.close()]);
-  // The reader's first batch holds events produced before it attached: leave those out.
-  const live = delays.filter((delay) => delay < 1_000);
+  const { delays, missed } = await crossInstanceLag(await backend.open(), await backend.open());
   return [
     backend.name,
-    `${live.length}${missed ? ` (${missed} of ${ROUNDS * 2} rounds did not attach)` : ''}`,
-    `${median(live).toFixed(1)} ms`,
-    `${quantile(live, 0.95).toFixed(1)} ms`,
+    `${delays.length}${missed ? ` (${missed} of ${ROUNDS * 2} rounds did not attach)` : ''}`,
+    `${median(delays).toFixed(1)} ms`,
+    `${quantile(delays, 0.95).toFixed(1)} ms`,
   ];
 }
 

@@ -12,17 +12,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventSourceMessage } from 'eventsource-parser';
 import { PostgresServer, requirePostgresServer } from '../support/postgres-server.js';
 import { ServerInstance } from '../support/redis-instances.js';
 import { seeded } from '../support/seeded.js';
-import {
-  type FollowedIntent,
-  followIntent,
-  isAnswerEvent,
-  type StreamModel,
-  streamAttempt,
-} from '../support/stream-client.js';
+import { type ChaosPlan, expectTranscriptsStored, killMidStream } from '../support/stream-chaos.js';
+import { type FollowedIntent, followIntent } from '../support/stream-client.js';
 
 const hasPostgres = requirePostgresServer();
 const INTENTS = Number(process.env.PG_CHAOS_INTENTS ?? 120);
@@ -32,18 +26,10 @@ const CONCURRENCY = 24;
 const KILL_GROUP = 6;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface Plan {
-  readonly id: string;
-  readonly model: StreamModel;
+interface Plan extends ChaosPlan {
   readonly cutAtByte: number | undefined;
   readonly kill: boolean;
 }
-
-/** The event's index in its answer (`data: <instance>#<call>:<index>`), and who produced it. */
-const parts = (event: EventSourceMessage): { producer: string; index: number } => {
-  const [producer = '', index = ''] = event.data.split(':');
-  return { producer, index: Number(index) };
-};
 
 describe.skipIf(!hasPostgres)(`chaos: ${INTENTS} streamed intents on two instances sharing one PostgreSQL`, () => {
   let server: PostgresServer;
@@ -91,25 +77,11 @@ describe.skipIf(!hasPostgres)(`chaos: ${INTENTS} streamed intents on two instanc
       followed.set(plan.id, result);
     }
 
-    // The killed producers, a group at a time: started on a victim instance, which is
-    // SIGKILLed once all of them stream; their clients reconnect to A and B.
+    // The killed producers, a group at a time, on victim instances; their clients reconnect to A and B.
     async function runVictims(group: Plan[], round: number): Promise<number> {
       const victim = await ServerInstance.start({ name: `C${round}`, postgresUrl: server.url, leaseMs: LEASE_MS });
       victims.push(victim);
-      const clients = group.map(async (plan) => {
-        const result = await followIntent([victim, ...steady], plan.id, plan.model, { maxAttempts: 200 });
-        followed.set(plan.id, result);
-      });
-      await Promise.all(
-        group.map((plan) => victim.waitFor((event) => event.event === 'stream-start' && event.id === plan.id, 30_000)),
-      );
-      await sleep(200);
-      victim.kill();
-      await victim.exited;
-      await Promise.all(clients);
-      const starts = victim.events.filter((event) => event.event === 'stream-start').length;
-      const done = victim.events.filter((event) => event.event === 'stream-done').length;
-      return starts - done;
+      return killMidStream(victim, steady, group, followed, 200);
     }
 
     const killedPlans = plans.filter((plan) => plan.kill);
@@ -141,30 +113,7 @@ describe.skipIf(!hasPostgres)(`chaos: ${INTENTS} streamed intents on two instanc
     const elapsed = performance.now() - started;
 
     // Every transcript against the stored answer, replayed by the other instance.
-    const mismatched: string[] = [];
-    const broken: string[] = [];
-    for (const [index, plan] of plans.entries()) {
-      const result = followed.get(plan.id)!;
-      const stored = await streamAttempt(steady[(index + 1) % 2]!, plan.id, plan.model);
-      expect(stored.headers.get('x-idempotent-replayed'), plan.id).toBe('true');
-      const answer = stored.events.filter(isAnswerEvent);
-      const same =
-        result.transcript.length === answer.length &&
-        result.transcript.every((event, at) => event.id === answer[at]?.id && event.data === answer[at]?.data);
-      if (!same) mismatched.push(plan.id);
-      // Exactly once: one producer, indexes 0…n−1 in order, ids strictly growing.
-      const producers = new Set(answer.map((event) => parts(event).producer));
-      const indexes = answer.map((event) => parts(event).index);
-      const offsets = answer.map((event) => Number(event.id?.split('.')[1]));
-      const inOrder =
-        producers.size === 1 &&
-        indexes.every((value, at) => value === at) &&
-        indexes.length === plan.model.events &&
-        offsets.every((value, at) => at === 0 || value > offsets[at - 1]!);
-      if (!inOrder) broken.push(plan.id);
-    }
-    expect(mismatched).toEqual([]);
-    expect(broken).toEqual([]);
+    await expectTranscriptsStored(plans, followed, steady);
 
     const everyInstance = [...steady, ...victims];
     const events = everyInstance.flatMap((instance) => instance.events);
