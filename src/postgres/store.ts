@@ -94,10 +94,12 @@ export class PostgresStore implements StreamStore {
         if (attempt < ACQUIRE_ATTEMPTS) continue;
         throw new PostgresStoreReplyError('answer-once/postgres: acquire found neither a claim nor a record');
       }
-      const record = decodeRecord(row, receivedAt);
-      if (!record) throw new PostgresStoreReplyError('answer-once/postgres: acquire answered without a record');
-      if (row.claimed !== true) return { acquired: false, record };
-      const result = {
+      if (row.claimed !== true) {
+        const record = decodeRecord(row, receivedAt);
+        if (!record) throw new PostgresStoreReplyError('answer-once/postgres: acquire answered without a record');
+        return { acquired: false, record };
+      }
+      const claim = {
         acquired: true as const,
         token,
         leaseExpiresAt: toLocalDeadline(
@@ -110,7 +112,7 @@ export class PostgresStore implements StreamStore {
         generation: integer(row.generation, 'generation'),
         runs: integer(row.runs, 'runs'),
       };
-      return result;
+      return claim;
     }
   }
 
