@@ -241,10 +241,12 @@ export class PostgresStore implements StreamStore {
   }
 
   /**
-   * Waits until `look` says done, the deadline passes or `signal` aborts, and answers
-   * what `look` last saw. Bounded: each turn sleeps until a NOTIFY on `payloads`, the
-   * time `look` names (a lease deadline), the deadline, the abort — or, when no NOTIFY can
-   * arrive, one poll interval.
+   * Waits until `look` says done, the deadline passes or `signal` aborts, and answers what
+   * `look` last saw. Bounded: each turn sleeps until a NOTIFY on `payloads`, the time
+   * `look` names (a lease deadline), the deadline, the abort — or, when no NOTIFY can
+   * arrive, one poll interval. Listening is free once the store's listening connection is
+   * up; until then the first look goes first, so an answer already there never waits for
+   * that connection, and a look after listening catches a write that landed in between.
    */
   async #sleepOn<T>(
     payloads: readonly string[],
@@ -254,19 +256,24 @@ export class PostgresStore implements StreamStore {
     timeoutValue?: T,
   ): Promise<T> {
     const doorbell = new Doorbell();
-    const stop = await this.#wakeups.listen(payloads, doorbell.ring);
+    let stop: (() => void) | undefined;
     try {
+      if (!this.#wakeups.costly) stop = await this.#wakeups.listen(payloads, doorbell.ring);
       for (;;) {
         const { done, value, until } = await look();
         const now = Date.now();
         if (done) return value;
         if (now >= deadline || signal?.aborted || this.#wakeups.closed) return timeoutValue ?? value;
+        if (!stop) {
+          stop = await this.#wakeups.listen(payloads, doorbell.ring);
+          continue;
+        }
         const poll = this.#wakeups.live ? Number.POSITIVE_INFINITY : now + this.#options.pollIntervalMs;
         await doorbell.wait(Math.min(deadline, until, poll) - now, signal);
         if (signal?.aborted || this.#wakeups.closed) return timeoutValue ?? value;
       }
     } finally {
-      stop();
+      stop?.();
     }
   }
 

@@ -40,6 +40,11 @@ export class Wakeups {
     return this.#closed;
   }
 
+  /** Whether `listen` would have to open the listening connection first (a round trip or more). */
+  get costly(): boolean {
+    return this.#enabled && !this.#closed && !this.#client && !this.#retry;
+  }
+
   /**
    * Rings `ring` on every NOTIFY of one of `payloads`. Resolves once the listening
    * connection is up (or could not come up: the waiter then polls), so a read made
@@ -51,7 +56,7 @@ export class Wakeups {
       if (!set) this.#listeners.set(payload, (set = new Set()));
       set.add(ring);
     }
-    if (this.#enabled && !this.#closed && !this.#client && !this.#retry) await this.#connect();
+    if (this.costly) await this.#connect();
     return () => {
       for (const payload of payloads) {
         const set = this.#listeners.get(payload);

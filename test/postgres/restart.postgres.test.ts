@@ -20,7 +20,9 @@ describe.skipIf(!hasPostgres)('PostgresStore when PostgreSQL restarts', () => {
     // Polling a minute apart: a wake-up within seconds is a NOTIFY's.
     const store = suite.open({ pollIntervalMs: 60_000 });
     const writer = suite.open({ notifications: false });
-    await store.wait(newKey(), 50); // the listening connection is up
+    const running = newKey();
+    held(await writer.acquire(running, 'fp', 60_000));
+    await store.wait(running, 50); // it waited on a live intent: the listening connection is up
 
     await suite.server.halt('immediate');
     const error = await store.acquire(newKey(), 'fp', 1_000).catch((caught: unknown) => caught);
