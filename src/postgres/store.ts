@@ -38,6 +38,9 @@ function payloadsOf(key: string): { record: string; log: string } {
 const leaseEnd = (record: IdempotencyRecord | null): number =>
   record?.state === 'processing' ? record.leaseExpiresAt + 1 : Number.POSITIVE_INFINITY;
 
+/** PostgreSQL's SQLSTATE for a table that does not exist. */
+const UNDEFINED_TABLE = '42P01';
+
 /** A claim refused by a row committed after the statement's snapshot is run again; this many times at most. */
 const ACQUIRE_ATTEMPTS = 3;
 
@@ -314,6 +317,17 @@ export class PostgresStore implements StreamStore {
     try {
       await this.#tables();
       if (startSweeper) this.#startSweeper();
+      return (await this.#options.pool.query(text, [...values])).rows;
+    } catch (error) {
+      // The tables went away after this store made them (a restored or crashed database, a
+      // dropped schema): made again once, and the statement run again.
+      if (!this.#options.createTables || (error as { code?: unknown } | null)?.code !== UNDEFINED_TABLE) {
+        throw toStoreError(error, operation);
+      }
+    }
+    try {
+      this.#ready = undefined;
+      await this.#tables();
       return (await this.#options.pool.query(text, [...values])).rows;
     } catch (error) {
       throw toStoreError(error, operation);

@@ -193,6 +193,14 @@ describe.skipIf(!hasPostgres)('PostgresStore on a real PostgreSQL', () => {
     expect(held(await store.acquire(newKey(), 'fp', LEASE))).toMatchObject({ acquired: true, runs: 1 });
   });
 
+  it('makes its tables again when they disappear under it (a restored or crashed database)', async () => {
+    const table = `lost_${Date.now()}`;
+    const store = suite.open({ table });
+    held(await store.acquire(newKey(), 'fp', LEASE));
+    await suite.pool.query(`DROP TABLE ${table}, ${table}_log`);
+    expect(held(await store.acquire(newKey(), 'fp', LEASE))).toMatchObject({ runs: 1 });
+  });
+
   it('creates its tables once, even when several instances start at the same moment', async () => {
     const table = `fresh_${Date.now()}`;
     const stores = Array.from({ length: 4 }, () => suite.open({ table }));
