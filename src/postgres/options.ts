@@ -20,8 +20,9 @@ export interface PostgresStoreOptions {
 
   /**
    * Create the tables and indexes on first use (`CREATE … IF NOT EXISTS`, serialised
-   * between processes by an advisory lock). Turn it off when a migration tool owns the
-   * schema: run `postgresStoreSchema(table)` there.
+   * between processes by an advisory lock), and again when a statement finds them gone (a
+   * restored database). Turn it off when a migration tool owns the schema: run
+   * `postgresStoreSchema(table)` there.
    * @default true
    */
   createTables?: boolean;
