@@ -1,9 +1,9 @@
 import { MAX_TIMER_MS } from './options.js';
 
 /**
- * A wake-up flag for one waiter: `ring()` from a notification (a pub/sub message, a NOTIFY), `wait()` until rung, a
- * timer, or an abort. A ring that lands while the waiter is busy reading the store is kept,
- * so no message is lost between a read and the next wait.
+ * A wake-up flag for one waiter: `ring()` from a notification (a pub/sub message, a
+ * NOTIFY), `wait()` until rung, a timer, or an abort. A ring that lands while the waiter
+ * is busy reading the store is kept, so no message is lost between a read and the next wait.
  */
 export class Doorbell {
   #rung = false;
