@@ -51,24 +51,26 @@ export function decodeRecord(row: Row, receivedAt: number): IdempotencyRecord | 
   const generation = integer(row.generation, 'generation');
   const runs = integer(row.runs, 'runs');
   switch (row.state) {
-    case 'processing': {
-      const now = integer(row.now, 'now');
-      const record = {
-        state: 'processing' as const,
+    case 'processing':
+      return {
+        state: 'processing',
         fingerprint,
         token: textOf(row.token, 'token'),
-        leaseExpiresAt: toLocalDeadline(integer(row.lease_expires_at, 'lease_expires_at'), now, receivedAt),
+        leaseExpiresAt: toLocalDeadline(
+          integer(row.lease_expires_at, 'lease_expires_at'),
+          integer(row.now, 'now'),
+          receivedAt,
+        ),
         createdAt,
         generation,
         runs,
         ...(row.stop_requested === true ? { stopRequested: true } : {}),
+        // Where the first stop that named this generation asked the answer to end.
         ...(row.stop_at === null || row.stop_at === undefined ? {} : { stopAt: integer(row.stop_at, 'stop_at') }),
       };
-      return record;
-    }
-    case 'completed': {
-      const record = {
-        state: 'completed' as const,
+    case 'completed':
+      return {
+        state: 'completed',
         fingerprint,
         result: textOf(row.outcome, 'outcome'),
         createdAt,
@@ -76,11 +78,9 @@ export function decodeRecord(row: Row, receivedAt: number): IdempotencyRecord | 
         generation,
         runs,
       };
-      return record;
-    }
-    case 'failed': {
-      const record = {
-        state: 'failed' as const,
+    case 'failed':
+      return {
+        state: 'failed',
         fingerprint,
         error: textOf(row.outcome, 'outcome'),
         createdAt,
@@ -88,8 +88,6 @@ export function decodeRecord(row: Row, receivedAt: number): IdempotencyRecord | 
         generation,
         runs,
       };
-      return record;
-    }
     default:
       throw new PostgresStoreReplyError(`answer-once/postgres: the record has an unknown state "${String(row.state)}"`);
   }

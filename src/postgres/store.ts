@@ -102,8 +102,8 @@ export class PostgresStore implements StreamStore {
         if (!record) throw new PostgresStoreReplyError('answer-once/postgres: acquire answered without a record');
         return { acquired: false, record };
       }
-      const claim = {
-        acquired: true as const,
+      return {
+        acquired: true,
         token,
         leaseExpiresAt: toLocalDeadline(
           integer(row.lease_expires_at, 'lease_expires_at'),
@@ -115,7 +115,6 @@ export class PostgresStore implements StreamStore {
         generation: integer(row.generation, 'generation'),
         runs: integer(row.runs, 'runs'),
       };
-      return claim;
     }
   }
 

@@ -108,22 +108,6 @@ describe.skipIf(!hasPostgres)('PostgresStore on a real PostgreSQL', () => {
     }
   });
 
-  it('counts the claims on an intent: 1, then +1 per retry after FAILED and per takeover, kept when it settles', async () => {
-    const store = suite.open();
-    const key = newKey();
-    const first = held(await store.acquire(key, 'fp', LEASE));
-    expect(first).toMatchObject({ runs: 1 });
-    await store.fail(key, first.token, 'boom', TTL);
-    expect(await store.get(key)).toMatchObject({ state: 'failed', runs: 1 });
-    expect(held(await store.acquire(key, 'fp', LEASE))).toMatchObject({ retry: true, runs: 2 });
-    await sleep(LEASE + 100);
-    const takeover = held(await store.acquire(key, 'fp', LEASE));
-    expect(takeover).toMatchObject({ takeover: true, runs: 3 });
-    expect(await store.renew(key, takeover.token, LEASE)).toBe('written');
-    await store.complete(key, takeover.token, 'answer', TTL);
-    expect(await store.get(key)).toMatchObject({ state: 'completed', runs: 3 });
-  });
-
   it('keeps where the first stop that names the current generation asked the answer to end', async () => {
     const store = suite.open();
     const key = newKey();
