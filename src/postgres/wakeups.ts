@@ -102,7 +102,7 @@ export class Wakeups {
     client.on('error', broken);
     client.on('end', broken);
     try {
-      await withDeadline(client.query(`LISTEN ${this.#channel}`), CONNECT_TIMEOUT_MS, () => new Error('LISTEN timed out'));
+      await withDeadline(client.query(`LISTEN "${this.#channel}"`), CONNECT_TIMEOUT_MS, () => new Error('LISTEN timed out'));
     } catch {
       client.removeAllListeners();
       client.on('error', () => {});

@@ -177,6 +177,21 @@ describe.skipIf(!hasPostgres)('PostgresStore on a real PostgreSQL', () => {
     expect(held(await store.acquire(newKey(), 'fp', LEASE))).toMatchObject({ acquired: true, runs: 1 });
   });
 
+  it('keeps its tables in a schema of its own, and wakes waiters there through NOTIFY', async () => {
+    await suite.pool.query('CREATE SCHEMA IF NOT EXISTS app');
+    const store = suite.open({ table: 'app.intents', pollIntervalMs: 60_000 });
+    const key = newKey();
+    const holder = held(await store.acquire(key, 'fp', 20 * LEASE));
+    const waiting = store.wait(key, 20 * LEASE);
+    await sleep(LEASE / 2);
+    const completedAt = Date.now();
+    await store.complete(key, holder.token, 'answer', TTL);
+    expect(await waiting).toMatchObject({ state: 'completed' });
+    expect(Date.now() - completedAt).toBeLessThan(LEASE);
+    const { rows } = await suite.pool.query("SELECT count(*)::int AS n FROM app.intents_log WHERE key = 'none'");
+    expect(rows[0].n).toBe(0); // the log's table sits beside the records, in the same schema
+  });
+
   it('makes its tables again when they disappear under it (a restored or crashed database)', async () => {
     const table = `lost_${Date.now()}`;
     const store = suite.open({ table });
