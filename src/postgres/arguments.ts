@@ -23,7 +23,7 @@ export function checkText(name: string, value: string, nonEmpty = false): string
 
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
-/** A log position (`from`, `at`): null, or integers with a non-negative offset. */
+/** A read's `from`: null, or a position of integers with a non-negative offset. */
 export function checkPosition(name: string, position: LogPosition | null): void {
   if (position === null) return;
   if (typeof position !== 'object' || !Number.isSafeInteger(position.generation) || !isCount(position.offset)) {

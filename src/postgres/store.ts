@@ -10,6 +10,7 @@ import {
   type LogSnapshot,
   type StopResult,
   type StreamStore,
+  stopOffset,
 } from '../server/store/stream-store.js';
 import { checkBatch, checkMs, checkPosition, checkText } from './arguments.js';
 import { PostgresStoreClosedError, PostgresStoreReplyError, toStoreError } from './errors.js';
@@ -195,8 +196,8 @@ export class PostgresStore implements StreamStore {
   }
 
   async stop(key: string, at?: LogPosition): Promise<StopResult> {
-    checkPosition('at', at ?? null);
-    const values = [checkText('key', key, true), at?.generation ?? null, at?.offset ?? null, payloadsOf(key).record];
+    const offset = stopOffset(at);
+    const values = [checkText('key', key, true), at?.generation ?? null, offset ?? null, payloadsOf(key).record];
     const answer = onlyRow(await this.#query('stop', this.#sql.stop, values)).outcome;
     if (answer === 'stopping' || answer === 'settled' || answer === 'unknown') return answer;
     throw new PostgresStoreReplyError(`answer-once/postgres: stop answered "${String(answer)}"`);

@@ -1,8 +1,8 @@
 /**
  * What PostgresStore promises beyond the shared contract, on a real PostgreSQL: one
  * statement per operation, the database's clock, instances woken through NOTIFY, the
- * run count and where a stop leaves the answer, the bounded sweep, and a schema a
- * migration tool can own.
+ * bounded sweep along indexes, and a schema a migration tool can own (or the store
+ * makes, and makes again).
  */
 import { describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
@@ -108,18 +108,6 @@ describe.skipIf(!hasPostgres)('PostgresStore on a real PostgreSQL', () => {
     }
   });
 
-  it('keeps where the first stop that names the current generation asked the answer to end', async () => {
-    const store = suite.open();
-    const key = newKey();
-    const { generation } = await claimGeneration(store, key, 10 * LEASE);
-    expect(await store.stop(key, { generation: generation - 1, offset: 3 })).toBe('stopping');
-    expect(await store.get(key)).not.toHaveProperty('stopAt');
-    expect(await store.stop(key, { generation, offset: 7 })).toBe('stopping');
-    expect(await store.stop(key, { generation, offset: 12 })).toBe('stopping');
-    expect(await store.stop(key)).toBe('stopping');
-    expect(await store.get(key)).toMatchObject({ state: 'processing', stopRequested: true, stopAt: 7 });
-  });
-
   it('removes dead records and their logs in bounded passes', async () => {
     const table = `sweep_${Date.now()}`;
     const store = suite.open({ table, sweepLimit: 2, sweepIntervalMs: 0 });
@@ -221,7 +209,6 @@ describe.skipIf(!hasPostgres)('PostgresStore on a real PostgreSQL', () => {
     await expect(store.acquire('', 'fp', LEASE)).rejects.toThrow(/`key`/);
     await expect(store.acquire(newKey(), 'fp', -1)).rejects.toThrow(/`leaseMs`/);
     await expect(store.read(newKey(), { generation: 1, offset: -1 })).rejects.toThrow(/`from`/);
-    await expect(store.stop(newKey(), { generation: 1.5, offset: 0 })).rejects.toThrow(/`at`/);
     await expect(store.append(newKey(), 't', { offset: 0, data: 'x' as never, head: 'h' })).rejects.toThrow(/`data`/);
     expect(statements()).toBe(0);
     await store.close();
