@@ -4,6 +4,7 @@ import { FingerprintMismatchError } from './errors.js';
 import { runHeld, type WorkOutcome } from './held-run.js';
 import type { HandlerSetup, Intent } from './intent.js';
 import type { RequestedPosition } from './position.js';
+import type { WaitUntil } from './background.js';
 import { answerRecord, attachLive } from './record-answer.js';
 import { storeCall } from './store-call.js';
 import { captureResponse, type StoredFailure } from './stored-response.js';
@@ -16,9 +17,10 @@ const TRANSIENT_STATUSES = new Set([408, 425, 429]);
  * The attempt path (PROTOCOL.md § 5–§ 7): claims the intent in the store and runs the work
  * under its lease, or answers what the store holds — a replay, an attach to the live
  * answer, 202 while another holder runs it (held by `Prefer: wait`), 422 on another
- * fingerprint.
+ * fingerprint. What a run does after its answer went out is handed to `keep` (the
+ * runtime's `waitUntil`), so the run outlives the request.
  */
-export async function protect(setup: HandlerSetup, intent: Intent): Promise<Response> {
+export async function protect(setup: HandlerSetup, intent: Intent, keep?: WaitUntil): Promise<Response> {
   const { options, streams } = setup;
   const { store } = options;
   const { key, requestId, fingerprint, report, context } = intent;
@@ -30,7 +32,7 @@ export async function protect(setup: HandlerSetup, intent: Intent): Promise<Resp
     const answer: AnswerContext = { requestId, waitedSeconds, statusRoute: false };
     if (claim.acquired) {
       report({ type: 'acquired', key, takeover: claim.takeover, retry: claim.retry });
-      return run(setup, intent, claim.token, claim, answer);
+      return run(setup, intent, claim.token, claim, answer, keep);
     }
     const { record } = claim;
     if (record.fingerprint !== fingerprint) {
@@ -81,6 +83,7 @@ async function run(
   token: string,
   attempt: { readonly takeover: boolean; readonly retry: boolean; readonly generation?: number | undefined },
   answer: AnswerContext,
+  keep: WaitUntil | undefined,
 ): Promise<Response> {
   const { options, streams } = setup;
   const { store } = options;
@@ -168,6 +171,7 @@ async function run(
       ({ outcome, write }) => streamed.settle(outcome, write === 'fenced'),
       () => streamed.settle(undefined, false),
     );
+    keep?.(settled); // the answer streams on into the log after the caller has its head (or is gone)
     const first = await Promise.race([streamed.delivered, running.then(() => undefined)]);
     if (first) return withProtocolHeaders(first, answer);
     await settled;
@@ -184,6 +188,7 @@ async function run(
     await discardBody(outcome.value);
     return statusAnswer(record, answer, options, Date.now());
   });
+  keep?.(finished); // an oversize answer's record is written after its caller has it
   return Promise.race([early, finished]);
 }
 

@@ -32,6 +32,7 @@ export type {
   IdempotentRouteHandler,
   ScopeResolver,
 } from './handler-options.js';
+export type { HandleOptions, WaitUntil } from './background.js';
 export type { RunContext, RunOnceOptions, RunOnceResult } from './run-once.js';
 export type { LeaseOptions } from './lease-options.js';
 export type { MemoryStoreOptions } from './memory-store-options.js';
