@@ -44,6 +44,17 @@ export default defineConfig({
         },
       },
       {
+        // The real Workers runtime (workerd, through miniflare): a worker bundled by esbuild.
+        extends: true,
+        test: {
+          name: 'workers',
+          include: ['test/workers/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
         extends: true,
         test: {
           name: 'e2e',
