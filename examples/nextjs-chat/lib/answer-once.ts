@@ -23,9 +23,11 @@ export const handle = createIdempotencyHandler({
   // A real app takes the scope from its own auth (a session cookie, a verified token),
   // never from a header the client sets. The demo has one anonymous visitor.
   scope: () => ({ user: 'demo-visitor' }),
+  // The footer's savings: model calls and tokens avoided (answer-once/otel's instruments).
+  onEvent: demo.savings.onEvent,
   // The model call. `signal` aborts on Stop (the DELETE reaches this run wherever it
   // runs); a dropped connection does not stop it.
-  handler: async function answer(request, { signal, requestId }) {
+  handler: async function answer(request, { signal, requestId, reportUsage }) {
     const { messages } = (await request.json()) as { messages?: UIMessage[] };
     if (!Array.isArray(messages) || messages.length === 0) {
       return Response.json({ title: '`messages` must be a non-empty array.' }, { status: 400 });
@@ -38,6 +40,8 @@ export const handle = createIdempotencyHandler({
       model: demo.model.for(question),
       messages: await convertToModelMessages(messages),
       abortSignal: signal,
+      // What the model reported it cost, kept with the answer: every replay counts it as saved.
+      onFinish: ({ usage }) => reportUsage({ inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }),
     });
     const response = result.toUIMessageStreamResponse({
       // One stable id per answer: a resumed stream replaces the partial message the page

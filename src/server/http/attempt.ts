@@ -4,11 +4,11 @@ import { FingerprintMismatchError } from '../errors.js';
 import { runHeld, type WorkOutcome } from '../run/held-run.js';
 import type { HandlerSetup, Intent } from './intent.js';
 import type { RequestedPosition } from './position.js';
-import type { WaitUntil } from './background.js';
 import { answerRecord, attachLive } from './record-answer.js';
 import { storeCall } from '../store/store-call.js';
-import { captureResponse, type StoredFailure } from '../format/stored-response.js';
+import { captureResponse, type StoredFailure, storedResult } from '../format/stored-response.js';
 import { StreamedRun } from '../stream/stream-run.js';
+import { UsageReport } from '../usage.js';
 
 /** Statuses that are transient by definition: not an answer, the intent may run again. */
 const TRANSIENT_STATUSES = new Set([408, 425, 429]);
@@ -17,10 +17,10 @@ const TRANSIENT_STATUSES = new Set([408, 425, 429]);
  * The attempt path (PROTOCOL.md § 5–§ 7): claims the intent in the store and runs the work
  * under its lease, or answers what the store holds — a replay, an attach to the live
  * answer, 202 while another holder runs it (held by `Prefer: wait`), 422 on another
- * fingerprint. What a run does after its answer went out is handed to `keep` (the
+ * fingerprint. What a run does after its answer went out is handed to `setup.keep` (the
  * runtime's `waitUntil`), so the run outlives the request.
  */
-export async function protect(setup: HandlerSetup, intent: Intent, keep?: WaitUntil): Promise<Response> {
+export async function protect(setup: HandlerSetup, intent: Intent): Promise<Response> {
   const { options, streams } = setup;
   const { store } = options;
   const { key, requestId, fingerprint, report, context } = intent;
@@ -32,7 +32,7 @@ export async function protect(setup: HandlerSetup, intent: Intent, keep?: WaitUn
     const answer: AnswerContext = { requestId, waitedSeconds, statusRoute: false };
     if (claim.acquired) {
       report({ type: 'acquired', key, takeover: claim.takeover, retry: claim.retry });
-      return run(setup, intent, claim.token, claim, answer, keep);
+      return run(setup, intent, claim.token, claim, answer);
     }
     const { record } = claim;
     if (record.fingerprint !== fingerprint) {
@@ -83,9 +83,8 @@ async function run(
   token: string,
   attempt: { readonly takeover: boolean; readonly retry: boolean; readonly generation?: number | undefined },
   answer: AnswerContext,
-  keep: WaitUntil | undefined,
 ): Promise<Response> {
-  const { options, streams } = setup;
+  const { options, streams, keep } = setup;
   const { store } = options;
   const { key, requestId, scope, fingerprint, report, context } = intent;
   const { generation } = attempt;
@@ -95,6 +94,7 @@ async function run(
       : undefined;
   // Without a log, an answer over `maxResponseBytes` goes to its caller while it still
   // streams; its outcome is written only once its body ended (PROTOCOL.md § 7.3).
+  const usage = new UsageReport();
   let deliverEarly!: (response: Response) => void;
   let deliveredEarly = false;
   const early = new Promise<Response>((resolve) => {
@@ -125,10 +125,11 @@ async function run(
           signal,
           takeover: attempt.takeover,
           retry: attempt.retry,
+          reportUsage: usage.report,
         });
         if (!(response instanceof Response)) throw new TypeError('answer-once: `handler` must return a Response.');
       } catch (error) {
-        if (streamed?.stopped) return streamed.stoppedVerdict(requestId);
+        if (streamed?.stopped) return streamed.stoppedVerdict(requestId, usage);
         return failOutcome({ status: 500 }, answer, error);
       }
       if (response.status >= 500 || TRANSIENT_STATUSES.has(response.status)) {
@@ -148,16 +149,16 @@ async function run(
       const broken = (error: unknown): WorkOutcome<Response> => failOutcome({ status: 502 }, answer, error);
       // A work that answers after losing its lease is not streamed: the successor's answer is (§ 7.2).
       // A body that cannot be read (locked by the app) is a broken answer, as when buffered.
-      if (streamed && !lease.aborted) return streamed.verdict(response, broken).catch(broken);
+      if (streamed && !lease.aborted) return streamed.verdict(response, broken, usage).catch(broken);
       try {
         const captured = await captureResponse(response, options.maxResponseBytes, options.replayHeaders);
         if (!captured.oversize)
-          return { kind: 'complete', result: JSON.stringify(captured.stored), value: captured.delivered };
+          return { kind: 'complete', result: storedResult(captured.stored, usage.value), value: captured.delivered };
         deliverEarly(withProtocolHeaders(captured.delivered, answer));
         const end = await captured.ended;
         // A broken stream produced no answer, whatever its size: FAILED, a resend runs again.
         if (!end.ok) return failOutcome({ status: 502 }, answer, end.error);
-        return { kind: 'complete', result: JSON.stringify(captured.stored), value: captured.delivered };
+        return { kind: 'complete', result: storedResult(captured.stored, usage.value), value: captured.delivered };
       } catch (error) {
         // The answer's stream broke (the model connection dropped): not an answer.
         return failOutcome({ status: 502 }, answer, error);

@@ -5,6 +5,8 @@ import { withCors } from './cors.js';
 import { IdempotencyError } from '../errors.js';
 import { type IdempotencyHandlerOptions, normalizeHandlerOptions } from './handler-options.js';
 import { appliedWaitMs, type HandlerSetup, parseIntent, scopeOf, subjectOf } from './intent.js';
+import { readPosition } from './position.js';
+import { RequestMeter } from './request-meter.js';
 import { encodeKey } from '../store/key.js';
 import { problemResponse } from '../problem.js';
 import { statusRoute } from './status-route.js';
@@ -42,18 +44,26 @@ export function createIdempotencyHandler(
 
   async function handle(request: Request, call?: HandleOptions): Promise<Response> {
     const waitUntil = hostOf(call, options.waitUntil);
-    if (!waitUntil) return answer(request, undefined);
+    if (!waitUntil) return metered(request, setup);
     const background = new Background();
     // Handed before anything runs: a `waitUntil` that throws leaves nothing half-done.
     waitUntil(background.done);
     try {
-      return await answer(request, background);
+      return await metered(request, { ...setup, keep: background.keep });
     } finally {
       background.close();
     }
   }
 
-  async function answer(request: Request, background: Background | undefined): Promise<Response> {
+  async function metered(request: Request, setup: HandlerSetup): Promise<Response> {
+    const { onEvent } = options;
+    if (!onEvent) return route(request, setup);
+    const resumed = readPosition(request.headers) !== undefined;
+    const meter = new RequestMeter(onEvent, options.store, options.storeTimeoutMs, resumed);
+    return meter.answer(await route(request, { ...setup, meter }));
+  }
+
+  async function route(request: Request, setup: HandlerSetup): Promise<Response> {
     try {
       const { pathname } = new URL(request.url);
       if (pathname.startsWith(statusPrefix)) {
@@ -75,8 +85,8 @@ export function createIdempotencyHandler(
           { ...options, report, context },
         );
       }
-      const intent = await parseIntent(request, options);
-      return intent instanceof Response ? intent : await protect(setup, intent, background?.keep);
+      const intent = await parseIntent(request, setup);
+      return intent instanceof Response ? intent : await protect(setup, intent);
     } catch (error) {
       if (error instanceof IdempotencyError) return error.getResponse();
       throw error;
