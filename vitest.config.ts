@@ -4,9 +4,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // (test/server/http/… for src/server/http/…); shared helpers live in test/support/. One project
 // per kind of test, so each can be run alone (`vitest --project redis`) and each gets the
 // environment it needs; the file's suffix says which: `.test-d.ts` types, `.test.tsx` react
-// (happy-dom), `.redis.test.ts` redis (real redis-servers), `.workers.test.ts` workers (the real
-// Workers runtime), `.e2e.test.ts` e2e (the examples in Chromium), any other `.test.ts` unit.
-// All of them run under `npm test`.
+// (happy-dom), `.redis.test.ts` redis (real redis-servers), `.postgres.test.ts` postgres (real
+// PostgreSQL servers), `.workers.test.ts` workers (the real Workers runtime), `.e2e.test.ts` e2e
+// (the examples in Chromium), any other `.test.ts` unit. All of them run under `npm test`.
 export default defineConfig({
   // Tests, examples and benches import `answer-once/…` as users do; tsconfig maps it to src/.
   resolve: { tsconfigPaths: true },
@@ -30,6 +30,7 @@ export default defineConfig({
             ...configDefaults.exclude,
             'test/**/*.redis.test.ts',
             'test/**/*.workers.test.ts',
+            'test/**/*.postgres.test.ts',
             'test/**/*.e2e.test.ts',
           ],
           environment: 'node',
@@ -63,6 +64,17 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: ['test/**/*.postgres.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
         },
       },
       {
