@@ -1,7 +1,8 @@
 /**
  * `npm run demo:next`: the Next.js example's production build (`next build`), then
- * `next start` on one loopback port. No database needed: `lib/store.ts` says which store
- * it runs on and why.
+ * `next start` on one loopback port, over the PostgreSQL at `DATABASE_URL` — or, when it
+ * is not set, a throwaway one started here (PostgreSQL's server binaries, as the test
+ * suites start theirs: a temporary folder, a free loopback port, removed on exit).
  *
  *   npm run demo:next                          # http://127.0.0.1:3000/
  *   PORT=0 npm run demo:next                   # any free port
@@ -11,6 +12,7 @@
  * running demo is left alone).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 const NEXT = createRequire(import.meta.url).resolve('next/dist/bin/next');
 const APP = fileURLToPath(new URL('.', import.meta.url));
 // Nothing leaves this machine: Next.js would otherwise report anonymous usage.
-const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
+const env: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
 
 const host = process.env.HOST ?? '127.0.0.1';
 const wanted = Number(process.env.PORT ?? 3000);
@@ -28,12 +30,42 @@ if (!Number.isInteger(wanted) || wanted < 0) {
 }
 
 let child: ChildProcess | undefined;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    if (!child || child.exitCode !== null) process.exit(0);
-    child.once('exit', () => process.exit(0));
+let database: Database | undefined;
+
+/** Stops `next` and the database this demo started, then exits. */
+async function shutdown(code: number, signal: NodeJS.Signals = 'SIGTERM'): Promise<never> {
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const exited = once(child, 'exit');
     child.kill(signal);
-  });
+    await exited;
+  }
+  await database?.stop().catch((error: unknown) => console.error('nextjs demo: stopping PostgreSQL failed', error));
+  process.exit(code);
+}
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void shutdown(0, signal));
+
+interface Database {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** `DATABASE_URL`, or a PostgreSQL of its own; or says exactly what it needs. */
+async function openDatabase(): Promise<Database> {
+  const url = process.env.DATABASE_URL;
+  if (url) return { url, stop: async () => undefined };
+  const { PostgresServer } = await import('../../test/support/postgres-server.js');
+  try {
+    const server = await PostgresServer.start();
+    console.log(`nextjs demo: PostgreSQL started for this run at ${server.url}`);
+    return { url: server.url, stop: () => server.stop() };
+  } catch (error) {
+    console.error(
+      `nextjs demo: DATABASE_URL is not set and no PostgreSQL could be started here (${String(error)}).\n` +
+        'Set DATABASE_URL=postgres://user:password@host:5432/database (PostgreSQL ≥ 13; the tables are created on first use), ' +
+        'or install PostgreSQL (Debian: apt-get install postgresql).',
+    );
+    process.exit(1);
+  }
 }
 
 /** Runs `next <args>`, its output passed through; resolves once `ready` says so, or it exited well. */
@@ -64,15 +96,19 @@ function freePort(): Promise<number> {
   });
 }
 
+const opening = openDatabase(); // meanwhile: the build takes a while
 const started = Date.now();
-await next(['build', '--webpack']).catch((error: unknown) => {
+await next(['build', '--webpack']).catch(async (error: unknown) => {
   console.error(`nextjs demo: the build failed (${String(error)})`);
-  process.exit(1);
+  database = await opening;
+  await shutdown(1);
 });
 console.log(`nextjs demo: built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+database = await opening;
+env.DATABASE_URL = database.url;
 
 const port = wanted === 0 ? await freePort() : wanted;
 await next(['start', '--port', String(port), '--hostname', host], (output) => /Ready in/.test(output));
 const shown = host.includes(':') ? `[${host}]` : host;
 console.log(`answer-once × Next.js → http://${shown}:${port}/`);
-child?.once('exit', (code) => process.exit(code ?? 0));
+child?.once('exit', (code) => void shutdown(code ?? 0));

@@ -42,7 +42,9 @@ export const startAiSdkDemoProcess = ({ tokenDelayMs }: { tokenDelayMs: number }
 
 /**
  * The Next.js example (`npm run demo:next`): its production build, into a folder of its
- * own (a running demo's `.next` is left alone), then `next start`.
+ * own (a running demo's `.next` is left alone), then `next start` over a PostgreSQL the
+ * demo starts and stops itself (`DATABASE_URL` is cleared, so a developer's own database
+ * is never written to).
  */
 export const startNextDemoProcess = ({
   tokenDelayMs,
@@ -53,7 +55,7 @@ export const startNextDemoProcess = ({
 }): Promise<AiSdkDemo> =>
   startExample(
     'examples/nextjs-chat/demo.ts',
-    { TOKEN_DELAY_MS: String(tokenDelayMs), NEXT_DIST_DIR: '.next-e2e' },
+    { TOKEN_DELAY_MS: String(tokenDelayMs), NEXT_DIST_DIR: '.next-e2e', DATABASE_URL: '' },
     startTimeoutMs,
   );
 

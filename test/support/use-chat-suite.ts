@@ -38,16 +38,20 @@ function trackChatRequestIds(context: BrowserContext): string[] {
   return ids;
 }
 
-/** The suite, in a `describe` named `title`, against the server `start` starts (its mock model at TOKEN_DELAY_MS). */
+/**
+ * The suite, in a `describe` named `title`, against the server `start` starts (its mock
+ * model at TOKEN_DELAY_MS); skipped when Chromium, or what the server `needs`, is missing.
+ */
 export function describeUseChatDemo(
   title: string,
   {
     start,
     screenshotPrefix,
     startTimeoutMs,
-  }: { start: () => Promise<AiSdkDemo>; screenshotPrefix: string; startTimeoutMs?: number },
+    needs = () => true,
+  }: { start: () => Promise<AiSdkDemo>; screenshotPrefix: string; startTimeoutMs?: number; needs?: () => boolean },
 ): void {
-  describe.skipIf(!chromiumAvailable())(title, () => {
+  describe.skipIf(!chromiumAvailable() || !needs())(title, () => {
     // A fresh context per spec: its own localStorage (conversation and pending intents).
     const chat = chatDemoSuite({
       start,

@@ -1,19 +1,22 @@
 /**
- * Where the example's intents live — the one line to change per deployment.
- *
- * `MemoryStore` serves `next start` (one long-lived Node process: every request reaches
- * the same memory) and nothing else: on a serverless platform each request may land on
- * another instance, and an intent kept in one instance's memory is unknown to the next —
- * the retry would run the model again. Deployed there, use a store every instance shares:
- *
- *   import { PostgresStore } from 'answer-once/postgres';
- *   export const store = new PostgresStore({ pool: new Pool({ connectionString: process.env.DATABASE_URL }) });
- *
- * or `new RedisStore({ client })` from `answer-once/redis`.
+ * Where the example's intents live: `PostgresStore` from `answer-once/postgres` over the
+ * PostgreSQL at `DATABASE_URL` (`npm run demo:next` starts one when it is not set).
+ * Records and answer logs live in the database, shared by every instance — what a
+ * serverless deployment needs, where each request may run on another instance (and
+ * where `MemoryStore` would forget an intent between them, and a retry run the model
+ * again). The tables are created on first use. Behind a pooler in transaction mode
+ * (a "pooled" connection string), pass `notifications: false`.
  */
-import { type IdempotencyStore, MemoryStore } from 'answer-once/server';
+import { PostgresStore } from 'answer-once/postgres';
+import { Pool } from 'pg';
+
+function open(): PostgresStore {
+  const pool = new Pool({ connectionString: process.env.DATABASE_URL });
+  pool.on('error', (error) => console.error('postgres:', error));
+  return new PostgresStore({ pool });
+}
 
 // One per process, whichever route (chat, status) loads this first; on `globalThis`, as
 // routes are bundled apart and `next dev` re-evaluates modules on every edit.
-const shared = globalThis as typeof globalThis & { answerOnceStore?: IdempotencyStore };
-export const store: IdempotencyStore = (shared.answerOnceStore ??= new MemoryStore());
+const shared = globalThis as typeof globalThis & { answerOnceStore?: PostgresStore };
+export const store: PostgresStore = (shared.answerOnceStore ??= open());
