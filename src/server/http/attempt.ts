@@ -26,7 +26,9 @@ const TRANSIENT_STATUSES = new Set([408, 425, 429]);
  * The attempt path (PROTOCOL.md § 5–§ 7): claims the intent in the store and runs the work
  * under its lease, or answers what the store holds — a replay, an attach to the live
  * answer, 202 while another holder runs it (held by `Prefer: wait`), 422 on another
- * fingerprint, 409 `intent-exhausted` once it ran `maxRuns` times (§ 5.7).
+ * fingerprint, 409 `intent-exhausted` once it ran `maxRuns` times (§ 5.7). What a run does
+ * after its answer went out is handed to `setup.keep` (the runtime's `waitUntil`), so the
+ * run outlives the request.
  */
 export async function protect(setup: HandlerSetup, intent: Intent): Promise<Response> {
   const { options, streams } = setup;
@@ -102,7 +104,7 @@ async function run(
   },
   answer: AnswerContext,
 ): Promise<Response> {
-  const { options, streams } = setup;
+  const { options, streams, keep } = setup;
   const { store } = options;
   const { key, requestId, scope, fingerprint, report, context } = intent;
   const { generation, runs } = attempt;
@@ -207,6 +209,7 @@ async function run(
       ({ outcome, write }) => streamed.settle(outcome, write === 'fenced'),
       () => streamed.settle(undefined, false),
     );
+    keep?.(settled); // the answer streams on into the log after the caller has its head (or is gone)
     const first = await Promise.race([streamed.delivered, running.then(() => undefined)]);
     if (first) return withProtocolHeaders(first, answer);
     await settled;
@@ -223,6 +226,7 @@ async function run(
     await discardBody(outcome.value);
     return statusAnswer(record, answer, options, Date.now());
   });
+  keep?.(finished); // an oversize answer's record is written after its caller has it
   return Promise.race([early, finished]);
 }
 

@@ -1,3 +1,4 @@
+import type { WaitUntil } from './background.js';
 import { type CorsOptions, normalizeCorsOptions, type ResolvedCorsOptions } from './cors.js';
 import type { IdempotencyEventListener } from '../events.js';
 import { DEFAULT_KEY_PREFIX, type Scope } from '../store/key.js';
@@ -141,6 +142,18 @@ export interface IdempotencyHandlerOptions extends LeaseOptions {
    * @default false
    */
   eventsIncludeUser?: boolean;
+  /**
+   * Keeps the work alive after the response, on runtimes that end a request's work once
+   * its response is done or its client gone: `waitUntil` from `@vercel/functions`, or
+   * Next.js's `after`. Everything the handler does past its answer — the work producing
+   * into the log while the caller is gone, the record's write, the lease's heartbeats —
+   * is handed to it as one promise per request, so a client that disconnects never ends
+   * the work there. On Cloudflare Workers, whose `ctx` comes with each request, pass it
+   * per call instead: `handle(request, ctx)` (or `handle(request, { waitUntil })`, which
+   * overrides this option for that request). Not needed on a long-lived Node server.
+   * @default undefined
+   */
+  waitUntil?: WaitUntil;
 }
 
 export const DEFAULT_REPLAY_HEADERS = Object.freeze([
@@ -191,6 +204,7 @@ export interface ResolvedHandlerOptions extends ResolvedLeaseOptions {
   readonly cors: ResolvedCorsOptions | undefined;
   readonly onEvent: IdempotencyEventListener | undefined;
   readonly eventsIncludeUser: boolean;
+  readonly waitUntil: WaitUntil | undefined;
 }
 
 const STORE_METHODS = ['acquire', 'renew', 'complete', 'fail', 'get', 'wait'] as const;
@@ -251,5 +265,6 @@ export function normalizeHandlerOptions(options: IdempotencyHandlerOptions): Res
     cors: cors === false ? undefined : normalizeCorsOptions(cors === true ? {} : cors),
     onEvent: functionOption(options.onEvent, 'onEvent'),
     eventsIncludeUser,
+    waitUntil: functionOption(options.waitUntil, 'waitUntil'),
   };
 }

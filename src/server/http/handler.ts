@@ -1,5 +1,6 @@
 import { isValidRequestId } from '../../core/request-id.js';
 import { protect } from './attempt.js';
+import { Background, type HandleOptions, hostOf } from './background.js';
 import { withCors } from './cors.js';
 import { IdempotencyError } from '../errors.js';
 import { type IdempotencyHandlerOptions, normalizeHandlerOptions } from './handler-options.js';
@@ -27,15 +28,34 @@ const STATUS_METHODS = new Set(['GET', 'HEAD']);
  * reaches its first caller only once complete — the price of replaying it byte for byte.
  * An error the handler throws is answered as `intent-failed` without its message; it
  * reaches `onEvent` as a `failed` event (log it there).
+ *
+ * `handle(request, { waitUntil })` (or Workers' `handle(request, ctx)`) hands what the
+ * request keeps doing after its answer to the runtime, as the `waitUntil` option does for
+ * every request.
  */
-export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (request: Request) => Promise<Response> {
+export function createIdempotencyHandler(
+  given: IdempotencyHandlerOptions,
+): (request: Request, call?: HandleOptions) => Promise<Response> {
   const options = normalizeHandlerOptions(given);
   const statusPrefix = `${options.statusPath}/`;
   const allow = options.cors ? 'GET, HEAD, DELETE, OPTIONS' : 'GET, HEAD, DELETE';
   // A store that keeps answer logs streams every answer through (PROTOCOL.md § 14).
   const setup: HandlerSetup = { options, streams: isStreamStore(options.store) ? options.store : undefined };
 
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: Request, call?: HandleOptions): Promise<Response> {
+    const waitUntil = hostOf(call, options.waitUntil);
+    if (!waitUntil) return metered(request, setup);
+    const background = new Background();
+    // Handed before anything runs: a `waitUntil` that throws leaves nothing half-done.
+    waitUntil(background.done);
+    try {
+      return await metered(request, { ...setup, keep: background.keep });
+    } finally {
+      background.close();
+    }
+  }
+
+  async function metered(request: Request, setup: HandlerSetup): Promise<Response> {
     const { onEvent } = options;
     if (!onEvent) return route(request, setup);
     const resumed = readPosition(request.headers) !== undefined;
