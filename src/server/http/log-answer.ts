@@ -49,7 +49,8 @@ function prefixed(marker: Uint8Array | undefined, body: Uint8Array<ArrayBuffer>)
 /**
  * The replay of a COMPLETED record from the request's position (§ 14.5): whole, a 206
  * tail, a 204/416 at the end, or a restart. `undefined` for a record written without a
- * generation or one not replayable: those are answered as in 0.1 (§ 7.3, § 14.11).
+ * generation or one not replayable: those are answered whole, as by a store without logs (§ 7.3,
+ * § 14.11).
  */
 export function replayFromPosition(
   record: CompletedRecord,

@@ -2,7 +2,7 @@
  * The answer log: what a store adds to {@link IdempotencyStore} so that answers stream
  * through while they are stored (PROTOCOL.md § 14). `MemoryStore` is the reference
  * implementation; `RedisStore` the distributed one. A store without these methods keeps
- * the buffered behaviour of 0.1 (§ 14.10): `isStreamStore` tells them apart.
+ * buffered answers (§ 14.11): `isStreamStore` tells them apart.
  *
  * The model. Every intent's record (store.ts) carries a **generation**: each `acquire`
  * that claims the intent (first run, retry after FAILED, takeover of a dead lease)
