@@ -17,14 +17,12 @@ import { rawProblemCode } from './classify.js';
 import { AbortError } from './errors/abort-error.js';
 import { ConnectionError } from './errors/connection-error.js';
 import { ResponseError } from './errors/response-error.js';
+import { DEFAULT_STATUS_PATH } from '../core/status-path.js';
 import { isHTTPError } from './ky.js';
 import { isJsonContentType } from './parse.js';
 import type { ResolvedClientOptions } from './options.js';
 import type { StoppedIntents } from './storage/stopped.js';
 import type { StoredIntent } from './storage/types.js';
-
-/** The server's status path when the app configured no `statusUrl` (the handler's default). */
-const DEFAULT_STATUS_PATH = '/api/status';
 
 /** Statuses a stop is sent again for: it changes nothing twice (§ 14.8). */
 const STOP_RETRY_STATUSES = [408, 429, 502, 503, 504];

@@ -7,6 +7,7 @@
 import { newRequestId } from '../../core/ids.js';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../../core/headers.js';
 import { isValidRequestId, unquote } from '../../core/request-id.js';
+import { isNullBodyStatus } from '../../core/null-body.js';
 import { invalidOption } from '../../core/options.js';
 import { isEventStream } from '../../core/stream-protocol.js';
 import { ResponseError } from '../errors/response-error.js';
@@ -102,14 +103,12 @@ async function fetchCall(input: RequestInfo | URL, init: RequestInit | undefined
   };
 }
 
-const NO_BODY = new Set([204, 205, 304]);
-
 /** An error `send` rejects with that carries the server's final answer: `fetch` resolves with it. */
 function answerOf(error: unknown): Response | undefined {
   if (!(error instanceof ResponseError)) return undefined;
   const { response, data } = error;
   const text = data === undefined ? null : typeof data === 'string' ? data : JSON.stringify(data);
-  return new Response(NO_BODY.has(response.status) ? null : text, {
+  return new Response(isNullBodyStatus(response.status) ? null : text, {
     status: response.status,
     statusText: response.statusText,
     headers: response.headers,
@@ -171,7 +170,7 @@ export async function openAnswer(
     );
     void forget(requestId, replayed);
   };
-  if (!response.body || NO_BODY.has(response.status) || options.method === 'HEAD') {
+  if (!response.body || isNullBodyStatus(response.status) || options.method === 'HEAD') {
     settle(undefined);
     return { requestId, response, replayed };
   }

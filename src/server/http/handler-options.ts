@@ -12,6 +12,7 @@ import {
 import { type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from '../run/lease-options.js';
 import { MemoryStore } from '../memory/memory-store.js';
 import type { IdempotencyStore } from '../store/store.js';
+import { DEFAULT_STATUS_PATH } from '../../core/status-path.js';
 
 /** What the app's handler receives besides the request. */
 export interface HandlerContext {
@@ -149,7 +150,7 @@ const NEVER_REPLAYED = new Set(['set-cookie', 'set-cookie2']);
 
 /** The defaults of {@link IdempotencyHandlerOptions} (the lease's are `LEASE_DEFAULTS`). */
 export const HANDLER_DEFAULTS = Object.freeze({
-  statusPath: '/api/status',
+  statusPath: DEFAULT_STATUS_PATH,
   keyPrefix: DEFAULT_KEY_PREFIX,
   inProgressStatus: 202 as 202 | 409,
   retryAfterSeconds: 1,

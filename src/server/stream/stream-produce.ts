@@ -4,10 +4,10 @@ import { ByteRuns, concat } from '../format/body.js';
 import { type BatcherContext, LogBatcher } from './log-batcher.js';
 import { EventFramer } from './event-framer.js';
 import { isEventStream } from '../../core/stream-protocol.js';
+import { isNullBodyStatus } from '../../core/null-body.js';
 import { errorMarker, restartMarker, stopMarker } from '../format/sse-frame.js';
 import { type StoredResponse, storedAnswer } from '../format/stored-response.js';
 
-const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 /** Microtask turns a read may take and still count as "already there" (no I/O behind it). */
 const READY_TURNS = 8;
 
@@ -128,7 +128,7 @@ export async function produce(response: Response, context: ProduceContext): Prom
   };
 
   const init = { status: response.status, statusText: response.statusText, headers: response.headers };
-  const nullBody = NULL_BODY_STATUSES.has(response.status);
+  const nullBody = isNullBodyStatus(response.status);
   const deliver = (body: BodyInit | null): Response => {
     const delivered = new Response(nullBody ? null : body, init); // its own copy of the headers
     delivered.headers.delete('content-length');
