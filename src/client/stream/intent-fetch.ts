@@ -134,10 +134,13 @@ export async function openAnswer(
   options: SendOptions & { readonly requestId: string },
 ): Promise<OpenedAnswer> {
   const { requestId, signal } = options;
+  // Over every send of the intent: the first, and each reconnect's.
   let attempts = 0;
+  let polls = 0;
   const own = options.onEvent;
   const onEvent = (event: SendEvent) => {
     if (event.type === 'attempt') attempts += 1;
+    else if (event.type === 'poll') polls += 1;
     own?.(event);
   };
   const withPosition = (extra?: Record<string, string>): SendOptions => {
@@ -158,14 +161,14 @@ export async function openAnswer(
     if (settledBySend) return;
     emit(
       error === undefined
-        ? { type: 'settled', requestId, outcome: 'answered', replayed, attempts, polls: 0 }
+        ? { type: 'settled', requestId, outcome: 'answered', replayed, attempts, polls }
         : {
             type: 'settled',
             requestId,
             outcome: 'failed',
             error: error instanceof Error ? error : new Error(String(error)),
             attempts,
-            polls: 0,
+            polls,
           },
     );
     void forget(requestId, replayed);

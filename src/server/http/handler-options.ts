@@ -56,8 +56,10 @@ export interface IdempotencyHandlerOptions extends LeaseOptions {
   store?: IdempotencyStore;
   /**
    * The status route: `GET <statusPath>/<requestId>` answers the intent's state, and
-   * every "still running" answer points there with `Location`. It is read-only: `GET` and
-   * `HEAD` are answered (and `OPTIONS` preflights with `cors`); any other method gets 405.
+   * every "still running" answer points there with `Location`; `DELETE
+   * <statusPath>/<requestId>` stops the running intent (PROTOCOL.md § 14.8). `GET`, `HEAD`
+   * and `DELETE` are answered (and `OPTIONS` preflights with `cors`); any other method
+   * gets 405.
    * @default '/api/status'
    */
   statusPath?: string;

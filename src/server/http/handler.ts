@@ -10,7 +10,7 @@ import { statusRoute } from './status-route.js';
 import { stopAnswer } from './stop-route.js';
 import { isStreamStore } from '../store/stream-store.js';
 
-/** The methods the status route serves besides DELETE (the stop route): it never runs anything. */
+/** The methods that read an intent on the status route (DELETE stops it): none runs anything. */
 const STATUS_METHODS = new Set(['GET', 'HEAD']);
 
 /**
@@ -21,9 +21,12 @@ const STATUS_METHODS = new Set(['GET', 'HEAD']);
  * mount it on the routes (and methods) you mean to protect. The status route serves
  * `GET`, `HEAD` and `DELETE` (the stop route) only (405 otherwise).
  *
- * The handler's response is read to its end before it is stored, so a streamed AI answer
- * reaches its first caller only once complete — the price of replaying it byte for byte.
- * An error the handler throws is answered as `intent-failed` without its message; it
+ * With a store that keeps answer logs (`MemoryStore`, `RedisStore`; PROTOCOL.md § 14), the
+ * handler's response goes to its first caller as it is produced while it is stored: a
+ * streamed AI answer arrives token by token, and every other attempt attaches to it live or
+ * replays it byte for byte, from where its connection broke. With a store without logs the
+ * response is read to its end, stored, then sent (§ 14.11); one over `maxResponseBytes` is
+ * sent as it streams and not kept for replay (§ 7.3). An error the handler throws is answered as `intent-failed` without its message; it
  * reaches `onEvent` as a `failed` event (log it there).
  */
 export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (request: Request) => Promise<Response> {
@@ -66,7 +69,7 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
   function methodNotAllowed(requestId: string): Response {
     return problemResponse('method-not-allowed', {
       status: 405,
-      title: 'answer-once: the status route is read-only; send GET or HEAD (or DELETE to stop).',
+      title: 'answer-once: the status route answers GET and HEAD, and DELETE to stop; no other method.',
       ...(isValidRequestId(requestId) ? { requestId } : {}),
       headers: { Allow: allow },
     });
