@@ -8,7 +8,7 @@
  * and TTLs, and a fresh key per test so suites may share one database.
  */
 import { describe, expect, it } from 'vitest';
-import type { IdempotencyStore } from 'answer-once/server';
+import { createIdempotencyHandler, type IdempotencyEvent, type IdempotencyStore, runOnce } from 'answer-once/server';
 import {
   found,
   held,
@@ -131,6 +131,46 @@ export function describeStoreContract(
       await sleep(2 * lease + slack);
       expect(await store.get(key)).toBeNull();
       expect(held(await store.acquire(key, 'fp', lease))).toMatchObject({ takeover: false, retry: false });
+    });
+
+    it('keeps the usage a run reported with its answer, replayed by another server instance', async () => {
+      const usage = { inputTokens: 120, outputTokens: 30, reasoningTokens: 7 };
+      const ranTwice = async (): Promise<never> => {
+        throw new Error('the work ran twice');
+      };
+      await runOnce(store, key, async ({ reportUsage }) => {
+        reportUsage(usage);
+        return 'answer';
+      });
+      expect(await runOnce(store, key, ranTwice)).toEqual({ value: 'answer', replayed: true, usage });
+
+      // Two handlers over one store: two server instances, or one restarted.
+      const scope = () => ({ user: 'u', session: 's' });
+      const keyPrefix = `usage-${crypto.randomUUID()}`;
+      const request = () =>
+        new Request('http://app.test/chat', { method: 'POST', headers: { 'X-Request-Id': 'usage-00001' }, body: 'q' });
+      const first = createIdempotencyHandler({
+        store,
+        scope,
+        keyPrefix,
+        handler: (_request, { reportUsage }) => {
+          reportUsage(usage);
+          return Response.json({ answer: 'hi' });
+        },
+      });
+      expect(await (await first(request())).json()).toEqual({ answer: 'hi' });
+      const events: IdempotencyEvent[] = [];
+      const second = createIdempotencyHandler({
+        store,
+        scope,
+        keyPrefix,
+        handler: ranTwice,
+        onEvent: (event) => events.push(event),
+      });
+      const replay = await second(request());
+      expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
+      expect(await replay.json()).toEqual({ answer: 'hi' });
+      expect(events.find(({ type }) => type === 'answered')).toMatchObject({ outcome: 'replayed', usage });
     });
 
     it('lets a FAILED intent be acquired again as a retry, and forgets it after its TTL', async () => {

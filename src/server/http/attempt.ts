@@ -6,8 +6,9 @@ import type { HandlerSetup, Intent } from './intent.js';
 import type { RequestedPosition } from './position.js';
 import { answerRecord, attachLive } from './record-answer.js';
 import { storeCall } from '../store/store-call.js';
-import { captureResponse, type StoredFailure } from '../format/stored-response.js';
+import { captureResponse, type StoredFailure, storedResult } from '../format/stored-response.js';
 import { StreamedRun } from '../stream/stream-run.js';
+import { UsageReport } from '../usage.js';
 
 /** Statuses that are transient by definition: not an answer, the intent may run again. */
 const TRANSIENT_STATUSES = new Set([408, 425, 429]);
@@ -92,6 +93,7 @@ async function run(
       : undefined;
   // Without a log, an answer over `maxResponseBytes` goes to its caller while it still
   // streams; its outcome is written only once its body ended (PROTOCOL.md § 7.3).
+  const usage = new UsageReport();
   let deliverEarly!: (response: Response) => void;
   let deliveredEarly = false;
   const early = new Promise<Response>((resolve) => {
@@ -122,10 +124,11 @@ async function run(
           signal,
           takeover: attempt.takeover,
           retry: attempt.retry,
+          reportUsage: usage.report,
         });
         if (!(response instanceof Response)) throw new TypeError('answer-once: `handler` must return a Response.');
       } catch (error) {
-        if (streamed?.stopped) return streamed.stoppedVerdict(requestId);
+        if (streamed?.stopped) return streamed.stoppedVerdict(requestId, usage);
         return failOutcome({ status: 500 }, answer, error);
       }
       if (response.status >= 500 || TRANSIENT_STATUSES.has(response.status)) {
@@ -145,16 +148,16 @@ async function run(
       const broken = (error: unknown): WorkOutcome<Response> => failOutcome({ status: 502 }, answer, error);
       // A work that answers after losing its lease is not streamed: the successor's answer is (§ 7.2).
       // A body that cannot be read (locked by the app) is a broken answer, as when buffered.
-      if (streamed && !lease.aborted) return streamed.verdict(response, broken).catch(broken);
+      if (streamed && !lease.aborted) return streamed.verdict(response, broken, usage).catch(broken);
       try {
         const captured = await captureResponse(response, options.maxResponseBytes, options.replayHeaders);
         if (!captured.oversize)
-          return { kind: 'complete', result: JSON.stringify(captured.stored), value: captured.delivered };
+          return { kind: 'complete', result: storedResult(captured.stored, usage.value), value: captured.delivered };
         deliverEarly(withProtocolHeaders(captured.delivered, answer));
         const end = await captured.ended;
         // A broken stream produced no answer, whatever its size: FAILED, a resend runs again.
         if (!end.ok) return failOutcome({ status: 502 }, answer, end.error);
-        return { kind: 'complete', result: JSON.stringify(captured.stored), value: captured.delivered };
+        return { kind: 'complete', result: storedResult(captured.stored, usage.value), value: captured.delivered };
       } catch (error) {
         // The answer's stream broke (the model connection dropped): not an answer.
         return failOutcome({ status: 502 }, answer, error);

@@ -6,6 +6,7 @@ import type { RequestedPosition } from './position.js';
 import { type StoreCallContext, storeCall } from '../store/store-call.js';
 import type { IdempotencyRecord } from '../store/store.js';
 import type { StreamStore } from '../store/stream-store.js';
+import { storedUsage } from '../format/stored-response.js';
 
 /**
  * The answer to what the store holds for `key`: a replay of a completed record (from the
@@ -20,7 +21,9 @@ export function answerRecord(
   position: RequestedPosition | undefined,
 ): Response {
   if (record?.state === 'completed') {
-    report({ type: 'replayed', key });
+    // The tokens this replay avoided, for a listener (parsed only when someone listens).
+    const usage = setup.options.onEvent ? storedUsage(record.result) : undefined;
+    report({ type: 'replayed', key, ...(usage === undefined ? {} : { usage }) });
     const replay = replayFromPosition(record, position, answer);
     if (replay) return replay;
   }

@@ -1,11 +1,12 @@
 import { functionOption, optionsObject, stringOption, timerOption } from '../../core/options.js';
-import { type Codec, decodeError, encodeError, jsonCodec } from './codec.js';
+import { type Codec, decodeError, encodeError, jsonCodec, unwrapRunResult, wrapRunResult } from './codec.js';
 import { AttemptFailedError, FingerprintMismatchError, IntentInProgressError, LeaseLostError } from '../errors.js';
-import { type IdempotencyEventListener, type Reporter, reporter } from '../events.js';
+import { type AnswerOutcome, type IdempotencyEventListener, type Reporter, reporter } from '../events.js';
 import { runHeld } from './held-run.js';
 import { type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
 import { storeCall } from '../store/store-call.js';
 import type { IdempotencyStore } from '../store/store.js';
+import { type Usage, UsageReport } from '../usage.js';
 
 /** Options of {@link runOnce}. */
 export interface RunOnceOptions<T> extends LeaseOptions {
@@ -41,6 +42,7 @@ export interface RunOnceOptions<T> extends LeaseOptions {
 const RUN_ONCE_DEFAULTS = Object.freeze({ fingerprint: '', waitMs: 30_000 });
 
 interface ResolvedRunOnceOptions<T> extends ResolvedLeaseOptions {
+  readonly store: IdempotencyStore;
   readonly fingerprint: string;
   readonly waitMs: number;
   readonly codec: Codec<T>;
@@ -48,7 +50,11 @@ interface ResolvedRunOnceOptions<T> extends ResolvedLeaseOptions {
   readonly signal: AbortSignal | undefined;
 }
 
-function normalizeRunOnceOptions<T>(key: string, given: RunOnceOptions<T> | undefined): ResolvedRunOnceOptions<T> {
+function normalizeRunOnceOptions<T>(
+  store: IdempotencyStore,
+  key: string,
+  given: RunOnceOptions<T> | undefined,
+): ResolvedRunOnceOptions<T> {
   const options = optionsObject(given, 'runOnce() options');
   const codec = options.codec ?? (jsonCodec as Codec<T>);
   if (typeof codec.encode !== 'function' || typeof codec.decode !== 'function') {
@@ -58,6 +64,7 @@ function normalizeRunOnceOptions<T>(key: string, given: RunOnceOptions<T> | unde
   const requestId = stringOption(options.requestId ?? key, 'requestId');
   return {
     ...normalizeLeaseOptions(options),
+    store,
     fingerprint: stringOption(options.fingerprint ?? RUN_ONCE_DEFAULTS.fingerprint, 'fingerprint'),
     waitMs: timerOption(options.waitMs ?? RUN_ONCE_DEFAULTS.waitMs, 'waitMs'),
     codec,
@@ -79,12 +86,20 @@ export interface RunContext {
   readonly takeover: boolean;
   /** The previous attempt had failed. */
   readonly retry: boolean;
+  /**
+   * Keeps what this run cost with its result (`{ inputTokens, outputTokens }` and any
+   * other non-negative integer counter); a replay returns it as `usage`, and reports it
+   * as the tokens avoided. The last report wins. Throws a `TypeError` naming a bad counter.
+   */
+  readonly reportUsage: (usage: Usage) => void;
 }
 
 /** The answer of an intent, and whether it was replayed rather than computed here. */
 export interface RunOnceResult<T> {
   readonly value: T;
   readonly replayed: boolean;
+  /** What the run that made `value` reported it cost (`reportUsage`), if it did. */
+  readonly usage?: Usage;
 }
 
 /**
@@ -105,8 +120,38 @@ export async function runOnce<T>(
   work: (context: RunContext) => Promise<T>,
   given?: RunOnceOptions<T>,
 ): Promise<RunOnceResult<T>> {
-  const options = normalizeRunOnceOptions(key, given);
-  const { fingerprint, leaseMs, codec, report, signal } = options;
+  const options = normalizeRunOnceOptions(store, key, given);
+  const startedAt = performance.now();
+  let ran = false; // this call ran the work (a model call), whatever came of it
+  const report: Reporter = (event) => {
+    if (event.type === 'acquired') ran = true;
+    options.report(event);
+  };
+  const answered = (outcome: AnswerOutcome, usage?: Usage): void =>
+    options.report({ type: 'answered', outcome, firstByteMs: performance.now() - startedAt, ...(usage ? { usage } : {}) });
+  try {
+    const result = await claimAndRun(key, work, { ...options, report });
+    answered(result.replayed ? 'replayed' : 'ran', result.usage);
+    return result;
+  } catch (error) {
+    answered(ran ? 'ran' : outcomeOfError(error));
+    throw error;
+  }
+}
+
+/** What a `runOnce` that threw `error` came to. */
+function outcomeOfError(error: unknown): AnswerOutcome {
+  if (error instanceof IntentInProgressError) return 'in_progress';
+  if (error instanceof FingerprintMismatchError) return 'conflict';
+  return 'failed';
+}
+
+async function claimAndRun<T>(
+  key: string,
+  work: (context: RunContext) => Promise<T>,
+  options: ResolvedRunOnceOptions<T>,
+): Promise<RunOnceResult<T>> {
+  const { fingerprint, leaseMs, codec, report, signal, store } = options;
   const context = { report, timeoutMs: options.storeTimeoutMs };
   const deadline = Date.now() + options.waitMs;
   for (;;) {
@@ -115,15 +160,16 @@ export async function runOnce<T>(
     if (acquired.acquired) {
       const { takeover, retry } = acquired;
       report({ type: 'acquired', key, takeover, retry });
-      return execute(store, key, acquired.token, { takeover, retry }, work, options);
+      return execute(key, acquired.token, { takeover, retry }, work, options);
     }
     const { record } = acquired;
     if (record.fingerprint !== fingerprint) {
       throw new FingerprintMismatchError(`answer-once: ${key} was used with another fingerprint.`);
     }
     if (record.state === 'completed') {
-      report({ type: 'replayed', key });
-      return { value: codec.decode(record.result), replayed: true };
+      const { encoded, usage } = unwrapRunResult(record.result);
+      report({ type: 'replayed', key, ...(usage ? { usage } : {}) });
+      return { value: codec.decode(encoded), replayed: true, ...(usage ? { usage } : {}) };
     }
     if (record.state === 'failed') {
       // acquire re-runs a FAILED intent itself; reaching here means the store did not.
@@ -140,21 +186,22 @@ export async function runOnce<T>(
 type Executed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
 
 async function execute<T>(
-  store: IdempotencyStore,
   key: string,
   token: string,
   attempt: { readonly takeover: boolean; readonly retry: boolean },
   work: (context: RunContext) => Promise<T>,
   options: ResolvedRunOnceOptions<T>,
 ): Promise<RunOnceResult<T>> {
+  const usage = new UsageReport();
   const { outcome, write } = await runHeld<Executed<T>>(
-    store,
+    options.store,
     key,
     token,
     async (signal) => {
       try {
-        const value = await work({ key, signal, ...attempt });
-        return { kind: 'complete', result: options.codec.encode(value), value: { ok: true, value } };
+        const value = await work({ key, signal, ...attempt, reportUsage: usage.report });
+        const result = wrapRunResult(options.codec.encode(value), usage.value);
+        return { kind: 'complete', result, value: { ok: true, value } };
       } catch (error) {
         return { kind: 'fail', error: encodeError(error), value: { ok: false, error }, cause: error };
       }
@@ -169,5 +216,5 @@ async function execute<T>(
     });
   }
   if (!executed.ok) throw executed.error;
-  return { value: executed.value, replayed: false };
+  return { value: executed.value, replayed: false, ...(usage.value ? { usage: usage.value } : {}) };
 }
