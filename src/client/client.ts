@@ -212,7 +212,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
 
   // The streaming modules (and their SSE parser) load on the first `fetch` or `stream`,
   // so an app that only sends does not download them.
-  const deps = { client: options, dispatch, forget };
+  const deps = { clientOptions: options, dispatch, forget };
   let streaming: Promise<typeof import('./stream/streaming.js')> | undefined;
   const load = () => (streaming ??= import('./stream/streaming.js'));
   let intentFetch: AnswerOnceClient['fetch'] | undefined;
@@ -271,7 +271,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
 
   let stopper: AnswerOnceClient['stop'] | undefined;
   const stop: AnswerOnceClient['stop'] = async (intent, stopOptions) => {
-    stopper ??= (await load()).createStop({ client: options, ky: instance, stopped });
+    stopper ??= (await load()).createStop({ clientOptions: options, ky: instance, stopped });
     return stopper(intent, stopOptions);
   };
 

@@ -59,19 +59,20 @@ export interface StopOptions {
 }
 
 export interface StopDeps {
-  readonly client: ResolvedClientOptions;
+  /** The client's options, resolved. */
+  readonly clientOptions: ResolvedClientOptions;
   readonly ky: KyInstance;
   readonly stopped: StoppedIntents;
 }
 
 /** Marks `requestId` stopped: its record (from storage, or saved lately) is kept past its settling. */
 async function mark(
-  { client, stopped }: StopDeps,
+  { clientOptions, stopped }: StopDeps,
   requestId: string,
   known: StoredIntent | undefined,
 ): Promise<StoredIntent | undefined> {
   stopped.ids.add(requestId);
-  const { storage } = client;
+  const { storage } = clientOptions;
   const listed = storage ? await storage.list() : [];
   const record = known ?? listed.find((intent) => intent.requestId === requestId) ?? stopped.recent.get(requestId);
   if (storage && record && !record.stopped) await storage.save({ ...record, stopped: true });
@@ -104,7 +105,7 @@ async function bodyOf(response: Response): Promise<unknown> {
 }
 
 export function createStop(deps: StopDeps) {
-  const { client, ky } = deps;
+  const { clientOptions, ky } = deps;
   return async function stop(target: string | StoredIntent, options: StopOptions = {}): Promise<StopResult> {
     const known = typeof target === 'object' && target !== null ? target : undefined;
     const requestId = known ? known.requestId : target;
@@ -118,7 +119,7 @@ export function createStop(deps: StopDeps) {
     const record = await mark(deps, requestId, known).catch(() => known);
     const url =
       options.url ??
-      client.statusUrl?.(requestId) ??
+      clientOptions.statusUrl?.(requestId) ??
       (record
         ? new URL(`${DEFAULT_STATUS_PATH}/${encodeURIComponent(requestId)}`, record.url)
         : `${DEFAULT_STATUS_PATH}/${encodeURIComponent(requestId)}`);
@@ -127,14 +128,14 @@ export function createStop(deps: StopDeps) {
     try {
       response = await ky(url, {
         method: 'DELETE',
-        headers: { [client.headerName]: client.formatId(requestId) },
+        headers: { [clientOptions.headerName]: clientOptions.formatId(requestId) },
         retry: {
-          limit: client.retry.limit,
+          limit: clientOptions.retry.limit,
           methods: ['delete'],
           statusCodes: STOP_RETRY_STATUSES,
-          backoffLimit: client.retry.backoffLimit,
+          backoffLimit: clientOptions.retry.backoffLimit,
         },
-        timeout: client.timeout,
+        timeout: clientOptions.timeout,
         // ky retries only the statuses it throws for; every other answer is read below.
         throwHttpErrors: (status) => STOP_RETRY_STATUSES.includes(status),
         ...(options.signal && { signal: options.signal }),

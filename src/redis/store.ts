@@ -7,7 +7,7 @@ import {
   type LogPosition,
   type LogReadOptions,
   type LogSnapshot,
-  type StopResult,
+  type StopOutcome,
   type StreamStore,
 } from '../server/store/stream-store.js';
 import type { RedisScriptRunner } from './client.js';
@@ -193,7 +193,7 @@ export class RedisStore implements StreamStore {
     }
   }
 
-  async stop(key: string): Promise<StopResult> {
+  async stop(key: string): Promise<StopOutcome> {
     const answer = text(await this.#run(STOP, key, []));
     if (answer === 'stopping' || answer === 'settled' || answer === 'unknown') return answer;
     throw new RedisStoreReplyError(`answer-once/redis: stop answered "${String(answer)}"`);

@@ -34,7 +34,8 @@ type Dispatch = (
 ) => Promise<SendResult>;
 
 export interface IntentFetchDeps {
-  readonly client: ResolvedClientOptions;
+  /** The client's options, resolved. */
+  readonly clientOptions: ResolvedClientOptions;
   readonly dispatch: Dispatch;
   /** Drops the settled intent from storage (unless it is a stopped one to keep; `replayed`: how it was answered). */
   readonly forget: (requestId: string, replayed: boolean) => Promise<void>;
@@ -128,7 +129,7 @@ export interface OpenedAnswer {
  * the answer's body so it resumes itself. Rejects as `send` does.
  */
 export async function openAnswer(
-  { client, dispatch, forget }: IntentFetchDeps,
+  { clientOptions, dispatch, forget }: IntentFetchDeps,
   url: string | URL,
   label: string,
   options: SendOptions & { readonly requestId: string },
@@ -154,7 +155,7 @@ export async function openAnswer(
   /** A reconnect that failed has settled the intent itself (event, storage). */
   let settledBySend = false;
   const emit = (event: SendEvent) => {
-    notify(client.onEvent, event);
+    notify(clientOptions.onEvent, event);
     notify(own, event);
   };
   const settle = (error: unknown) => {
@@ -179,7 +180,7 @@ export async function openAnswer(
   }
   const body = resumableBody(response, {
     requestId,
-    retry: client.retry,
+    retry: clientOptions.retry,
     signal,
     emit,
     attempts: () => attempts,
@@ -206,7 +207,7 @@ export async function openAnswer(
 
 export function createIntentFetch(deps: IntentFetchDeps) {
   return async function answerOnceFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-    const call = await fetchCall(input, init, deps.client.headerName);
+    const call = await fetchCall(input, init, deps.clientOptions.headerName);
     try {
       const opened = await openAnswer(deps, call.url, call.label, {
         method: call.method,

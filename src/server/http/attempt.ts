@@ -20,7 +20,7 @@ const TRANSIENT_STATUSES = new Set([408, 425, 429]);
  * fingerprint.
  */
 export async function protect(setup: HandlerSetup, intent: Intent): Promise<Response> {
-  const { options, streams } = setup;
+  const { options, streamStore } = setup;
   const { store } = options;
   const { key, requestId, fingerprint, report, context } = intent;
   let waitedSeconds: number | undefined;
@@ -42,12 +42,12 @@ export async function protect(setup: HandlerSetup, intent: Intent): Promise<Resp
     }
     if (record.state !== 'processing') return answerRecord(setup, report, key, record, answer, intent.position);
     report({ type: 'in-progress', key });
-    if (streams) {
+    if (streamStore) {
       const waitMs = round === 0 ? intent.waitMs : 0;
       if (waitMs > 0) waitedSeconds = waitMs / 1000;
       const held = { ...answer, waitedSeconds };
       const live = await attachLive(
-        { options, streams },
+        { options, streamStore },
         key,
         intent.position,
         waitMs,
@@ -83,13 +83,13 @@ async function run(
   attempt: { readonly takeover: boolean; readonly retry: boolean; readonly generation?: number | undefined },
   answer: AnswerContext,
 ): Promise<Response> {
-  const { options, streams } = setup;
+  const { options, streamStore } = setup;
   const { store } = options;
   const { key, requestId, scope, fingerprint, report, context } = intent;
   const { generation } = attempt;
   const streamed =
-    streams && generation !== undefined
-      ? new StreamedRun(streams, key, token, generation, isRestart(intent.position, generation), { ...options, report })
+    streamStore && generation !== undefined
+      ? new StreamedRun(streamStore, key, token, generation, isRestart(intent.position, generation), { ...options, report })
       : undefined;
   // Without a log, an answer over `maxResponseBytes` goes to its caller while it still
   // streams; its outcome is written only once its body ended (PROTOCOL.md § 7.3).
@@ -128,7 +128,7 @@ async function run(
         });
         if (!(response instanceof Response)) throw new TypeError('answer-once: `handler` must return a Response.');
       } catch (error) {
-        if (streamed?.stopped) return streamed.stoppedVerdict(requestId, usage);
+        if (streamed?.stopped) return streamed.stoppedOutcome(requestId, usage);
         return failOutcome({ status: 500 }, answer, error);
       }
       if (response.status >= 500 || TRANSIENT_STATUSES.has(response.status)) {
@@ -148,7 +148,7 @@ async function run(
       const broken = (error: unknown): WorkOutcome<Response> => failOutcome({ status: 502 }, answer, error);
       // A work that answers after losing its lease is not streamed: the successor's answer is (§ 7.2).
       // A body that cannot be read (locked by the app) is a broken answer, as when buffered.
-      if (streamed && !lease.aborted) return streamed.verdict(response, broken, usage).catch(broken);
+      if (streamed && !lease.aborted) return streamed.outcome(response, broken, usage).catch(broken);
       try {
         const captured = await captureResponse(response, options.maxResponseBytes, options.replayHeaders);
         if (!captured.oversize)

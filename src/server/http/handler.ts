@@ -36,7 +36,7 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
   const statusPrefix = `${options.statusPath}/`;
   const allow = options.cors ? 'GET, HEAD, DELETE, OPTIONS' : 'GET, HEAD, DELETE';
   // A store that keeps answer logs streams every answer through (PROTOCOL.md § 14).
-  const setup: HandlerSetup = { options, streams: isStreamStore(options.store) ? options.store : undefined };
+  const setup: HandlerSetup = { options, streamStore: isStreamStore(options.store) ? options.store : undefined };
 
   async function handle(request: Request): Promise<Response> {
     const { onEvent } = options;
@@ -61,7 +61,7 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
         const key = encodeKey(scope, requestId, options.keyPrefix);
         const { report, context } = subjectOf(requestId, scope, options);
         return await stopAnswer(
-          setup.streams,
+          setup.streamStore,
           key,
           request,
           { requestId, waitMs: appliedWaitMs(request, options) },

@@ -35,7 +35,7 @@ export function answerRecord(
  * waiting up to `waitMs` for it; else the record as the read found it.
  */
 export async function attachLive(
-  setup: HandlerSetup & { readonly streams: StreamStore },
+  setup: HandlerSetup & { readonly streamStore: StreamStore },
   key: string,
   position: RequestedPosition | undefined,
   waitMs: number,
@@ -44,10 +44,10 @@ export async function attachLive(
   report: Reporter,
   context: StoreCallContext,
 ): Promise<Response | IdempotencyRecord | null> {
-  const { streams, options } = setup;
+  const { streamStore, options } = setup;
   const readContext = { ...context, timeoutMs: waitMs + options.storeTimeoutMs };
-  const snapshot = await storeCall('read', key, () => streams.read(key, null, { waitMs, signal }), readContext);
-  const attached = attachToLog(streams, key, snapshot, position, answer);
+  const snapshot = await storeCall('read', key, () => streamStore.read(key, null, { waitMs, signal }), readContext);
+  const attached = attachToLog(streamStore, key, snapshot, position, answer);
   if (!attached) return snapshot.record;
   report({ type: 'attached', key });
   return attached;

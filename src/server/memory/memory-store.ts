@@ -16,7 +16,7 @@ import type {
   LogPosition,
   LogReadOptions,
   LogSnapshot,
-  StopResult,
+  StopOutcome,
   StreamStore,
 } from '../store/stream-store.js';
 
@@ -178,7 +178,7 @@ export class MemoryStore implements StreamStore {
     );
   }
 
-  async stop(key: string): Promise<StopResult> {
+  async stop(key: string): Promise<StopOutcome> {
     const now = this.#options.now();
     const current = this.#read(key, now);
     if (!current) return 'unknown';

@@ -123,8 +123,12 @@ export interface LogReadOptions {
   readonly signal?: AbortSignal;
 }
 
-/** What `stop` found: a live generation told to stop, an answered/failed intent, or none. */
-export type StopResult = 'stopping' | 'settled' | 'unknown';
+/**
+ * What `stop` found: a live generation told to stop, an answered/failed intent, or none.
+ * The same three cases as the client's `StopOutcome`, which reads them from the stop route's
+ * answer (§ 14.8).
+ */
+export type StopOutcome = 'stopping' | 'settled' | 'unknown';
 
 /**
  * An {@link IdempotencyStore} that also keeps answer logs. On such a store `acquire`
@@ -162,7 +166,7 @@ export interface StreamStore extends IdempotencyStore {
    * without it) and every `read`/`watchStop` waiting on `key` is woken: `'stopping'`.
    * A COMPLETED or FAILED record is left alone: `'settled'`. No record: `'unknown'`.
    */
-  stop(key: string): Promise<StopResult>;
+  stop(key: string): Promise<StopOutcome>;
 
   /**
    * Resolves `true` as soon as a stop is requested for the generation `token` holds

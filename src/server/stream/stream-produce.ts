@@ -22,8 +22,8 @@ export interface ProduceContext extends BatcherContext {
   readonly stopSignal: AbortSignal;
 }
 
-/** How the body ended: an answer to complete the record with, or a broken stream (502). */
-type Produced = { readonly ok: true; readonly stored: StoredResponse } | { readonly ok: false; readonly error: unknown };
+/** How the answer's body ended: what to complete the record with, or a broken stream (502). */
+type AnswerEnd = { readonly ok: true; readonly stored: StoredResponse } | { readonly ok: false; readonly error: unknown };
 
 /**
  * What `produce` made of the work's response. `whole`: its body was all there at once
@@ -32,11 +32,11 @@ type Produced = { readonly ok: true; readonly stored: StoredResponse } | { reado
  * `settle` ends the attempt's body once the record's write is known.
  */
 export type Production =
-  | { readonly whole: true; readonly delivered: Response; readonly produced: Produced }
+  | { readonly whole: true; readonly delivered: Response; readonly produced: AnswerEnd }
   | {
       readonly whole: false;
       readonly delivered: Response;
-      readonly produced: Promise<Produced>;
+      readonly produced: Promise<AnswerEnd>;
       settle(outcome: { readonly ok: boolean; readonly fenced: boolean }): void;
     };
 
@@ -110,7 +110,7 @@ export async function produce(response: Response, context: ProduceContext): Prom
     if (stopped && framer) framer.writeOwn(stopMarker(generation, framer.offset));
     return stopped;
   };
-  const answered = (body: Uint8Array | undefined, stopped: boolean): Produced => ({
+  const answered = (body: Uint8Array | undefined, stopped: boolean): AnswerEnd => ({
     ok: true,
     stored: storedAnswer(head.status, head.headers, body, stopped),
   });
@@ -189,7 +189,7 @@ export async function produce(response: Response, context: ProduceContext): Prom
   });
 
   const log = batcher;
-  const produced = (async (): Promise<Produced> => {
+  const produced = (async (): Promise<AnswerEnd> => {
     const onStop = (): void => stopReading(context.stopSignal.reason);
     context.stopSignal.addEventListener('abort', onStop, { once: true });
     if (context.stopSignal.aborted) onStop();

@@ -83,10 +83,10 @@ export class StreamedRun {
   }
 
   /**
-   * Streams `response` through; settles with the verdict once its body ended. A body
+   * Streams `response` through; settles with the work's outcome once its body ended. A body
    * that broke before anything went out is answered by `broken` (the 502 problem).
    */
-  async verdict(
+  async outcome(
     response: Response,
     broken: (error: unknown) => WorkOutcome<Response>,
     usage: UsageReport,
@@ -121,7 +121,7 @@ export class StreamedRun {
   }
 
   /** Stopped before the work answered (it threw on its aborted signal): a 409 `intent-stopped`, kept (§ 14.8). */
-  async stoppedVerdict(requestId: string, usage: UsageReport): Promise<WorkOutcome<Response>> {
+  async stoppedOutcome(requestId: string, usage: UsageReport): Promise<WorkOutcome<Response>> {
     const answer = problemResponse('intent-stopped', {
       status: 409,
       title: 'answer-once: this intent was stopped before it was answered; it will not run again.',
@@ -134,9 +134,9 @@ export class StreamedRun {
   }
 
   /** The record's write is known: end the attempt's body, and the stop watch. */
-  settle(verdict: WorkOutcome<Response> | undefined, fenced: boolean): void {
+  settle(outcome: WorkOutcome<Response> | undefined, fenced: boolean): void {
     this.dispose();
-    this.#production?.settle({ ok: verdict?.kind === 'complete', fenced });
+    this.#production?.settle({ ok: outcome?.kind === 'complete', fenced });
   }
 
   /** The run ended (settled, or without streaming: a thrown work, a 5xx): stop watching. */
