@@ -65,8 +65,8 @@ export async function protect(setup: HandlerSetup, intent: Intent): Promise<Resp
     }
     if (intent.waitMs === 0 || round > 0) return inProgressAnswer(answer, options);
     waitedSeconds = intent.waitMs / 1000;
-    const waitContext = { ...context, timeoutMs: intent.waitMs + options.storeTimeoutMs };
-    const settled = await storeCall('wait', key, () => store.wait(key, intent.waitMs, intent.request.signal), waitContext);
+    const { waitMs } = intent;
+    const settled = await storeCall('wait', key, () => store.wait(key, waitMs, intent.request.signal), context, waitMs);
     if (settled?.state === 'completed')
       return answerRecord(setup, report, key, settled, { ...answer, waitedSeconds }, intent.position);
     if (settled?.state === 'processing' && settled.leaseExpiresAt > Date.now()) {

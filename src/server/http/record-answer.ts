@@ -44,9 +44,8 @@ export async function attachLive(
   report: Reporter,
   context: StoreCallContext,
 ): Promise<Response | IdempotencyRecord | null> {
-  const { streamStore, options } = setup;
-  const readContext = { ...context, timeoutMs: waitMs + options.storeTimeoutMs };
-  const snapshot = await storeCall('read', key, () => streamStore.read(key, null, { waitMs, signal }), readContext);
+  const { streamStore } = setup;
+  const snapshot = await storeCall('read', key, () => streamStore.read(key, null, { waitMs, signal }), context, waitMs);
   const attached = attachToLog(streamStore, key, snapshot, position, answer);
   if (!attached) return snapshot.record;
   report({ type: 'attached', key });

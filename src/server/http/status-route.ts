@@ -46,8 +46,7 @@ export async function statusRoute(setup: HandlerSetup, request: Request, request
       if (live instanceof Response) return live;
       record = live;
     } else {
-      const waitContext = { ...context, timeoutMs: waitMs + options.storeTimeoutMs };
-      record = await storeCall('wait', key, () => store.wait(key, waitMs, request.signal), waitContext);
+      record = await storeCall('wait', key, () => store.wait(key, waitMs, request.signal), context, waitMs);
     }
   }
   return answerRecord(setup, report, key, record, waited, position);
