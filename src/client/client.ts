@@ -226,7 +226,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     const { signal, onEvent } = streamOptions;
     if (typeof input === 'object' && !(input instanceof URL)) {
       // A stored intent goes again exactly as it first left (see `resend`).
-      if (input.stopped) stopped.ids.add(input.requestId);
+      stopped.resent(input);
       const opened = await openAnswer(deps, new URL(input.url), input.input, {
         ...storedRequest(input),
         requestId: input.requestId,
@@ -239,10 +239,13 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     return answerStream(await openAnswer(deps, input, String(input), { ...streamOptions, requestId }));
   }
 
-  /** The one way a stored intent is sent again: to its stored URL, byte for byte. */
+  /**
+   * The one way a stored intent is sent again: to its stored URL, byte for byte; a stopped
+   * one stays kept until its replay (`storage/stopped.ts`).
+   */
   function resend<TData>(stored: StoredIntent, resendOptions: ResumeOptions = {}): Promise<SendResult<TData>> {
     const { signal, onEvent } = resendOptions;
-    if (stored.stopped) stopped.ids.add(stored.requestId);
+    stopped.resent(stored);
     return dispatch<TData>(new URL(stored.url), stored.input, {
       ...storedRequest(stored),
       ...(signal && { signal }),

@@ -71,7 +71,7 @@ async function mark(
   requestId: string,
   known: StoredIntent | undefined,
 ): Promise<StoredIntent | undefined> {
-  stopped.ids.add(requestId);
+  stopped.mark(requestId);
   const { storage } = clientOptions;
   const listed = storage ? await storage.list() : [];
   const record = known ?? listed.find((intent) => intent.requestId === requestId) ?? stopped.recent.get(requestId);

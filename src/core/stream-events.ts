@@ -19,7 +19,8 @@ export const STOPPED_EVENT = 'answer-once.stopped';
  */
 export function restartGeneration(data: string): number | undefined {
   try {
-    const generation = Number((JSON.parse(data) as { generation?: unknown } | null)?.generation);
+    // Not JSON, or `null`: throws; no number in `generation`: NaN.
+    const generation = Number(JSON.parse(data).generation);
     return Number.isSafeInteger(generation) && generation > 0 ? generation : undefined;
   } catch {
     return undefined;
