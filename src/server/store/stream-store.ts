@@ -131,6 +131,19 @@ export interface LogReadOptions {
 export type StopOutcome = 'stopping' | 'settled' | 'unknown';
 
 /**
+ * Whether `snapshot` holds something new to a reader at `from`: what ends a waiting
+ * {@link StreamStore.read} (every store decides it here). No record; a record that is not
+ * PROCESSING; a PROCESSING record whose lease has expired by `now`, or whose generation is
+ * not `from.generation`; a log of the record's generation longer than `from.offset` (for
+ * `from` null: any log of it).
+ */
+export function isNewToReader({ record, log }: LogSnapshot, from: LogPosition | null, now: number): boolean {
+  if (record?.state !== 'processing' || record.leaseExpiresAt <= now) return true;
+  if (from !== null && record.generation !== from.generation) return true;
+  return log !== null && log.generation === record.generation && (from === null || log.length > from.offset);
+}
+
+/**
  * An {@link IdempotencyStore} that also keeps answer logs. On such a store `acquire`
  * MUST return `generation` with every claim, and every record MUST carry the
  * `generation` that wrote it (store.ts).
