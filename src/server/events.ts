@@ -59,6 +59,12 @@ export type IdempotencyEventBody =
    */
   | { readonly type: 'failed'; readonly key: string; readonly error: unknown }
   /**
+   * The intent's work ran `maxRuns` times (`runs` claims): from now on it is answered
+   * `intent-exhausted` and never runs again (PROTOCOL.md § 5.7). Reported once, when the
+   * record is settled so.
+   */
+  | { readonly type: 'exhausted'; readonly key: string; readonly runs: number }
+  /**
    * A stored answer was replayed instead of running the work; `usage` is what its run
    * reported (when it did, and a listener is set).
    */

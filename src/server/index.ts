@@ -15,6 +15,7 @@ export {
   AttemptFailedError,
   FingerprintMismatchError,
   IdempotencyError,
+  IntentExhaustedError,
   IntentInProgressError,
   InvalidRequestIdError,
   isIdempotencyError,

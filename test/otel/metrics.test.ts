@@ -178,6 +178,22 @@ describe('otelMetrics', () => {
     await store.close?.();
   });
 
+  it('counts an intent that ran out of runs as exhausted, and each of its runs as a model call', async () => {
+    rig = metricsRig();
+    const store = new MemoryStore();
+    const onEvent = otelMetrics({ meter: rig.meter });
+    const failing = async (): Promise<never> => {
+      throw new Error('the provider broke');
+    };
+    for (let delivery = 0; delivery < 4; delivery += 1) {
+      await runOnce(store, 'flaky-1', failing, { onEvent, maxRuns: 2 }).catch(() => undefined);
+    }
+    expect(await rig.total('answer_once.model.calls')).toBe(2);
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'ran' })).toBe(2);
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'exhausted' })).toBe(2);
+    expect(await rig.total('answer_once.model.calls_avoided')).toBe(0);
+  });
+
   it('refuses a meter that is not one, and passes every event on to a chained listener', async () => {
     expect(() => otelMetrics({ meter: {} as never })).toThrow(/`meter` must be an OpenTelemetry Meter/);
     expect(() => otelMetrics({ attributes: 'route' as never })).toThrow(/`attributes`/);

@@ -186,6 +186,34 @@ export function describeStoreContract(
       expect(await store.get(key)).toBeNull();
     });
 
+    it('counts every claim of an intent as a run: the first, each retry after FAILED, each takeover', async () => {
+      const first = held(await store.acquire(key, 'fp', lease));
+      expect(first.runs).toBe(1);
+      expect(await store.renew(key, first.token, lease)).toBe('written');
+      expect(await store.get(key)).toMatchObject({ state: 'processing', runs: 1 });
+      expect(found(await store.acquire(key, 'fp', lease))).toMatchObject({ runs: 1 }); // refused: not a run
+      expect(found(await store.acquire(key, 'other', lease))).toMatchObject({ runs: 1 });
+      expect(await store.fail(key, first.token, 'boom', ttl)).toBe('written');
+      expect(await store.get(key)).toMatchObject({ state: 'failed', runs: 1 });
+
+      const retry = held(await store.acquire(key, 'fp', lease));
+      expect(retry).toMatchObject({ retry: true, runs: 2 });
+      await sleep(lease + slack);
+      const takeover = held(await store.acquire(key, 'fp', lease));
+      expect(takeover).toMatchObject({ takeover: true, runs: 3 });
+      expect(await store.complete(key, takeover.token, 'answer', ttl)).toBe('written');
+      expect(await store.get(key)).toMatchObject({ state: 'completed', runs: 3 });
+      expect(found(await store.acquire(key, 'fp', lease))).toMatchObject({ state: 'completed', runs: 3 });
+    });
+
+    it('counts runs only while the record lives: a FAILED record that expired starts again at 1', async () => {
+      const first = held(await store.acquire(key, 'fp', lease));
+      expect(await store.fail(key, first.token, 'boom', lease)).toBe('written');
+      await sleep(lease + slack);
+      expect(await store.get(key)).toBeNull();
+      expect(held(await store.acquire(key, 'fp', lease))).toMatchObject({ retry: false, runs: 1 });
+    });
+
     it('never issues the same token twice, across retries and keys', async () => {
       const tokens = new Set<string>();
       for (let round = 0; round < 10; round += 1) {

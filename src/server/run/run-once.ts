@@ -1,9 +1,16 @@
 import { functionOption, optionsObject, stringOption, timerOption } from '../../core/options.js';
 import { type Codec, decodeError, encodeError, jsonCodec, unwrapRunResult, wrapRunResult } from './codec.js';
-import { AttemptFailedError, FingerprintMismatchError, IntentInProgressError, LeaseLostError } from '../errors.js';
+import {
+  AttemptFailedError,
+  FingerprintMismatchError,
+  IntentExhaustedError,
+  IntentInProgressError,
+  LeaseLostError,
+} from '../errors.js';
 import { type AnswerOutcome, type IdempotencyEventListener, type Reporter, reporter } from '../events.js';
 import { runHeld } from './held-run.js';
 import { type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
+import { EXHAUSTED_RESULT, isExhausted, settleExhausted } from './run-bound.js';
 import { storeCall } from '../store/store-call.js';
 import type { IdempotencyStore } from '../store/store.js';
 import { type Usage, UsageReport } from '../usage.js';
@@ -105,14 +112,16 @@ export interface RunOnceResult<T> {
 /**
  * Runs `work` at most once per `key` across every worker sharing `store` — the queue
  * consumer's exactly-one-model-call. A stored answer is replayed (`replayed: true`); a
- * live worker is waited for; a dead one is taken over; a failed attempt runs again. While
- * `work` runs its lease is renewed. The work's error is stored as FAILED and rethrown.
+ * live worker is waited for; a dead one is taken over; a failed attempt runs again, up
+ * to `maxRuns` runs in all. While `work` runs its lease is renewed. The work's error is
+ * stored as FAILED (the last allowed run's as exhausted) and rethrown.
  *
  * Throws `FingerprintMismatchError` (other fingerprint), `IntentInProgressError` (waited
  * `waitMs` in vain), `LeaseLostError` (this worker was fenced out; its result was
- * discarded), `StoreUnavailableError` / `StoreFailedError` (the store failed before the
- * work ran), `AttemptFailedError` (the store handed back a FAILED record instead of
- * letting it run again).
+ * discarded), `IntentExhaustedError` (the work already ran `maxRuns` times for this key;
+ * it does not run again), `StoreUnavailableError` / `StoreFailedError` (the store failed
+ * before the work ran), `AttemptFailedError` (the store handed back a FAILED record
+ * instead of letting it run again).
  */
 export async function runOnce<T>(
   store: IdempotencyStore,
@@ -143,6 +152,7 @@ export async function runOnce<T>(
 function outcomeOfError(error: unknown): AnswerOutcome {
   if (error instanceof IntentInProgressError) return 'in_progress';
   if (error instanceof FingerprintMismatchError) return 'conflict';
+  if (error instanceof IntentExhaustedError) return 'exhausted';
   return 'failed';
 }
 
@@ -158,14 +168,19 @@ async function claimAndRun<T>(
     signal?.throwIfAborted();
     const acquired = await storeCall('acquire', key, () => store.acquire(key, fingerprint, leaseMs), context);
     if (acquired.acquired) {
-      const { takeover, retry } = acquired;
+      const { takeover, retry, runs } = acquired;
+      if (runs > options.maxRuns) {
+        await settleExhausted(store, key, acquired, options, context);
+        throw exhaustedError(key);
+      }
       report({ type: 'acquired', key, takeover, retry });
-      return execute(key, acquired.token, { takeover, retry }, work, options);
+      return execute(key, acquired.token, { takeover, retry }, runs, work, options);
     }
     const { record } = acquired;
     if (record.fingerprint !== fingerprint) {
       throw new FingerprintMismatchError(`answer-once: ${key} was used with another fingerprint.`);
     }
+    if (isExhausted(record)) throw exhaustedError(key);
     if (record.state === 'completed') {
       const { encoded, usage } = unwrapRunResult(record.result);
       report({ type: 'replayed', key, ...(usage ? { usage } : {}) });
@@ -182,12 +197,17 @@ async function claimAndRun<T>(
   }
 }
 
+function exhaustedError(key: string): IntentExhaustedError {
+  return new IntentExhaustedError(`answer-once: ${key} already ran as many times as maxRuns allows; it will not run again.`);
+}
+
 type Executed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
 
 async function execute<T>(
   key: string,
   token: string,
   attempt: { readonly takeover: boolean; readonly retry: boolean },
+  runs: number,
   work: (context: RunContext) => Promise<T>,
   options: ResolvedRunOnceOptions<T>,
 ): Promise<RunOnceResult<T>> {
@@ -199,14 +219,20 @@ async function execute<T>(
     async (signal) => {
       try {
         const value = await work({ key, signal, ...attempt, reportUsage: usage.report });
-        const result = wrapRunResult(options.codec.encode(value), usage.value);
+        const encoded = options.codec.encode(value);
+        if (encoded === EXHAUSTED_RESULT) {
+          throw new TypeError(
+            `answer-once: \`codec.encode\` returned "${EXHAUSTED_RESULT}", the result reserved for an exhausted intent.`,
+          );
+        }
+        const result = wrapRunResult(encoded, usage.value);
         return { kind: 'complete', result, value: { ok: true, value } };
       } catch (error) {
         return { kind: 'fail', error: encodeError(error), value: { ok: false, error }, cause: error };
       }
     },
     (reason) => ({ kind: 'fail', error: encodeError(reason), value: { ok: false, error: reason }, cause: reason }),
-    options,
+    { ...options, runs },
   );
   const executed = outcome.value;
   if (write === 'fenced') {

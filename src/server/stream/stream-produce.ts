@@ -5,6 +5,7 @@ import { type BatcherContext, LogBatcher } from './log-batcher.js';
 import { EventFramer } from './event-framer.js';
 import { isEventStream } from '../../core/stream-protocol.js';
 import { isNullBodyStatus } from '../../core/null-body.js';
+import { ReservedEventFilter } from './reserved-events.js';
 import { errorMarker, restartMarker, stopMarker } from '../format/sse-frame.js';
 import { type StoredResponse, storedAnswer } from '../format/stored-response.js';
 
@@ -102,9 +103,12 @@ export async function produce(response: Response, context: ProduceContext): Prom
     batcher?.push(bytes);
   };
   const framer = sse ? new EventFramer(generation, out) : undefined;
-  const feed = (bytes: Uint8Array): void => (framer ? framer.write(bytes) : out(bytes));
+  /** The handler's `answer-once.` event types never reach the framer: only the server writes markers (§ 14.4). */
+  const reserved = sse ? new ReservedEventFilter() : undefined;
+  const feed = (bytes: Uint8Array): void => (framer && reserved ? framer.write(reserved.write(bytes)) : out(bytes));
   /** The work's body ended (or was stopped): what the framer holds out, the stop marker; whether it was stopped. */
   const endBody = (): boolean => {
+    if (framer && reserved) framer.write(reserved.end());
     framer?.end();
     const stopped = context.stopSignal.aborted;
     if (stopped && framer) framer.writeOwn(stopMarker(generation, framer.offset));
