@@ -1,7 +1,7 @@
-import { type AnswerContext, statusAnswer } from './answers.js';
+import { type AnswerContext, replayAnswer, statusAnswer } from './answers.js';
 import type { Reporter } from '../events.js';
 import type { HandlerSetup } from './intent.js';
-import { attachToLog, replayFromPosition } from './log-answer.js';
+import { attachToLog } from './log-answer.js';
 import type { RequestedPosition } from './position.js';
 import { isExhausted } from '../run/run-bound.js';
 import { type StoreCallContext, storeCall } from '../store/store-call.js';
@@ -25,8 +25,7 @@ export function answerRecord(
     // The tokens this replay avoided, for a listener (parsed only when someone listens).
     const usage = setup.options.onEvent ? storedUsage(record.result) : undefined;
     report({ type: 'replayed', key, ...(usage === undefined ? {} : { usage }) });
-    const replay = replayFromPosition(record, position, answer);
-    if (replay) return replay;
+    return replayAnswer(record, answer, position);
   }
   return statusAnswer(record, answer, setup.options, Date.now());
 }
