@@ -17,6 +17,7 @@ import { settleExhausted } from '../run/run-bound.js';
 import { storeCall } from '../store/store-call.js';
 import { captureResponse, type StoredFailure, storedResult } from '../format/stored-response.js';
 import { StreamedRun } from '../stream/stream-run.js';
+import { EarlyAnswer } from '../run/early-answer.js';
 import { UsageReport } from '../usage.js';
 
 /** Statuses that are transient by definition: not an answer, the intent may run again. */
@@ -117,17 +118,10 @@ async function run(
     streamStore && generation !== undefined
       ? new StreamedRun(streamStore, key, token, generation, isRestart(intent.position, generation), { ...options, report })
       : undefined;
-  // Without a log, an answer over `maxResponseBytes` goes to its caller while it still
-  // streams; its outcome is written only once its body ended (PROTOCOL.md § 7.3).
   const usage = new UsageReport();
-  let deliverEarly!: (response: Response) => void;
-  let deliveredEarly = false;
-  const early = new Promise<Response>((resolve) => {
-    deliverEarly = (response) => {
-      deliveredEarly = true;
-      resolve(response);
-    };
-  });
+  // A streamed answer, or without a log one over `maxResponseBytes`, goes to its caller
+  // while it still streams; its outcome is written only once its body ended (§ 7.3, § 14.2).
+  const early = new EarlyAnswer<Response>();
   const running = runHeld<Response>(
     store,
     key,
@@ -180,7 +174,7 @@ async function run(
       const broken = (error: unknown): WorkOutcome<Response> => failOutcome({ status: 502 }, error);
       // A work that answers after losing its lease is not streamed: the successor's answer is (§ 7.2).
       // A body that cannot be read (locked by the app) is a broken answer, as when buffered.
-      if (streamed && !lease.aborted) return streamed.outcome(response, broken, usage).catch(broken);
+      if (streamed && !lease.aborted) return streamed.outcome(response, broken, usage, early).catch(broken);
       try {
         const captured = await captureResponse(
           withoutReservedEvents(response),
@@ -189,7 +183,7 @@ async function run(
         );
         if (!captured.oversize)
           return { kind: 'complete', result: storedResult(captured.stored, usage.value), value: captured.delivered };
-        deliverEarly(withProtocolHeaders(captured.delivered, answer));
+        early.send(captured.delivered);
         const end = await captured.ended;
         // A broken stream produced no answer, whatever its size: FAILED, a resend runs again.
         if (!end.ok) return failOutcome({ status: 502 }, end.error);
@@ -202,17 +196,16 @@ async function run(
     (reason) => failOutcome({ status: 504 }, reason),
     { ...options, fingerprint, runs, report, renewedAt: streamed?.renewedAt },
   );
-  if (streamed) {
-    const settled = running.then(
-      ({ outcome, write }) => streamed.settle(outcome, write === 'fenced'),
-      () => streamed.settle(undefined, false),
-    );
-    const first = await Promise.race([streamed.delivered, running.then(() => undefined)]);
-    if (first) return withProtocolHeaders(first, answer);
-    await settled;
-  }
-  const finished = running.then(async ({ outcome, write }) => {
-    if (deliveredEarly) return outcome.value; // already on its way to the caller
+  const settled = streamed
+    ? running.then(
+        ({ outcome, write }) => streamed.settle(outcome, write === 'fenced'),
+        () => streamed.settle(undefined, false),
+      )
+    : undefined;
+  const first = await Promise.race([early.answered, running.then(() => undefined)]);
+  if (first) return withProtocolHeaders(first, answer);
+  await settled;
+  return running.then(async ({ outcome, write }) => {
     if (write !== 'fenced') {
       // After a long-poll whose holder failed or died, this run answers the held request (§ 6.2).
       return withProtocolHeaders(outcome.value, answer);
@@ -223,7 +216,6 @@ async function run(
     await discardBody(outcome.value);
     return statusAnswer(record, answer, options, Date.now());
   });
-  return Promise.race([early, finished]);
 }
 
 /**
