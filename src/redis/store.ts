@@ -3,6 +3,7 @@ import type { AcquireResult, IdempotencyRecord, WriteResult } from '../server/st
 import {
   isNewToReader,
   LOG_LINGER_MS,
+  stopOffset,
   type LogAppend,
   type LogAppendResult,
   type LogPosition,
@@ -186,8 +187,10 @@ export class RedisStore implements StreamStore {
     }
   }
 
-  async stop(key: string): Promise<StopOutcome> {
-    const answer = text(await this.#run(STOP, key, []));
+  async stop(key: string, at?: LogPosition): Promise<StopOutcome> {
+    const offset = stopOffset(at);
+    const position = offset === undefined || !at ? ['', ''] : [String(at.generation), String(offset)];
+    const answer = text(await this.#run(STOP, key, position));
     if (answer === 'stopping' || answer === 'settled' || answer === 'unknown') return answer;
     throw new RedisStoreReplyError(`answer-once/redis: stop answered "${String(answer)}"`);
   }

@@ -38,7 +38,7 @@ export interface AnswerStream extends AsyncIterable<StreamPart> {
 function partOf(message: EventSourceMessage): StreamPart {
   if (message.event === RESTART_EVENT) {
     const generation = restartGeneration(message.data);
-    if (generation === undefined) throw new TypeError('answer-once: unreadable restart marker');
+    if (generation === undefined) throw new TypeError('answer-once: a restart marker without its generation');
     return { type: 'restart', generation };
   }
   if (message.event === STOPPED_EVENT) return { type: 'stopped' };
