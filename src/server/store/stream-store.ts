@@ -1,8 +1,8 @@
 /**
  * The answer log: what a store adds to {@link IdempotencyStore} so that answers stream
  * through while they are stored (PROTOCOL.md § 14). `MemoryStore` is the reference
- * implementation; `RedisStore` the distributed one. A store without these methods keeps
- * buffered answers (§ 14.11): `isStreamStore` tells them apart.
+ * implementation; `RedisStore` and `PostgresStore` the shared ones. A store without these
+ * methods keeps buffered answers (§ 14.11): `isStreamStore` tells them apart.
  *
  * The model. Every intent's record (store.ts) carries a **generation**: each `acquire`
  * that claims the intent (first run, retry after FAILED, takeover of a dead lease)
@@ -23,8 +23,9 @@
  *
  * Every method is ONE atomic step on the store (one round trip for a networked store,
  * e.g. one Lua script), like the record operations. Readers are woken by the writes
- * themselves (an event, pub/sub, `XREAD BLOCK`) and by a timer at the lease deadline —
- * never by polling.
+ * themselves (an event, pub/sub, `XREAD BLOCK`, `NOTIFY`) and by a timer at the lease
+ * deadline — never by polling, unless the store cannot be notified where it runs and
+ * says so (`PostgresStore` with `notifications: false` looks again at a stated interval).
  *
  * Lifetime: the log lives as long as its record while the record is PROCESSING (it
  * expires with it: a networked store extends the log's expiry wherever it extends the
