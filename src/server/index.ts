@@ -66,6 +66,6 @@ export type {
   LogReadOptions,
   LogSlice,
   LogSnapshot,
-  StopResult,
+  StopOutcome,
   StreamStore,
 } from './store/stream-store.js';

@@ -13,6 +13,7 @@ import {
 import { type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from '../run/lease-options.js';
 import { MemoryStore } from '../memory/memory-store.js';
 import type { IdempotencyStore } from '../store/store.js';
+import { DEFAULT_STATUS_PATH } from '../../core/status-path.js';
 import type { Usage } from '../usage.js';
 
 /** What the app's handler receives besides the request. */
@@ -67,8 +68,10 @@ export interface IdempotencyHandlerOptions extends LeaseOptions {
   store?: IdempotencyStore;
   /**
    * The status route: `GET <statusPath>/<requestId>` answers the intent's state, and
-   * every "still running" answer points there with `Location`. It is read-only: `GET` and
-   * `HEAD` are answered (and `OPTIONS` preflights with `cors`); any other method gets 405.
+   * every "still running" answer points there with `Location`; `DELETE
+   * <statusPath>/<requestId>` stops the running intent (PROTOCOL.md § 14.8). `GET`, `HEAD`
+   * and `DELETE` are answered (and `OPTIONS` preflights with `cors`); any other method
+   * gets 405.
    * @default '/api/status'
    */
   statusPath?: string;
@@ -173,7 +176,7 @@ const NEVER_REPLAYED = new Set(['set-cookie', 'set-cookie2']);
 
 /** The defaults of {@link IdempotencyHandlerOptions} (the lease's are `LEASE_DEFAULTS`). */
 export const HANDLER_DEFAULTS = Object.freeze({
-  statusPath: '/api/status',
+  statusPath: DEFAULT_STATUS_PATH,
   keyPrefix: DEFAULT_KEY_PREFIX,
   inProgressStatus: 202 as 202 | 409,
   retryAfterSeconds: 1,

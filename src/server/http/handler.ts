@@ -13,7 +13,7 @@ import { statusRoute } from './status-route.js';
 import { stopAnswer } from './stop-route.js';
 import { isStreamStore } from '../store/stream-store.js';
 
-/** The methods the status route serves besides DELETE (the stop route): it never runs anything. */
+/** The methods that read an intent on the status route (DELETE stops it): none runs anything. */
 const STATUS_METHODS = new Set(['GET', 'HEAD']);
 
 /**
@@ -24,9 +24,12 @@ const STATUS_METHODS = new Set(['GET', 'HEAD']);
  * mount it on the routes (and methods) you mean to protect. The status route serves
  * `GET`, `HEAD` and `DELETE` (the stop route) only (405 otherwise).
  *
- * The handler's response is read to its end before it is stored, so a streamed AI answer
- * reaches its first caller only once complete — the price of replaying it byte for byte.
- * An error the handler throws is answered as `intent-failed` without its message; it
+ * With a store that keeps answer logs (`MemoryStore`, `RedisStore`; PROTOCOL.md § 14), the
+ * handler's response goes to its first caller as it is produced while it is stored: a
+ * streamed AI answer arrives token by token, and every other attempt attaches to it live or
+ * replays it byte for byte, from where its connection broke. With a store without logs the
+ * response is read to its end, stored, then sent (§ 14.11); one over `maxResponseBytes` is
+ * sent as it streams and not kept for replay (§ 7.3). An error the handler throws is answered as `intent-failed` without its message; it
  * reaches `onEvent` as a `failed` event (log it there).
  *
  * `handle(request, { waitUntil })` (or Workers' `handle(request, ctx)`) hands what the
@@ -40,7 +43,7 @@ export function createIdempotencyHandler(
   const statusPrefix = `${options.statusPath}/`;
   const allow = options.cors ? 'GET, HEAD, DELETE, OPTIONS' : 'GET, HEAD, DELETE';
   // A store that keeps answer logs streams every answer through (PROTOCOL.md § 14).
-  const setup: HandlerSetup = { options, streams: isStreamStore(options.store) ? options.store : undefined };
+  const setup: HandlerSetup = { options, streamStore: isStreamStore(options.store) ? options.store : undefined };
 
   async function handle(request: Request, call?: HandleOptions): Promise<Response> {
     const waitUntil = hostOf(call, options.waitUntil);
@@ -78,7 +81,7 @@ export function createIdempotencyHandler(
         const key = encodeKey(scope, requestId, options.keyPrefix);
         const { report, context } = subjectOf(requestId, scope, options);
         return await stopAnswer(
-          setup.streams,
+          setup.streamStore,
           key,
           request,
           { requestId, waitMs: appliedWaitMs(request, options) },
@@ -96,7 +99,7 @@ export function createIdempotencyHandler(
   function methodNotAllowed(requestId: string): Response {
     return problemResponse('method-not-allowed', {
       status: 405,
-      title: 'answer-once: the status route is read-only; send GET or HEAD (or DELETE to stop).',
+      title: 'answer-once: the status route answers GET and HEAD, and DELETE to stop; no other method.',
       ...(isValidRequestId(requestId) ? { requestId } : {}),
       headers: { Allow: allow },
     });

@@ -18,7 +18,7 @@ import type { StreamStore } from '../store/stream-store.js';
 export interface HandlerSetup {
   readonly options: ResolvedHandlerOptions;
   /** The store, when it keeps answer logs: every answer streams through (PROTOCOL.md § 14). */
-  readonly streams: StreamStore | undefined;
+  readonly streamStore: StreamStore | undefined;
   /** This request's meter, when the app listens for events (request-meter.ts). */
   readonly meter?: RequestMeter | undefined;
   /** Keeps what this request's run does after its answer alive: the runtime's `waitUntil` (background.ts). */
