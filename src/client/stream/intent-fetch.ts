@@ -7,6 +7,7 @@
 import { newRequestId } from '../../core/ids.js';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../../core/headers.js';
 import { isValidRequestId, unquote } from '../../core/request-id.js';
+import { isNullBodyStatus } from '../../core/null-body.js';
 import { invalidOption } from '../../core/options.js';
 import { isEventStream } from '../../core/stream-protocol.js';
 import { AbortError } from '../errors/abort-error.js';
@@ -35,7 +36,8 @@ type Dispatch = (
 ) => Promise<SendResult>;
 
 export interface IntentFetchDeps {
-  readonly client: ResolvedClientOptions;
+  /** The client's options, resolved. */
+  readonly clientOptions: ResolvedClientOptions;
   readonly dispatch: Dispatch;
   /** Drops the settled intent from storage (unless it is a stopped one to keep; `replayed`: how it was answered). */
   readonly forget: (requestId: string, replayed: boolean) => Promise<void>;
@@ -104,14 +106,12 @@ async function fetchCall(input: RequestInfo | URL, init: RequestInit | undefined
   };
 }
 
-const NO_BODY = new Set([204, 205, 304]);
-
 /** An error `send` rejects with that carries the server's final answer: `fetch` resolves with it. */
 function answerOf(error: unknown): Response | undefined {
   if (!(error instanceof ResponseError)) return undefined;
   const { response, data } = error;
   const text = data === undefined ? null : typeof data === 'string' ? data : JSON.stringify(data);
-  return new Response(NO_BODY.has(response.status) ? null : text, {
+  return new Response(isNullBodyStatus(response.status) ? null : text, {
     status: response.status,
     statusText: response.statusText,
     headers: response.headers,
@@ -130,11 +130,11 @@ export function openAnswer(
 ): Promise<OpenedAnswer> {
   const { requestId, signal } = options;
   const emit = (event: SendEvent) => {
-    notify(deps.client.onEvent, event);
+    notify(deps.clientOptions.onEvent, event);
     notify(options.onEvent, event);
   };
   // Shared with the other tabs of the origin (`tabs`): one of them reads, the others follow.
-  const shared = deps.client.tabs?.share(
+  const shared = deps.clientOptions.tabs?.share(
     requestId,
     (resume, onChunk) => openOwn(deps, url, label, options, resume, onChunk),
     {
@@ -157,7 +157,7 @@ const toError = (error: unknown) => (error instanceof Error ? error : new Error(
 
 /** This tab's own read of the answer: from its start, or from `resume`'s position (a takeover). */
 async function openOwn(
-  { client, dispatch, forget }: IntentFetchDeps,
+  { clientOptions, dispatch, forget }: IntentFetchDeps,
   url: string | URL,
   label: string,
   options: SendOptions & { readonly requestId: string },
@@ -165,10 +165,13 @@ async function openOwn(
   onChunk: Parameters<OpenAnswer>[1] | undefined,
 ): Promise<OpenedAnswer> {
   const { requestId, signal } = options;
+  // Over every send of the intent: the first, and each reconnect's.
   let attempts = 0;
+  let polls = 0;
   const own = options.onEvent;
   const onEvent = (event: SendEvent) => {
     if (event.type === 'attempt') attempts += 1;
+    else if (event.type === 'poll') polls += 1;
     own?.(event);
   };
   const withPosition = (extra?: Record<string, string>): SendOptions => {
@@ -187,32 +190,32 @@ async function openOwn(
   /** A reconnect that failed has settled the intent itself (event, storage). */
   let settledBySend = false;
   const emit = (event: SendEvent) => {
-    notify(client.onEvent, event);
+    notify(clientOptions.onEvent, event);
     notify(own, event);
   };
   const settle = (error: unknown) => {
     if (settledBySend) return;
     emit(
       error === undefined
-        ? { type: 'settled', requestId, outcome: 'answered', replayed, attempts, polls: 0 }
+        ? { type: 'settled', requestId, outcome: 'answered', replayed, attempts, polls }
         : {
             type: 'settled',
             requestId,
             outcome: 'failed',
             error: toError(error),
             attempts,
-            polls: 0,
+            polls,
           },
     );
     void forget(requestId, replayed);
   };
-  if (!response.body || NO_BODY.has(response.status) || options.method === 'HEAD') {
+  if (!response.body || isNullBodyStatus(response.status) || options.method === 'HEAD') {
     settle(undefined);
     return { requestId, response, replayed };
   }
   const body = resumableBody(response, {
     requestId,
-    retry: client.retry,
+    retry: clientOptions.retry,
     signal,
     emit,
     attempts: () => attempts,
@@ -241,7 +244,7 @@ async function openOwn(
 
 export function createIntentFetch(deps: IntentFetchDeps) {
   return async function answerOnceFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-    const call = await fetchCall(input, init, deps.client.headerName);
+    const call = await fetchCall(input, init, deps.clientOptions.headerName);
     try {
       const opened = await openAnswer(deps, call.url, call.label, {
         method: call.method,

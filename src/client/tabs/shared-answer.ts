@@ -10,6 +10,7 @@
  *   tab A (leader)  ── lock ── open ─→ head, chunk(from→to), …, end ─→ channel
  *   tab B (follower) ← channel; waits for the lock; takeover: open from `to` of its last chunk
  */
+import { isNullBodyStatus } from '../../core/null-body.js';
 import type { OpenAnswer, OpenedAnswer, SharedAnswerOptions, TabChannel, TabLocks } from '../extensions.js';
 import { positionHeaders, type BodyPosition } from '../stream/position.js';
 
@@ -40,7 +41,6 @@ type Message =
 /** The lock and channel name of one intent. */
 const tabName = (requestId: string): string => `answer-once:intent:${requestId}`;
 
-const NO_BODY = new Set([101, 204, 205, 304]);
 /** How long a leader holds the lock after the end it posted. */
 const LINGER_MS = 250;
 /** How long a follower given the lock waits before it reads the answer itself. */
@@ -107,7 +107,7 @@ export function sharedAnswer(
   });
 
   function show(shown: Head): void {
-    const response = new Response(NO_BODY.has(shown.status) ? null : body, {
+    const response = new Response(isNullBodyStatus(shown.status) ? null : body, {
       status: shown.status,
       statusText: shown.statusText,
       headers: shown.headers,
