@@ -171,6 +171,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
       await forget(requestId, result.replayed);
       return result;
     } catch (error) {
+      if (internal.reconnect) throw error;
       const { attempts = 0, polls = 0 } = error as { attempts?: number; polls?: number };
       emit?.({ type: 'settled', requestId, outcome: 'failed', error: error as Error, attempts, polls });
       await forget(requestId, replayedError(error));
