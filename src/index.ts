@@ -7,6 +7,7 @@ export { AnswerOnceError } from './client/errors/answer-once-error.js';
 export { AbortError } from './client/errors/abort-error.js';
 export { ConnectionError } from './client/errors/connection-error.js';
 export { DeadlineExceededError } from './client/errors/deadline-exceeded-error.js';
+export { IntentExhaustedError } from './client/errors/intent-exhausted-error.js';
 export { IntentFailedError } from './client/errors/intent-failed-error.js';
 export { ProtocolError } from './client/errors/protocol-error.js';
 export { RequestIdReusedError } from './client/errors/request-id-reused-error.js';
@@ -19,6 +20,7 @@ export {
   isAnswerRestartedError,
   isConnectionError,
   isDeadlineExceededError,
+  isIntentExhaustedError,
   isIntentFailedError,
   isProtocolError,
   isRequestIdReusedError,

@@ -18,6 +18,11 @@ export class ChunkBroadcast {
     this.done = this.#pump(source);
   }
 
+  /** What the source failed with, once it did. */
+  get error(): unknown {
+    return this.#error;
+  }
+
   /** The number of readers still listening. */
   get listeners(): number {
     return this.#subscribers.size;

@@ -5,7 +5,9 @@
  * - `send()` while a send is in flight returns that same promise (a double click is one
  *   request);
  * - `send()` after a failure resends the same intent — the same `requestId`, the same
- *   request — which the server runs again because its record is FAILED;
+ *   request — which the server runs again because its record is FAILED; unless the
+ *   failure was final for the intent (`IntentExhaustedError`: the server will not run it
+ *   again), then it is a new intent with a new ID;
  * - `send()` after an answer, or after `reset()`, starts a new intent with a new ID;
  * - `resume()` finishes an intent a previous page left pending in the client's storage;
  * - `stop()` stops the intent in flight on the server (`client.stop`): a streamed answer
@@ -19,6 +21,7 @@ import { newRequestId } from '../core/ids.js';
 import { initialSendState, isInFlight, sendReducer, type SendAction, type SendState } from '../core/send-state.js';
 import { Subscribable } from '../core/subscribable.js';
 import type { AnswerOnceClient } from './client.js';
+import { isIntentExhaustedError } from './errors/guards.js';
 import type { SendEvent, SendEventListener } from './events.js';
 import type { StopResult } from './stop.js';
 import type { StoredIntent } from './storage/types.js';
@@ -118,7 +121,11 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
   send = (options: ControllerSendOptions<TJson> = {}): Promise<SendState<TData, TJson>> => {
     if (this.#inFlight) return this.#inFlight;
     const failed =
-      this.#state.status === 'failed' && this.#state.requestId !== this.#stoppedId ? this.#state.requestId : undefined;
+      this.#state.status === 'failed' &&
+      this.#state.requestId !== this.#stoppedId &&
+      !isIntentExhaustedError(this.#state.error)
+        ? this.#state.requestId
+        : undefined;
     if (failed !== undefined && this.#dispatch !== undefined) {
       return this.#run(failed, this.#dispatch, this.#state.json);
     }

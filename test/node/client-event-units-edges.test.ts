@@ -51,7 +51,7 @@ describe('EventUnits markers', () => {
     ]);
   });
 
-  it('a unit named answer-once.error with an id is no marker: body, handed on and counted (a handler\'s own event)', () => {
+  it("a unit named answer-once.error with an id is no marker: body, handed on and counted (a handler's own event)", () => {
     const unit = 'event: answer-once.error\ndata: {"status":502}\nid: 41.60\n\n';
     expect(read('data: a\n\n', unit)).toEqual([
       ['units', 'data: a\n\n', 14],

@@ -8,6 +8,7 @@ import type { AnswerRestartedError } from './answer-restarted-error.js';
 import { ERROR_BRAND, type AnswerOnceError } from './answer-once-error.js';
 import type { ConnectionError } from './connection-error.js';
 import type { DeadlineExceededError } from './deadline-exceeded-error.js';
+import type { IntentExhaustedError } from './intent-exhausted-error.js';
 import type { IntentFailedError } from './intent-failed-error.js';
 import type { ProtocolError } from './protocol-error.js';
 import type { RequestIdReusedError } from './request-id-reused-error.js';
@@ -30,10 +31,17 @@ export const isAbortError = named<AbortError>('AbortError');
 export const isConnectionError = named<ConnectionError>('ConnectionError');
 /** `totalTimeout` passed. */
 export const isDeadlineExceededError = named<DeadlineExceededError>('DeadlineExceededError');
-/** The server answered an error status; also true for its two subclasses. */
-export const isResponseError = named<ResponseError>('ResponseError', 'IntentFailedError', 'RequestIdReusedError');
+/** The server answered an error status; also true for its subclasses. */
+export const isResponseError = named<ResponseError>(
+  'ResponseError',
+  'IntentFailedError',
+  'IntentExhaustedError',
+  'RequestIdReusedError',
+);
 /** The server ran the intent and its work failed on every resend. */
 export const isIntentFailedError = named<IntentFailedError>('IntentFailedError');
+/** 409 `intent-exhausted`: the server will not run this intent again; a new attempt is a new intent. */
+export const isIntentExhaustedError = named<IntentExhaustedError>('IntentExhaustedError');
 /** 422: the ID was used for another request. */
 export const isRequestIdReusedError = named<RequestIdReusedError>('RequestIdReusedError');
 /** A body `storage` cannot keep; nothing was sent. */

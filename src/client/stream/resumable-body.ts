@@ -210,7 +210,10 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
     // The first reconnect leaves at once (the server has the log); a body that keeps
     // breaking with nothing new backs off.
     if (barren > 1)
-      await sleep(backoffDelay(barren - 1, { base: retry.delay, cap: retry.backoffLimit, random: retry.random }), halt.signal);
+      await sleep(
+        backoffDelay(barren - 1, { base: retry.delay, cap: retry.backoffLimit, random: retry.random }),
+        halt.signal,
+      );
     checkHalted();
     markerError = undefined;
     let next: Response;
