@@ -13,6 +13,7 @@ export { ProtocolError } from './client/errors/protocol-error.js';
 export { RequestIdReusedError } from './client/errors/request-id-reused-error.js';
 export { ResponseError } from './client/errors/response-error.js';
 export { AnswerRestartedError } from './client/errors/answer-restarted-error.js';
+export { StoredIntentError } from './client/errors/stored-intent-error.js';
 export { UnreplayableBodyError } from './client/errors/unreplayable-body-error.js';
 export {
   isAbortError,
@@ -25,6 +26,7 @@ export {
   isProtocolError,
   isRequestIdReusedError,
   isResponseError,
+  isStoredIntentError,
   isUnreplayableBodyError,
 } from './client/errors/guards.js';
 export { memoryStorageAdapter } from './client/storage/memory.js';

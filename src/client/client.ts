@@ -6,6 +6,7 @@ import type { KyInstance } from 'ky';
 import { REPLAYED_HEADER } from '../core/headers.js';
 import { newRequestId } from '../core/ids.js';
 import { AbortError } from './errors/abort-error.js';
+import { StoredIntentError } from './errors/stored-intent-error.js';
 import { UnreplayableBodyError } from './errors/unreplayable-body-error.js';
 import type { SendEvent, SendEventListener } from './events.js';
 import { createJoiner, notify } from './join.js';
@@ -17,6 +18,7 @@ import { unstorableBodyKind } from './storable-body.js';
 import { persister, storedRequest } from './storage/persist.js';
 import { stoppedIntents } from './storage/stopped.js';
 import type { StoredIntent } from './storage/types.js';
+import { storedIntentProblem } from './storage/validate.js';
 import type { AnswerStream } from './stream/answer-stream.js';
 import type { DispatchInternals } from './stream/intent-fetch.js';
 
@@ -115,9 +117,11 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   // `stringifyJson` what serialises a `json` body (once per intent, replayed as is).
   let baseFetch = options.kyOptions.fetch;
   let stringifyJson = options.kyOptions.stringifyJson;
+  let baseUrl = options.kyOptions.baseUrl;
   const instance = options.ky.extend((defaults) => {
     baseFetch ??= defaults.fetch;
     stringifyJson ??= defaults.stringifyJson;
+    baseUrl ??= defaults.baseUrl;
     return options.kyOptions;
   });
   const join = createJoiner<SendResult>((signal, progress) => new AbortError(progress, signal.reason));
@@ -222,10 +226,45 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     return intentFetch(input, init);
   };
 
+  /**
+   * Where stored intents may be sent again: the origin of `baseUrl` and the page's;
+   * `undefined` when the client knows neither (then any http(s) origin).
+   */
+  function sendOrigins(): string[] | undefined {
+    const page = (globalThis as { location?: { origin?: string; href?: string } }).location;
+    const origins = new Set<string>();
+    if (page?.origin && page.origin !== 'null') origins.add(page.origin);
+    if (baseUrl !== undefined) {
+      try {
+        origins.add(new URL(String(baseUrl), page?.href).origin);
+      } catch {
+        // A base ky cannot resolve either: no origin of its own.
+      }
+    }
+    return origins.size > 0 ? [...origins] : undefined;
+  }
+
+  /**
+   * Throws `StoredIntentError` — once: the record is removed and the intent reported
+   * settled — for a record this client may not send again (./storage/validate.ts).
+   */
+  async function checkStored(stored: StoredIntent, listener: SendEventListener | undefined): Promise<void> {
+    const reason = storedIntentProblem(stored, sendOrigins());
+    if (reason === undefined) return;
+    const requestId = typeof stored?.requestId === 'string' ? stored.requestId : '';
+    const error = new StoredIntentError(requestId, reason);
+    if (storage) await Promise.resolve(storage.remove(requestId)).catch(() => undefined);
+    const event: SendEvent = { type: 'settled', requestId, outcome: 'failed', error, attempts: 0, polls: 0 };
+    notify(options.onEvent, event);
+    notify(listener, event);
+    throw error;
+  }
+
   async function stream(input: string | URL | StoredIntent, streamOptions: StreamOptions = {}): Promise<AnswerStream> {
     const { openAnswer, answerStream } = await load();
     const { signal, onEvent } = streamOptions;
     if (typeof input === 'object' && !(input instanceof URL)) {
+      await checkStored(input, onEvent);
       // A stored intent goes again exactly as it first left (see `resend`).
       if (input.stopped) stopped.ids.add(input.requestId);
       const opened = await openAnswer(deps, new URL(input.url), input.input, {
@@ -240,9 +279,10 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     return answerStream(await openAnswer(deps, input, String(input), { ...streamOptions, requestId }));
   }
 
-  /** The one way a stored intent is sent again: to its stored URL, byte for byte. */
-  function resend<TData>(stored: StoredIntent, resendOptions: ResumeOptions = {}): Promise<SendResult<TData>> {
+  /** The one way a stored intent is sent again: to its stored URL, byte for byte, once checked. */
+  async function resend<TData>(stored: StoredIntent, resendOptions: ResumeOptions = {}): Promise<SendResult<TData>> {
     const { signal, onEvent } = resendOptions;
+    await checkStored(stored, onEvent);
     if (stored.stopped) stopped.ids.add(stored.requestId);
     return dispatch<TData>(new URL(stored.url), stored.input, {
       ...storedRequest(stored),
@@ -267,7 +307,10 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   }
 
   async function pending(input: string, match?: (intent: StoredIntent) => boolean): Promise<StoredIntent | undefined> {
-    return (storage ? await storage.list() : []).find((intent) => intent.input === input && (match?.(intent) ?? true));
+    return (storage ? await storage.list() : []).find(
+      (intent) =>
+        storedIntentProblem(intent, undefined) === undefined && intent.input === input && (match?.(intent) ?? true),
+    );
   }
 
   let stopper: AnswerOnceClient['stop'] | undefined;

@@ -14,7 +14,9 @@ import {
   webStorageAdapter,
   type StoredIntent,
 } from 'answer-once';
-import { isStoredIntent } from '../../src/client/storage/types.js';
+import { storedIntentProblem } from '../../src/client/storage/validate.js';
+
+const isStoredIntent = (value: unknown) => storedIntentProblem(value, undefined) === undefined;
 import { memoryArea } from '../support/memory-area.js';
 
 afterEach(() => vi.unstubAllGlobals());

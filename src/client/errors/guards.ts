@@ -13,6 +13,7 @@ import type { IntentFailedError } from './intent-failed-error.js';
 import type { ProtocolError } from './protocol-error.js';
 import type { RequestIdReusedError } from './request-id-reused-error.js';
 import type { ResponseError } from './response-error.js';
+import type { StoredIntentError } from './stored-intent-error.js';
 import type { UnreplayableBodyError } from './unreplayable-body-error.js';
 
 /** True for every error `send()` and `resume()` reject with (not your own hooks' errors). */
@@ -50,3 +51,5 @@ export const isUnreplayableBodyError = named<UnreplayableBodyError>('Unreplayabl
 export const isProtocolError = named<ProtocolError>('ProtocolError');
 /** A `client.fetch` body that is not an event stream started again on the server. */
 export const isAnswerRestartedError = named<AnswerRestartedError>('AnswerRestartedError');
+/** A stored intent the client refused to send again (and removed from storage). */
+export const isStoredIntentError = named<StoredIntentError>('StoredIntentError');
