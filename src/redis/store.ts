@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AcquireResult, IdempotencyRecord, WriteResult } from '../server/store.js';
+import type { AcquireResult, IdempotencyRecord, WriteResult } from '../server/store/store.js';
 import {
   LOG_LINGER_MS,
   type LogAppend,
@@ -9,7 +9,7 @@ import {
   type LogSnapshot,
   type StopResult,
   type StreamStore,
-} from '../server/stream-store.js';
+} from '../server/store/stream-store.js';
 import type { RedisScriptRunner } from './client.js';
 import { SettleChannels } from './channels.js';
 import { Doorbell } from './doorbell.js';
@@ -85,7 +85,7 @@ export class RedisStore implements StreamStore {
     const args = [checkText('fingerprint', fingerprint), checkMs('leaseMs', leaseMs, 1), grace, token];
     const reply = await this.#run(ACQUIRE, key, args);
     const receivedAt = Date.now();
-    const [acquired, now, , lease, takeover, retry, generation] = array(reply, 6);
+    const [acquired, now, , lease, takeover, retry, generation, runs] = array(reply, 8);
     if (integer(acquired) !== 1) {
       const record = decodeRecord(reply, receivedAt);
       if (!record) throw new RedisStoreReplyError('answer-once/redis: acquire refused without a record');
@@ -97,6 +97,7 @@ export class RedisStore implements StreamStore {
       leaseExpiresAt: toLocalDeadline(integer(lease), integer(now), receivedAt),
       takeover: integer(takeover) === 1,
       retry: integer(retry) === 1,
+      runs: integer(runs),
       generation: integer(generation),
     };
   }

@@ -11,7 +11,7 @@
  * - anything else — above all an event with `id: G.N`, N > 0 — is body.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { ERROR_EVENT, formatPosition, RESTART_EVENT } from '../../core/stream-events.js';
+import { ERROR_EVENT, formatPosition, RESTART_EVENT, restartMarkerText } from '../../core/stream-events.js';
 import { parseCount } from '../../core/stream-protocol.js';
 
 const LF = 0x0a;
@@ -91,7 +91,5 @@ export function positionOf(unit: Uint8Array): UnitPosition | undefined {
 
 /** The restart marker's bytes, as the server writes it (§ 14.5): handed on when a resumed body restarted without one. */
 export function restartMarker(generation: number): Uint8Array {
-  return new TextEncoder().encode(
-    `event: ${RESTART_EVENT}\ndata: {"generation":${generation}}\nid: ${formatPosition(generation, 0)}\n\n`,
-  );
+  return new TextEncoder().encode(restartMarkerText(generation));
 }

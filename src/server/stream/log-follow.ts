@@ -1,0 +1,117 @@
+import { isEventStream } from '../../core/stream-protocol.js';
+import { isExhausted } from '../run/run-bound.js';
+import { errorMarker, restartMarker } from '../format/sse-frame.js';
+import { parseStoredFailure, parseStoredResponse, storedBody } from '../format/stored-response.js';
+import type { LogPosition, LogSnapshot, StreamStore } from '../store/stream-store.js';
+
+/** How long one read of a follower waits before it looks again (the lease bounds the loop). */
+const FOLLOW_WAIT_MS = 30_000;
+const EMPTY = new Uint8Array(0);
+
+/**
+ * A reader's body (PROTOCOL.md § 14.6, § 14.7): the bytes of generation `from` from its
+ * offset, then each batch as the store appends it — woken by the append, never polling —
+ * until the generation ends: the rest from the record, a restart marker and the next
+ * generation (event streams), or the error marker (event streams) / an aborted body. A
+ * position past the end the generation came to gets the restart and the whole answer
+ * (event streams) or an aborted body, never an empty complete one.
+ * Cancelling it (the client left) only stops this reader.
+ */
+export function followLog(
+  store: StreamStore,
+  key: string,
+  from: LogPosition,
+  sse: boolean,
+  first: Uint8Array,
+  marker?: Uint8Array,
+): ReadableStream<Uint8Array> {
+  let { generation, offset } = from;
+  let pendingFirst: Uint8Array | undefined = first.byteLength > 0 ? first : undefined;
+  let pendingMarker = marker;
+  const cancelled = new AbortController();
+
+  const end = (controller: ReadableStreamDefaultController<Uint8Array>, status: number, code?: string): void => {
+    if (sse) {
+      controller.enqueue(errorMarker(status, code));
+      controller.close();
+    } else {
+      controller.error(new Error('answer-once: this answer broke off; resend to get it.'));
+    }
+  };
+
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (pendingMarker) {
+        controller.enqueue(pendingMarker); // not part of the answer: takes no offset
+        pendingMarker = undefined;
+        return;
+      }
+      if (pendingFirst) {
+        controller.enqueue(pendingFirst);
+        offset += pendingFirst.byteLength;
+        pendingFirst = undefined;
+        return;
+      }
+      // Bounded: each turn waits for a write or FOLLOW_WAIT_MS; a live lease keeps it going.
+      for (;;) {
+        let snapshot: LogSnapshot;
+        try {
+          snapshot = await store.read(key, { generation, offset }, { waitMs: FOLLOW_WAIT_MS, signal: cancelled.signal });
+        } catch {
+          return end(controller, 503); // the store failed: resend (the answer is not lost)
+        }
+        if (cancelled.signal.aborted) return;
+        const { record, log } = snapshot;
+        if (!record) return end(controller, 503);
+        // Nothing more will run: a resend gets the final 409 (§ 5.7).
+        if (isExhausted(record)) return end(controller, 409, 'intent-exhausted');
+        if (record.generation !== generation) {
+          if (!sse || record.generation === undefined) return end(controller, 503);
+          generation = record.generation;
+          offset = 0;
+          controller.enqueue(restartMarker(generation));
+          return;
+        }
+        if (record.state === 'failed') return end(controller, Math.max(502, parseStoredFailure(record.error).status));
+        if (record.state === 'completed') {
+          const stored = parseStoredResponse(record.result);
+          const whole = stored.replayable ? (storedBody(stored) ?? EMPTY) : undefined;
+          const length = whole?.byteLength ?? (log?.generation === generation ? log.length : 0);
+          if (offset > length) {
+            // The reader named a position past the end the generation came to (§ 14.5): for
+            // an event stream the restart and the whole answer, for other bodies an abort.
+            if (!sse || !whole) return end(controller, 410, 'response-not-replayable');
+            controller.enqueue(restartMarker(generation));
+            if (whole.byteLength > 0) controller.enqueue(whole);
+            return controller.close();
+          }
+          const rest = whole
+            ? whole.subarray(offset)
+            : log?.generation === generation && log.offset <= offset
+              ? log.data
+              : undefined;
+          if (rest === undefined) return end(controller, 410, 'response-not-replayable');
+          if (rest.byteLength > 0) controller.enqueue(rest);
+          return controller.close();
+        }
+        if (log?.generation === generation) {
+          if (log.offset > offset) return end(controller, 410, 'response-not-replayable');
+          if (log.data.byteLength > 0) {
+            controller.enqueue(log.data);
+            offset = log.length;
+            return;
+          }
+        }
+        if (record.leaseExpiresAt <= Date.now()) return end(controller, 503);
+      }
+    },
+    cancel() {
+      cancelled.abort();
+    },
+  });
+}
+
+/** Whether a logged head or stored headers say the body is an event stream. */
+export function headIsEventStream(headers: readonly (readonly [string, string])[]): boolean {
+  return isEventStream(headers.find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? null);
+}
