@@ -17,7 +17,8 @@
  * Markers, one rule each: the restart marker is handed on only when it voids bytes the
  * reader already has (so an SSE UI can drop its partial text; `restart` event either
  * way); the error marker is never handed on — it is a reconnect, and past the retry
- * limit the body errors with `IntentFailedError`; the stop marker is part of the answer
+ * limit the body errors with `IntentFailedError` (at once `IntentExhaustedError` for an
+ * `intent-exhausted` marker: final); the stop marker is part of the answer
  * and the body ends cleanly after it. A non-event body that restarts after bytes were
  * handed on errors with `AnswerRestartedError`.
  *
@@ -32,21 +33,20 @@
  *   included: the body errors with `DeadlineExceededError`.
  */
 import { backoffDelay } from '../../core/backoff.js';
-import { GENERATION_HEADER, LAST_EVENT_ID_HEADER, RANGE_HEADER, RESTARTED_HEADER } from '../../core/headers.js';
+import { GENERATION_HEADER, LAST_EVENT_ID_HEADER, RANGE_HEADER } from '../../core/headers.js';
 import { formatPosition } from '../../core/stream-events.js';
-import { isEventStream, parseContentRange, parseGeneration } from '../../core/stream-protocol.js';
+import { parseContentRange, parseGeneration } from '../../core/stream-protocol.js';
 import { AbortError } from '../errors/abort-error.js';
 import { AnswerRestartedError } from '../errors/answer-restarted-error.js';
 import { ConnectionError } from '../errors/connection-error.js';
 import { DeadlineExceededError } from '../errors/deadline-exceeded-error.js';
-import { IntentFailedError } from '../errors/intent-failed-error.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import type { ResolvedRetryPolicy } from '../options.js';
 import type { SendEvent } from '../events.js';
+import { bodyModeOf, joinBytes, sleep } from './byte-resume.js';
 import { concat, EventUnits } from './event-units.js';
+import { isFinalMarker, markerFailure, type MarkerData } from './marker-error.js';
 import { hasField, type UnitPosition } from './unit-fields.js';
-
-type BodyMode = 'events' | 'range' | 'replay';
 
 export interface ResumableBodyOptions {
   readonly requestId: string;
@@ -71,26 +71,6 @@ export interface ResumableBodyOptions {
   readonly attempts: () => number;
 }
 
-function bodyModeOf(response: Response): BodyMode {
-  if (parseGeneration(response.headers.get(GENERATION_HEADER)) === undefined) return 'replay';
-  return isEventStream(response.headers.get('content-type')) ? 'events' : 'range';
-}
-
-const sleep = (ms: number, signal: AbortSignal | undefined) =>
-  new Promise<void>((resolve) => {
-    if (ms <= 0) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-
-/** Header values come trimmed (Fetch normalizes them). */
-const isTrue = (value: string | null) => value?.toLowerCase() === 'true';
-
 /** The body of `first`, resumable; `first`'s body must not have been read. */
 export function resumableBody(first: Response, options: ResumableBodyOptions): ReadableStream<Uint8Array> {
   const { requestId, retry, signal, emit, idleTimeout = false } = options;
@@ -113,7 +93,7 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
   let pending: Uint8Array[] = [];
   /** `pending` holds new answer bytes (an event, or any bytes of a body that is not an event stream). */
   let news = false;
-  let markerError: { code: string | undefined; status: number | undefined } | undefined;
+  let markerError: MarkerData | undefined;
   let settled = false;
   /** Set when `idleTimeout` passed: the error the body ends with. */
   let idled: DeadlineExceededError | undefined;
@@ -133,14 +113,6 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
     if (idled) throw idled;
     if (signal?.aborted) throw new AbortError(context(), signal.reason);
     if (halt.signal.aborted) throw halt.signal.reason;
-  }
-
-  /** The server's error marker, past the retry limit, as the error the body ends with. */
-  function markerFailure(): IntentFailedError {
-    const status = markerError!.status ?? 502;
-    const data = { code: markerError!.code ?? 'intent-failed', status };
-    const answer = new Response(JSON.stringify(data), { status, headers: { 'content-type': 'application/json' } });
-    return new IntentFailedError({ response: answer, data, problem: { ...data, title: data.code } as never }, context());
   }
 
   /** The answer started again as `next`: one more run of the work, unless it is the one an error-marker resend asked for. */
@@ -198,9 +170,9 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
     // An error-marker resend may run the work again (its record is `failed`): counted
     // whatever was handed on since the last one.
     counted = reason === 'error-marker';
-    if (counted && ++reruns > retry.limit) throw markerFailure();
+    if (counted && ++reruns > retry.limit) throw markerFailure(markerError!, context());
     if (barren > retry.limit) {
-      if (reason === 'error-marker') throw markerFailure();
+      if (reason === 'error-marker') throw markerFailure(markerError!, context());
       throw new ConnectionError(context(), cause, 'cut');
     }
     reconnects += 1;
@@ -229,8 +201,6 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
   /** Makes `next` the body being read; none when it says the reader has it all. */
   function adopt(next: Response): void {
     response = next;
-    const restartedHeader = isTrue(next.headers.get(RESTARTED_HEADER));
-    const nextGeneration = parseGeneration(next.headers.get(GENERATION_HEADER));
     // § 14.5: 204 to a Last-Event-ID at the end of an ended generation; 416 to a Range at
     // or past the end (the answer is whole when its length is what we have).
     if (next.status === 204) return;
@@ -243,33 +213,16 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
     if (mode === 'events') {
       // The body's restart marker (or its first position) moves the position; the header only confirms it.
       startUnits(offset, true);
-    } else if (mode === 'range') {
-      const same = !restartedHeader && nextGeneration === generation;
-      const range = next.status === 206 ? parseContentRange(next.headers.get('content-range')) : undefined;
-      if (!same) restarted(nextGeneration);
-      if (same && range && 'start' in range && range.start === offset) {
-        // 206 from where we are: the body continues.
-      } else if (same && next.status !== 206) {
-        // The whole body of the same generation (the Range was ignored): skip what we have.
-        skip = offset;
-        offset = 0;
-      } else if (offset === 0 && next.status !== 206) {
-        // Restarted before any byte reached the reader: nothing to take back.
-        generation = nextGeneration;
-      } else {
-        void next.body?.cancel().catch(() => undefined);
-        throw new AnswerRestartedError(nextGeneration, context());
-      }
     } else {
-      const replayed = next.headers.get('x-idempotent-replayed') !== null;
-      if (offset > 0 && !replayed) {
+      const join = joinBytes(mode, { generation, offset }, next);
+      if (join.rerun) restarted(join.generation);
+      if (!join.joins) {
         void next.body?.cancel().catch(() => undefined);
-        throw new AnswerRestartedError(nextGeneration, context());
+        throw new AnswerRestartedError(join.generation, context());
       }
-      // Not a replay: the work ran again for it.
-      if (!replayed) restarted(undefined);
-      skip = offset;
-      offset = 0;
+      generation = join.generation;
+      skip = join.skip;
+      if (skip > 0) offset = 0;
     }
     reader = next.body?.getReader();
   }
@@ -309,6 +262,7 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
         units?.end();
         flush(controller);
         reader = undefined;
+        if (markerError && isFinalMarker(markerError)) throw markerFailure(markerError, context());
         if (markerError) await reconnect('error-marker', undefined);
         continue;
       }

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import {
   isAnswerRestartedError,
   isDeadlineExceededError,
+  isIntentExhaustedError,
   isIntentFailedError,
   type DeadlineExceededError,
 } from 'answer-once';
@@ -81,6 +82,18 @@ describe('client.fetch: a resend that may run the work again is not progress', (
     // The first answer, then one reconnect per restart: the fourth restart is past the limit.
     expect(server.seen).toHaveLength(5);
     expect(events.filter((event) => event.type === 'restart')).toHaveLength(3);
+  });
+
+  it('ends a body at once on the intent-exhausted error marker with IntentExhaustedError: no resend', async () => {
+    const { server, client } = scriptedClient(
+      (_request, n) => sseAnswer(5000 + n, [...positionedEvents(5000 + n, ['one']), errorMarker(409, 'intent-exhausted')]),
+      { retry: { limit: 3, delay: 0 } },
+    );
+    const response = await client.fetch(`${BASE}chat`, { method: 'POST', body: 'q' });
+    const error = await failure(response.text());
+    expect(isIntentExhaustedError(error)).toBe(true);
+    expect(error).toMatchObject({ status: 409, retryable: false });
+    expect(server.seen).toHaveLength(1);
   });
 
   it('still follows one restart and one error-marker resend within the limit to the whole answer', async () => {
