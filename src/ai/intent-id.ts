@@ -12,7 +12,7 @@ import { isValidRequestId } from '../core/request-id.js';
 const MESSAGE_ID_CHARS = 100;
 
 /** A 53-bit digest of `text` (cyrb53: two 32-bit multiply-xor lanes), in base 36. */
-export function digest(text: string): string {
+function digest(text: string): string {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
   for (let i = 0; i < text.length; i += 1) {
