@@ -15,11 +15,9 @@ import {
 } from 'answer-once';
 import { useSend } from 'answer-once/react';
 import { scriptedClient } from '../support/scripted-fetch.js';
-import { errorMarker, positionedEvents, restartMarker } from '../support/sse-response.js';
+import { errorMarker, generationAnswer, positionedEvents, restartMarker } from '../support/sse-response.js';
 
 afterEach(() => cleanup());
-
-const encoder = new TextEncoder();
 
 function Chat({ client, resume = false }: { client: AnswerOnceClient; resume?: boolean }) {
   const chat = useSend<string>(client, 'chat', { stream: true, resume });
@@ -43,17 +41,7 @@ describe('useSend({ stream: true }) and the client’s bounds', () => {
         const generation = 7000 + n;
         const tokens = positionedEvents(generation, [`a${n}`]);
         const restart = request.headers.has('last-event-id') ? [restartMarker(generation)] : [];
-        const parts = n >= 40 ? tokens : [...restart, ...tokens, errorMarker()];
-        return new Response(
-          new ReadableStream({
-            pull(controller) {
-              const part = parts.shift();
-              if (part === undefined) controller.close();
-              else controller.enqueue(encoder.encode(part));
-            },
-          }),
-          { headers: { 'content-type': 'text/event-stream', 'x-idempotent-generation': String(generation) } },
-        );
+        return generationAnswer(generation, n >= 40 ? tokens : [...restart, ...tokens, errorMarker()]);
       },
       { retry: { limit: 2, delay: 0 } },
     );

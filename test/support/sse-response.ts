@@ -41,3 +41,20 @@ export const restartMarker = (generation: number) =>
 /** The error marker (§ 14.7). */
 export const errorMarker = (status = 502, code = 'intent-failed') =>
   `event: answer-once.error\ndata: {"code":"${code}","status":${status}}\n\n`;
+
+/** An answer-once event stream of `generation` (its headers): `parts` one per read, then a cut (socket reset) or a clean end. */
+export function generationAnswer(generation: number, parts: readonly string[], end: 'cut' | 'close' = 'close'): Response {
+  const encoder = new TextEncoder();
+  const queue = [...parts];
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const part = queue.shift();
+      if (part !== undefined) controller.enqueue(encoder.encode(part));
+      else if (end === 'cut') controller.error(new TypeError('terminated'));
+      else controller.close();
+    },
+  });
+  return new Response(body, {
+    headers: { 'content-type': 'text/event-stream', 'x-idempotent-generation': String(generation) },
+  });
+}

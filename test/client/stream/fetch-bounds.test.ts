@@ -13,27 +13,11 @@ import {
   type DeadlineExceededError,
 } from 'answer-once';
 import { BASE, scriptedClient } from '../../support/scripted-fetch.js';
-import { errorMarker, positionedEvents, restartMarker } from '../../support/sse-response.js';
+import { errorMarker, generationAnswer, positionedEvents, restartMarker } from '../../support/sse-response.js';
 
 const encoder = new TextEncoder();
 /** Requests a spec answers before its server gives in and answers whole: today's unbounded loops end there. */
 const GIVE_IN = 40;
-
-/** An answer-once event stream of `generation`: `parts`, then a cut (socket reset) or a clean end. */
-function sseAnswer(generation: number, parts: readonly string[], end: 'cut' | 'close' = 'close'): Response {
-  const queue = [...parts];
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      const part = queue.shift();
-      if (part !== undefined) controller.enqueue(encoder.encode(part));
-      else if (end === 'cut') controller.error(new TypeError('terminated'));
-      else controller.close();
-    },
-  });
-  return new Response(body, {
-    headers: { 'content-type': 'text/event-stream', 'x-idempotent-generation': String(generation) },
-  });
-}
 
 const failure = (body: Promise<unknown>) =>
   body.then(
@@ -49,9 +33,9 @@ describe('client.fetch: a resend that may run the work again is not progress', (
       (request, n) => {
         const generation = 1000 + n;
         const tokens = positionedEvents(generation, [`a${n}`, `b${n}`]);
-        if (n >= GIVE_IN) return sseAnswer(generation, tokens);
+        if (n >= GIVE_IN) return generationAnswer(generation, tokens);
         const restart = request.headers.has('last-event-id') ? [restartMarker(generation)] : [];
-        return sseAnswer(generation, [...restart, ...tokens, errorMarker()]);
+        return generationAnswer(generation, [...restart, ...tokens, errorMarker()]);
       },
       { retry: { limit: 3, delay: 0 }, totalTimeout: 3000 },
     );
@@ -69,9 +53,9 @@ describe('client.fetch: a resend that may run the work again is not progress', (
       (request, n) => {
         const generation = 2000 + n;
         const tokens = positionedEvents(generation, [`t${n}`]);
-        if (n >= GIVE_IN) return sseAnswer(generation, tokens);
+        if (n >= GIVE_IN) return generationAnswer(generation, tokens);
         const restart = request.headers.has('last-event-id') ? [restartMarker(generation)] : [];
-        return sseAnswer(generation, [...restart, ...tokens], 'cut');
+        return generationAnswer(generation, [...restart, ...tokens], 'cut');
       },
       { retry: { limit: 3, delay: 0 } },
     );
@@ -86,7 +70,8 @@ describe('client.fetch: a resend that may run the work again is not progress', (
 
   it('ends a body at once on the intent-exhausted error marker with IntentExhaustedError: no resend', async () => {
     const { server, client } = scriptedClient(
-      (_request, n) => sseAnswer(5000 + n, [...positionedEvents(5000 + n, ['one']), errorMarker(409, 'intent-exhausted')]),
+      (_request, n) =>
+        generationAnswer(5000 + n, [...positionedEvents(5000 + n, ['one']), errorMarker(409, 'intent-exhausted')]),
       { retry: { limit: 3, delay: 0 } },
     );
     const response = await client.fetch(`${BASE}chat`, { method: 'POST', body: 'q' });
@@ -102,7 +87,7 @@ describe('client.fetch: a resend that may run the work again is not progress', (
         const generation = 3000 + n;
         const tokens = positionedEvents(generation, [`x${n}`]);
         const restart = request.headers.has('last-event-id') ? [restartMarker(generation)] : [];
-        return sseAnswer(generation, [...restart, ...tokens, ...(n === 1 ? [errorMarker()] : [])]);
+        return generationAnswer(generation, [...restart, ...tokens, ...(n === 1 ? [errorMarker()] : [])]);
       },
       { retry: { limit: 1, delay: 0 } },
     );

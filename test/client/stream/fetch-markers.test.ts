@@ -7,27 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import { isProtocolError } from 'answer-once';
 import { BASE, scriptedClient } from '../../support/scripted-fetch.js';
-import { positionedEvents, restartMarker } from '../../support/sse-response.js';
-
-const encoder = new TextEncoder();
+import { generationAnswer, positionedEvents, restartMarker } from '../../support/sse-response.js';
 
 /** What a resend gets in these specs: none is expected. */
 const gone = () => new Response('no resend expected', { status: 410 });
-
-function sseAnswer(generation: number, parts: readonly string[], end: 'cut' | 'close' = 'close'): Response {
-  const queue = [...parts];
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      const part = queue.shift();
-      if (part !== undefined) controller.enqueue(encoder.encode(part));
-      else if (end === 'cut') controller.error(new TypeError('terminated'));
-      else controller.close();
-    },
-  });
-  return new Response(body, {
-    headers: { 'content-type': 'text/event-stream', 'x-idempotent-generation': String(generation) },
-  });
-}
 
 describe('client.fetch: only protocol units are markers', () => {
   it('hands on a body event named answer-once.error that carries a position id as body, with no reconnect', async () => {
@@ -36,7 +19,7 @@ describe('client.fetch: only protocol units are markers', () => {
       { event: 'answer-once.error', data: '{"code":"intent-failed","status":502}' },
       'two',
     ]);
-    const { server, client, events } = scriptedClient((_request, n) => (n === 1 ? sseAnswer(41, units) : gone()));
+    const { server, client, events } = scriptedClient((_request, n) => (n === 1 ? generationAnswer(41, units) : gone()));
     const response = await client.fetch(`${BASE}chat`, { method: 'POST', body: 'q' });
     expect(await response.text()).toBe(units.join(''));
     expect(server.seen).toHaveLength(1);
@@ -45,7 +28,7 @@ describe('client.fetch: only protocol units are markers', () => {
 
   it('hands on a body event named answer-once.restart whose id is a position past 0 as body: no restart', async () => {
     const units = positionedEvents(41, ['one', { event: 'answer-once.restart', data: '{"generation":41}' }, 'two']);
-    const { server, client, events } = scriptedClient((_request, n) => (n === 1 ? sseAnswer(41, units) : gone()));
+    const { server, client, events } = scriptedClient((_request, n) => (n === 1 ? generationAnswer(41, units) : gone()));
     const response = await client.fetch(`${BASE}chat`, { method: 'POST', body: 'q' });
     expect(await response.text()).toBe(units.join(''));
     expect(server.seen).toHaveLength(1);
@@ -58,7 +41,7 @@ describe('client.fetch: a resumed event stream starts where it was asked to', ()
 
   it('skips what it has when a resume is answered from offset 0 of the same generation (Last-Event-ID dropped)', async () => {
     const { server, client } = scriptedClient((_request, n) =>
-      n === 1 ? sseAnswer(41, [units[0]!, units[1]!.slice(0, 5)], 'cut') : sseAnswer(41, units),
+      n === 1 ? generationAnswer(41, [units[0]!, units[1]!.slice(0, 5)], 'cut') : generationAnswer(41, units),
     );
     const response = await client.fetch(`${BASE}chat`, { method: 'POST', body: 'q' });
     expect(await response.text()).toBe(units.join(''));
@@ -68,7 +51,7 @@ describe('client.fetch: a resumed event stream starts where it was asked to', ()
   it('skips what it has in any chunking: the resumed body one byte at a time', async () => {
     const bytes = units.join('');
     const { client } = scriptedClient((_request, n) =>
-      n === 1 ? sseAnswer(41, [units[0]!], 'cut') : sseAnswer(41, [...bytes]),
+      n === 1 ? generationAnswer(41, [units[0]!], 'cut') : generationAnswer(41, [...bytes]),
     );
     const response = await client.fetch(`${BASE}chat`, { method: 'POST', body: 'q' });
     expect(await response.text()).toBe(bytes);
@@ -77,7 +60,7 @@ describe('client.fetch: a resumed event stream starts where it was asked to', ()
   it('takes a resume answered by a newer generation from its start, without a marker, as a restart: the marker first', async () => {
     const fresh = positionedEvents(42, ['uno', 'dos']);
     const { client, events } = scriptedClient((_request, n) =>
-      n === 1 ? sseAnswer(41, [units[0]!], 'cut') : sseAnswer(42, fresh),
+      n === 1 ? generationAnswer(41, [units[0]!], 'cut') : generationAnswer(42, fresh),
     );
     const response = await client.fetch(`${BASE}chat`, { method: 'POST', body: 'q' });
     expect(await response.text()).toBe(units[0]! + restartMarker(42) + fresh.join(''));
@@ -86,7 +69,7 @@ describe('client.fetch: a resumed event stream starts where it was asked to', ()
 
   it('errors with ProtocolError on a resume that starts past the position asked (bytes missing)', async () => {
     const { client } = scriptedClient((_request, n) =>
-      n === 1 ? sseAnswer(41, [units[0]!], 'cut') : sseAnswer(41, [units[2]!]),
+      n === 1 ? generationAnswer(41, [units[0]!], 'cut') : generationAnswer(41, [units[2]!]),
     );
     const response = await client.fetch(`${BASE}chat`, { method: 'POST', body: 'q' });
     const error = await response.text().then(
