@@ -42,6 +42,12 @@ export interface ProcessingRecord {
   readonly generation?: number;
   /** A stop was asked for this generation (stream-store.ts `stop`). Absent: not asked. */
   readonly stopRequested?: boolean;
+  /**
+   * Where the stop asked this generation's answer to end: the offset of the stopping
+   * reader's last event (stream-store.ts `stop`). Absent: the stop named no position of
+   * this generation (or none was asked).
+   */
+  readonly stopAt?: number;
 }
 
 /** The record of an intent whose work finished; `result` is replayed on every later call. */

@@ -157,12 +157,18 @@ export interface StreamStore extends IdempotencyStore {
   read(key: string, from: LogPosition | null, options?: LogReadOptions): Promise<LogSnapshot>;
 
   /**
-   * Asks the holder of `key` to stop (§ 14.7). A PROCESSING record gets
+   * Asks the holder of `key` to stop (§ 14.8). A PROCESSING record gets
    * `stopRequested: true` (kept until it settles; a takeover's new record starts
    * without it) and every `read`/`watchStop` waiting on `key` is woken: `'stopping'`.
    * A COMPLETED or FAILED record is left alone: `'settled'`. No record: `'unknown'`.
+   *
+   * `at` is where the stopping reader was (the position of the last event it showed):
+   * when `at.generation` is the record's generation and the record has no `stopAt` yet,
+   * the record keeps `stopAt: at.offset` (the first stop that carries a position sets
+   * it; later stops do not move it). The holder ends the stored answer there when it
+   * has produced more. A position of another generation is ignored.
    */
-  stop(key: string): Promise<StopResult>;
+  stop(key: string, at?: LogPosition): Promise<StopResult>;
 
   /**
    * Resolves `true` as soon as a stop is requested for the generation `token` holds
@@ -172,6 +178,28 @@ export interface StreamStore extends IdempotencyStore {
    * busy generation pays no round trip for it).
    */
   watchStop(key: string, token: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
+}
+
+/**
+ * The offset a stop's position asks for, checked once for every store: `undefined` for
+ * no position; a `TypeError` naming `at` for one that is not a position (a positive
+ * integer generation, a non-negative integer offset).
+ */
+export function stopOffset(at: LogPosition | undefined): number | undefined {
+  if (at === undefined) return undefined;
+  const valid =
+    typeof at === 'object' &&
+    at !== null &&
+    Number.isSafeInteger(at.generation) &&
+    at.generation > 0 &&
+    Number.isSafeInteger(at.offset) &&
+    at.offset >= 0;
+  if (!valid) {
+    throw new TypeError(
+      `answer-once: stop()'s \`at\` must be { generation: a positive integer, offset: an integer ≥ 0 }, got ${JSON.stringify(at)}.`,
+    );
+  }
+  return at.offset;
 }
 
 /** Whether `store` keeps answer logs (has every {@link StreamStore} method). */
