@@ -30,7 +30,7 @@ const named =
 export const isAbortError = named<AbortError>('AbortError');
 /** No whole response came back (offline, reset, timeout, a cut body). */
 export const isConnectionError = named<ConnectionError>('ConnectionError');
-/** `totalTimeout` passed. */
+/** `totalTimeout` passed, or a streamed body's `idleTimeout` (see `option`). */
 export const isDeadlineExceededError = named<DeadlineExceededError>('DeadlineExceededError');
 /** The server answered an error status; also true for its subclasses. */
 export const isResponseError = named<ResponseError>(
@@ -49,7 +49,7 @@ export const isRequestIdReusedError = named<RequestIdReusedError>('RequestIdReus
 export const isUnreplayableBodyError = named<UnreplayableBodyError>('UnreplayableBodyError');
 /** The server broke the protocol (a cross-origin `Location`, another intent's ID). */
 export const isProtocolError = named<ProtocolError>('ProtocolError');
-/** A `client.fetch` body that is not an event stream started again on the server. */
+/** A streamed body that started again on the server in a way it cannot follow (not an event stream, or past `retry.limit` restarts). */
 export const isAnswerRestartedError = named<AnswerRestartedError>('AnswerRestartedError');
 /** A stored intent the client refused to send again (and removed from storage). */
 export const isStoredIntentError = named<StoredIntentError>('StoredIntentError');
