@@ -13,7 +13,7 @@ import {
 } from '../server/store/stream-store.js';
 import type { RedisScriptRunner } from './client.js';
 import { SettleChannels } from './channels.js';
-import { Doorbell } from './doorbell.js';
+import { Doorbell } from '../core/doorbell.js';
 import { normalizeRedisStoreOptions, type NormalizedRedisStoreOptions, type RedisStoreOptions } from './options.js';
 import { RedisStoreReplyError } from './errors.js';
 import { checkBatch, checkMs, checkText } from './arguments.js';

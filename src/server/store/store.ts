@@ -1,7 +1,8 @@
 /**
  * The store interface: where intents live between attempts. `MemoryStore` is the
- * reference implementation, `answer-once/redis` the distributed one; any object with
- * these methods plugs into `runOnce` and `createIdempotencyHandler`.
+ * reference implementation, `answer-once/redis` and `answer-once/postgres` the shared
+ * ones; any object with these methods plugs into `runOnce` and
+ * `createIdempotencyHandler`, and `answer-once/testing` says whether it keeps the contract.
  *
  * Every method is ONE atomic operation (one round trip for a networked store). The
  * store never runs user work and never interprets `result` or `error`: they are opaque

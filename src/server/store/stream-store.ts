@@ -1,7 +1,7 @@
 /**
  * The answer log: what a store adds to {@link IdempotencyStore} so that answers stream
  * through while they are stored (PROTOCOL.md § 14). `MemoryStore` is the reference
- * implementation; `RedisStore` the distributed one. A store without these methods keeps
+ * implementation; `RedisStore` and `PostgresStore` the shared ones. A store without these methods keeps
  * the buffered behaviour of 0.1 (§ 14.10): `isStreamStore` tells them apart.
  *
  * The model. Every intent's record (store.ts) carries a **generation**: each `acquire`
@@ -23,8 +23,9 @@
  *
  * Every method is ONE atomic step on the store (one round trip for a networked store,
  * e.g. one Lua script), like the record operations. Readers are woken by the writes
- * themselves (an event, pub/sub, `XREAD BLOCK`) and by a timer at the lease deadline —
- * never by polling.
+ * themselves (an event, pub/sub, `XREAD BLOCK`, `NOTIFY`) and by a timer at the lease
+ * deadline — never by polling, unless the store cannot be notified where it runs and
+ * says so (`PostgresStore` with `notifications: false` looks again at a stated interval).
  *
  * Lifetime: the log lives as long as its record while the record is PROCESSING (it
  * expires with it: a networked store extends the log's expiry wherever it extends the

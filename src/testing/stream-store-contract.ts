@@ -7,7 +7,7 @@
  * The same clock, options and fresh key per test as the IdempotencyStore contract.
  */
 import { describe, expect, it } from 'vitest';
-import { isStreamStore, type StreamStore } from 'answer-once/server';
+import { isStreamStore, type StreamStore } from '../server/store/stream-store.js';
 import { describeStreamWakeContract } from './stream-store-wake-contract.js';
 import {
   bytes,
