@@ -9,7 +9,7 @@
  * - `replay` (no generation: a store without logs): a replay is read past what it has;
  *   a fresh run (not a replay) is taken only before any byte reached the reader.
  */
-import { GENERATION_HEADER, RESTARTED_HEADER } from '../../core/headers.js';
+import { GENERATION_HEADER, isTrueHeader, RESTARTED_HEADER } from '../../core/headers.js';
 import { isEventStream, parseContentRange, parseGeneration } from '../../core/stream-protocol.js';
 
 export type BodyMode = 'events' | 'range' | 'replay';
@@ -18,9 +18,6 @@ export function bodyModeOf(response: Response): BodyMode {
   if (parseGeneration(response.headers.get(GENERATION_HEADER)) === undefined) return 'replay';
   return isEventStream(response.headers.get('content-type')) ? 'events' : 'range';
 }
-
-/** Header values come trimmed (Fetch normalizes them). */
-const isTrue = (value: string | null) => value?.toLowerCase() === 'true';
 
 /** Where a byte body stands: its generation and the bytes of it the reader has. */
 export interface BytePosition {
@@ -42,7 +39,7 @@ export function joinBytes(mode: 'range' | 'replay', at: BytePosition, next: Resp
     if (at.offset > 0 && !replayed) return { joins: false, generation: nextGeneration, rerun: true };
     return { joins: true, generation: at.generation, skip: at.offset, rerun: !replayed };
   }
-  const same = !isTrue(next.headers.get(RESTARTED_HEADER)) && nextGeneration === at.generation;
+  const same = !isTrueHeader(next.headers.get(RESTARTED_HEADER)) && nextGeneration === at.generation;
   const range = next.status === 206 ? parseContentRange(next.headers.get('content-range')) : undefined;
   // 206 from where we are: the body continues.
   if (same && range && 'start' in range && range.start === at.offset)

@@ -11,7 +11,13 @@
  * - anything else — above all an event with `id: G.N`, N > 0 — is body.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { ERROR_EVENT, formatPosition, RESTART_EVENT, restartMarkerText } from '../../core/stream-events.js';
+import {
+  ERROR_EVENT,
+  formatPosition,
+  RESTART_EVENT,
+  restartGeneration,
+  restartMarkerText,
+} from '../../core/stream-events.js';
 import { parseCount } from '../../core/stream-protocol.js';
 
 const LF = 0x0a;
@@ -55,8 +61,8 @@ export function markerOf(unit: Uint8Array): Marker | undefined {
     };
   }
   if (message?.event !== RESTART_EVENT) return undefined;
-  const generation = Number(json(message.data).generation);
-  if (!Number.isSafeInteger(generation) || generation <= 0) return undefined;
+  const generation = restartGeneration(message.data);
+  if (generation === undefined) return undefined;
   return message.id === formatPosition(generation, 0) ? { kind: 'restart', generation } : undefined;
 }
 
