@@ -1,12 +1,14 @@
 import { defineScript } from './define.js';
 
 /**
- * KEYS[1] record
+ * KEYS[1] record · ARGV[1] the store's stop channel
  *
  * Asks the holder to stop (PROTOCOL.md § 14.8): a PROCESSING record gets `x = 1` (kept
- * until it settles; a claim's new record starts without it) and the holder's watchStop,
- * wherever it runs, is woken by a sharded publish on the record's name. A settled record
- * is left alone. Returns `stopping`, `settled` or `unknown` (no record).
+ * until it settles; a claim's new record starts without it); the holder's watchStop,
+ * wherever it runs, is woken by the record's name published on the store's one stop
+ * channel (plain pub/sub: no slot, so every store subscribes once, not once per run),
+ * and readers by a sharded publish on the record's name. A settled record is left
+ * alone. Returns `stopping`, `settled` or `unknown` (no record).
  */
 export const STOP = defineScript(
   'stop',
@@ -16,6 +18,7 @@ if not state then return 'unknown' end
 if state ~= 'processing' then return 'settled' end
 redis.call('HSET', KEYS[1], 'x', '1')
 redis.call('SPUBLISH', KEYS[1], 'stop')
+redis.call('PUBLISH', ARGV[1], KEYS[1])
 return 'stopping'
 `,
 );
