@@ -6,6 +6,7 @@ import { EventFramer } from './event-framer.js';
 import { isEventStream } from '../../core/stream-protocol.js';
 import { ReservedEventFilter } from './reserved-events.js';
 import { errorMarker, restartMarker, stopMarker } from '../format/sse-frame.js';
+import { stoppedBody } from '../format/stop-cut.js';
 import { type StoredResponse, storedAnswer } from '../format/stored-response.js';
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
@@ -27,6 +28,8 @@ export interface ProduceContext extends BatcherContext {
   readonly restarted: boolean;
   /** Aborted when a stop was asked for this generation (§ 14.8). */
   readonly stopSignal: AbortSignal;
+  /** Where the stop asked the stored answer to end (the record's `stopAt`), read once the body ended. */
+  stopAt(): Promise<number | undefined>;
 }
 
 /** How the body ended: an answer to complete the record with, or a broken stream (502). */
@@ -216,16 +219,24 @@ export async function produce(response: Response, context: ProduceContext): Prom
         if (!next.ok || next.next.done || fenced) break;
         feed(next.next.value);
       }
-      const stopped = endBody();
-      const outcome = answered(kept?.join(), stopped);
-      // Not replayable: readers finish from the log, so its last batch goes there first.
-      await log.drain(kept === undefined);
-      return outcome;
+      framer?.end();
+      const stopped = context.stopSignal.aborted;
+      if (!stopped) return await finish(answered(kept?.join(), false));
+      const produced = kept?.join(); // before the stop marker
+      if (framer) framer.writeOwn(stopMarker(generation, framer.offset)); // the attempt's and the log's last unit
+      // The stored answer ends where the stopping reader was, when the stop said so (§ 14.8).
+      const body = kept && produced && stoppedBody(produced, await context.stopAt(), sse, generation);
+      return await finish(answered(body, true));
     } finally {
       context.stopSignal.removeEventListener('abort', onStop);
       log.cancel();
     }
   })();
+  /** The answer is known: readers finish from the log when it is not replayable, so its last batch goes there first. */
+  async function finish(outcome: Produced): Promise<Produced> {
+    await log.drain(kept === undefined);
+    return outcome;
+  }
 
   return {
     whole: false,
