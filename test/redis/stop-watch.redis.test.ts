@@ -52,7 +52,10 @@ describe.skipIf(!hasRedis)('the stop watch on Redis', () => {
       store,
       scope: () => ({ user: 'u' }),
       flushMs: 10,
-      handler: async () => (await sleep(100), Response.json({ answer: 'Paris' })),
+      handler: async () => {
+        await sleep(100); // longer than a flush window: the run watches for a stop
+        return Response.json({ answer: 'Paris' });
+      },
     });
     const send = async (id: string) =>
       (

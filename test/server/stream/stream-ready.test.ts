@@ -46,8 +46,11 @@ describe('an answer whose chunks are all ready', () => {
     const first = await reader.read();
     expect(first.done).toBe(false);
     expect(body.counter.pulled).toBeLessThan(CHUNKS);
-    let text = new TextDecoder().decode(first.value);
-    for (let next = await reader.read(); !next.done; next = await reader.read()) text += new TextDecoder().decode(next.value);
+    const decoder = new TextDecoder();
+    let text = decoder.decode(first.value, { stream: true });
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      text += decoder.decode(next.value, { stream: true });
+    }
     const tokens = [...text.matchAll(/^data: token (\d+)$/gm)].map((match) => Number(match[1]));
     expect(tokens).toEqual(Array.from({ length: CHUNKS }, (_, index) => index + 1));
   });
