@@ -105,34 +105,21 @@ const pacedPeer = await perAnswer(
     ),
 );
 
+type PerAnswer = Awaited<ReturnType<typeof perAnswer>>;
+const countRow = (name: string, { total, names, usec }: PerAnswer) => [
+  name,
+  total.toFixed(2),
+  names,
+  `${usec.toFixed(1)} µs`,
+];
 table(
   `Redis commands per answer, counted by Redis (load ${loadavg()[0]!.toFixed(1)})`,
   ['answer', 'commands per answer', 'by name', 'Redis CPU per answer'],
   [
-    [
-      'answer-once, first run of a JSON answer (model answers at once)',
-      firstRun.total.toFixed(2),
-      firstRun.names,
-      `${firstRun.usec.toFixed(1)} µs`,
-    ],
-    [
-      'answer-once, first run of a JSON answer (model takes 100 ms)',
-      slowFirstRun.total.toFixed(2),
-      slowFirstRun.names,
-      `${slowFirstRun.usec.toFixed(1)} µs`,
-    ],
-    [
-      'answer-once, paced answer (20 events × 50 ms)',
-      pacedOurs.total.toFixed(2),
-      pacedOurs.names,
-      `${pacedOurs.usec.toFixed(1)} µs`,
-    ],
-    [
-      'resumable-stream, paced answer (20 events × 50 ms)',
-      pacedPeer.total.toFixed(2),
-      pacedPeer.names,
-      `${pacedPeer.usec.toFixed(1)} µs`,
-    ],
+    countRow('answer-once, first run of a JSON answer (model answers at once)', firstRun),
+    countRow('answer-once, first run of a JSON answer (model takes 100 ms)', slowFirstRun),
+    countRow('answer-once, paced answer (20 events × 50 ms)', pacedOurs),
+    countRow('resumable-stream, paced answer (20 events × 50 ms)', pacedPeer),
     ['Redis CPU, answer-once vs resumable-stream', '', '', `${(pacedOurs.usec / pacedPeer.usec).toFixed(2)}×`],
   ],
 );
