@@ -1,7 +1,8 @@
 /**
  * Streaming rows of `npm run bench:client` (the same run, the same built client):
  * `client.fetch` against plain `fetch` reading one 1,000-event answer-once event stream
- * from a loopback node:http server — time to the first byte, wall time and process CPU
+ * from a loopback node:http server, one event per write (as the server writes them;
+ * `EVENTS_PER_CHUNK` changes it) — time to the first byte, wall time and process CPU
  * per whole stream (goal: ≤ 1.1× fetch) — and the latency a mid-stream reconnect adds
  * (the socket destroyed after half the events; the reconnect resumes by Last-Event-ID).
  * A `ky` row (the same request through ky alone, ky's defaults) shows the floor the
@@ -11,6 +12,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 
 const EVENTS = 1_000;
+/** Events per write: 1 by default, as the server writes them (each event is its own chunk). */
+const PER_CHUNK = Number(process.env.EVENTS_PER_CHUNK ?? 1);
 const GENERATION = 1_764_581_234_567;
 const ROUNDS = 10;
 const PER_ROUND = 20;
@@ -34,7 +37,7 @@ for (let i = 0, offset = 0; i < EVENTS; i++) {
   OFFSETS.push(offset);
 }
 
-/** Writes the events 50 at a time; `/cut` destroys the first answer's socket after half of them. */
+/** Writes the events `PER_CHUNK` at a time; `/cut` destroys the first answer's socket after half of them. */
 function handle(request: IncomingMessage, response: ServerResponse): void {
   request.resume();
   request.on('end', () => {
@@ -44,7 +47,7 @@ function handle(request: IncomingMessage, response: ServerResponse): void {
     response.writeHead(200, { 'content-type': 'text/event-stream', 'x-idempotent-generation': String(GENERATION) });
     let index = from;
     const step = () => {
-      const end = Math.min(index + 50, EVENTS);
+      const end = Math.min(index + PER_CHUNK, EVENTS);
       const chunk = Buffer.concat(UNITS.slice(index, end));
       index = end;
       if (cut && index >= EVENTS / 2) return void response.write(chunk, () => request.socket.destroy());

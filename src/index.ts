@@ -7,11 +7,13 @@ export { AnswerOnceError } from './client/errors/answer-once-error.js';
 export { AbortError } from './client/errors/abort-error.js';
 export { ConnectionError } from './client/errors/connection-error.js';
 export { DeadlineExceededError } from './client/errors/deadline-exceeded-error.js';
+export { IntentExhaustedError } from './client/errors/intent-exhausted-error.js';
 export { IntentFailedError } from './client/errors/intent-failed-error.js';
 export { ProtocolError } from './client/errors/protocol-error.js';
 export { RequestIdReusedError } from './client/errors/request-id-reused-error.js';
 export { ResponseError } from './client/errors/response-error.js';
 export { AnswerRestartedError } from './client/errors/answer-restarted-error.js';
+export { StoredIntentError } from './client/errors/stored-intent-error.js';
 export { UnreplayableBodyError } from './client/errors/unreplayable-body-error.js';
 export {
   isAbortError,
@@ -19,10 +21,12 @@ export {
   isAnswerRestartedError,
   isConnectionError,
   isDeadlineExceededError,
+  isIntentExhaustedError,
   isIntentFailedError,
   isProtocolError,
   isRequestIdReusedError,
   isResponseError,
+  isStoredIntentError,
   isUnreplayableBodyError,
 } from './client/errors/guards.js';
 export { memoryStorageAdapter } from './client/storage/memory.js';

@@ -33,6 +33,11 @@ export class ChunkBroadcast {
     this.done = this.#pump(source);
   }
 
+  /** What the source failed with, once it did. */
+  get error(): unknown {
+    return this.#error;
+  }
+
   #arm(): void {
     this.#changed = new Promise<void>((resolve) => (this.#wake = resolve));
   }

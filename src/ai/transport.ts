@@ -1,7 +1,9 @@
 /**
  * `answerOnceTransport()`: a `ChatTransport` for the AI SDK's `useChat`, over
- * `client.fetch`. Each submitted user message is one intent keyed by the message's id,
- * so sending it twice is one model call; its stream resumes itself after a drop (the
+ * `client.fetch`. Each submitted user message is one intent keyed by the message's id
+ * and its payload (./intent-id.ts), so sending it twice is one model call and an edit is
+ * a new intent; an intent the server will not run again (`intent-exhausted`) is final,
+ * and sending that message again is a new intent; its stream resumes itself after a drop (the
  * resumable body); after a reload `reconnectToStream` finds the chat's pending intent
  * in the client's storage and replays it from the server's log (no `activeStreamId` to
  * keep); concurrent resumes of one intent share one request; aborting a submitted
@@ -9,14 +11,16 @@
  */
 import type { ChatTransport, UIMessage, UIMessageChunk } from 'ai';
 import { newRequestId } from '../core/ids.js';
-import { isValidRequestId } from '../core/request-id.js';
 import { invalidOption, timerOption } from '../core/options.js';
 import { DEFAULT_STOP_GUARD_MS } from '../core/stop-guard.js';
 import { REQUEST_ID_HEADER } from '../core/headers.js';
 import { DEFAULT_STATUS_PATH } from '../core/status-path.js';
 import type { AnswerOnceClient } from '../client/client.js';
+import { IntentExhaustedError } from '../client/errors/intent-exhausted-error.js';
+import { isIntentExhaustedError } from '../client/errors/guards.js';
 import type { StoredIntent } from '../client/storage/types.js';
 import { ChunkBroadcast } from './broadcast.js';
+import { messageIntentId } from './intent-id.js';
 import { uiMessageChunks } from './ui-chunks.js';
 
 type Trigger = 'submit-message' | 'regenerate-message';
@@ -27,6 +31,8 @@ export interface RequestIdContext<UI_MESSAGE extends UIMessage = UIMessage> {
   readonly trigger: Trigger;
   readonly messageId: string | undefined;
   readonly messages: readonly UI_MESSAGE[];
+  /** The request body as it will be sent (JSON). */
+  readonly payload: string;
 }
 
 export interface AnswerOnceTransportOptions<UI_MESSAGE extends UIMessage = UIMessage> {
@@ -65,16 +71,17 @@ export interface AnswerOnceTransportOptions<UI_MESSAGE extends UIMessage = UIMes
    */
   stopGuardMs?: number;
   /**
-   * The intent ID of one submitted request; `undefined` mints a new one.
-   * @default the last message's id when it is a user message and a valid ID (8–128 of `[A-Za-z0-9_-]`), else a new one
+   * The intent ID of one submitted request; `undefined` mints a new one. Keep an edit
+   * (the AI SDK resends a message under its id with new text) a new intent.
+   * @default for a submitted user message, its id (when it is 8–128 of `[A-Za-z0-9_-]`) joined with a digest of the payload; else a new one
    */
   requestId?: (context: RequestIdContext<UI_MESSAGE>) => string | undefined;
 }
 
-function defaultRequestId({ trigger, messages }: RequestIdContext): string | undefined {
+function defaultRequestId({ trigger, messages, payload }: RequestIdContext): string | undefined {
   const last = messages.at(-1);
   if (trigger !== 'submit-message' || last?.role !== 'user') return undefined;
-  return isValidRequestId(last.id) ? last.id : undefined;
+  return messageIntentId(last.id, payload);
 }
 
 /** The chat a stored intent belongs to: the `id` of its JSON body. */
@@ -87,9 +94,23 @@ function chatOf(intent: StoredIntent): string | undefined {
   }
 }
 
-async function failure(response: Response): Promise<Error> {
+/** The error a chat route's error answer becomes: `IntentExhaustedError` for the final 409, else an Error with its text. */
+async function failure(response: Response, requestId: string): Promise<Error> {
   const text = await response.text().catch(() => '');
+  const data = parseJson(text);
+  if (response.status === 409 && (data as { code?: unknown } | undefined)?.code === 'intent-exhausted') {
+    const answer = { response, data, problem: data as never };
+    return new IntentExhaustedError(answer, { requestId, attempts: 1, polls: 0 });
+  }
   return new Error(`answer-once: the chat route answered ${response.status}${text ? `: ${text.slice(0, 500)}` : ''}`);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The transport, and the guard a Stop button needs. */
@@ -124,6 +145,8 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
   /** Resumes started per chat: an abort followed by a newer resume is a superseded one, not a stop. */
   const resumes = new Map<string, number>();
   const stopUrls = new Map<string, string>();
+  /** Intents the server will not run again: sending the same message again takes a new ID. */
+  const exhausted = new Set<string>();
 
   function open(requestId: string, init: { headers: HeadersInit; body: string }): Promise<ChunkBroadcast> {
     let started = inflight.get(requestId);
@@ -133,12 +156,18 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
       request.set('content-type', 'application/json');
       request.set(REQUEST_ID_HEADER, requestId);
       const response = await client.fetch(api, { method: 'POST', headers: request, body: init.body });
-      if (!response.ok) throw await failure(response);
+      if (!response.ok) {
+        const error = await failure(response, requestId);
+        if (isIntentExhaustedError(error)) exhausted.add(requestId);
+        throw error;
+      }
       if (!response.body) throw new Error('answer-once: the chat route answered without a body.');
       if (response.url)
         stopUrls.set(requestId, new URL(`${statusPath}/${encodeURIComponent(requestId)}`, response.url).href);
       const broadcast = new ChunkBroadcast(uiMessageChunks(response.body, requestId));
       void broadcast.done.finally(() => {
+        // Final mid-answer too (a reconnect answered `intent-exhausted`).
+        if (isIntentExhaustedError(broadcast.error)) exhausted.add(requestId);
         if (inflight.get(requestId) === started) inflight.delete(requestId);
       });
       return broadcast;
@@ -209,8 +238,9 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
     async sendMessages({ chatId, messages, trigger, messageId, abortSignal, headers: extra, body: more }) {
       const startedAt = Date.now();
       sentAt = startedAt;
-      const requestId = idOf({ chatId, messages, trigger, messageId }) ?? newRequestId();
       const payload = JSON.stringify({ ...body, ...more, id: chatId, messages, trigger, messageId });
+      const chosen = idOf({ chatId, messages, trigger, messageId, payload });
+      const requestId = chosen === undefined || exhausted.has(chosen) ? newRequestId() : chosen;
       const merged = new Headers(headers);
       for (const [name, value] of new Headers(extra)) merged.set(name, value);
       const resumesAtStart = resumes.get(chatId) ?? 0;

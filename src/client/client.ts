@@ -6,6 +6,7 @@ import type { KyInstance } from 'ky';
 import { REPLAYED_HEADER } from '../core/headers.js';
 import { newRequestId } from '../core/ids.js';
 import { AbortError } from './errors/abort-error.js';
+import { StoredIntentError } from './errors/stored-intent-error.js';
 import { UnreplayableBodyError } from './errors/unreplayable-body-error.js';
 import type { SendEvent, SendEventListener } from './events.js';
 import { createJoiner, notify } from './join.js';
@@ -17,6 +18,7 @@ import { unstorableBodyKind } from './storable-body.js';
 import { persister, storedIntentOf, storedRequest, type Persist } from './storage/persist.js';
 import { stoppedIntents } from './storage/stopped.js';
 import { byCreatedAt, type StoredIntent } from './storage/types.js';
+import { storedIntentProblem } from './storage/validate.js';
 import { type AnswerStream, answerStream } from './stream/answer-stream.js';
 import { createIntentFetch, type DispatchInternals, openAnswer } from './stream/intent-fetch.js';
 
@@ -115,9 +117,11 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   // `stringifyJson` what serialises a `json` body (once per intent, replayed as is).
   let baseFetch = options.kyOptions.fetch;
   let stringifyJson = options.kyOptions.stringifyJson;
+  let baseUrl = options.kyOptions.baseUrl;
   const instance = options.ky.extend((defaults) => {
     baseFetch ??= defaults.fetch;
     stringifyJson ??= defaults.stringifyJson;
+    baseUrl ??= defaults.baseUrl;
     return options.kyOptions;
   });
   const join = createJoiner<SendResult>((signal, progress) => new AbortError(progress, signal.reason));
@@ -182,6 +186,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
       await forget(requestId, result.replayed);
       return result;
     } catch (error) {
+      if (internal.reconnect) throw error;
       const { attempts = 0, polls = 0 } = error as { attempts?: number; polls?: number };
       emit?.({ type: 'settled', requestId, outcome: 'failed', error: error as Error, attempts, polls });
       await forget(requestId, replayedError(error));
@@ -226,9 +231,44 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   const deps = { clientOptions: options, dispatch, forget };
   const fetch: AnswerOnceClient['fetch'] = createIntentFetch(deps);
 
+  /**
+   * Where stored intents may be sent again: the origin of `baseUrl` and the page's;
+   * `undefined` when the client knows neither (then any http(s) origin).
+   */
+  function sendOrigins(): string[] | undefined {
+    const page = (globalThis as { location?: { origin?: string; href?: string } }).location;
+    const origins = new Set<string>();
+    if (page?.origin && page.origin !== 'null') origins.add(page.origin);
+    if (baseUrl !== undefined) {
+      try {
+        origins.add(new URL(String(baseUrl), page?.href).origin);
+      } catch {
+        // A base ky cannot resolve either: no origin of its own.
+      }
+    }
+    return origins.size > 0 ? [...origins] : undefined;
+  }
+
+  /**
+   * Throws `StoredIntentError` — once: the record is removed and the intent reported
+   * settled — for a record this client may not send again (./storage/validate.ts).
+   */
+  async function checkStored(stored: StoredIntent, listener: SendEventListener | undefined): Promise<void> {
+    const reason = storedIntentProblem(stored, sendOrigins());
+    if (reason === undefined) return;
+    const requestId = typeof stored?.requestId === 'string' ? stored.requestId : '';
+    const error = new StoredIntentError(requestId, reason);
+    if (storage) await Promise.resolve(storage.remove(requestId)).catch(() => undefined);
+    const event: SendEvent = { type: 'settled', requestId, outcome: 'failed', error, attempts: 0, polls: 0 };
+    notify(options.onEvent, event);
+    notify(listener, event);
+    throw error;
+  }
+
   async function stream(input: string | URL | StoredIntent, streamOptions: StreamOptions = {}): Promise<AnswerStream> {
     const { signal, onEvent } = streamOptions;
     if (typeof input === 'object' && !(input instanceof URL)) {
+      await checkStored(input, onEvent);
       // A stored intent goes again exactly as it first left (see `resend`).
       stopped.resent(input);
       const opened = await openAnswer(deps, new URL(input.url), input.input, {
@@ -244,11 +284,12 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   }
 
   /**
-   * The one way a stored intent is sent again: to its stored URL, byte for byte; a stopped
-   * one stays kept until its replay (`storage/stopped.ts`).
+   * The one way a stored intent is sent again: to its stored URL, byte for byte, once
+   * checked; a stopped one stays kept until its replay (`storage/stopped.ts`).
    */
-  function resend<TData>(stored: StoredIntent, resendOptions: ResumeOptions = {}): Promise<SendResult<TData>> {
+  async function resend<TData>(stored: StoredIntent, resendOptions: ResumeOptions = {}): Promise<SendResult<TData>> {
     const { signal, onEvent } = resendOptions;
+    await checkStored(stored, onEvent);
     stopped.resent(stored);
     return dispatch<TData>(new URL(stored.url), stored.input, {
       ...storedRequest(stored),
@@ -281,7 +322,10 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   }
 
   async function pending(input: string, match?: (intent: StoredIntent) => boolean): Promise<StoredIntent | undefined> {
-    return (await waiting()).find((intent) => intent.input === input && (match?.(intent) ?? true));
+    return (await waiting()).find(
+      (intent) =>
+        storedIntentProblem(intent, undefined) === undefined && intent.input === input && (match?.(intent) ?? true),
+    );
   }
 
   const stop: AnswerOnceClient['stop'] = createStop({ clientOptions: options, ky: instance, stopped });

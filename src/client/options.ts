@@ -96,10 +96,21 @@ export interface ClientOptions
    */
   timeout?: number | false;
   /**
-   * Deadline in milliseconds for the whole intent: every attempt, backoff and poll.
+   * Deadline in milliseconds for the whole intent until its answer's head: every
+   * attempt, backoff and poll. (A streamed body is bounded by `idleTimeout` and
+   * `retry.limit` once its head arrived; each reconnect is a send with this deadline.)
    * @default 120_000
    */
   totalTimeout?: number;
+  /**
+   * A streamed body's (`client.fetch`, `client.stream`) longest wait in milliseconds for
+   * new answer bytes while its reader asks for more: keepalive comments, markers and
+   * bytes it already had do not count; reconnects and their backoff do. Past it the body
+   * errors with `DeadlineExceededError` (`option: 'idleTimeout'`). A body that keeps
+   * bringing new answer bytes is read as long as it does. `false` disables it.
+   * @default the client's `totalTimeout` (120_000)
+   */
+  idleTimeout?: number | false;
   /**
    * Seconds a status poll asks the server to hold the answer (`Prefer: wait=N`). With a
    * status URL known, the first poll leaves as soon as the 202 arrives, and each next one
@@ -184,6 +195,7 @@ export interface ResolvedClientOptions {
   readonly retry: ResolvedRetryPolicy;
   readonly timeout: number | false;
   readonly totalTimeout: number;
+  readonly idleTimeout: number | false;
   readonly pollWait: number;
   readonly pollInterval: number;
   readonly minPollInterval: number;
@@ -273,6 +285,7 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
     retry,
     timeout = DEFAULTS.timeout,
     totalTimeout = DEFAULTS.totalTimeout,
+    idleTimeout = totalTimeout,
     pollWait = DEFAULTS.pollWait,
     pollInterval = DEFAULTS.pollInterval,
     minPollInterval = DEFAULTS.minPollInterval,
@@ -311,6 +324,7 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
     retry: normalizeRetryPolicy(retry),
     timeout,
     totalTimeout: timerOption(totalTimeout, 'totalTimeout', 1),
+    idleTimeout: idleTimeout === false ? false : timerOption(idleTimeout, 'idleTimeout', 1),
     pollWait: wait,
     pollInterval: timerOption(pollInterval, 'pollInterval'),
     minPollInterval: timerOption(minPollInterval, 'minPollInterval', 1),

@@ -10,6 +10,7 @@ import { AbortError } from './errors/abort-error.js';
 import { AnswerOnceError, type IntentErrorContext } from './errors/answer-once-error.js';
 import { ConnectionError } from './errors/connection-error.js';
 import { DeadlineExceededError } from './errors/deadline-exceeded-error.js';
+import { IntentExhaustedError } from './errors/intent-exhausted-error.js';
 import { IntentFailedError } from './errors/intent-failed-error.js';
 import { RequestIdReusedError } from './errors/request-id-reused-error.js';
 import { ResponseError, type ErrorResponse } from './errors/response-error.js';
@@ -36,6 +37,7 @@ export function toSendError(
     const code = rawProblemCode(data);
     if (response.status === 422 && code === 'request-id-reused') return new RequestIdReusedError(answer, context, error);
     if (code === 'intent-failed') return new IntentFailedError(answer, context, error);
+    if (code === 'intent-exhausted') return new IntentExhaustedError(answer, context, error);
     return new ResponseError(answer, context, isRetryableStatus(response.status, code, options.retry.statusCodes), error);
   }
   if (isTimeoutError(error) && elapsed >= options.totalTimeout) {

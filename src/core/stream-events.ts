@@ -31,3 +31,8 @@ export function restartGeneration(data: string): number | undefined {
 export function formatPosition(generation: number, offset: number): string {
   return `${generation}.${offset}`;
 }
+
+/** The restart marker's text (§ 14.5): the answer starts again as `generation`; its id is `<generation>.0`. */
+export function restartMarkerText(generation: number): string {
+  return `event: ${RESTART_EVENT}\ndata: ${JSON.stringify({ generation })}\nid: ${formatPosition(generation, 0)}\n\n`;
+}

@@ -25,14 +25,17 @@ const IDLE_UNSUBSCRIBE_MS = 5_000;
 export class SettleChannels {
   readonly #client: RedisStoreClient;
   readonly #timeoutMs: number;
+  readonly #onReconnect: () => void;
   readonly #channels = new Map<string, Channel>();
   #subscriber: Promise<RedisStoreSubscriber> | undefined;
   #connection: RedisStoreSubscriber | undefined;
   #closed = false;
 
-  constructor(client: RedisStoreClient, timeoutMs: number) {
+  /** `onReconnect`: the connection came back; publishes made meanwhile may be lost. */
+  constructor(client: RedisStoreClient, timeoutMs: number, onReconnect: () => void) {
     this.#client = client;
     this.#timeoutMs = timeoutMs;
+    this.#onReconnect = onReconnect;
   }
 
   get closed(): boolean {
@@ -57,7 +60,7 @@ export class SettleChannels {
       const dispatch: RedisMessageListener = () => {
         for (const listener of [...listeners]) listener();
       };
-      const subscribed = this.#connect().then((subscriber) => subscriber.sSubscribe(channel, dispatch));
+      const subscribed = this.connection().then((subscriber) => subscriber.sSubscribe(channel, dispatch));
       const created: Channel = { listeners, dispatch, subscribed, idle: undefined };
       subscribed.catch(() => {
         if (this.#channels.get(channel) === created) this.#channels.delete(channel);
@@ -115,7 +118,8 @@ export class SettleChannels {
     for (const { dispatch } of this.#channels.values()) dispatch('', '');
   }
 
-  #connect(): Promise<RedisStoreSubscriber> {
+  /** The subscriber connection, opened on first use. */
+  connection(): Promise<RedisStoreSubscriber> {
     if (this.#subscriber) return this.#subscriber;
     const subscriber = this.#client.duplicate();
     this.#connection = subscriber;
@@ -124,7 +128,9 @@ export class SettleChannels {
     // After a reconnection node-redis resubscribes, but publishes made meanwhile are lost.
     let connections = 0;
     subscriber.on('ready', () => {
-      if (++connections > 1) this.#ringAll();
+      if (++connections <= 1) return;
+      this.#ringAll();
+      this.#onReconnect();
     });
     const connecting = subscriber.connect().then(() => subscriber);
     connecting.catch(() => {

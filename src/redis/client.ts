@@ -34,10 +34,12 @@ export type RedisMessageListener = (message: string, channel: string) => unknown
 /**
  * The connection `RedisStore` subscribes on: `client.duplicate()`, so one per store.
  * Sharded pub/sub (`SSUBSCRIBE`, Redis ≥ 7) routes each channel to its key's shard on a
- * cluster and is plain pub/sub on a standalone server.
+ * cluster and is plain pub/sub on a standalone server; the store's one stop channel is
+ * plain pub/sub (`SUBSCRIBE`), which a cluster delivers from every node.
  */
 export interface RedisStoreSubscriber {
   connect(): Promise<unknown>;
+  subscribe(channels: string, listener: RedisMessageListener): Promise<void>;
   sSubscribe(channels: string, listener: RedisMessageListener): Promise<void>;
   sUnsubscribe(channels: string, listener?: RedisMessageListener): Promise<void>;
   close(): Promise<void>;

@@ -15,6 +15,7 @@ import {
 import type { RedisScriptRunner } from './client.js';
 import { SettleChannels } from './channels.js';
 import { Doorbell } from '../core/doorbell.js';
+import { StopWatchers, stopChannelOf } from './stop-watchers.js';
 import { normalizeRedisStoreOptions, type NormalizedRedisStoreOptions, type RedisStoreOptions } from './options.js';
 import { RedisStoreReplyError } from './errors.js';
 import { checkBatch, checkMs, checkText } from './arguments.js';
@@ -52,9 +53,10 @@ const BUFFERS = { 36: Buffer } as const;
  * - an intent is its record (a hash at `prefix + key`) and its answer log (a Stream
  *   beside it, `log-key.ts`), on one Cluster slot through the key's hash tag; the log's
  *   bytes go and come as Buffers, so any bytes stream, not only UTF-8;
- * - `wait`, `read` and `watchStop` are woken by sharded publishes from the writes, on one
- *   subscriber connection per store, and by a timer at the lease deadline — they never
- *   poll Redis.
+ * - `wait` and `read` are woken by sharded publishes from the writes, on one subscriber
+ *   connection per store, and by a timer at the lease deadline — they never poll Redis;
+ *   `watchStop` by the store's one stop channel on the same connection (a run's watch
+ *   costs no subscription of its own) and by this store's own settles and claims.
  *
  * @example
  * const client = await createClient({ url, disableOfflineQueue: true }).on('error', log).connect();
@@ -63,11 +65,14 @@ const BUFFERS = { 36: Buffer } as const;
 export class RedisStore implements StreamStore {
   readonly #options: NormalizedRedisStoreOptions;
   readonly #channels: SettleChannels;
+  readonly #stops: StopWatchers;
   #binary: RedisScriptRunner | undefined;
 
   constructor(options: RedisStoreOptions) {
     this.#options = normalizeRedisStoreOptions(options);
-    this.#channels = new SettleChannels(this.#options.client, this.#options.commandTimeoutMs);
+    const { client, commandTimeoutMs, prefix } = this.#options;
+    this.#channels = new SettleChannels(client, commandTimeoutMs, () => this.#stops.ringAll());
+    this.#stops = new StopWatchers(() => this.#channels.connection(), stopChannelOf(prefix), commandTimeoutMs);
   }
 
   async acquire(key: string, fingerprint: string, leaseMs: number): Promise<AcquireResult> {
@@ -83,11 +88,13 @@ export class RedisStore implements StreamStore {
       if (!record) throw new RedisStoreReplyError('answer-once/redis: acquire refused without a record');
       return { acquired: false, record };
     }
+    const tookOver = integer(takeover) === 1;
+    if (tookOver) this.#stops.release(this.#key(key)); // a lapsed holder watching here holds no more
     return {
       acquired: true,
       token,
       leaseExpiresAt: toLocalDeadline(integer(lease), integer(now), receivedAt),
-      takeover: integer(takeover) === 1,
+      takeover: tookOver,
       retry: integer(retry) === 1,
       runs: integer(runs),
       generation: integer(generation),
@@ -190,7 +197,7 @@ export class RedisStore implements StreamStore {
   async stop(key: string, at?: LogPosition): Promise<StopOutcome> {
     const offset = stopOffset(at);
     const position = offset === undefined || !at ? ['', ''] : [String(at.generation), String(offset)];
-    const answer = text(await this.#run(STOP, key, position));
+    const answer = text(await this.#run(STOP, key, [...position, stopChannelOf(this.#options.prefix)]));
     if (answer === 'stopping' || answer === 'settled' || answer === 'unknown') return answer;
     throw new RedisStoreReplyError(`answer-once/redis: stop answered "${String(answer)}"`);
   }
@@ -202,26 +209,30 @@ export class RedisStore implements StreamStore {
     const look = async (): Promise<number> => integer(await this.#run(WATCH_STOP, key, [token]));
     if (timeoutMs === 0 || signal?.aborted) return (await look()) === 2;
     const doorbell = new Doorbell();
-    const stops: (() => void)[] = [];
+    let released = false;
+    // The store's one stop channel: no subscription of its own (stop-watchers.ts).
+    const unwatch = await this.#stops.watch(this.#key(key), token, (gone) => {
+      released ||= gone;
+      doorbell.ring();
+    });
     try {
-      // The record's channel only: stop, settle and claims publish there, appends do not.
-      await this.#listen([this.#key(key)], doorbell, stops);
-      // Bounded: each turn waits for a publish, the timeout or the abort.
+      // Bounded: each turn waits for a stop, a settle or claim made here, the timeout or the abort.
       for (;;) {
         const state = await look();
         if (state !== 1) return state === 2;
         const now = Date.now();
         if (now >= deadline || signal?.aborted || this.#channels.closed) return false;
         await doorbell.wait(deadline - now, signal);
-        if (signal?.aborted) return false;
+        if (signal?.aborted || released) return false;
       }
     } finally {
-      for (const stop of stops) stop();
+      unwatch();
     }
   }
 
   /** Closes the subscriber connection the store opened; pending waits and reads return early. The client stays open. */
   async close(): Promise<void> {
+    this.#stops.close();
     await this.#channels.close();
   }
 
@@ -266,6 +277,8 @@ export class RedisStore implements StreamStore {
       throw new TypeError(`answer-once/redis: expected \`${state === 'completed' ? 'result' : 'error'}\` to be a string`);
     }
     const args = [checkText('token', token), state, payload, checkMs('ttlMs', ttlMs, 1), String(LOG_LINGER_MS)];
-    return writeResult(await this.#run(SETTLE, key, args));
+    const written = writeResult(await this.#run(SETTLE, key, args));
+    this.#stops.release(this.#key(key), token); // the holder's own watch ends with its run, no look
+    return written;
   }
 }

@@ -5,7 +5,7 @@
  * `maxRuns` times, whatever the client's retry limit.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient, isResponseError } from 'answer-once';
+import { createClient, isIntentExhaustedError, isResponseError } from 'answer-once';
 import { loopbackRigs } from '../support/loopback-rig.js';
 import { sseAnswer } from '../support/stream-support.js';
 
@@ -17,9 +17,10 @@ const breaksMidAnswer = (): Response => sseAnswer(2, { breakAfter: 2, delayMs: 2
 
 const post = (): RequestInit => ({ method: 'POST', body: '{"q":"hi"}', headers: { 'content-type': 'application/json' } });
 
-/** The final error a 409 `intent-exhausted` must be: not retryable, its problem's code kept. */
+/** The final error a 409 `intent-exhausted` must be: `IntentExhaustedError`, not retryable, its problem's code kept. */
 function expectExhausted(error: unknown): void {
   expect(isResponseError(error)).toBe(true);
+  expect(isIntentExhaustedError(error)).toBe(true);
   expect(error).toMatchObject({ status: 409, retryable: false, problem: { code: 'intent-exhausted' } });
 }
 

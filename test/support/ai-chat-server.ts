@@ -61,6 +61,8 @@ export interface AiChatOptions {
   readonly words?: readonly string[];
   readonly delayMs?: number;
   readonly breakFirstAfter?: number;
+  /** The model answers `echo(<last user text>) ` then `words`: what a spec checks the answer belongs to. */
+  readonly echo?: boolean;
 }
 
 /** The chat route's work: the mock model's answer to the request's messages, as a UI message stream. */
@@ -70,8 +72,11 @@ export function aiChatWork(options: AiChatOptions = {}): IdempotentRouteHandler 
     runs += 1;
     const { messages } = (await request.json()) as { messages: UIMessage[] };
     const prompt = messages.map((m) => m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')).join('\n');
+    const last = messages.filter((m) => m.role === 'user').at(-1);
+    const asked = last?.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
+    const words = options.echo ? [`echo(${asked}) `, ...(options.words ?? [])] : options.words;
     const response = streamText({
-      model: mockModel(options.words, options.delayMs),
+      model: mockModel(words, options.delayMs),
       prompt,
       abortSignal: signal,
     }).toUIMessageStreamResponse();

@@ -8,10 +8,12 @@ import type { AnswerRestartedError } from './answer-restarted-error.js';
 import { ERROR_BRAND, type AnswerOnceError } from './answer-once-error.js';
 import type { ConnectionError } from './connection-error.js';
 import type { DeadlineExceededError } from './deadline-exceeded-error.js';
+import type { IntentExhaustedError } from './intent-exhausted-error.js';
 import type { IntentFailedError } from './intent-failed-error.js';
 import type { ProtocolError } from './protocol-error.js';
 import type { RequestIdReusedError } from './request-id-reused-error.js';
 import type { ResponseError } from './response-error.js';
+import type { StoredIntentError } from './stored-intent-error.js';
 import type { UnreplayableBodyError } from './unreplayable-body-error.js';
 
 /** True for every error `send()` and `resume()` reject with (not your own hooks' errors). */
@@ -28,17 +30,26 @@ const named =
 export const isAbortError = named<AbortError>('AbortError');
 /** No whole response came back (offline, reset, timeout, a cut body). */
 export const isConnectionError = named<ConnectionError>('ConnectionError');
-/** `totalTimeout` passed. */
+/** `totalTimeout` passed, or a streamed body's `idleTimeout` (see `option`). */
 export const isDeadlineExceededError = named<DeadlineExceededError>('DeadlineExceededError');
-/** The server answered an error status; also true for its two subclasses. */
-export const isResponseError = named<ResponseError>('ResponseError', 'IntentFailedError', 'RequestIdReusedError');
+/** The server answered an error status; also true for its subclasses. */
+export const isResponseError = named<ResponseError>(
+  'ResponseError',
+  'IntentFailedError',
+  'IntentExhaustedError',
+  'RequestIdReusedError',
+);
 /** The server ran the intent and its work failed on every resend. */
 export const isIntentFailedError = named<IntentFailedError>('IntentFailedError');
+/** 409 `intent-exhausted`: the server will not run this intent again; a new attempt is a new intent. */
+export const isIntentExhaustedError = named<IntentExhaustedError>('IntentExhaustedError');
 /** 422: the ID was used for another request. */
 export const isRequestIdReusedError = named<RequestIdReusedError>('RequestIdReusedError');
 /** A body `storage` cannot keep; nothing was sent. */
 export const isUnreplayableBodyError = named<UnreplayableBodyError>('UnreplayableBodyError');
 /** The server broke the protocol (a cross-origin `Location`, another intent's ID). */
 export const isProtocolError = named<ProtocolError>('ProtocolError');
-/** A `client.fetch` body that is not an event stream started again on the server. */
+/** A streamed body that started again on the server in a way it cannot follow (not an event stream, or past `retry.limit` restarts). */
 export const isAnswerRestartedError = named<AnswerRestartedError>('AnswerRestartedError');
+/** A stored intent the client refused to send again (and removed from storage). */
+export const isStoredIntentError = named<StoredIntentError>('StoredIntentError');

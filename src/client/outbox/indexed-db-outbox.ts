@@ -7,7 +7,7 @@
 import { openDB, type IDBPDatabase } from 'idb';
 import { functionOption, invalidOption, optionsObject, stringOption } from '../../core/options.js';
 import type { Outbox, TabLocks } from '../extensions.js';
-import { byCreatedAt, isStoredIntent } from '../storage/types.js';
+import { byCreatedAt, claimsStoredIntent } from '../storage/types.js';
 import { createOutboxQueue, type OutboxNetwork, type OutboxStore } from './outbox-queue.js';
 
 export interface IndexedDbOutboxOptions {
@@ -79,7 +79,7 @@ function indexedDbStore(options: IndexedDbOutboxOptions): OutboxStore {
     },
     async list() {
       const all: unknown[] = await (await open()).getAll(STORE);
-      return all.filter(isStoredIntent).sort(byCreatedAt);
+      return all.filter(claimsStoredIntent).sort(byCreatedAt);
     },
   };
 }

@@ -38,11 +38,15 @@ export interface IntentStorage {
   list(): readonly StoredIntent[] | Promise<readonly StoredIntent[]>;
 }
 
-/** True when `value` looks like a record this version wrote (the rest is ours by construction). */
-export function isStoredIntent(value: unknown): value is StoredIntent {
+/**
+ * True when `value` claims to be a record of this version (`v: 1`, a string
+ * `requestId`): `resume()` then checks it whole (./validate.ts), refuses and removes it
+ * when it is not one it may send.
+ */
+export function claimsStoredIntent(value: unknown): value is StoredIntent {
   if (typeof value !== 'object' || value === null) return false;
   const r = value as Record<string, unknown>;
-  return r.v === 1 && typeof r.requestId === 'string' && typeof r.url === 'string' && Array.isArray(r.headers);
+  return r.v === 1 && typeof r.requestId === 'string';
 }
 
 export function byCreatedAt(a: StoredIntent, b: StoredIntent): number {

@@ -1,5 +1,5 @@
 import { optionsObject, stringOption } from '../../core/options.js';
-import { byCreatedAt, isStoredIntent, type IntentStorage, type StoredIntent } from './types.js';
+import { byCreatedAt, claimsStoredIntent, type IntentStorage, type StoredIntent } from './types.js';
 
 /** Options of the Web Storage adapters. */
 export interface WebStorageAdapterOptions {
@@ -17,7 +17,9 @@ type WebStorageName = 'sessionStorage' | 'localStorage';
 
 /**
  * Pending intents in a Web Storage area (`sessionStorage`, `localStorage`, or any object
- * with the `Storage` interface). Unreadable entries under the prefix are skipped.
+ * with the `Storage` interface). Entries under the prefix that are not JSON records of
+ * this version under their own key are skipped; the others are listed as they are, and
+ * `resume()` checks them before it sends anything.
  */
 export function webStorageAdapter(
   storage: Storage | (() => Storage),
@@ -41,7 +43,8 @@ export function webStorageAdapter(
         if (key === null || !key.startsWith(prefix)) continue;
         try {
           const value: unknown = JSON.parse(store.getItem(key) ?? '');
-          if (isStoredIntent(value)) intents.push(value);
+          // Under its own key only: `remove(requestId)` must reach it.
+          if (claimsStoredIntent(value) && key === prefix + value.requestId) intents.push(value);
         } catch {
           // Not ours, or corrupted: leave it alone.
         }

@@ -5,17 +5,23 @@
  * handed on (every byte of the answer body counts, § 14.1).
  *
  * A unit ends with a blank line (the HTML Standard's "Interpreting an event stream":
- * CR, LF or CRLF end a line; an empty line dispatches). Line ends are single bytes that
+ * CR, LF or CR LF end a line; an empty line dispatches). Line ends are single bytes that
  * never occur inside a multi-byte UTF-8 sequence, so the bytes are never decoded on the
  * common path: an LF right after an LF always ends a unit, CRs or not, so for a chunk
- * without CR it is a few `lastIndexOf(LF)` calls; bytes with CRs are read one by one. The markers are
- * told apart here: the restart and error markers take no offsets (§ 14.1) and are
- * reported, never counted; the stop marker is part of the body. A marker's event type is
- * in its bytes literally, so a run of units without `answer-once.` in it has none; a run
- * with it is cut into units and each suspect unit parsed with `eventsource-parser`.
+ * without CR it is a few `lastIndexOf(LF)` calls; bytes with CRs are read one by one. The
+ * markers (./unit-fields.ts) are told apart here: the restart and error markers take no
+ * offsets (§ 14.1) and are reported, never counted; the stop marker is part of the body.
+ * A marker's event type is in its bytes literally, so a run of units without
+ * `answer-once.` in it has none; a run with it is cut into units and each suspect unit parsed.
+ *
+ * A resumed body is checked before any of it is handed on (§ 14.5): the first unit with
+ * a position id says where the body starts. From the position asked for, it is handed
+ * on; from earlier in the same generation (a proxy that dropped `Last-Event-ID`), what
+ * the reader already has is skipped; a newer generation from its start without a marker
+ * is a restart (a restart marker is handed on for it); anything else is reported as
+ * misplaced: it cannot be joined to what the reader has without a byte twice or missing.
  */
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { ERROR_EVENT, RESTART_EVENT, restartGeneration } from '../../core/stream-events.js';
+import { markerOf, positionOf, restartMarker, type Marker, type UnitPosition } from './unit-fields.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -33,20 +39,12 @@ export interface EventUnitsSink {
   error(data: { code: string | undefined; status: number | undefined }): void;
 }
 
-function json(data: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(data);
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
-/** The one event a unit dispatches, parsed alone (the fields a unit holds do not depend on the ones before it). */
-function eventOf(unit: Uint8Array): EventSourceMessage | undefined {
-  let found: EventSourceMessage | undefined;
-  createParser({ onEvent: (message) => (found = message) }).feed(new TextDecoder().decode(unit));
-  return found;
+/** What a resumed body is checked against. */
+export interface ResumedFrom {
+  /** The generation asked for (the body must start at the offset given with it). */
+  readonly generation: number;
+  /** Called when the body starts at `start`, not at `asked`, and cannot be joined to what the reader has; throws. */
+  readonly misplaced: (asked: UnitPosition, start: UnitPosition) => never;
 }
 
 /** Whether `bytes` holds `answer-once.` anywhere. */
@@ -107,11 +105,25 @@ export class EventUnits {
   #held: Uint8Array[] = [];
   #heldBytes = 0;
   readonly #state: ScanState = { prev: LF, pendingCR: false };
+  /** While a resumed body is not yet placed: the generation it must be of (it must start at `#offset`). */
+  #check: number | undefined;
+  readonly #misplaced: ResumedFrom['misplaced'] | undefined;
+  /** Whole units of a resumed body not yet placed, held back. */
+  #unchecked: Uint8Array[] = [];
+  #uncheckedBytes = 0;
+  /** Bytes still to drop: the reader has them already (a resumed body that started earlier). */
+  #skip = 0;
 
-  /** `offset`: the position's, where this response's body starts. */
-  constructor(offset: number, sink: EventUnitsSink) {
+  /**
+   * `offset`: the position's, where this response's body starts; `resumed`: what a
+   * resumed body was asked for (it is checked to start there), or `undefined` for a body
+   * read from its start.
+   */
+  constructor(offset: number, sink: EventUnitsSink, resumed?: ResumedFrom) {
     this.#offset = offset;
     this.#sink = sink;
+    this.#check = resumed?.generation;
+    this.#misplaced = resumed?.misplaced;
   }
 
   write(chunk: Uint8Array): void {
@@ -151,6 +163,8 @@ export class EventUnits {
     this.#heldBytes = 0;
     this.#state.prev = LF;
     this.#state.pendingCR = false;
+    // A resumed body with no position in it (comments only): nothing to place it by.
+    this.#release();
   }
 
   #hold(bytes: Uint8Array): void {
@@ -158,19 +172,26 @@ export class EventUnits {
     this.#heldBytes += bytes.byteLength;
   }
 
-  /** Whole units: passed on as they came, but a marker. */
+  /** Whole units: passed on as they came, but a marker; a resumed body's held until placed. */
   #units(run: Uint8Array): void {
     let from = 0; // start of the stretch not yet passed
-    if (hasNeedle(run)) {
-      // Unit by unit: a marker is taken out, the stretches between passed.
+    if (this.#check !== undefined || hasNeedle(run)) {
+      // Unit by unit: a marker is taken out, the first position placed, the stretches between passed.
       let start = 0;
       const unit = (end: number) => {
         const bytes = run.subarray(start, end);
-        const message = hasNeedle(bytes) ? eventOf(bytes) : undefined;
-        if (message?.event === RESTART_EVENT || message?.event === ERROR_EVENT) {
+        const marker = hasNeedle(bytes) ? markerOf(bytes) : undefined;
+        if (marker) {
           this.#pass(run.subarray(from, start));
-          this.#marker(message, bytes);
+          this.#marker(marker, bytes);
           from = end;
+        } else if (this.#check !== undefined) {
+          const position = positionOf(bytes);
+          if (position) {
+            this.#pass(run.subarray(from, end));
+            from = end;
+            this.#place(this.#check, position);
+          }
         }
         start = end;
       };
@@ -183,23 +204,66 @@ export class EventUnits {
 
   #pass(units: Uint8Array): void {
     if (units.byteLength === 0) return;
-    this.#offset += units.byteLength;
-    this.#sink.units(units, this.#offset);
-  }
-
-  #marker(message: EventSourceMessage, unit: Uint8Array): void {
-    if (message.event === ERROR_EVENT) {
-      const { code, status } = json(message.data);
-      this.#sink.error({
-        code: typeof code === 'string' ? code : undefined,
-        status: typeof status === 'number' ? status : undefined,
-      });
+    if (this.#check !== undefined) {
+      this.#unchecked.push(units);
+      this.#uncheckedBytes += units.byteLength;
       return;
     }
-    // § 14.5: the marker's data names the generation (its id is `<G>.0`).
-    const generation = restartGeneration(message.data);
-    if (generation === undefined) return;
+    let bytes = units;
+    if (this.#skip > 0) {
+      const dropped = Math.min(this.#skip, bytes.byteLength);
+      this.#skip -= dropped;
+      bytes = bytes.subarray(dropped);
+      if (bytes.byteLength === 0) return;
+    }
+    this.#offset += bytes.byteLength;
+    this.#sink.units(bytes, this.#offset);
+  }
+
+  /**
+   * The connection broke: a resumed body that showed no position yet (units without an
+   * id) goes on as it came; the unfinished unit is dropped with this instance.
+   */
+  broke(): void {
+    this.#release();
+  }
+
+  /** Ends the check unplaced: what was held goes on as it came. */
+  #release(): void {
+    this.#check = undefined;
+    const held = concat(this.#unchecked, this.#uncheckedBytes);
+    this.#unchecked = [];
+    this.#uncheckedBytes = 0;
+    this.#pass(held);
+  }
+
+  /** A resumed body's first position `at` (the end of the held units): where the body started, and what follows from it. */
+  #place(generation: number, at: UnitPosition): void {
+    const start = at.offset - this.#uncheckedBytes;
+    if (at.generation === generation && start >= 0 && start <= this.#offset) {
+      // From where it was asked, or from earlier (the reader has the bytes before `#offset`).
+      this.#skip = this.#offset - start;
+    } else if (at.generation > generation && start === 0) {
+      // A newer generation from its start, without the marker that says so.
+      this.#offset = 0;
+      this.#sink.restart(at.generation, restartMarker(at.generation));
+    } else {
+      this.#misplaced!({ generation, offset: this.#offset }, { generation: at.generation, offset: start });
+    }
+    this.#release();
+  }
+
+  #marker(marker: Marker, unit: Uint8Array): void {
+    if (marker.kind === 'error') {
+      this.#sink.error({ code: marker.code, status: marker.status });
+      return;
+    }
+    // § 14.5: the answer starts again as the marker's generation; a resumed body is placed after it.
+    const checking = this.#check !== undefined;
+    if (checking) this.#release();
     this.#offset = 0;
-    this.#sink.restart(generation, unit);
+    this.#skip = 0;
+    this.#sink.restart(marker.generation, unit);
+    if (checking) this.#check = marker.generation;
   }
 }

@@ -26,6 +26,8 @@ export interface DispatchInternals {
   readonly persist?: boolean;
   /** The body is still to be read: do not settle (event, storage) when the headers arrive. */
   readonly bodyPending?: boolean;
+  /** A streamed body's reconnect: whatever it ends with, the body settles the intent, not this send. */
+  readonly reconnect?: boolean;
 }
 
 type Dispatch = (
@@ -174,11 +176,11 @@ async function openOwn(
     else if (event.type === 'poll') polls += 1;
     own?.(event);
   };
-  const withPosition = (extra?: Record<string, string>): SendOptions => {
+  const withPosition = (extra?: Record<string, string>, halt?: AbortSignal): SendOptions => {
     if (!extra) return { ...options, parse: 'none', onEvent };
     const headers = new Headers(options.headers);
     for (const [name, value] of Object.entries(extra)) headers.set(name, value);
-    return { ...options, headers, parse: 'none', onEvent };
+    return { ...options, headers, parse: 'none', onEvent, ...(halt && { signal: halt }) };
   };
   const result = await dispatch(
     url,
@@ -187,14 +189,11 @@ async function openOwn(
     resume ? { bodyPending: true, persist: false } : { bodyPending: true },
   );
   const { response, replayed } = result;
-  /** A reconnect that failed has settled the intent itself (event, storage). */
-  let settledBySend = false;
   const emit = (event: SendEvent) => {
     notify(clientOptions.onEvent, event);
     notify(own, event);
   };
   const settle = (error: unknown) => {
-    if (settledBySend) return;
     emit(
       error === undefined
         ? { type: 'settled', requestId, outcome: 'answered', replayed, attempts, polls }
@@ -216,22 +215,21 @@ async function openOwn(
   const body = resumableBody(response, {
     requestId,
     retry: clientOptions.retry,
+    idleTimeout: clientOptions.idleTimeout,
     signal,
     emit,
     attempts: () => attempts,
     settle,
     ...(resume && { from: resume.at }),
     ...(onChunk && { onChunk }),
-    async reconnect(extra) {
-      try {
-        const next = await dispatch(url, label, withPosition(extra), { bodyPending: true, persist: false });
-        return next.response;
-      } catch (error) {
-        // The reconnect's send settled the intent (event, storage) for whatever it threw,
-        // not only for our errors: settling again would report the intent twice.
-        settledBySend = true;
-        throw error;
-      }
+    async reconnect(extra, halt) {
+      // `halt` carries the caller's signal and the body's idle deadline.
+      const next = await dispatch(url, label, withPosition(extra, halt), {
+        bodyPending: true,
+        persist: false,
+        reconnect: true,
+      });
+      return next.response;
     },
   });
   const headers = new Headers(response.headers);

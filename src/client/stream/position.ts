@@ -5,25 +5,14 @@
  */
 import { GENERATION_HEADER, LAST_EVENT_ID_HEADER, RANGE_HEADER } from '../../core/headers.js';
 import { formatPosition } from '../../core/stream-events.js';
-import { isEventStream, parseGeneration } from '../../core/stream-protocol.js';
-
-/** How a body is resumed: by event position, by byte range, or by a whole replay. */
-export type BodyMode = 'events' | 'range' | 'replay';
+import { type BodyMode, type BytePosition, bodyModeOf } from './byte-resume.js';
 
 /**
  * How far a reader got in an answer body: the generation it belongs to (none on a store
  * without logs) and the offset just after the last byte handed on (events: the log
  * offset of the last whole unit, § 14.5). Plain data, so it can cross to another tab.
  */
-export interface BodyPosition {
-  readonly generation: number | undefined;
-  readonly offset: number;
-}
-
-export function bodyModeOf(response: Response): BodyMode {
-  if (parseGeneration(response.headers.get(GENERATION_HEADER)) === undefined) return 'replay';
-  return isEventStream(response.headers.get('content-type')) ? 'events' : 'range';
-}
+export type BodyPosition = BytePosition;
 
 /** The headers that ask for the answer from `at` on, for a body read in `mode`. */
 export function headersAt(mode: BodyMode, { generation, offset }: BodyPosition): Record<string, string> {

@@ -17,35 +17,54 @@
  * Markers, one rule each: the restart marker is handed on only when it voids bytes the
  * reader already has (so an SSE UI can drop its partial text; `restart` event either
  * way); the error marker is never handed on — it is a reconnect, and past the retry
- * limit the body errors with `IntentFailedError`; the stop marker is part of the answer
+ * limit the body errors with `IntentFailedError` (at once `IntentExhaustedError` for an
+ * `intent-exhausted` marker: final); the stop marker is part of the answer
  * and the body ends cleanly after it. A non-event body that restarts after bytes were
  * handed on errors with `AnswerRestartedError`.
+ *
+ * Every loop here has a count and a time bound (README: "Deadlines and worst cases"):
+ * - breaks in a row with no new answer bytes handed on: at most `retry.limit`;
+ * - resends that may run the work again — an error-marker resend, an answer that restarts
+ *   (marker, header, or a new generation) — at most `retry.limit` for the body, whatever
+ *   was handed on between them (a model that always breaks mid-answer, a crash-looping
+ *   producer);
+ * - `idleTimeout`: the reader asked for more and no new answer bytes came (keepalive
+ *   comments, markers and bytes it already has do not count), reconnects and backoff
+ *   included: the body errors with `DeadlineExceededError`.
  */
 import { backoffDelay } from '../../core/backoff.js';
-import {
-  GENERATION_HEADER,
-  isTrueHeader,
-  LAST_EVENT_ID_HEADER,
-  RANGE_HEADER,
-  RESTARTED_HEADER,
-} from '../../core/headers.js';
+import { GENERATION_HEADER, LAST_EVENT_ID_HEADER, RANGE_HEADER } from '../../core/headers.js';
 import { formatPosition } from '../../core/stream-events.js';
 import { parseContentRange, parseGeneration } from '../../core/stream-protocol.js';
 import { AbortError } from '../errors/abort-error.js';
 import { AnswerRestartedError } from '../errors/answer-restarted-error.js';
 import { ConnectionError } from '../errors/connection-error.js';
-import { IntentFailedError } from '../errors/intent-failed-error.js';
+import { DeadlineExceededError } from '../errors/deadline-exceeded-error.js';
+import { ProtocolError } from '../errors/protocol-error.js';
 import type { ResolvedRetryPolicy } from '../options.js';
 import type { SendEvent } from '../events.js';
+import { bodyModeOf, joinBytes, sleep } from './byte-resume.js';
+import { headersAt, type BodyPosition } from './position.js';
 import { concat, EventUnits } from './event-units.js';
-import { bodyModeOf, headersAt, type BodyPosition } from './position.js';
+import { isFinalMarker, markerFailure, type MarkerData } from './marker-error.js';
+import { hasField, type UnitPosition } from './unit-fields.js';
 
 export interface ResumableBodyOptions {
   readonly requestId: string;
   readonly retry: ResolvedRetryPolicy;
   readonly signal: AbortSignal | undefined;
-  /** Sends the intent again (same ID) with `headers` added; resolves with its response. */
-  readonly reconnect: (headers: Record<string, string>) => Promise<Response>;
+  /**
+   * Longest wait in milliseconds for new answer bytes while the reader asks for more;
+   * `false`: none.
+   * @default false
+   */
+  readonly idleTimeout?: number | false;
+  /**
+   * Sends the intent again (same ID) with `headers` added; resolves with its response.
+   * `signal` aborts it (the caller's signal, or the idle deadline); a failure is the
+   * body's error and the body settles the intent.
+   */
+  readonly reconnect: (headers: Record<string, string>, signal: AbortSignal) => Promise<Response>;
   readonly emit: (event: SendEvent) => void;
   /** Called once, when the body ended, errored or was cancelled. */
   readonly settle: (error: unknown) => void;
@@ -60,35 +79,34 @@ export interface ResumableBodyOptions {
   readonly onChunk?: (at: BodyPosition) => void;
 }
 
-const sleep = (ms: number, signal: AbortSignal | undefined) =>
-  new Promise<void>((resolve) => {
-    if (ms <= 0) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
-
 /** The body of `first`, resumable; `first`'s body must not have been read. */
 export function resumableBody(first: Response, options: ResumableBodyOptions): ReadableStream<Uint8Array> {
-  const { requestId, retry, signal, emit } = options;
+  const { requestId, retry, signal, emit, idleTimeout = false } = options;
   const mode = bodyModeOf(first);
   let generation = options.from ? options.from.generation : parseGeneration(first.headers.get(GENERATION_HEADER));
   /** Bytes of the current generation handed on (range / replay), or the event position's offset. */
   let offset = options.from?.offset ?? 0;
   /** Bytes of the current generation to drop from the next body (replay mode only). */
   let skip = 0;
-  /** Breaks in a row with no byte handed on in between; bounded by `retry.limit`. */
+  /** Breaks in a row with no new answer bytes handed on in between; bounded by `retry.limit`. */
   let barren = 0;
+  /** Runs of the work this body caused or saw after its first; bounded by `retry.limit`, progress or not. */
+  let reruns = 0;
+  /** The last reconnect was an error-marker resend, counted in `reruns`: the restart it gets is that same run. */
+  let counted = false;
   let reconnects = 0;
+  let response = first;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let units: EventUnits | undefined;
   let pending: Uint8Array[] = [];
-  let markerError: { code: string | undefined; status: number | undefined } | undefined;
+  /** `pending` holds new answer bytes (an event, or any bytes of a body that is not an event stream). */
+  let news = false;
+  let markerError: MarkerData | undefined;
   let settled = false;
+  /** Set when `idleTimeout` passed: the error the body ends with. */
+  let idled: DeadlineExceededError | undefined;
+  /** Aborts a reconnect or backoff under way: the caller's signal, or the idle deadline. */
+  const halt = new AbortController();
   const context = () => ({ requestId, attempts: options.attempts(), polls: 0 });
 
   const finish = (error: unknown) => {
@@ -98,37 +116,70 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
     options.settle(error);
   };
 
-  /** Reads the next body's units, from `from` (the offset it starts at). */
-  function startUnits(from: number) {
-    units = new EventUnits(from, {
-      units(bytes, at) {
-        offset = at;
-        pending.push(bytes);
+  /** Throws what ended the body from outside: the idle deadline, the caller's signal, or the reader's cancel. */
+  function checkHalted(): void {
+    if (idled) throw idled;
+    if (signal?.aborted) throw new AbortError(context(), signal.reason);
+    if (halt.signal.aborted) throw halt.signal.reason;
+  }
+
+  /** The answer started again as `next`: one more run of the work, unless it is the one an error-marker resend asked for. */
+  function restarted(next: number | undefined): void {
+    if (counted) counted = false;
+    else if (++reruns > retry.limit) throw new AnswerRestartedError(next, context(), reruns);
+  }
+
+  function misplaced(asked: UnitPosition, start: UnitPosition): never {
+    throw new ProtocolError(
+      `the resumed answer starts at ${formatPosition(start.generation, start.offset)}, not at ` +
+        `${formatPosition(asked.generation, asked.offset)} as asked; it cannot be joined to what was read.`,
+      context(),
+      response,
+    );
+  }
+
+  /** Reads the next body's units, from `from` (the offset it starts at); a resumed one is checked to start there. */
+  function startUnits(from: number, resumed: boolean) {
+    units = new EventUnits(
+      from,
+      {
+        units(bytes, at) {
+          offset = at;
+          pending.push(bytes);
+          news ||= hasField(bytes);
+        },
+        restart(next, marker) {
+          restarted(next);
+          // The reader has (or is about to get) bytes of the voided generation: it must
+          // drop them, so it gets the marker. With none, there is nothing to drop.
+          if (offset > 0) pending.push(marker);
+          generation = next;
+          offset = 0;
+          emit({ type: 'restart', requestId, generation: next });
+        },
+        error(data) {
+          markerError = data;
+        },
       },
-      restart(next, marker) {
-        // The reader has (or is about to get) bytes of the voided generation: it must
-        // drop them, so it gets the marker. With none, there is nothing to drop.
-        if (offset > 0) pending.push(marker);
-        generation = next;
-        offset = 0;
-        emit({ type: 'restart', requestId, generation: next });
-      },
-      error(data) {
-        markerError = data;
-      },
-    });
+      resumed ? { generation: generation!, misplaced } : undefined,
+    );
+  }
+  // A body from a position carries on as a reconnect's would; a first body starts at 0.
+  if (options.from) adopt(first);
+  else {
+    if (mode === 'events') startUnits(0, false);
+    reader = first.body!.getReader();
   }
 
   /** Takes the next response after a break; leaves no reader when the answer is already whole. */
   async function reconnect(reason: 'cut' | 'error-marker', cause: unknown): Promise<void> {
     barren += 1;
+    // An error-marker resend may run the work again (its record is `failed`): counted
+    // whatever was handed on since the last one.
+    counted = reason === 'error-marker';
+    if (counted && ++reruns > retry.limit) throw markerFailure(markerError!, context());
     if (barren > retry.limit) {
-      if (reason === 'error-marker') {
-        const status = markerError!.status ?? 502;
-        const data = { code: markerError!.code ?? 'intent-failed', status };
-        const response = new Response(JSON.stringify(data), { status, headers: { 'content-type': 'application/json' } });
-        throw new IntentFailedError({ response, data, problem: { ...data, title: data.code } as never }, context());
-      }
+      if (reason === 'error-marker') throw markerFailure(markerError!, context());
       throw new ConnectionError(context(), cause, 'cut');
     }
     reconnects += 1;
@@ -138,16 +189,25 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
     // The first reconnect leaves at once (the server has the log); a body that keeps
     // breaking with nothing new backs off.
     if (barren > 1)
-      await sleep(backoffDelay(barren - 1, { base: retry.delay, cap: retry.backoffLimit, random: retry.random }), signal);
-    if (signal?.aborted) throw new AbortError(context(), signal.reason);
+      await sleep(
+        backoffDelay(barren - 1, { base: retry.delay, cap: retry.backoffLimit, random: retry.random }),
+        halt.signal,
+      );
+    checkHalted();
     markerError = undefined;
-    adopt(await options.reconnect(headers));
+    let next: Response;
+    try {
+      next = await options.reconnect(headers, halt.signal);
+    } catch (error) {
+      checkHalted();
+      throw error;
+    }
+    adopt(next);
   }
 
   /** Makes `next` the body being read; none when it says the reader has it all. */
   function adopt(next: Response): void {
-    const restarted = isTrueHeader(next.headers.get(RESTARTED_HEADER));
-    const nextGeneration = parseGeneration(next.headers.get(GENERATION_HEADER));
+    response = next;
     // § 14.5: 204 to a Last-Event-ID at the end of an ended generation; 416 to a Range at
     // or past the end (the answer is whole when its length is what we have).
     if (next.status === 204) return;
@@ -158,41 +218,20 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
       throw new ConnectionError(context(), new Error(`the server answered 416 at offset ${offset}`), 'cut');
     }
     if (mode === 'events') {
-      // The restart marker inside the body moves the position; the header only confirms it.
-      startUnits(offset);
-    } else if (mode === 'range') {
-      const same = !restarted && nextGeneration === generation;
-      const range = next.status === 206 ? parseContentRange(next.headers.get('content-range')) : undefined;
-      if (same && range && 'start' in range && range.start === offset) {
-        // 206 from where we are: the body continues.
-      } else if (same && next.status !== 206) {
-        // The whole body of the same generation (the Range was ignored): skip what we have.
-        skip = offset;
-        offset = 0;
-      } else if (offset === 0 && next.status !== 206) {
-        // Restarted before any byte reached the reader: nothing to take back.
-        generation = nextGeneration;
-      } else {
-        void next.body?.cancel().catch(() => undefined);
-        throw new AnswerRestartedError(nextGeneration, context());
-      }
+      // The body's restart marker (or its first position) moves the position; the header only confirms it.
+      startUnits(offset, true);
     } else {
-      const replayed = next.headers.get('x-idempotent-replayed') !== null;
-      if (offset > 0 && !replayed) {
+      const join = joinBytes(mode, { generation, offset }, next);
+      if (join.rerun) restarted(join.generation);
+      if (!join.joins) {
         void next.body?.cancel().catch(() => undefined);
-        throw new AnswerRestartedError(nextGeneration, context());
+        throw new AnswerRestartedError(join.generation, context());
       }
-      skip = offset;
-      offset = 0;
+      generation = join.generation;
+      skip = join.skip;
+      if (skip > 0) offset = 0;
     }
     reader = next.body?.getReader();
-  }
-
-  // A body from a position carries on as a reconnect's would; a first body starts at 0.
-  if (options.from) adopt(first);
-  else {
-    if (mode === 'events') startUnits(0);
-    reader = first.body!.getReader();
   }
 
   /** Hands on `chunk` of a range/replay body, minus what the reader already has. */
@@ -207,25 +246,30 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
     if (bytes.byteLength === 0) return;
     offset += bytes.byteLength;
     pending.push(bytes);
+    news = true;
   }
 
   async function pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
-    // Reads until there is something to hand on, or the answer is over.
+    // Reads until there are new answer bytes to hand on, or the answer is over.
     for (;;) {
       if (!reader) return controller.close();
       let result: ReadableStreamReadResult<Uint8Array>;
       try {
         result = await reader.read();
       } catch (error) {
-        if (signal?.aborted) throw new AbortError(context(), signal.reason);
+        checkHalted();
         reader = undefined;
+        units?.broke();
+        flush(controller);
         await reconnect('cut', error);
         continue;
       }
+      checkHalted();
       if (result.done) {
         units?.end();
         flush(controller);
         reader = undefined;
+        if (markerError && isFinalMarker(markerError)) throw markerFailure(markerError, context());
         if (markerError) await reconnect('error-marker', undefined);
         continue;
       }
@@ -235,6 +279,7 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
     }
   }
 
+  /** Hands on what is pending; true when it held new answer bytes (a keepalive comment or a marker alone does not end a pull). */
   function flush(controller: ReadableStreamDefaultController<Uint8Array>): boolean {
     if (pending.length === 0) return false;
     // One chunk per read, as it came: a reader pays per chunk, not per event.
@@ -243,8 +288,17 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
     options.onChunk?.({ generation, offset });
     controller.enqueue(concat(pending, size));
     pending = [];
-    barren = 0;
-    return true;
+    const fresh = news;
+    news = false;
+    if (fresh) barren = 0;
+    return fresh;
+  }
+
+  /** The reader waited `idleTimeout` for new answer bytes: the body ends, whatever is under way stops. */
+  function idle() {
+    idled = new DeadlineExceededError(idleTimeout as number, context(), undefined, 'idleTimeout');
+    halt.abort(idled);
+    void reader?.cancel(idled).catch(() => undefined);
   }
 
   let onAbort: (() => void) | undefined;
@@ -254,6 +308,7 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
       // Aborting errors the body at once, chunks already queued for the reader included.
       onAbort = () => {
         const error = new AbortError(context(), signal.reason);
+        halt.abort(error);
         void reader?.cancel(error).catch(() => undefined);
         reader = undefined;
         finish(error);
@@ -263,6 +318,7 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
       else signal.addEventListener('abort', onAbort, { once: true });
     },
     async pull(controller) {
+      const timer = idleTimeout === false ? undefined : setTimeout(idle, idleTimeout);
       try {
         await pull(controller);
         if (!reader) finish(undefined);
@@ -271,11 +327,14 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
         reader = undefined;
         finish(error);
         controller.error(error);
+      } finally {
+        clearTimeout(timer);
       }
     },
     async cancel(reason) {
       const current = reader;
       reader = undefined;
+      halt.abort(reason);
       finish(reason ?? new AbortError(context(), reason));
       await current?.cancel(reason).catch(() => undefined);
     },

@@ -1,6 +1,6 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 
-import { ERROR_EVENT, formatPosition, RESTART_EVENT, STOPPED_EVENT } from '../../core/stream-events.js';
+import { ERROR_EVENT, formatPosition, restartMarkerText, STOPPED_EVENT } from '../../core/stream-events.js';
 
 const encoder = new TextEncoder();
 
@@ -29,8 +29,7 @@ export function frameEvent(
 
 /** The restart marker: the answer starts again with generation `generation` (§ 14.5). */
 export function restartMarker(generation: number): Uint8Array {
-  const data = JSON.stringify({ generation });
-  return encoder.encode(`event: ${RESTART_EVENT}\ndata: ${data}\nid: ${formatPosition(generation, 0)}\n\n`);
+  return encoder.encode(restartMarkerText(generation));
 }
 
 /** The error marker: this reader's answer ends here; resend (§ 14.7). */

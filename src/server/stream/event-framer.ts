@@ -76,16 +76,12 @@ export class EventFramer {
   /** Feeds the handler's next bytes. */
   write(chunk: Uint8Array): void {
     if (chunk.byteLength === 0) return;
-    // One pass over the chunk (plain loops: events are short, a native call per line costs more).
     let end = 0;
     if (!this.#parsing) {
-      let before = this.#heldBytes === 0 ? LF : this.#lastHeldByte();
-      for (let at = 0; at < chunk.byteLength && !this.#parsing; at += 1) {
-        const byte = chunk[at];
-        if (byte === LF && before === LF) end = at + 1;
-        else if (byte === CR) this.#parsing = true;
-        before = byte;
-      }
+      // Native searches, not a pass of our own: a CR anywhere, else the last blank line
+      // (usually the chunk's last two bytes); `#blocks` is the one pass over the bytes.
+      this.#parsing = chunk.indexOf(CR) >= 0;
+      if (!this.#parsing) end = this.#lastBlockEnd(chunk);
       if (this.#parsing) {
         this.#hold(chunk);
         chunk = this.#take();
@@ -142,6 +138,15 @@ export class EventFramer {
     this.#held.length = 0;
     this.#heldBytes = 0;
     return bytes;
+  }
+
+  /** Just past the chunk's last blank line (an LF after an LF, the held bytes' last counted), or 0. */
+  #lastBlockEnd(chunk: Uint8Array): number {
+    for (let at = chunk.lastIndexOf(LF); at >= 0; at = at > 0 ? chunk.lastIndexOf(LF, at - 1) : -1) {
+      const before = at > 0 ? chunk[at - 1] : this.#heldBytes === 0 ? LF : this.#lastHeldByte();
+      if (before === LF) return at + 1;
+    }
+    return 0;
   }
 
   #lastHeldByte(): number | undefined {

@@ -12,6 +12,12 @@ import { type StoredResponse, storedAnswer } from '../format/stored-response.js'
 
 /** Microtask turns a read may take and still count as "already there" (no I/O behind it). */
 const READY_TURNS = 8;
+/**
+ * Reads that may be "already there" before the answer streams anyway: a JSON answer is
+ * one or two chunks; a body of thousands of ready chunks must not hold the first byte
+ * until its last one was read.
+ */
+const READY_READS = 16;
 
 /** What the batcher needs (its `onFenced` also stops this producer's reading), and the attempt's generation and limits. */
 export interface ProduceContext extends BatcherContext {
@@ -74,8 +80,8 @@ async function ready(
  * every byte as it is produced (SSE re-framed with positions, § 14.4) while the bytes go
  * to the log in batches (`LogBatcher`) and are kept whole, up to `maxResponseBytes`, for
  * the record. One path for every answer: a body that is all there at once (a JSON
- * answer) is the case where the stream ends before the first batch is due — nothing is
- * appended and the attempt gets it as a plain body. The attempt's connection closing
+ * answer) is the case where the stream ends within a few reads and before the first
+ * batch is due — nothing is appended and the attempt gets it as a plain body. The attempt's connection closing
  * stops nothing.
  */
 export async function produce(response: Response, context: ProduceContext): Promise<Production> {
@@ -147,7 +153,11 @@ export async function produce(response: Response, context: ProduceContext): Prom
   // What is there already, read without waiting on I/O.
   if (!reader) return whole();
   let pending: Promise<Read>;
-  for (;;) {
+  for (let reads = 0; ; reads += 1) {
+    if (reads === READY_READS || early.byteLength >= context.flushBytes) {
+      pending = settled(reader.read()); // a batch is due already: stream from here
+      break;
+    }
     const read = await ready(reader.read());
     if ('later' in read) {
       pending = read.later; // waits on I/O: stream from here

@@ -14,8 +14,10 @@ import {
   webStorageAdapter,
   type StoredIntent,
 } from 'answer-once';
-import { isStoredIntent } from '../../../src/client/storage/types.js';
+import { storedIntentProblem } from '../../../src/client/storage/validate.js';
 import { memoryArea } from '../../support/memory-area.js';
+
+const isStoredIntent = (value: unknown) => storedIntentProblem(value, undefined) === undefined;
 
 afterEach(() => vi.unstubAllGlobals());
 

@@ -21,24 +21,41 @@ function read(...chunks: string[]) {
   return seen;
 }
 
-const restart = (data: string) => `event: answer-once.restart\ndata: ${data}\n\n`;
+const restart = (data: string, id = '') => `event: answer-once.restart\ndata: ${data}\n${id && `id: ${id}\n`}\n`;
 const error = (data: string) => `event: answer-once.error\ndata: ${data}\n\n`;
 
 describe('EventUnits markers', () => {
-  it.each(['{"generation":0}', '{"generation":-3}', '{"generation":1.5}', '{"generation":9007199254740993}', '{}', 'x'])(
-    'a restart marker with data %s restarts nothing and keeps the position',
-    (data) => {
-      expect(read('data: a\n\n', restart(data), 'data: b\n\n')).toEqual([
-        ['units', 'data: a\n\n', 14],
-        ['units', 'data: b\n\n', 23],
-      ]);
-    },
-  );
+  it.each([
+    ['{"generation":0}', '0.0'],
+    ['{"generation":-3}', '-3.0'],
+    ['{"generation":1.5}', '1.5.0'],
+    ['{"generation":9007199254740993}', '9007199254740993.0'],
+    ['{}', '.0'],
+    ['x', ''],
+    ['{"generation":7}', ''],
+    ['{"generation":7}', '8.0'],
+    ['{"generation":7}', '7.12'],
+  ])('a unit named answer-once.restart with data %s and id "%s" is no marker: body, handed on and counted', (data, id) => {
+    const unit = restart(data, id);
+    expect(read('data: a\n\n', unit, 'data: b\n\n')).toEqual([
+      ['units', 'data: a\n\n', 14],
+      ['units', unit, 14 + Buffer.byteLength(unit)],
+      ['units', 'data: b\n\n', 23 + Buffer.byteLength(unit)],
+    ]);
+  });
 
-  it('a restart marker with a generation as a string is taken, its bytes reported, the position from 0', () => {
-    expect(read(`${restart('{"generation":"7"}')}data: b\n\n`)).toEqual([
-      ['restart', 7, restart('{"generation":"7"}')],
+  it('a restart marker with a generation as a string and its id <G>.0 is taken, its bytes reported, the position from 0', () => {
+    expect(read(`${restart('{"generation":"7"}', '7.0')}data: b\n\n`)).toEqual([
+      ['restart', 7, restart('{"generation":"7"}', '7.0')],
       ['units', 'data: b\n\n', 9],
+    ]);
+  });
+
+  it("a unit named answer-once.error with an id is no marker: body, handed on and counted (a handler's own event)", () => {
+    const unit = 'event: answer-once.error\ndata: {"status":502}\nid: 41.60\n\n';
+    expect(read('data: a\n\n', unit)).toEqual([
+      ['units', 'data: a\n\n', 14],
+      ['units', unit, 14 + Buffer.byteLength(unit)],
     ]);
   });
 

@@ -153,7 +153,7 @@ const piece: fc.Arbitrary<Piece> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.integer({ min: 1, max: 99 }).chain((g) =>
-      framedLines(['event: answer-once.restart', `data: {"generation":${g}}`]).map((s) => ({
+      framedLines(['event: answer-once.restart', `data: {"generation":${g}}`, `id: ${g}.0`]).map((s) => ({
         source: s,
         shown: `<restart ${g}>`,
       })),

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { isConnectionError, isIntentFailedError, type IntentFailedError } from 'answer-once';
 import { G, readAll, retryPolicy, rig, sse } from '../../support/resumable-rig.js';
 
-const A = 'data: a\nid: 41.18\n\n';
+const A = 'data: a\nid: 41.19\n\n';
 const B = 'data: é€\r\n\r\n';
 const len = (s: string) => Buffer.byteLength(s);
 const RESTART = (g: number) => `event: answer-once.restart\ndata: {"generation":${g}}\nid: ${g}.0\n\n`;

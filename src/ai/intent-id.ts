@@ -1,0 +1,32 @@
+/**
+ * The intent ID of a submitted chat message: its message id, joined with a digest of the
+ * request's whole payload. So sending the same message with the same conversation again
+ * (a double submit, a retry) is the same intent — joined while in flight, replayed after —
+ * while an edit, which the AI SDK sends under the same message id with new text, is a
+ * new intent: it never joins the answer to the old text, and never meets the server's
+ * `request-id-reused` for it.
+ */
+import { isValidRequestId } from '../core/request-id.js';
+
+/** Characters of the message id kept, so the ID stays within the protocol's 128. */
+const MESSAGE_ID_CHARS = 100;
+
+/** A 53-bit digest of `text` (cyrb53: two 32-bit multiply-xor lanes), in base 36. */
+function digest(text: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ code, 2654435761);
+    h2 = Math.imul(h2 ^ code, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+}
+
+/** `<message id>-<digest of payload>`, or `undefined` when the message id is no valid ID part. */
+export function messageIntentId(messageId: string, payload: string): string | undefined {
+  if (!isValidRequestId(messageId)) return undefined;
+  return `${messageId.slice(0, MESSAGE_ID_CHARS)}-${digest(payload)}`;
+}

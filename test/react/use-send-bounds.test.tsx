@@ -1,0 +1,75 @@
+/**
+ * useSend under a server that would make the client loop or relay: a streamed answer
+ * whose model breaks on every run ends `failed` after a bounded number of requests, and a
+ * stored intent that names another origin is refused on resume — shown `failed` with
+ * `StoredIntentError`, nothing sent, the record gone.
+ */
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  isIntentFailedError,
+  isStoredIntentError,
+  memoryStorageAdapter,
+  type AnswerOnceClient,
+  type StoredIntent,
+} from 'answer-once';
+import { useSend } from 'answer-once/react';
+import { scriptedClient } from '../support/scripted-fetch.js';
+import { errorMarker, generationAnswer, positionedEvents, restartMarker } from '../support/sse-response.js';
+
+afterEach(() => cleanup());
+
+function Chat({ client, resume = false }: { client: AnswerOnceClient; resume?: boolean }) {
+  const chat = useSend<string>(client, 'chat', { stream: true, resume });
+  return (
+    <div>
+      <button type="button" onClick={() => void chat.send({ json: { content: 'hi' } })}>
+        send
+      </button>
+      <output data-testid="state">{chat.status}</output>
+      <output data-testid="failed-because">
+        {isIntentFailedError(chat.error) ? 'intent-failed' : isStoredIntentError(chat.error) ? 'stored-intent' : ''}
+      </output>
+    </div>
+  );
+}
+
+describe('useSend({ stream: true }) and the client’s bounds', () => {
+  it('a model that breaks mid-answer on every run: failed with IntentFailedError after 1 + retry.limit requests', async () => {
+    const { server, client } = scriptedClient(
+      (request, n) => {
+        const generation = 7000 + n;
+        const tokens = positionedEvents(generation, [`a${n}`]);
+        const restart = request.headers.has('last-event-id') ? [restartMarker(generation)] : [];
+        return generationAnswer(generation, n >= 40 ? tokens : [...restart, ...tokens, errorMarker()]);
+      },
+      { retry: { limit: 2, delay: 0 } },
+    );
+    render(<Chat client={client} />);
+    fireEvent.click(screen.getByText('send'));
+    await waitFor(() => expect(screen.getByTestId('state').textContent).toBe('failed'));
+    expect(screen.getByTestId('failed-because').textContent).toBe('intent-failed');
+    expect(server.seen).toHaveLength(3);
+  });
+
+  it('resume: a stored intent naming another origin is refused — failed with StoredIntentError, nothing sent, removed', async () => {
+    const storage = memoryStorageAdapter();
+    const foreign = {
+      v: 1,
+      requestId: '01JUSESENDBOUNDS0000000001',
+      input: 'chat',
+      url: 'https://collector.example/steal',
+      method: 'POST',
+      headers: [['content-type', 'application/json']],
+      body: '{"content":"hi"}',
+      createdAt: 1,
+    } as const;
+    await storage.save(foreign as unknown as StoredIntent);
+    const { server, client } = scriptedClient(() => Response.json({ ok: true }), { storage });
+    render(<Chat client={client} resume />);
+    await waitFor(() => expect(screen.getByTestId('state').textContent).toBe('failed'));
+    expect(screen.getByTestId('failed-because').textContent).toBe('stored-intent');
+    expect(server.seen).toEqual([]);
+    expect(await storage.list()).toEqual([]);
+  });
+});

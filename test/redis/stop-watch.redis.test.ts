@@ -1,0 +1,78 @@
+/**
+ * A run's stop watch on Redis costs no subscription of its own: the store subscribes to
+ * its one stop channel once, and every watch of every run shares it. A stop still
+ * reaches its holder at once, on another instance too.
+ */
+import { describe, expect, it } from 'vitest';
+import type { AcquireResult } from 'answer-once/server';
+import { createIdempotencyHandler } from 'answer-once/server';
+import { requireRedisServer } from '../support/redis-server.js';
+import { newKey, useRedisSuite } from '../support/redis-suite.js';
+
+const hasRedis = requireRedisServer();
+const LEASE = 5_000;
+const RUNS = 20;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function tokenOf(result: AcquireResult): string {
+  if (!result.acquired) throw new Error(`expected to acquire, found ${result.record.state}`);
+  return result.token;
+}
+
+describe.skipIf(!hasRedis)('the stop watch on Redis', () => {
+  const { open, calls } = useRedisSuite();
+
+  it('costs one subscription per store however many runs watch, and each stop reaches its holder only', async () => {
+    const holder = await open();
+    const stopper = await open(); // another instance
+    const keys = Array.from({ length: RUNS }, newKey);
+    const tokens = await Promise.all(keys.map(async (key) => tokenOf(await holder.acquire(key, 'fp', LEASE))));
+    const woken: boolean[] = [];
+    const used = await calls(async () => {
+      const watches = keys.map((key, index) =>
+        holder.watchStop(key, tokens[index]!, 10 * LEASE).then((stopped) => (woken[index] = stopped)),
+      );
+      await sleep(300);
+      expect(await stopper.stop(keys[3]!)).toBe('stopping');
+      await watches[3];
+      expect(woken.filter((stopped) => stopped !== undefined)).toHaveLength(1);
+      await Promise.all(
+        keys.map((key, index) => (index === 3 ? undefined : holder.complete(key, tokens[index]!, 'answer', LEASE))),
+      );
+      await Promise.all(watches);
+    });
+    expect(woken).toEqual(keys.map((_, index) => index === 3));
+    expect(used.ssubscribe ?? 0).toBe(0);
+    expect(used.subscribe ?? 0).toBe(1);
+  });
+
+  it('adds no subscription to a first run whose model takes longer than a flush window: acquire, one look, complete', async () => {
+    const store = await open();
+    const handle = createIdempotencyHandler({
+      store,
+      scope: () => ({ user: 'u' }),
+      flushMs: 10,
+      handler: async () => {
+        await sleep(100); // longer than a flush window: the run watches for a stop
+        return Response.json({ answer: 'Paris' });
+      },
+    });
+    const send = async (id: string) =>
+      (
+        await handle(
+          new Request('http://test.local/api/chat', {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', 'Idempotency-Key': id, 'X-Request-Id': id },
+            body: '{"question":"q"}',
+          }),
+        )
+      ).json();
+    await send('01J00000000000000000000000'); // warm: the scripts cached, the store's one subscription made
+    const used = await calls(async () => {
+      for (let n = 1; n <= 5; n += 1) expect(await send(`01J0000000000000000000000${n}`)).toEqual({ answer: 'Paris' });
+    });
+    expect(used.ssubscribe ?? 0).toBe(0);
+    expect(used.subscribe ?? 0).toBe(0);
+    expect(used.evalsha).toBe(5 * 3);
+  });
+});
