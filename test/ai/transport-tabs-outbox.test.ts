@@ -94,7 +94,8 @@ describe('answerOnceTransport with an outbox', () => {
     });
     void send(answerOnceTransport({ client: closed, api: server.api }));
     await until(async () => (await closed.pending(server!.api)) !== undefined, 'kept');
-    expect((await closed.pending(server.api))?.requestId).toBe(user.id);
+    const kept = (await closed.pending(server.api))?.requestId;
+    expect(kept?.startsWith(user.id)).toBe(true); // the message's intent (its id, and its content's)
     expect(posts()).toHaveLength(0);
 
     const reopened = createClient({
@@ -107,5 +108,6 @@ describe('answerOnceTransport with an outbox', () => {
     expect(await textOf(stream!)).toBe(FULL);
     expect(posts()).toHaveLength(1);
     expect(server.calls()).toBe(1);
+    expect(await reopened.pending(server.api)).toBeUndefined(); // sent with that ID, and settled
   });
 });
