@@ -1,10 +1,11 @@
 import { GENERATION_HEADER, RESTARTED_HEADER } from '../core/headers.js';
 import { encodeHead, headOf } from './answer-head.js';
 import { ByteRuns, concat } from './body.js';
+import { CallerBody } from './caller-body.js';
 import { type BatcherContext, LogBatcher } from './log-batcher.js';
 import { EventFramer } from './event-framer.js';
 import { isEventStream } from '../core/stream-protocol.js';
-import { errorMarker, restartMarker, stopMarker } from './sse-frame.js';
+import { restartMarker, stopMarker } from './sse-frame.js';
 import { type StoredResponse, storedAnswer } from './stored-response.js';
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
@@ -15,6 +16,8 @@ const READY_TURNS = 8;
 export interface ProduceContext extends BatcherContext {
   readonly generation: number;
   readonly maxResponseBytes: number;
+  /** The most bytes queued for the attempt's connection before it reads on from the log. */
+  readonly maxQueuedBytes: number;
   readonly replayHeaders: ReadonlySet<string>;
   /** The request named a position of another generation: it gets the restart first (§ 14.5). */
   readonly restarted: boolean;
@@ -80,8 +83,7 @@ export async function produce(response: Response, context: ProduceContext): Prom
   const sse = isEventStream(response.headers.get('content-type'));
   const head = headOf(response, context.replayHeaders);
   const reader = response.body?.getReader();
-  let caller: ReadableStreamDefaultController<Uint8Array> | undefined; // once streaming
-  let callerOpen = true;
+  let caller: CallerBody | undefined; // once streaming
   /** The restart marker, the attempt's first unit when it named an older generation (§ 14.5); never logged. */
   const marker = context.restarted && sse ? restartMarker(generation) : undefined;
   /** What the work produced before it streams (all of it, for a body that is all there at once). */
@@ -93,7 +95,7 @@ export async function produce(response: Response, context: ProduceContext): Prom
   const out = (bytes: Uint8Array): void => {
     if (fenced) return; // never a zombie's byte after the successor took over
     if (!caller) early.push(bytes);
-    else if (callerOpen) caller.enqueue(bytes);
+    else caller.push(bytes);
     if (kept) {
       if (kept.byteLength + bytes.byteLength <= maxResponseBytes) kept.push(bytes);
       else kept = undefined;
@@ -137,10 +139,15 @@ export async function produce(response: Response, context: ProduceContext): Prom
     return delivered;
   };
 
-  // What is there already, read without waiting on I/O.
+  // What is there already, read without waiting on I/O — up to `maxQueuedBytes`: a body
+  // larger than that streams, as one that waits does, so it is never all held at once.
   if (!reader) return whole();
   let pending: Promise<Read>;
   for (;;) {
+    if (early.byteLength > context.maxQueuedBytes) {
+      pending = settled(reader.read());
+      break;
+    }
     const read = await ready(reader.read());
     if ('later' in read) {
       pending = read.later; // waits on I/O: stream from here
@@ -177,16 +184,10 @@ export async function produce(response: Response, context: ProduceContext): Prom
   const first = early.byteLength > 0 ? early.join() : undefined;
   if (first) batcher.push(first);
   batcher.schedule();
-  const callerStream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      caller = controller;
-      if (marker) controller.enqueue(marker);
-      if (first) controller.enqueue(first);
-    },
-    cancel() {
-      callerOpen = false; // the client went away: the answer goes on into the log
-    },
-  });
+  const body = new CallerBody({ ...context, sse });
+  if (marker) body.marker(marker);
+  if (first) body.push(first);
+  caller = body;
 
   const log = batcher;
   const produced = (async (): Promise<Produced> => {
@@ -215,19 +216,10 @@ export async function produce(response: Response, context: ProduceContext): Prom
 
   return {
     whole: false,
-    delivered: deliver(callerStream),
+    delivered: deliver(body.stream),
     produced,
     settle({ ok, fenced: lost }) {
-      if (!callerOpen || !caller) return;
-      callerOpen = false;
-      if (ok && !lost) {
-        caller.close();
-      } else if (sse) {
-        caller.enqueue(errorMarker(lost ? 503 : 502));
-        caller.close();
-      } else {
-        caller.error(new Error('answer-once: this answer broke off; resend to get it.'));
-      }
+      body.end(ok && !lost ? { ok: true } : { ok: false, status: lost ? 503 : 502 });
     },
   };
 }

@@ -21,6 +21,7 @@ export interface StreamedRunOptions {
   readonly flushMs: number;
   readonly flushBytes: number;
   readonly maxResponseBytes: number;
+  readonly maxQueuedBytes: number;
   readonly replayHeaders: ReadonlySet<string>;
   readonly report: Reporter;
 }

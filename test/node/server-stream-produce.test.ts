@@ -65,6 +65,7 @@ function contextFor(store: StreamStore, overrides: Partial<ProduceContext> = {})
     onRenewed: () => undefined,
     generation: 7,
     maxResponseBytes: 1_000,
+    maxQueuedBytes: 1_048_576,
     replayHeaders: new Set(['content-type']),
     restarted: false,
     stopSignal: stop.signal,

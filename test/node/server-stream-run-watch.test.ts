@@ -38,6 +38,7 @@ function runOn(store: StreamStore): StreamedRun {
     flushMs: FLUSH_MS,
     flushBytes: 65_536,
     maxResponseBytes: 1_000,
+    maxQueuedBytes: 1_048_576,
     replayHeaders: new Set(['content-type']),
     report: () => undefined,
   });
