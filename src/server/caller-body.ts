@@ -122,9 +122,11 @@ export class CallerBody {
 
   #finish(controller: ReadableStreamDefaultController<Uint8Array>, ending: Ending): void {
     this.#closed = true;
-    if (ending.ok) return controller.close();
-    if (!this.#log.sse) return controller.error(new Error('answer-once: this answer broke off; resend to get it.'));
-    controller.enqueue(errorMarker(ending.status));
+    if (!ending.ok && !this.#log.sse) {
+      controller.error(new Error('answer-once: this answer broke off; resend to get it.'));
+      return;
+    }
+    if (!ending.ok) controller.enqueue(errorMarker(ending.status));
     controller.close();
   }
 }

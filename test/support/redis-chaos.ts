@@ -127,7 +127,19 @@ export function describeChaos(name: string, redis: () => ChaosRedis): void {
       const started = count(events, 'work-start');
       const done = count(events, 'work-done');
       const answerById = new Map(events.filter((e) => e.event === 'work-done').map((e) => [e.id, e.answer]));
-      expect(intents.filter((id) => started.get(id) !== 1)).toEqual([]);
+      const twice = intents.filter((id) => started.get(id) !== 1);
+      if (twice.length > 0) {
+        const of = new Set(twice);
+        console.info(
+          `[${name}] started other than once:\n` +
+            events
+              .filter((e) => e.id !== undefined && of.has(e.id))
+              .sort((x, y) => (x.t ?? 0) - (y.t ?? 0))
+              .map((e) => JSON.stringify(e))
+              .join('\n'),
+        );
+      }
+      expect(twice).toEqual([]);
       expect(intents.filter((id) => done.get(id) !== 1)).toEqual([]);
       // Every answer any client saw for an intent is the one its single model call produced.
       expect(intents.filter((id) => delivered.get(id)?.size !== 1)).toEqual([]);
