@@ -2,6 +2,7 @@ import { RETRY_AFTER_HEADER } from '../core/headers.js';
 import { type AnswerContext, failedAnswer, inProgressAnswer, statusAnswer, withProtocolHeaders } from './answers.js';
 import { FingerprintMismatchError } from './errors.js';
 import { runHeld, type WorkOutcome } from './held-run.js';
+import { Holder } from './holder.js';
 import type { HandlerSetup, Intent } from './intent.js';
 import type { RequestedPosition } from './position.js';
 import { answerRecord, attachLive } from './record-answer.js';
@@ -86,9 +87,13 @@ async function run(
   const { store } = options;
   const { key, requestId, scope, fingerprint, report, context } = intent;
   const { generation } = attempt;
+  const holder = new Holder(store, key, token, generation, { ...options, fingerprint, report });
   const streamed =
     streams && generation !== undefined
-      ? new StreamedRun(streams, key, token, generation, isRestart(intent.position, generation), { ...options, report })
+      ? new StreamedRun(streams, key, holder, generation, isRestart(intent.position, generation), {
+          ...options,
+          report,
+        })
       : undefined;
   // Without a log, an answer over `maxResponseBytes` goes to its caller while it still
   // streams; its outcome is written only once its body ended (PROTOCOL.md § 7.3).
@@ -161,7 +166,7 @@ async function run(
       }
     },
     (reason) => failOutcome({ status: 504 }, answer, reason),
-    { ...options, fingerprint, report, renewedAt: streamed?.renewedAt },
+    { ...options, fingerprint, report, renewedAt: streamed?.renewedAt, holder },
   );
   if (streamed) {
     const settled = running.then(

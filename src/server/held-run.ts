@@ -1,5 +1,6 @@
 import { LeaseLostError } from './errors.js';
 import type { Reporter } from './events.js';
+import { Holder } from './holder.js';
 import type { ResolvedLeaseOptions } from './lease-options.js';
 import { withStoreDeadline } from './store-call.js';
 import type { IdempotencyStore, WriteResult } from './store.js';
@@ -33,6 +34,11 @@ export interface HeldRunOptions extends ResolvedLeaseOptions {
    * `leaseMs`, § 14.9): a heartbeat finds it fresh enough and skips its own renew.
    */
   readonly renewedAt?: (() => number) | undefined;
+  /**
+   * The run's claim, when the caller shares it with the work (a streamed answer's appends
+   * claim a vanished record too). Absent: one is made for `token`.
+   */
+  readonly holder?: Holder | undefined;
 }
 
 /** The work ran past `maxRunMs`; the reason its signal aborts with. */
@@ -69,11 +75,9 @@ export async function runHeld<T>(
   const { leaseMs, heartbeatMs, report, storeTimeoutMs } = options;
   const lease = new AbortController();
   const signal = options.signal ? AbortSignal.any([lease.signal, options.signal]) : lease.signal;
-  let holder = token;
+  const holder = options.holder ?? new Holder(store, key, token, undefined, options);
   let writing = false;
   let renewing = false;
-  /** A renew's claim of a vanished record, while in flight: the outcome is written under the token it gets. */
-  let reclaiming: Promise<void> | undefined;
   const loseLease = (): void => {
     clearInterval(heartbeat);
     report({ type: 'lease-lost', key });
@@ -85,18 +89,13 @@ export async function runHeld<T>(
     if (renewing) return;
     if (options.renewedAt && Date.now() - options.renewedAt() < fresh) return;
     renewing = true;
-    const renewed = holder;
+    const renewed = holder.token;
     withStoreDeadline(() => store.renew(key, renewed, leaseMs), 'renew', storeTimeoutMs)
       .then(async (result) => {
         // While the outcome is being written, its own write decides (a fenced renew may be ours completing).
         if (writing || result === 'written' || lease.signal.aborted) return;
         if (result === 'fenced') return loseLease();
-        reclaiming = reclaim(store, key, options).then((reclaimed) => {
-          report({ type: 'record-lost', key, operation: 'renew', reclaimed: reclaimed !== null });
-          if (reclaimed === null) loseLease();
-          else holder = reclaimed;
-        });
-        await reclaiming;
+        if (!(await holder.reclaim('renew', renewed))) loseLease();
       })
       .catch((error: unknown) => {
         // The next beat tries again; if the lease lapses meanwhile, fencing decides.
@@ -128,8 +127,8 @@ export async function runHeld<T>(
 
   writing = true;
   try {
-    // A renew's claim still in flight is ours: write under its token, or it fences our own write.
-    await reclaiming?.catch(() => undefined);
+    // A claim still in flight is ours: write under its token, or it fences our own write.
+    await holder.settled();
     return { outcome, write: await write(store, key, holder, outcome, options) };
   } finally {
     clearInterval(heartbeat);
@@ -140,7 +139,7 @@ export async function runHeld<T>(
 async function write<T>(
   store: IdempotencyStore,
   key: string,
-  token: string,
+  holder: Holder,
   outcome: WorkOutcome<T>,
   options: HeldRunOptions,
 ): Promise<WriteOutcome> {
@@ -156,12 +155,11 @@ async function write<T>(
       options.storeTimeoutMs,
     );
   try {
+    const token = holder.token;
     let result = await settle(token);
     if (result === 'gone') {
-      const reclaimed = await reclaim(store, key, options);
-      report({ type: 'record-lost', key, operation, reclaimed: reclaimed !== null });
-      if (reclaimed === null) return 'lost';
-      result = await settle(reclaimed);
+      if (!(await holder.reclaim(operation, token))) return 'lost';
+      result = await settle(holder.token);
       if (result === 'gone') return 'lost';
     }
     if (result === 'fenced') {
@@ -178,14 +176,4 @@ async function write<T>(
       : { type: 'failed', key, error: outcome.cause ?? outcome.value },
   );
   return 'stored';
-}
-
-/** Claims a vanished intent again: the new token, or `null` when someone else got there first. */
-async function reclaim(store: IdempotencyStore, key: string, options: HeldRunOptions): Promise<string | null> {
-  const claim = await withStoreDeadline(
-    () => store.acquire(key, options.fingerprint, options.leaseMs),
-    'acquire',
-    options.storeTimeoutMs,
-  );
-  return claim.acquired ? claim.token : null;
 }

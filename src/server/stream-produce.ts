@@ -41,6 +41,8 @@ export type Production =
       readonly delivered: Response;
       readonly produced: Promise<Produced>;
       settle(outcome: { readonly ok: boolean; readonly fenced: boolean }): void;
+      /** The run holds the intent again under `token` and `generation` (its record or log vanished): log anew. */
+      reopen(token: string, generation: number): void;
     };
 
 type Read =
@@ -91,11 +93,13 @@ export async function produce(response: Response, context: ProduceContext): Prom
   let kept: ByteRuns | undefined = new ByteRuns();
   let fenced = false;
   let batcher: LogBatcher | undefined; // once streaming
+  /** The log's generation: the caller's, until the run claims a vanished record again under a new one. */
+  let logGeneration = generation;
+  /** After such a claim (event streams): re-frames what the caller gets in the log's generation. */
+  let relog: EventFramer | undefined;
 
-  const out = (bytes: Uint8Array): void => {
-    if (fenced) return; // never a zombie's byte after the successor took over
-    if (!caller) early.push(bytes);
-    else caller.push(bytes);
+  /** For the record (up to `maxResponseBytes`) and, once streaming, the log. */
+  const keep = (bytes: Uint8Array): void => {
     if (kept) {
       if (kept.byteLength + bytes.byteLength <= maxResponseBytes) kept.push(bytes);
       else kept = undefined;
@@ -103,13 +107,31 @@ export async function produce(response: Response, context: ProduceContext): Prom
     }
     batcher?.push(bytes);
   };
+  const toCaller = (bytes: Uint8Array): void => {
+    if (!caller) early.push(bytes);
+    else caller.push(bytes);
+  };
+  const out = (bytes: Uint8Array): void => {
+    if (fenced) return; // never a zombie's byte after the successor took over
+    toCaller(bytes);
+    if (relog) relog.write(bytes);
+    else keep(bytes);
+  };
   const framer = sse ? new EventFramer(generation, out) : undefined;
   const feed = (bytes: Uint8Array): void => (framer ? framer.write(bytes) : out(bytes));
   /** The work's body ended (or was stopped): what the framer holds out, the stop marker; whether it was stopped. */
   const endBody = (): boolean => {
     framer?.end();
+    relog?.end();
     const stopped = context.stopSignal.aborted;
-    if (stopped && framer) framer.writeOwn(stopMarker(generation, framer.offset));
+    if (stopped && framer && !fenced) {
+      const own = stopMarker(generation, framer.offset);
+      if (!relog) framer.writeOwn(own);
+      else {
+        toCaller(own);
+        relog.writeOwn(stopMarker(logGeneration, relog.offset)); // the log's own, in its generation
+      }
+    }
     return stopped;
   };
   const answered = (body: Uint8Array | undefined, stopped: boolean): Produced => ({
@@ -168,28 +190,51 @@ export async function produce(response: Response, context: ProduceContext): Prom
   const stopReading = (reason: unknown): void => {
     void source.cancel(reason).catch(() => undefined);
   };
-  batcher = new LogBatcher(
-    {
-      ...context,
-      onFenced: () => {
-        fenced = true;
-        stopReading(new Error('answer-once: another worker took this intent over.'));
-        context.onFenced();
-      },
+  const batcherContext: BatcherContext = {
+    ...context,
+    onFenced: () => {
+      fenced = true;
+      stopReading(new Error('answer-once: another worker took this intent over.'));
+      context.onFenced();
     },
-    encodeHead(head),
-    startedAt,
-  );
-  if (!kept) batcher.retainBytes = maxResponseBytes;
+  };
+  const logFor = (token: string, since: number): LogBatcher => {
+    const opened = new LogBatcher({ ...batcherContext, token }, encodeHead(head), since);
+    if (!kept) opened.retainBytes = maxResponseBytes;
+    return opened;
+  };
+  batcher = logFor(context.token, startedAt);
   const first = early.byteLength > 0 ? early.join() : undefined;
   if (first) batcher.push(first);
   batcher.schedule();
+  /**
+   * The record (or only its log) vanished and the run holds the intent again under `token`:
+   * the log starts over with what was kept, re-framed when the generation is new, so
+   * readers get the whole answer (a restart marker first) and the record what they get.
+   * An answer past `maxResponseBytes` cannot start over: it is no longer logged.
+   */
+  const reopen = (token: string, reclaimed: number): void => {
+    batcher?.cancel();
+    batcher = undefined;
+    if (fenced || !kept) return;
+    const sofar = kept.join();
+    kept = new ByteRuns();
+    batcher = logFor(token, Date.now());
+    if (sse && reclaimed !== logGeneration) {
+      relog?.end();
+      relog = new EventFramer(reclaimed, keep);
+      relog.write(sofar);
+    } else {
+      keep(sofar);
+    }
+    logGeneration = reclaimed;
+    batcher.schedule();
+  };
   const body = new CallerBody({ ...context, sse });
   if (marker) body.marker(marker);
   if (first) body.push(first);
   caller = body;
 
-  const log = batcher;
   const produced = (async (): Promise<Produced> => {
     const onStop = (): void => stopReading(context.stopSignal.reason);
     context.stopSignal.addEventListener('abort', onStop, { once: true });
@@ -197,7 +242,7 @@ export async function produce(response: Response, context: ProduceContext): Prom
     try {
       for (let next = await pending; ; next = await settled(source.read())) {
         if (!next.ok && !context.stopSignal.aborted) {
-          await log.drain(true); // readers get every byte the caller got before the error marker
+          await batcher?.drain(true); // readers get every byte the caller got before the error marker
           return { ok: false, error: next.error };
         }
         if (!next.ok || next.next.done || fenced) break;
@@ -206,11 +251,11 @@ export async function produce(response: Response, context: ProduceContext): Prom
       const stopped = endBody();
       const outcome = answered(kept?.join(), stopped);
       // Not replayable: readers finish from the log, so its last batch goes there first.
-      await log.drain(kept === undefined);
+      await batcher?.drain(kept === undefined);
       return outcome;
     } finally {
       context.stopSignal.removeEventListener('abort', onStop);
-      log.cancel();
+      batcher?.cancel();
     }
   })();
 
@@ -221,5 +266,6 @@ export async function produce(response: Response, context: ProduceContext): Prom
     settle({ ok, fenced: lost }) {
       body.end(ok && !lost ? { ok: true } : { ok: false, status: lost ? 503 : 502 });
     },
+    reopen,
   };
 }

@@ -2,6 +2,7 @@ import { PROBLEM_JSON } from '../core/headers.js';
 import { LeaseLostError } from './errors.js';
 import type { Reporter } from './events.js';
 import type { WorkOutcome } from './held-run.js';
+import type { Holder } from './holder.js';
 import { problemResponse } from './problem.js';
 import { type ProduceContext, produce, type Production } from './stream-produce.js';
 import { storedAnswer } from './stored-response.js';
@@ -35,7 +36,7 @@ export interface StreamedRunOptions {
 export class StreamedRun {
   readonly #store: StreamStore;
   readonly #key: string;
-  readonly #token: string;
+  readonly #holder: Holder;
   readonly #generation: number;
   readonly #restarted: boolean;
   readonly #options: StreamedRunOptions;
@@ -52,17 +53,23 @@ export class StreamedRun {
   constructor(
     store: StreamStore,
     key: string,
-    token: string,
+    holder: Holder,
     generation: number,
     restarted: boolean,
     options: StreamedRunOptions,
   ) {
     this.#store = store;
     this.#key = key;
-    this.#token = token;
+    this.#holder = holder;
     this.#generation = generation;
     this.#restarted = restarted;
     this.#options = options;
+    // Claimed again after the store lost the record (§ 7.2): the log starts over, the stop
+    // watch follows the new token.
+    holder.onReclaimed((token, reclaimed) => {
+      this.#production?.reopen(token, reclaimed ?? this.#generation);
+      if (this.#done && !this.#done.signal.aborted) void this.#watchStop();
+    });
     // A stop reaches the holder within a flush window (§ 14.8): an answer done sooner
     // never pays for the watch.
     this.#watchTimer = setTimeout(() => void this.#watchStop(), options.flushMs);
@@ -91,8 +98,9 @@ export class StreamedRun {
       ...this.#options,
       store: this.#store,
       key: this.#key,
-      token: this.#token,
-      generation: this.#generation,
+      // Claimed again before the work answered: its answer is the new generation's.
+      token: this.#holder.token,
+      generation: this.#holder.generation ?? this.#generation,
       restarted: this.#restarted,
       stopSignal: this.#stop.signal,
       onStop: () => this.#requestStop(),
@@ -101,6 +109,7 @@ export class StreamedRun {
       onRenewed: () => {
         this.#renewedAt = Date.now();
       },
+      onLost: (what) => void this.#lost(what, context.token),
     };
     const production = await produce(response, context);
     if (!production.whole) {
@@ -137,6 +146,23 @@ export class StreamedRun {
     this.#done?.abort(RUN_ENDED);
   }
 
+  /** An append found the record or its log gone: claim the intent again (the log then reopens), or yield it. */
+  async #lost(what: 'record' | 'log', token: string): Promise<void> {
+    const holder = this.#holder;
+    if (what === 'log') {
+      this.#production?.reopen(holder.token, holder.generation ?? this.#generation);
+      return;
+    }
+    let held: boolean;
+    try {
+      held = await holder.reclaim('append', token);
+    } catch (error) {
+      this.#options.report({ type: 'store-error', key: this.#key, operation: 'acquire', error });
+      return; // the heartbeat tries again
+    }
+    if (!held) this.#work.abort(new LeaseLostError('answer-once: another worker took this intent over.'));
+  }
+
   #requestStop(): void {
     if (this.#stop.signal.aborted) return;
     const reason = new DOMException('answer-once: the intent was stopped.', 'AbortError');
@@ -145,13 +171,13 @@ export class StreamedRun {
   }
 
   async #watchStop(): Promise<void> {
-    this.#done = new AbortController();
+    this.#done ??= new AbortController();
     const done = this.#done.signal;
     // Bounded by the run: each turn waits for a stop, STOP_WATCH_MS, or the run's end.
     while (!done.aborted && !this.#stop.signal.aborted) {
       const started = Date.now();
       try {
-        if (await this.#store.watchStop(this.#key, this.#token, STOP_WATCH_MS, done)) return this.#requestStop();
+        if (await this.#store.watchStop(this.#key, this.#holder.token, STOP_WATCH_MS, done)) return this.#requestStop();
       } catch (error) {
         this.#options.report({ type: 'store-error', key: this.#key, operation: 'watchStop', error });
         return; // appends still carry a stop

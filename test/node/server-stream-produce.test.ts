@@ -63,6 +63,7 @@ function contextFor(store: StreamStore, overrides: Partial<ProduceContext> = {})
     onFenced,
     leaseMs: 30_000,
     onRenewed: () => undefined,
+    onLost: () => undefined,
     generation: 7,
     maxResponseBytes: 1_000,
     maxQueuedBytes: 1_048_576,

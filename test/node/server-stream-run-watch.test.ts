@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { StreamStore } from 'answer-once/server';
+import { Holder } from '../../src/server/holder.js';
 import { StreamedRun } from '../../src/server/stream-run.js';
 
 const FLUSH_MS = 25;
@@ -33,7 +34,13 @@ function watchedStore(options: { timesOut?: boolean } = {}) {
 }
 
 function runOn(store: StreamStore): StreamedRun {
-  return new StreamedRun(store, 'key', 'token', 7, false, {
+  const holder = new Holder(store, 'key', 'token', 7, {
+    fingerprint: 'fp',
+    leaseMs: 30_000,
+    storeTimeoutMs: 5_000,
+    report: () => undefined,
+  });
+  return new StreamedRun(store, 'key', holder, 7, false, {
     leaseMs: 30_000,
     flushMs: FLUSH_MS,
     flushBytes: 65_536,
