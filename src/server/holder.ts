@@ -73,11 +73,7 @@ export class Holder {
   async #claim(on: LostOn): Promise<boolean> {
     const { fingerprint, leaseMs, storeTimeoutMs, report } = this.#options;
     const key = this.#key;
-    const claim = await withStoreDeadline(
-      () => this.#store.acquire(key, fingerprint, leaseMs),
-      'acquire',
-      storeTimeoutMs,
-    );
+    const claim = await withStoreDeadline(() => this.#store.acquire(key, fingerprint, leaseMs), 'acquire', storeTimeoutMs);
     report({ type: 'record-lost', key, operation: on, reclaimed: claim.acquired });
     if (!claim.acquired) return false;
     this.#token = claim.token;
