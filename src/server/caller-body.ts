@@ -2,8 +2,6 @@ import { followLog } from './log-follow.js';
 import { errorMarker } from './sse-frame.js';
 import type { StreamStore } from './stream-store.js';
 
-const EMPTY = new Uint8Array(0);
-
 /** Where the caller's body reads on from once its queue overflowed: the intent's log. */
 export interface CallerLog {
   readonly store: StreamStore;
@@ -12,6 +10,8 @@ export interface CallerLog {
   readonly sse: boolean;
   /** The most bytes queued for a connection that is not taking them (`maxQueuedBytes`). */
   readonly maxQueuedBytes: number;
+  /** How long the body, once it follows the log, waits for a record the store lost (§ 7.2). */
+  readonly leaseMs: number;
 }
 
 /** How the caller's body ends once the queue is taken: cleanly, with an error marker (SSE), or aborted. */
@@ -91,9 +91,9 @@ export class CallerBody {
 
   /** Drops the queued body bytes (a marker not yet taken stays first) and reads on from the log. */
   #follow(): void {
-    const { store, key, generation, sse } = this.#log;
+    const { store, key, generation, sse, leaseMs } = this.#log;
     this.#drop();
-    this.#tail = followLog(store, key, { generation, offset: this.#taken }, sse, EMPTY).getReader();
+    this.#tail = followLog(store, key, { generation, offset: this.#taken }, { sse, patienceMs: leaseMs }).getReader();
   }
 
   #drop(): void {

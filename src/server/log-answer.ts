@@ -85,7 +85,8 @@ export function replayFromPosition(
  * The attached answer to a live generation whose head is logged (§ 14.6), from the
  * request's position, then live. `undefined` when there is nothing to attach to yet (no
  * head of the record's generation, a dead lease) or the bytes asked for are no longer
- * kept (§ 14.10): the caller answers "still running" instead.
+ * kept (§ 14.10): the caller answers "still running" instead. `patienceMs`: how long the
+ * reader waits for a record the store lost to be claimed again by its holder (the lease).
  */
 export function attachToLog(
   store: StreamStore,
@@ -93,6 +94,7 @@ export function attachToLog(
   snapshot: LogSnapshot,
   position: RequestedPosition | undefined,
   context: AnswerContext,
+  patienceMs: number,
 ): Response | undefined {
   const { record, log } = snapshot;
   if (record?.state !== 'processing' || record.leaseExpiresAt <= Date.now()) return undefined;
@@ -115,6 +117,6 @@ export function attachToLog(
   }
   const first = log.data.subarray(offset - log.offset); // empty when the position is past the logged bytes
   const marker = start.kind === 'restart' && sse ? restartMarker(generation) : undefined;
-  const body = followLog(store, key, { generation, offset }, sse, first, marker);
+  const body = followLog(store, key, { generation, offset }, { sse, first, marker, patienceMs });
   return withProtocolHeaders(new Response(body, { status, headers }), context);
 }

@@ -44,7 +44,7 @@ export async function attachLive(
   const { streams, options } = setup;
   const readContext = { ...context, timeoutMs: waitMs + options.storeTimeoutMs };
   const snapshot = await storeCall('read', key, () => streams.read(key, null, { waitMs, signal }), readContext);
-  const attached = attachToLog(streams, key, snapshot, position, answer);
+  const attached = attachToLog(streams, key, snapshot, position, answer, options.leaseMs);
   if (!attached) return snapshot.record;
   report({ type: 'attached', key });
   return attached;

@@ -95,7 +95,12 @@ const restartEvent = (generation: number) =>
   `event: answer-once.restart\ndata: {"generation":${generation}}\nid: ${generation}.0\n\n`;
 
 const follow = (store: StreamStore, offset: number, sse: boolean, first = '', marker?: string) =>
-  followLog(store, KEY, { generation: G, offset }, sse, bytes(first), marker === undefined ? undefined : bytes(marker));
+  followLog(
+    store,
+    KEY,
+    { generation: G, offset },
+    { sse, first: bytes(first), marker: marker === undefined ? undefined : bytes(marker) },
+  );
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['Date'] }); // only the clock: the leases above are read against NOW

@@ -1,0 +1,174 @@
+/**
+ * A record the store loses mid-work (PROTOCOL.md § 7.2, § 14.7) on a real redis-server:
+ * a FLUSHALL or only the log's key evicted while the model streams, with the first
+ * caller, a reader attached through a second server instance, and a retry. The holder
+ * claims its record again at its next write, so whoever comes after that gets the one
+ * answer; readers wait for it instead of sending the error marker that makes a client
+ * resend (and run the work again).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'redis';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
+import { createIdempotencyHandler, encodeKey, type IdempotencyEvent } from 'answer-once/server';
+import { rawCommand, RedisServer, requireRedisServer } from '../support/redis-server.js';
+
+const hasRedis = requireRedisServer();
+const encoder = new TextEncoder();
+const EVENTS = 30;
+const EVENT_MS = 40;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const tokens = Array.from({ length: EVENTS }, (_, index) => `token ${index}`);
+
+/** What a UI shows from an event stream: the answer's data, dropped and started again at every restart marker. */
+interface Transcript {
+  readonly shown: string[];
+  readonly errors: number;
+  readonly bytes: Uint8Array;
+}
+
+async function transcript(response: Response): Promise<Transcript> {
+  let shown: string[] = [];
+  let errors = 0;
+  const parser = createParser({
+    onEvent: (event: EventSourceMessage) => {
+      if (event.event === 'answer-once.restart') shown = [];
+      else if (event.event === 'answer-once.error') errors += 1;
+      else shown.push(event.data);
+    },
+  });
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  parser.feed(new TextDecoder().decode(bytes));
+  return { shown, errors, bytes };
+}
+
+describe.skipIf(!hasRedis)('a record Redis loses while the model streams', () => {
+  let server: RedisServer;
+  const clients: (RedisStoreClient & { close(): Promise<void> })[] = [];
+  const stores: RedisStore[] = [];
+  let calls = 0;
+  let events: IdempotencyEvent[] = [];
+  /** Resolves once the model sent event `n` (index from 0). */
+  let sent: ((n: number) => void) | undefined;
+
+  /** One server instance: its own Redis connection, the same model. */
+  async function instance(): Promise<(request: Request) => Promise<Response>> {
+    const client = await createClient({ url: server.url })
+      .on('error', () => {})
+      .connect();
+    clients.push(client);
+    const store = new RedisStore({ client });
+    stores.push(store);
+    return createIdempotencyHandler({
+      store,
+      scope: () => ({ user: 'alice' }),
+      onEvent: (event) => events.push(event),
+      handler: () => {
+        calls += 1;
+        let index = 0;
+        const body = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            if (index > 0) await sleep(EVENT_MS);
+            if (index >= EVENTS) return controller.close();
+            controller.enqueue(encoder.encode(`data: ${tokens[index]}\n\n`));
+            sent?.(index);
+            index += 1;
+          },
+        });
+        return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
+      },
+    });
+  }
+
+  const send = (id: string): Request =>
+    new Request('http://app.test/api/chat', {
+      method: 'POST',
+      headers: { 'X-Request-Id': id, 'Content-Type': 'application/json', Prefer: 'wait=10' },
+      body: '{"question":"hi"}',
+    });
+  const status = (id: string): Request =>
+    new Request(`http://app.test/api/status/${id}`, { headers: { Prefer: 'wait=10' } });
+  const afterEvent = (n: number): Promise<void> =>
+    new Promise((resolve) => {
+      sent = (index) => {
+        if (index === n) resolve();
+      };
+    });
+  /** Resolves with the first event that matches, within `timeoutMs` (rejects after). */
+  async function eventWithin(match: (event: IdempotencyEvent) => boolean, timeoutMs: number): Promise<number> {
+    const started = Date.now();
+    while (Date.now() - started < timeoutMs) {
+      if (events.some(match)) return Date.now() - started;
+      await sleep(5);
+    }
+    throw new Error(`no matching event within ${timeoutMs} ms`);
+  }
+
+  beforeAll(async () => {
+    server = await RedisServer.start();
+  });
+
+  afterEach(() => {
+    calls = 0;
+    events = [];
+    sent = undefined;
+  });
+
+  afterAll(async () => {
+    await Promise.all(stores.map((store) => store.close()));
+    await Promise.all(clients.map((client) => client.close()));
+    await server?.stop();
+  });
+
+  it('after a FLUSHALL mid-stream, the holder claims its record again at its next append; a retry then and a reader on another instance get the one answer', async () => {
+    const [a, b] = [await instance(), await instance()];
+    const id = 'lost-record-00001';
+    const first = a(send(id)); // the first caller, on instance A, reads it live
+    await afterEvent(3);
+    const attached = await b(status(id)); // a reader attached through instance B
+    expect(attached.headers.get('x-idempotent-attached')).toBe('true');
+    const reading = [transcript(await first), transcript(attached)];
+    await afterEvent(8);
+    await rawCommand(server.port, 'FLUSHALL');
+    // The holder's next append finds the record gone and claims it again: within a few
+    // flush windows and one event, not a heartbeat (a third of the 10 s lease) later.
+    const after = await eventWithin((event) => event.type === 'record-lost', 2_000);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'record-lost', operation: 'append', reclaimed: true }));
+    const retry = await b(send(id)); // a retry from a client that lost its connection
+    expect(retry.headers.get('x-idempotent-attached')).toBe('true');
+    reading.push(transcript(retry));
+    const [fromFirst, fromAttached, fromRetry] = await Promise.all(reading);
+    expect(calls).toBe(1);
+    for (const seen of [fromFirst, fromAttached, fromRetry]) {
+      expect(seen.errors).toBe(0);
+      expect(seen.shown).toEqual(tokens);
+    }
+    // Stored: what the retry read, byte for byte (the claim's generation, re-framed whole).
+    const replay = await a(send(id));
+    expect(replay.headers.get('x-idempotent-replayed')).toBe('true');
+    expect(Buffer.from(await replay.arrayBuffer()).equals(Buffer.from(fromRetry.bytes))).toBe(true);
+    console.info(`[record loss] claimed again ${after} ms after the FLUSHALL`);
+  });
+
+  it('after only the log’s key is evicted mid-stream, the holder logs the answer anew: a retry and an attached reader get it whole, one model call', async () => {
+    const [a, b] = [await instance(), await instance()];
+    const id = 'lost-log-0000001';
+    const first = a(send(id));
+    await afterEvent(3);
+    const attached = await b(status(id));
+    const reading = [transcript(await first), transcript(attached)];
+    await afterEvent(8);
+    // The log is a Stream beside the record, on its hash tag (src/redis/log-key.ts).
+    expect(await rawCommand(server.port, `DEL ${encodeKey({ user: 'alice' }, id)}:log`)).toBe(':1\r\n');
+    await sleep(4 * EVENT_MS);
+    const retry = await b(send(id));
+    expect(retry.headers.get('x-idempotent-attached')).toBe('true');
+    reading.push(transcript(retry));
+    const seen = await Promise.all(reading);
+    expect(calls).toBe(1);
+    for (const one of seen) {
+      expect(one.errors).toBe(0);
+      expect(one.shown).toEqual(tokens);
+    }
+  });
+});
