@@ -9,8 +9,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { createClient as createAnswerClient } from 'answer-once';
 import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
 import { createIdempotencyHandler, encodeKey, type IdempotencyEvent } from 'answer-once/server';
+import { serve, type ServedHandler } from 'answer-once/server/node';
 import { rawCommand, RedisServer, requireRedisServer } from '../support/redis-server.js';
 
 const hasRedis = requireRedisServer();
@@ -50,10 +52,18 @@ describe.skipIf(!hasRedis)('a record Redis loses while the model streams', () =>
   let events: IdempotencyEvent[] = [];
   /** Resolves once the model sent event `n` (index from 0). */
   let sent: ((n: number) => void) | undefined;
+  /** When set, the model waits for it after sending event `held.after`. */
+  let held: { readonly after: number; readonly until: Promise<void> } | undefined;
+  let served: ServedHandler[] = [];
 
   /** One server instance: its own Redis connection, the same model. */
   async function instance(): Promise<(request: Request) => Promise<Response>> {
-    const client = await createClient({ url: server.url })
+    // The reconnection settings README recommends: fail fast while Redis is away, come back quickly.
+    const client = await createClient({
+      url: server.url,
+      disableOfflineQueue: true,
+      socket: { reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1_000) },
+    })
       .on('error', () => {})
       .connect();
     clients.push(client);
@@ -72,6 +82,7 @@ describe.skipIf(!hasRedis)('a record Redis loses while the model streams', () =>
             if (index >= EVENTS) return controller.close();
             controller.enqueue(encoder.encode(`data: ${tokens[index]}\n\n`));
             sent?.(index);
+            if (held?.after === index) await held.until;
             index += 1;
           },
         });
@@ -108,10 +119,13 @@ describe.skipIf(!hasRedis)('a record Redis loses while the model streams', () =>
     server = await RedisServer.start();
   });
 
-  afterEach(() => {
+  afterEach(async () => {
     calls = 0;
     events = [];
     sent = undefined;
+    held = undefined;
+    await Promise.all(served.map((one) => one.close()));
+    served = [];
   });
 
   afterAll(async () => {
@@ -137,12 +151,13 @@ describe.skipIf(!hasRedis)('a record Redis loses while the model streams', () =>
     const retry = await b(send(id)); // a retry from a client that lost its connection
     expect(retry.headers.get('x-idempotent-attached')).toBe('true');
     reading.push(transcript(retry));
-    const [fromFirst, fromAttached, fromRetry] = await Promise.all(reading);
+    const seen = await Promise.all(reading);
     expect(calls).toBe(1);
-    for (const seen of [fromFirst, fromAttached, fromRetry]) {
-      expect(seen.errors).toBe(0);
-      expect(seen.shown).toEqual(tokens);
+    for (const one of seen) {
+      expect(one.errors).toBe(0);
+      expect(one.shown).toEqual(tokens);
     }
+    const fromRetry = seen[2]!;
     // Stored: what the retry read, byte for byte (the claim's generation, re-framed whole).
     const replay = await a(send(id));
     expect(replay.headers.get('x-idempotent-replayed')).toBe('true');
@@ -170,5 +185,39 @@ describe.skipIf(!hasRedis)('a record Redis loses while the model streams', () =>
       expect(one.errors).toBe(0);
       expect(one.shown).toEqual(tokens);
     }
+  });
+
+  it('when Redis restarts empty mid-stream, client.fetch callers on both instances read the one answer to its end: one model call', async () => {
+    const urls: string[] = [];
+    for (const handle of [await instance(), await instance()]) {
+      const one = await serve(handle);
+      served.push(one);
+      urls.push(one.url);
+    }
+    const id = 'lost-redis-00001';
+    let resume!: () => void;
+    held = { after: 8, until: new Promise<void>((resolve) => (resume = resolve)) };
+    const client = createAnswerClient();
+    const post = (url: string) =>
+      client.fetch(`${url}/api/chat`, {
+        method: 'POST',
+        headers: { 'X-Request-Id': id, 'Content-Type': 'application/json' },
+        body: '{"question":"hi"}',
+      });
+    const first = await post(urls[0]!);
+    await afterEvent(3);
+    const attached = await post(urls[1]!); // attaches through instance B
+    expect(attached.headers.get('x-idempotent-attached')).toBe('true');
+    const reading = [transcript(first), transcript(attached)];
+    await afterEvent(8);
+    await server.restart(); // no persistence: it comes back empty
+    resume(); // the model goes on once Redis is back, as a model outlives a Redis restart
+    const seen = await Promise.all(reading);
+    expect(calls).toBe(1);
+    for (const one of seen) {
+      expect(one.errors).toBe(0);
+      expect(one.shown).toEqual(tokens);
+    }
+    expect(events).toContainEqual(expect.objectContaining({ type: 'record-lost', reclaimed: true }));
   });
 });
