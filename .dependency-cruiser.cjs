@@ -6,6 +6,24 @@
 const pkg = (...names) => `(^|node_modules/)(${names.join('|')})($|/)`;
 const src = (...folders) => `^src/(${folders.join('|')})/`;
 
+/** src/server/`folder` (a folder with its slash, or a file pattern). */
+const server = (folder) => `^src/server/${folder}`;
+
+/**
+ * Of src/server, `from` imports only itself, the shared errors, events and problem, and the
+ * `allowed` folders (src/core stays open to it).
+ */
+const serverFolderImportsOnly = (name, comment, from, allowed) => ({
+  name,
+  comment,
+  severity: 'error',
+  from: { path: server(from) },
+  to: {
+    path: '^src/server/',
+    pathNot: [server(from), server('(errors|events|problem)\\.ts$'), ...allowed.map(server)],
+  },
+});
+
 /** `folder` imports none of `layers` (folders of src/) and none of `packages`. */
 const layerForbids = (name, comment, folder, layers, packages) => ({
   name,
@@ -67,11 +85,59 @@ module.exports = {
     {
       name: 'redis-implements-the-store',
       comment:
-        'src/redis (answer-once/redis) is one IdempotencyStore: it may import the store interface (store.ts, stream-store.ts) and errors of src/server and src/core, nothing else of ours.',
+        'src/redis (answer-once/redis) is one IdempotencyStore: of src/server it imports only the store contract (src/server/store/), so a store author reads one folder and the server can change behind it.',
       severity: 'error',
       from: { path: src('redis') },
-      to: { path: '^src/', pathNot: ['^src/redis/', src('core'), '^src/server/(store|stream-store|errors)\\.ts$'] },
+      to: { path: '^src/', pathNot: ['^src/redis/', src('core'), server('store')] },
     },
+
+    // Inside src/server: one folder per concept, imports running one way
+    // (http → stream → run, format → store; the shared errors, events and problem at the top).
+    serverFolderImportsOnly(
+      'server-shared-stands-alone',
+      'src/server/{errors,events,problem}.ts are what every folder shares (the error classes, the event union, the problem+json builder): they import none of the folders, so any folder can use them without a cycle.',
+      '(errors|events|problem)\\.ts$',
+      [],
+    ),
+    serverFolderImportsOnly(
+      'store-is-the-contract',
+      'src/server/store/ is the contract a store implements (records, answer logs, keys, the store-call deadline): it imports only the shared errors and events, never an implementation or HTTP, because src/redis and other stores import it.',
+      'store/',
+      [],
+    ),
+    serverFolderImportsOnly(
+      'memory-implements-the-store',
+      'src/server/memory/ is the reference store: like any other store it sees only the contract (src/server/store/), so it cannot lean on the handler, the runner or the streaming path.',
+      'memory/',
+      ['store/'],
+    ),
+    serverFolderImportsOnly(
+      'run-knows-no-http',
+      'src/server/run/ holds one intent under a lease (runOnce, held runs, lease options) with no Request or Response: it imports only the store contract, so queue consumers use it without the HTTP layer.',
+      'run/',
+      ['store/'],
+    ),
+    serverFolderImportsOnly(
+      'format-is-bytes',
+      "src/server/format/ is what goes into a store's strings and onto the wire (stored responses, answer heads, SSE frames, bytes): pure encoding with no store, run or HTTP behind it, so every folder above can use it.",
+      'format/',
+      [],
+    ),
+    serverFolderImportsOnly(
+      'stream-never-answers-http',
+      "src/server/stream/ moves a model's output into the answer log and out to readers (run, produce, batch, frame, follow): it builds on the store contract, formats and held runs but never imports HTTP answers, routes or the memory store, so how a request is answered cannot leak into how an answer is written.",
+      'stream/',
+      ['store/', 'format/', 'run/'],
+    ),
+    {
+      name: 'entries-are-tops',
+      comment:
+        'src/server/index.ts and node.ts are the public entries (answer-once/server, answer-once/server/node): nothing inside src/server imports them, so an entry lists what is public and nothing more.',
+      severity: 'error',
+      from: { path: '^src/server/' },
+      to: { path: '^src/server/(index|node)\\.ts$' },
+    },
+
     layerImportsOnly(
       'react-adapts-the-client',
       'src/react (answer-once/react) is a thin adapter over the client: it imports src/client and src/core only.',
@@ -110,7 +176,7 @@ module.exports = {
     {
       name: 'tests-live-in-test',
       comment:
-        'Every spec lives in test/ (test/node, test/react, test/redis, test/e2e, test/types): nothing under src/ imports vitest.',
+        'Every spec lives in test/, in the folder that mirrors what it specifies (test/server/http/…, test/client/…): nothing under src/ imports vitest.',
       severity: 'error',
       from: { path: '^src/' },
       to: { path: pkg('vitest', '@vitest/[^/]+') },

@@ -10,7 +10,7 @@ const common = { gzip: true, ignore: ['ky', 'ulid'] };
 // client imports on the first `fetch` or `stream`, so an app whose bundler splits chunks downloads them only when it
 // streams. The first line leaves that chunk out (what every page loads); the next two
 // count it (size-limit would otherwise inline the dynamic import).
-// `client.stop` (issue 11) added ~0.25 kB to the first load — the bookkeeping that keeps a
+// `client.stop` added ~0.25 kB to the first load — the bookkeeping that keeps a
 // stopped intent in storage (src/client/storage/stopped.ts) — and ~0.4 kB to the streaming
 // chunk, which its request code loads with.
 const lazyStream = (config) => ({ ...config, external: [...(config.external ?? []), './streaming-*'] });

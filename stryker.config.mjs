@@ -1,6 +1,6 @@
 // Mutation testing (`npm run mutate`; not in CI: a full run takes longer than CI's budget on
 // 2 cores). A surviving mutant is a missing spec or dead code: kill it or list it, with why,
-// in README § Development. `MUTATE=client npm run mutate` runs one folder (or a list:
+// in MUTATION.md. `MUTATE=client npm run mutate` runs one folder (or a list:
 // `MUTATE=core,server`; `redis` adds the Redis suites, which start real redis-servers).
 // Incremental: reports/stryker-<folders>.json keeps every mutant's last result, so a run after
 // a small change re-tests only what it touched. Gitignored: megabytes of JSON rewritten by

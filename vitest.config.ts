@@ -1,7 +1,11 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
-// Every test lives in test/ (never under src/). One project per kind of test, so each can be run alone (`vitest --project redis`)
-// and each gets the environment it needs. All of them run under `npm test`.
+// Every test lives in test/ (never under src/), in the folder that mirrors what it specifies
+// (test/server/http/… for src/server/http/…); shared helpers live in test/support/. One project
+// per kind of test, so each can be run alone (`vitest --project redis`) and each gets the
+// environment it needs; the file's suffix says which: `.test-d.ts` types, `.test.tsx` react
+// (happy-dom), `.redis.test.ts` redis (real redis-servers), `.e2e.test.ts` e2e (the examples in
+// Chromium), any other `.test.ts` unit. All of them run under `npm test`.
 export default defineConfig({
   // Tests, examples and benches import `answer-once/…` as users do; tsconfig maps it to src/.
   resolve: { tsconfigPaths: true },
@@ -13,14 +17,15 @@ export default defineConfig({
         test: {
           name: 'types',
           include: [],
-          typecheck: { enabled: true, only: true, include: ['test/types/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+          typecheck: { enabled: true, only: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
         },
       },
       {
         extends: true,
         test: {
           name: 'unit',
-          include: ['test/node/**/*.test.ts'],
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/**/*.redis.test.ts', 'test/**/*.e2e.test.ts'],
           environment: 'node',
         },
       },
@@ -28,7 +33,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'react',
-          include: ['test/react/**/*.test.tsx'],
+          include: ['test/**/*.test.tsx'],
           environment: 'happy-dom',
         },
       },
@@ -36,7 +41,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'redis',
-          include: ['test/redis/**/*.test.ts'],
+          include: ['test/**/*.redis.test.ts'],
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 120_000,
@@ -47,7 +52,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'e2e',
-          include: ['test/e2e/**/*.test.ts'],
+          include: ['test/**/*.e2e.test.ts'],
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 180_000,

@@ -8,11 +8,14 @@ const wanted = new Set(['unit', 'react', ...((process.env.MUTATE ?? '').includes
 // Each mutant re-runs every spec that covers it. These three are whole-system properties
 // (thousands of intents, child processes) that take seconds each and cover nearly every
 // mutant; the specs that state each behaviour are what should kill a mutant.
-const SLOW = ['test/node/chaos.test.ts', 'test/node/client-loss.test.ts', 'test/node/example-queue.test.ts'];
+const SLOW = ['test/server/chaos.test.ts', 'test/client/loss.test.ts', 'test/examples/queue.test.ts'];
 
 type Project = { test?: { name?: string; exclude?: string[] } };
 const projects = ((base.test?.projects ?? []) as Project[])
   .filter((project) => wanted.has(project.test?.name ?? ''))
-  .map((project) => ({ ...project, test: { ...project.test, exclude: [...configDefaults.exclude, ...SLOW] } }));
+  .map((project) => ({
+    ...project,
+    test: { ...project.test, exclude: [...(project.test?.exclude ?? configDefaults.exclude), ...SLOW] },
+  }));
 
 export default defineConfig({ ...base, test: { ...base.test, projects: projects as never } });

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:stream`: what streaming an answer through answer-once costs, against the
- * bare handler in the same process (issue 10's goals, each printed met or missed):
+ * bare handler in the same process (each goal printed met or missed):
  *
  * 1. first-byte latency over HTTP on loopback (Node adapter), median — goal: within 5 ms of bare;
  * 2. CPU per 1,000-event SSE answer, in-process, memory store — goal: ≤ 1.3× bare;

@@ -8,7 +8,7 @@ import {
   type ScopeResolver,
 } from '../server/index.js';
 import { functionOption, optionsObject, stringOption } from '../core/options.js';
-import { HANDLER_DEFAULTS } from '../server/handler-options.js';
+import { HANDLER_DEFAULTS } from '../server/http/handler-options.js';
 import { unquote } from '../core/request-id.js';
 import { crashingWorker } from './crash.js';
 import { assertFault, type Fault, type FaultContext, type FaultDecider } from './faults.js';

@@ -2,7 +2,7 @@
  * Checks of what a caller hands `RedisStore` before it becomes a script argument: a bad
  * value is a `TypeError` naming it, and nothing reaches Redis.
  */
-import type { LogAppend } from '../server/stream-store.js';
+import type { LogAppend } from '../server/store/stream-store.js';
 
 /** A duration in whole milliseconds (rounded up: Redis expiries are integers), as an argument. */
 export function checkMs(name: string, value: number, min: number): string {

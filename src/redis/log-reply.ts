@@ -2,7 +2,7 @@
  * Decoding the answer log's script replies (scripts/append.ts, scripts/read-log.ts).
  * They run on the Buffer-mapped client, so bytes arrive as Buffers, exactly as appended.
  */
-import type { LogAppendResult, LogSnapshot } from '../server/stream-store.js';
+import type { LogAppendResult, LogSnapshot } from '../server/store/stream-store.js';
 import { RedisStoreReplyError } from './errors.js';
 import { array, decodeRecord, integer, text } from './reply.js';
 

@@ -3,7 +3,7 @@
  * (strings, or Buffers under a Buffer type mapping; numbers, or bigints / strings under a
  * number type mapping); anything a store script cannot produce is a `RedisStoreReplyError`.
  */
-import type { IdempotencyRecord } from '../server/store.js';
+import type { IdempotencyRecord } from '../server/store/store.js';
 import { RedisStoreReplyError } from './errors.js';
 
 const decoder = new TextDecoder();

@@ -1,4 +1,4 @@
-import type { LogSnapshot } from '../server/stream-store.js';
+import type { LogSnapshot } from '../server/store/stream-store.js';
 
 /**
  * One round trip for the readers of one intent that look at the same moment. A publish

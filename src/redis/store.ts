@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AcquireResult, IdempotencyRecord, WriteResult } from '../server/store.js';
+import type { AcquireResult, IdempotencyRecord, WriteResult } from '../server/store/store.js';
 import {
   LOG_LINGER_MS,
   type LogAppend,
@@ -9,7 +9,7 @@ import {
   type LogSnapshot,
   type StopResult,
   type StreamStore,
-} from '../server/stream-store.js';
+} from '../server/store/stream-store.js';
 import type { RedisScriptRunner } from './client.js';
 import { SettleChannels } from './channels.js';
 import { Doorbell } from './doorbell.js';

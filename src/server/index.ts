@@ -2,15 +2,15 @@
  * `answer-once/server`: the reference server of the answer-once protocol for any
  * Fetch-API runtime (Node, Deno, Bun, workers, Next.js route handlers).
  */
-export { createIdempotencyHandler } from './handler.js';
-export { runOnce } from './run-once.js';
-export { MemoryStore } from './memory-store.js';
-export { isStreamStore, LOG_LINGER_MS } from './stream-store.js';
-export { withCors, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from './cors.js';
-export { encodeKey, DEFAULT_KEY_PREFIX } from './key.js';
-export { fingerprintRequest } from './fingerprint.js';
-export { jsonCodec } from './codec.js';
-export { DEFAULT_REPLAY_HEADERS } from './handler-options.js';
+export { createIdempotencyHandler } from './http/handler.js';
+export { runOnce } from './run/run-once.js';
+export { MemoryStore } from './memory/memory-store.js';
+export { isStreamStore, LOG_LINGER_MS } from './store/stream-store.js';
+export { withCors, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from './http/cors.js';
+export { encodeKey, DEFAULT_KEY_PREFIX } from './store/key.js';
+export { fingerprintRequest } from './http/fingerprint.js';
+export { jsonCodec } from './run/codec.js';
+export { DEFAULT_REPLAY_HEADERS } from './http/handler-options.js';
 export {
   AttemptFailedError,
   FingerprintMismatchError,
@@ -31,13 +31,13 @@ export type {
   IdempotencyHandlerOptions,
   IdempotentRouteHandler,
   ScopeResolver,
-} from './handler-options.js';
-export type { RunContext, RunOnceOptions, RunOnceResult } from './run-once.js';
-export type { LeaseOptions } from './lease-options.js';
-export type { MemoryStoreOptions } from './memory-store-options.js';
-export type { CorsOptions } from './cors.js';
-export type { Scope } from './key.js';
-export type { Codec } from './codec.js';
+} from './http/handler-options.js';
+export type { RunContext, RunOnceOptions, RunOnceResult } from './run/run-once.js';
+export type { LeaseOptions } from './run/lease-options.js';
+export type { MemoryStoreOptions } from './memory/memory-store-options.js';
+export type { CorsOptions } from './http/cors.js';
+export type { Scope } from './store/key.js';
+export type { Codec } from './run/codec.js';
 export type {
   EventSubject,
   IdempotencyEvent,
@@ -54,7 +54,7 @@ export type {
   IdempotencyStore,
   ProcessingRecord,
   WriteResult,
-} from './store.js';
+} from './store/store.js';
 export type {
   LogAppend,
   LogAppendResult,
@@ -64,4 +64,4 @@ export type {
   LogSnapshot,
   StopResult,
   StreamStore,
-} from './stream-store.js';
+} from './store/stream-store.js';

@@ -7,7 +7,7 @@ import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-libra
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, memoryStorageAdapter, type AnswerOnceClient, type ClientOptions } from 'answer-once';
 import { useSend } from 'answer-once/react';
-import { API, createChatServer, type ChatAnswer, type ChatQuestion, type ChatServer } from './chat-server.js';
+import { API, createChatServer, type ChatAnswer, type ChatQuestion, type ChatServer } from '../support/chat-server.js';
 
 const MODEL_MS = 40;
 let server: ChatServer;

@@ -1,0 +1,44 @@
+import type { EventSourceMessage } from 'eventsource-parser';
+
+import { ERROR_EVENT, formatPosition, RESTART_EVENT, STOPPED_EVENT } from '../../core/stream-events.js';
+
+const encoder = new TextEncoder();
+
+/**
+ * One event as § 14.4 writes it, ending with `id: <generation>.<N>` where N is the
+ * offset just after the event: `start` plus the event's own length, id line included.
+ */
+export function frameEvent(
+  message: Pick<EventSourceMessage, 'event' | 'data'>,
+  generation: number,
+  start: number,
+): Uint8Array {
+  let fields = message.event === undefined ? '' : `event: ${message.event}\n`;
+  for (const line of message.data.split('\n')) fields += `data: ${line}\n`;
+  const body = encoder.encode(fields);
+  const fixed = start + body.byteLength + `id: ${generation}.`.length + 2; // + the two LFs
+  // N = fixed + digits(N): the smallest solution, found by trying digit counts upwards.
+  let end = fixed + String(fixed).length;
+  while (end - fixed !== String(end).length) end = fixed + String(end).length;
+  const id = encoder.encode(`id: ${formatPosition(generation, end)}\n\n`);
+  const out = new Uint8Array(body.byteLength + id.byteLength);
+  out.set(body);
+  out.set(id, body.byteLength);
+  return out;
+}
+
+/** The restart marker: the answer starts again with generation `generation` (§ 14.5). */
+export function restartMarker(generation: number): Uint8Array {
+  const data = JSON.stringify({ generation });
+  return encoder.encode(`event: ${RESTART_EVENT}\ndata: ${data}\nid: ${formatPosition(generation, 0)}\n\n`);
+}
+
+/** The error marker: this reader's answer ends here; resend (§ 14.7). */
+export function errorMarker(status: number, code = 'intent-failed'): Uint8Array {
+  return encoder.encode(`event: ${ERROR_EVENT}\ndata: ${JSON.stringify({ code, status })}\n\n`);
+}
+
+/** The stop marker, the last event of a stopped answer's body (§ 14.8). */
+export function stopMarker(generation: number, start: number): Uint8Array {
+  return frameEvent({ event: STOPPED_EVENT, data: '{}' }, generation, start);
+}

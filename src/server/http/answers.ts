@@ -1,0 +1,111 @@
+import {
+  GENERATION_HEADER,
+  LOCATION_HEADER,
+  PREFERENCE_APPLIED_HEADER,
+  REPLAYED_HEADER,
+  REQUEST_ID_HEADER,
+  RETRY_AFTER_HEADER,
+  STOPPED_HEADER,
+} from '../../core/headers.js';
+import { formatPreferWait } from '../../core/prefer.js';
+import type { ResolvedHandlerOptions } from './handler-options.js';
+import { problemResponse } from '../problem.js';
+import type { CompletedRecord, IdempotencyRecord } from '../store/store.js';
+import { parseStoredFailure, parseStoredResponse, storedBody, type StoredFailure } from '../format/stored-response.js';
+
+/** Per-answer facts: the intent, and the `Prefer: wait` the server applied (seconds). */
+export interface AnswerContext {
+  readonly requestId: string;
+  readonly waitedSeconds: number | undefined;
+  /** The status route answers "running" with 202 whatever `inProgressStatus` says. */
+  readonly statusRoute: boolean;
+}
+
+type AnswerOptions = Pick<ResolvedHandlerOptions, 'statusPath' | 'inProgressStatus' | 'retryAfterSeconds'>;
+
+/** Adds `X-Request-Id`, and `Preference-Applied` when the request was held by `Prefer: wait`. */
+export function withProtocolHeaders(response: Response, context: AnswerContext): Response {
+  response.headers.set(REQUEST_ID_HEADER, context.requestId);
+  if (context.waitedSeconds !== undefined) {
+    response.headers.set(PREFERENCE_APPLIED_HEADER, formatPreferWait(context.waitedSeconds));
+  }
+  return response;
+}
+
+/** The stored answer again, marked `X-Idempotent-Replayed: true`. */
+function replayAnswer(record: CompletedRecord, context: AnswerContext): Response {
+  const stored = parseStoredResponse(record.result);
+  if (!stored.replayable) {
+    const response = problemResponse('response-not-replayable', {
+      status: 410,
+      title: 'answer-once: this intent was answered, but its answer was too large to keep for replay.',
+      requestId: context.requestId,
+      extensions: { answeredStatus: stored.status },
+      headers: { [REPLAYED_HEADER]: 'true' },
+    });
+    return withProtocolHeaders(response, context);
+  }
+  const headers = new Headers(stored.headers as [string, string][]);
+  headers.set(REPLAYED_HEADER, 'true');
+  // A log-keeping store's answers name their generation (PROTOCOL.md § 14.3).
+  if (record.generation !== undefined) headers.set(GENERATION_HEADER, String(record.generation));
+  if (stored.stopped) headers.set(STOPPED_HEADER, 'true');
+  return withProtocolHeaders(new Response(storedBody(stored), { status: stored.status, headers }), context);
+}
+
+/** "Yours is running": 202 + `Location` + `Retry-After`, or the draft's 409 problem. */
+export function inProgressAnswer(context: AnswerContext, options: AnswerOptions): Response {
+  const location = `${options.statusPath}/${context.requestId}`;
+  const headers = { [LOCATION_HEADER]: location, [RETRY_AFTER_HEADER]: String(options.retryAfterSeconds) };
+  const response =
+    options.inProgressStatus === 409 && !context.statusRoute
+      ? problemResponse('request-in-progress', {
+          status: 409,
+          title: 'answer-once: another attempt of this intent is still running.',
+          requestId: context.requestId,
+          headers,
+        })
+      : Response.json(
+          { requestId: context.requestId, state: 'processing', location },
+          { status: 202, headers: { ...headers, 'Cache-Control': 'no-store' } },
+        );
+  return withProtocolHeaders(response, context);
+}
+
+/** "The attempt failed: resend the same request with the same ID" (a 5xx the client retries). */
+export function failedAnswer(failure: StoredFailure, context: AnswerContext, detail?: string): Response {
+  const response = problemResponse('intent-failed', {
+    status: failure.status >= 500 ? failure.status : 503,
+    title: 'answer-once: this attempt of the intent failed; resend the same request with the same ID.',
+    requestId: context.requestId,
+    ...(detail === undefined ? {} : { detail }),
+    ...(failure.retryAfter === undefined ? {} : { headers: { [RETRY_AFTER_HEADER]: failure.retryAfter } }),
+  });
+  return withProtocolHeaders(response, context);
+}
+
+/** The status route's answer for a record (or its absence) in the caller's scope. */
+export function statusAnswer(
+  record: IdempotencyRecord | null,
+  context: AnswerContext,
+  options: AnswerOptions,
+  now: number,
+): Response {
+  if (record === null) {
+    return problemResponse('intent-not-found', {
+      status: 404,
+      title: 'answer-once: no intent with this ID is known here.',
+      requestId: context.requestId,
+    });
+  }
+  switch (record.state) {
+    case 'completed':
+      return replayAnswer(record, context);
+    case 'failed':
+      return failedAnswer(parseStoredFailure(record.error), context);
+    case 'processing':
+      return record.leaseExpiresAt > now
+        ? inProgressAnswer(context, options)
+        : failedAnswer({ status: 503 }, context, 'The worker stopped before answering; resend the request to take it over.');
+  }
+}

@@ -1,0 +1,211 @@
+import { RETRY_AFTER_HEADER } from '../../core/headers.js';
+import { type AnswerContext, failedAnswer, inProgressAnswer, statusAnswer, withProtocolHeaders } from './answers.js';
+import { FingerprintMismatchError } from '../errors.js';
+import { runHeld, type WorkOutcome } from '../run/held-run.js';
+import { Holder } from '../run/holder.js';
+import type { HandlerSetup, Intent } from './intent.js';
+import type { RequestedPosition } from './position.js';
+import { answerRecord, attachLive } from './record-answer.js';
+import { storeCall } from '../store/store-call.js';
+import { captureResponse, type StoredFailure } from '../format/stored-response.js';
+import { StreamedRun } from '../stream/stream-run.js';
+
+/** Statuses that are transient by definition: not an answer, the intent may run again. */
+const TRANSIENT_STATUSES = new Set([408, 425, 429]);
+
+/**
+ * The attempt path (PROTOCOL.md § 5–§ 7): claims the intent in the store and runs the work
+ * under its lease, or answers what the store holds — a replay, an attach to the live
+ * answer, 202 while another holder runs it (held by `Prefer: wait`), 422 on another
+ * fingerprint.
+ */
+export async function protect(setup: HandlerSetup, intent: Intent): Promise<Response> {
+  const { options, streams } = setup;
+  const { store } = options;
+  const { key, requestId, fingerprint, report, context } = intent;
+  let waitedSeconds: number | undefined;
+  // At most two claims: the first, and one after a wait that ended in a dead or failed
+  // holder; the second round answers whatever it finds.
+  for (let round = 0; ; round += 1) {
+    const claim = await storeCall('acquire', key, () => store.acquire(key, fingerprint, options.leaseMs), context);
+    const answer: AnswerContext = { requestId, waitedSeconds, statusRoute: false };
+    if (claim.acquired) {
+      report({ type: 'acquired', key, takeover: claim.takeover, retry: claim.retry });
+      return run(setup, intent, claim.token, claim, answer);
+    }
+    const { record } = claim;
+    if (record.fingerprint !== fingerprint) {
+      throw new FingerprintMismatchError(
+        'answer-once: this request ID was already used with another method, path or body.',
+        { requestId },
+      );
+    }
+    if (record.state !== 'processing') return answerRecord(setup, report, key, record, answer, intent.position);
+    report({ type: 'in-progress', key });
+    if (streams) {
+      const waitMs = round === 0 ? intent.waitMs : 0;
+      if (waitMs > 0) waitedSeconds = waitMs / 1000;
+      const held = { ...answer, waitedSeconds };
+      const live = await attachLive(
+        { options, streams },
+        key,
+        intent.position,
+        waitMs,
+        intent.request.signal,
+        held,
+        report,
+        context,
+      );
+      if (live instanceof Response) return live;
+      if (live?.state === 'completed') return answerRecord(setup, report, key, live, held, intent.position);
+      if ((live?.state === 'processing' && live.leaseExpiresAt > Date.now()) || round > 0) {
+        return inProgressAnswer(held, options);
+      }
+      continue; // failed, gone, or its worker died: claim it again (a retry or a takeover)
+    }
+    if (intent.waitMs === 0 || round > 0) return inProgressAnswer(answer, options);
+    waitedSeconds = intent.waitMs / 1000;
+    const waitContext = { ...context, timeoutMs: intent.waitMs + options.storeTimeoutMs };
+    const settled = await storeCall('wait', key, () => store.wait(key, intent.waitMs, intent.request.signal), waitContext);
+    if (settled?.state === 'completed')
+      return answerRecord(setup, report, key, settled, { ...answer, waitedSeconds }, intent.position);
+    if (settled?.state === 'processing' && settled.leaseExpiresAt > Date.now()) {
+      return inProgressAnswer({ ...answer, waitedSeconds }, options);
+    }
+    // Failed, gone, or its worker died: claim it again (a retry or a takeover).
+  }
+}
+
+async function run(
+  setup: HandlerSetup,
+  intent: Intent,
+  token: string,
+  attempt: { readonly takeover: boolean; readonly retry: boolean; readonly generation?: number | undefined },
+  answer: AnswerContext,
+): Promise<Response> {
+  const { options, streams } = setup;
+  const { store } = options;
+  const { key, requestId, scope, fingerprint, report, context } = intent;
+  const { generation } = attempt;
+  const holder = new Holder(store, key, token, generation, { ...options, fingerprint, report });
+  const streamed =
+    streams && generation !== undefined
+      ? new StreamedRun(streams, key, holder, generation, isRestart(intent.position, generation), {
+          ...options,
+          report,
+        })
+      : undefined;
+  // Without a log, an answer over `maxResponseBytes` goes to its caller while it still
+  // streams; its outcome is written only once its body ended (PROTOCOL.md § 7.3).
+  let deliverEarly!: (response: Response) => void;
+  let deliveredEarly = false;
+  const early = new Promise<Response>((resolve) => {
+    deliverEarly = (response) => {
+      deliveredEarly = true;
+      resolve(response);
+    };
+  });
+  const running = runHeld<Response>(
+    store,
+    key,
+    token,
+    async (lease) => {
+      const signal = streamed ? streamed.signal(lease) : lease;
+      // A fresh Request over the buffered body, not tied to the client's connection:
+      // a client that disconnects does not cancel the work whose answer it will ask for again.
+      const request = new Request(intent.request.url, {
+        method: intent.request.method,
+        headers: intent.request.headers,
+        ...(intent.body.byteLength > 0 ? { body: intent.body } : {}),
+      });
+      let response: Response;
+      try {
+        response = await options.handler(request, {
+          requestId,
+          scope,
+          key,
+          signal,
+          takeover: attempt.takeover,
+          retry: attempt.retry,
+        });
+        if (!(response instanceof Response)) throw new TypeError('answer-once: `handler` must return a Response.');
+      } catch (error) {
+        if (streamed?.stopped) return streamed.stoppedVerdict(requestId);
+        return failOutcome({ status: 500 }, answer, error);
+      }
+      if (response.status >= 500 || TRANSIENT_STATUSES.has(response.status)) {
+        const retryAfter = response.headers.get(RETRY_AFTER_HEADER);
+        const failure: StoredFailure = { status: response.status, ...(retryAfter === null ? {} : { retryAfter }) };
+        if (response.status >= 500) {
+          await discardBody(response);
+          return failOutcome(failure, answer, failure);
+        }
+        try {
+          const passedOn = new Response(response.body, response);
+          return { kind: 'fail', error: JSON.stringify(failure), value: passedOn, cause: failure };
+        } catch (error) {
+          return failOutcome(failure, answer, error); // a body already read or locked
+        }
+      }
+      const broken = (error: unknown): WorkOutcome<Response> => failOutcome({ status: 502 }, answer, error);
+      // A work that answers after losing its lease is not streamed: the successor's answer is (§ 7.2).
+      // A body that cannot be read (locked by the app) is a broken answer, as when buffered.
+      if (streamed && !lease.aborted) return streamed.verdict(response, broken).catch(broken);
+      try {
+        const captured = await captureResponse(response, options.maxResponseBytes, options.replayHeaders);
+        if (!captured.oversize)
+          return { kind: 'complete', result: JSON.stringify(captured.stored), value: captured.delivered };
+        deliverEarly(withProtocolHeaders(captured.delivered, answer));
+        const end = await captured.ended;
+        // A broken stream produced no answer, whatever its size: FAILED, a resend runs again.
+        if (!end.ok) return failOutcome({ status: 502 }, answer, end.error);
+        return { kind: 'complete', result: JSON.stringify(captured.stored), value: captured.delivered };
+      } catch (error) {
+        // The answer's stream broke (the model connection dropped): not an answer.
+        return failOutcome({ status: 502 }, answer, error);
+      }
+    },
+    (reason) => failOutcome({ status: 504 }, answer, reason),
+    { ...options, fingerprint, report, renewedAt: streamed?.renewedAt, holder },
+  );
+  if (streamed) {
+    const settled = running.then(
+      ({ outcome, write }) => streamed.settle(outcome, write === 'fenced'),
+      () => streamed.settle(undefined, false),
+    );
+    const first = await Promise.race([streamed.delivered, running.then(() => undefined)]);
+    if (first) return withProtocolHeaders(first, answer);
+    await settled;
+  }
+  const finished = running.then(async ({ outcome, write }) => {
+    if (deliveredEarly) return outcome.value; // already on its way to the caller
+    if (write !== 'fenced') {
+      // After a long-poll whose holder failed or died, this run answers the held request (§ 6.2).
+      return withProtocolHeaders(outcome.value, answer);
+    }
+    // A successor holds the intent: answer what a resend would get, never our own result.
+    const record = await storeCall('get', key, () => store.get(key), context).catch(() => null);
+    if (record === null) return withProtocolHeaders(outcome.value, answer); // and nobody holds it now: ours stands
+    await discardBody(outcome.value);
+    return statusAnswer(record, answer, options, Date.now());
+  });
+  return Promise.race([early, finished]);
+}
+
+/**
+ * Drops a body nobody will read. Cancelling a stream that already errored (the model's
+ * connection broke) rejects with that error; it must not escape and leave the intent
+ * PROCESSING with no answer until its lease lapses.
+ */
+async function discardBody(response: Response): Promise<void> {
+  await response.body?.cancel().catch(() => undefined);
+}
+
+function failOutcome(failure: StoredFailure, answer: AnswerContext, cause: unknown): WorkOutcome<Response> {
+  return { kind: 'fail', error: JSON.stringify(failure), value: failedAnswer(failure, answer), cause };
+}
+
+/** Whether a request's position names another generation than the one now running (§ 14.5). */
+function isRestart(position: RequestedPosition | undefined, generation: number): boolean {
+  return position?.generation !== undefined && position.generation !== generation;
+}

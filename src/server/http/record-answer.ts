@@ -1,0 +1,51 @@
+import { type AnswerContext, statusAnswer } from './answers.js';
+import type { Reporter } from '../events.js';
+import type { HandlerSetup } from './intent.js';
+import { attachToLog, replayFromPosition } from './log-answer.js';
+import type { RequestedPosition } from './position.js';
+import { type StoreCallContext, storeCall } from '../store/store-call.js';
+import type { IdempotencyRecord } from '../store/store.js';
+import type { StreamStore } from '../store/stream-store.js';
+
+/**
+ * The answer to what the store holds for `key`: a replay of a completed record (from the
+ * request's position, § 14.5), else the status answer (202, failed, 404…).
+ */
+export function answerRecord(
+  setup: HandlerSetup,
+  report: Reporter,
+  key: string,
+  record: IdempotencyRecord | null,
+  answer: AnswerContext,
+  position: RequestedPosition | undefined,
+): Response {
+  if (record?.state === 'completed') {
+    report({ type: 'replayed', key });
+    const replay = replayFromPosition(record, position, answer);
+    if (replay) return replay;
+  }
+  return statusAnswer(record, answer, setup.options, Date.now());
+}
+
+/**
+ * Attaches to the live answer of `key` if its head is logged (PROTOCOL.md § 14.6),
+ * waiting up to `waitMs` for it; else the record as the read found it.
+ */
+export async function attachLive(
+  setup: HandlerSetup & { readonly streams: StreamStore },
+  key: string,
+  position: RequestedPosition | undefined,
+  waitMs: number,
+  signal: AbortSignal,
+  answer: AnswerContext,
+  report: Reporter,
+  context: StoreCallContext,
+): Promise<Response | IdempotencyRecord | null> {
+  const { streams, options } = setup;
+  const readContext = { ...context, timeoutMs: waitMs + options.storeTimeoutMs };
+  const snapshot = await storeCall('read', key, () => streams.read(key, null, { waitMs, signal }), readContext);
+  const attached = attachToLog(streams, key, snapshot, position, answer, options.leaseMs);
+  if (!attached) return snapshot.record;
+  report({ type: 'attached', key });
+  return attached;
+}

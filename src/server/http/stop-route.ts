@@ -1,0 +1,63 @@
+import { LOCATION_HEADER, RETRY_AFTER_HEADER } from '../../core/headers.js';
+import { type AnswerContext, statusAnswer, withProtocolHeaders } from './answers.js';
+import type { Reporter } from '../events.js';
+import type { ResolvedHandlerOptions } from './handler-options.js';
+import { problemResponse } from '../problem.js';
+import { type StoreCallContext, storeCall } from '../store/store-call.js';
+import type { StreamStore } from '../store/stream-store.js';
+
+/**
+ * `DELETE <statusPath>/<id>` (PROTOCOL.md § 14.8): asks the generation running the
+ * intent to stop, through the store, wherever it runs. 202 "stopping" (held by
+ * `Prefer: wait` until the record settles, then answered as the status route does),
+ * the status answer of a settled intent, 404 for an unknown one, 501 on a store
+ * without logs.
+ */
+export async function stopAnswer(
+  store: StreamStore | undefined,
+  key: string,
+  request: Request,
+  intent: { readonly requestId: string; readonly waitMs: number },
+  options: ResolvedHandlerOptions & { readonly report: Reporter; readonly context: StoreCallContext },
+): Promise<Response> {
+  const { requestId, waitMs } = intent;
+  const { report, context } = options;
+  if (!store) {
+    return problemResponse('stop-unsupported', {
+      status: 501,
+      title: 'answer-once: this server’s store keeps no answer logs, so a running intent cannot be stopped.',
+      requestId,
+    });
+  }
+  const found = await storeCall('stop', key, () => store.stop(key), context);
+  const answer: AnswerContext = { requestId, waitedSeconds: undefined, statusRoute: true };
+  if (found === 'unknown') return statusAnswer(null, answer, options, Date.now());
+  if (found === 'settled') {
+    return statusAnswer(await storeCall('get', key, () => store.get(key), context), answer, options, Date.now());
+  }
+  report({ type: 'stop-requested', key });
+  if (waitMs > 0) {
+    const waitContext = { ...context, timeoutMs: waitMs + options.storeTimeoutMs };
+    const record = await storeCall('wait', key, () => store.wait(key, waitMs, request.signal), waitContext);
+    const held = { ...answer, waitedSeconds: waitMs / 1000 };
+    if (record?.state !== 'processing') return statusAnswer(record, held, options, Date.now());
+    return stopping(held, options);
+  }
+  return stopping(answer, options);
+}
+
+function stopping(answer: AnswerContext, options: ResolvedHandlerOptions): Response {
+  const location = `${options.statusPath}/${answer.requestId}`;
+  const response = Response.json(
+    { requestId: answer.requestId, state: 'stopping', location },
+    {
+      status: 202,
+      headers: {
+        [LOCATION_HEADER]: location,
+        [RETRY_AFTER_HEADER]: String(options.retryAfterSeconds),
+        'Cache-Control': 'no-store',
+      },
+    },
+  );
+  return withProtocolHeaders(response, answer);
+}

@@ -1,0 +1,298 @@
+import { StoreUnavailableError } from '../errors.js';
+import { reporter } from '../events.js';
+import { splitKey } from '../store/key.js';
+import { evictionOrder } from './memory-evict.js';
+import { MemoryLogs } from './memory-log.js';
+import {
+  type MemoryStoreOptions,
+  normalizeMemoryStoreOptions,
+  type ResolvedMemoryStoreOptions,
+} from './memory-store-options.js';
+import { KeyWaiters } from './memory-waiters.js';
+import type { AcquireResult, IdempotencyRecord, ProcessingRecord, WriteResult } from '../store/store.js';
+import type {
+  LogAppend,
+  LogAppendResult,
+  LogPosition,
+  LogReadOptions,
+  LogSnapshot,
+  StopResult,
+  StreamStore,
+} from '../store/stream-store.js';
+
+interface Entry {
+  readonly record: IdempotencyRecord;
+  /** When the record disappears (for PROCESSING: lease end + abandonedTtlMs). */
+  readonly expiresAt: number;
+}
+
+/**
+ * The reference {@link IdempotencyStore}: one process, a `Map` in write order, TTLs
+ * checked lazily (no background timer), a size bound shared out per scope that never
+ * evicts a running intent, and `wait` woken by the writes themselves and by one timer at
+ * the lease deadline — never a poll. It keeps answer logs too ({@link StreamStore}), so
+ * answers stream through it.
+ */
+export class MemoryStore implements StreamStore {
+  readonly #options: ResolvedMemoryStoreOptions;
+  readonly #entries = new Map<string, Entry>();
+  /** The keys of each scope, in write order. */
+  readonly #scopes = new Map<string, Set<string>>();
+  readonly #logs = new MemoryLogs();
+  readonly #waiters: KeyWaiters;
+
+  constructor(options?: MemoryStoreOptions) {
+    this.#options = normalizeMemoryStoreOptions(options);
+    this.#waiters = new KeyWaiters(this.#options.now);
+  }
+
+  /** The number of records currently held (expired ones may still count until touched). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  async acquire(key: string, fingerprint: string, leaseMs: number): Promise<AcquireResult> {
+    const now = this.#options.now();
+    const current = this.#read(key, now);
+    if (current && current.fingerprint !== fingerprint) return { acquired: false, record: current };
+    if (current?.state === 'completed') return { acquired: false, record: current };
+    if (current?.state === 'processing' && current.leaseExpiresAt > now) {
+      return { acquired: false, record: current };
+    }
+    if (!current) this.#makeRoom(key, now);
+    const record: ProcessingRecord = {
+      state: 'processing',
+      fingerprint,
+      token: crypto.randomUUID(),
+      leaseExpiresAt: now + leaseMs,
+      createdAt: current?.createdAt ?? now,
+      // Larger than every generation before, even across a record that expired.
+      generation: Math.max(now, (current?.generation ?? 0) + 1),
+    };
+    this.#write(key, record, record.leaseExpiresAt + this.#options.abandonedTtlMs);
+    return {
+      acquired: true,
+      token: record.token,
+      leaseExpiresAt: record.leaseExpiresAt,
+      takeover: current?.state === 'processing',
+      retry: current?.state === 'failed',
+      generation: record.generation,
+    };
+  }
+
+  async renew(key: string, token: string, leaseMs: number): Promise<WriteResult> {
+    const now = this.#options.now();
+    const current = this.#held(key, token, now);
+    if (typeof current === 'string') return current;
+    const record: ProcessingRecord = { ...current, leaseExpiresAt: now + leaseMs };
+    this.#write(key, record, record.leaseExpiresAt + this.#options.abandonedTtlMs);
+    return 'written';
+  }
+
+  async complete(key: string, token: string, result: string, ttlMs: number): Promise<WriteResult> {
+    const now = this.#options.now();
+    const current = this.#held(key, token, now);
+    if (typeof current === 'string') return current;
+    const { fingerprint, createdAt, generation } = current;
+    this.#logs.settle(key, now, now + ttlMs);
+    this.#write(key, { state: 'completed', fingerprint, result, createdAt, completedAt: now, generation }, now + ttlMs);
+    return 'written';
+  }
+
+  async fail(key: string, token: string, error: string, ttlMs: number): Promise<WriteResult> {
+    const now = this.#options.now();
+    const current = this.#held(key, token, now);
+    if (typeof current === 'string') return current;
+    const { fingerprint, createdAt, generation } = current;
+    this.#logs.settle(key, now, now + ttlMs);
+    this.#write(key, { state: 'failed', fingerprint, error, createdAt, failedAt: now, generation }, now + ttlMs);
+    return 'written';
+  }
+
+  async get(key: string): Promise<IdempotencyRecord | null> {
+    return this.#read(key, this.#options.now()) ?? null;
+  }
+
+  wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<IdempotencyRecord | null> {
+    if (!(timeoutMs >= 0)) {
+      return Promise.reject(
+        new TypeError(`answer-once: MemoryStore.wait() needs a timeoutMs ≥ 0, got ${String(timeoutMs)}.`),
+      );
+    }
+    const deadline = this.#options.now() + timeoutMs;
+    const current = (): IdempotencyRecord | null => this.#read(key, this.#options.now()) ?? null;
+    // Settles unless the record is still a live PROCESSING one and time remains;
+    // otherwise sleeps until the earlier of the lease deadline and the wait deadline.
+    return this.#waiters.sleepUntil<IdempotencyRecord | null>(
+      key,
+      signal,
+      () => {
+        const now = this.#options.now();
+        const record = this.#read(key, now);
+        if (record?.state !== 'processing' || record.leaseExpiresAt <= now || now >= deadline) {
+          return { settled: record ?? null };
+        }
+        return { sleepUntil: Math.min(deadline, record.leaseExpiresAt) };
+      },
+      current,
+    );
+  }
+
+  async append(key: string, token: string, batch: LogAppend): Promise<LogAppendResult> {
+    const now = this.#options.now();
+    const current = this.#held(key, token, now);
+    if (typeof current === 'string') return { ok: false, reason: current };
+    const appended = this.#logs.append(key, current.generation ?? 0, batch);
+    if (!appended) return { ok: false, reason: 'offset' };
+    if (batch.leaseMs !== undefined) {
+      const record: ProcessingRecord = { ...current, leaseExpiresAt: now + batch.leaseMs };
+      this.#write(key, record, record.leaseExpiresAt + this.#options.abandonedTtlMs);
+    } else {
+      this.#waiters.wake(key);
+    }
+    return { ok: true, length: appended.length, stopRequested: current.stopRequested === true };
+  }
+
+  read(key: string, from: LogPosition | null, options: LogReadOptions = {}): Promise<LogSnapshot> {
+    const { waitMs = 0, signal } = options;
+    if (!(waitMs >= 0)) {
+      return Promise.reject(new TypeError(`answer-once: MemoryStore.read() needs a waitMs ≥ 0, got ${String(waitMs)}.`));
+    }
+    const deadline = this.#options.now() + waitMs;
+    return this.#waiters.sleepUntil<LogSnapshot>(
+      key,
+      signal,
+      () => {
+        const now = this.#options.now();
+        const snapshot = this.#snapshot(key, from, now);
+        const { record, log } = snapshot;
+        const fresh =
+          record?.state !== 'processing' ||
+          record.leaseExpiresAt <= now ||
+          (from !== null && record.generation !== from.generation) ||
+          (log !== null && log.generation === record.generation && (from === null || log.length > from.offset));
+        if (fresh || now >= deadline) return { settled: snapshot };
+        return { sleepUntil: Math.min(deadline, record.leaseExpiresAt) };
+      },
+      () => this.#snapshot(key, from, this.#options.now()),
+    );
+  }
+
+  async stop(key: string): Promise<StopResult> {
+    const now = this.#options.now();
+    const current = this.#read(key, now);
+    if (!current) return 'unknown';
+    if (current.state !== 'processing') return 'settled';
+    // #read just returned its record, so the entry is there; asking twice changes nothing.
+    const { expiresAt } = this.#entries.get(key) as Entry;
+    this.#entries.set(key, { record: { ...current, stopRequested: true }, expiresAt });
+    this.#waiters.wake(key);
+    return 'stopping';
+  }
+
+  watchStop(key: string, token: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    if (!(timeoutMs >= 0)) {
+      return Promise.reject(
+        new TypeError(`answer-once: MemoryStore.watchStop() needs a timeoutMs ≥ 0, got ${String(timeoutMs)}.`),
+      );
+    }
+    const deadline = this.#options.now() + timeoutMs;
+    const held = (): ProcessingRecord | undefined => {
+      const record = this.#read(key, this.#options.now());
+      return record?.state === 'processing' && record.token === token ? record : undefined;
+    };
+    return this.#waiters.sleepUntil<boolean>(
+      key,
+      signal,
+      () => {
+        const record = held();
+        if (!record) return { settled: false };
+        if (record.stopRequested === true) return { settled: true };
+        return this.#options.now() >= deadline ? { settled: false } : { sleepUntil: deadline };
+      },
+      () => held()?.stopRequested === true,
+    );
+  }
+
+  /** Settles every pending `wait` with the record as it is; later waits return at once. */
+  async close(): Promise<void> {
+    this.#waiters.close();
+  }
+
+  /**
+   * The PROCESSING record `token` holds, if it still does; else why not: `gone` (no
+   * record) or `fenced` (another token's, or settled). An expired lease that nobody took
+   * over is still held: the slow worker may renew or store its answer; the first
+   * takeover issues a new token and fences it out.
+   */
+  #held(key: string, token: string, now: number): ProcessingRecord | 'gone' | 'fenced' {
+    const current = this.#read(key, now);
+    if (!current) return 'gone';
+    return current.state === 'processing' && current.token === token ? current : 'fenced';
+  }
+
+  #read(key: string, now: number): IdempotencyRecord | undefined {
+    const entry = this.#entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt > now) return entry.record;
+    this.#delete(key);
+    this.#logs.drop(key);
+    return undefined;
+  }
+
+  #snapshot(key: string, from: LogPosition | null, now: number): LogSnapshot {
+    const record = this.#read(key, now) ?? null;
+    return { record, log: record ? this.#logs.slice(key, from, now) : null };
+  }
+
+  #write(key: string, record: IdempotencyRecord, expiresAt: number): void {
+    // Re-inserted at the back: the Maps' order is write order.
+    this.#delete(key);
+    this.#entries.set(key, { record, expiresAt });
+    const { scope } = splitKey(key);
+    let keys = this.#scopes.get(scope);
+    if (!keys) this.#scopes.set(scope, (keys = new Set()));
+    keys.add(key);
+    this.#waiters.wake(key);
+  }
+
+  #delete(key: string): void {
+    if (!this.#entries.delete(key)) return;
+    const { scope } = splitKey(key);
+    const keys = this.#scopes.get(scope) as Set<string>; // every held key is in its scope's set
+    keys.delete(key);
+    if (keys.size === 0) this.#scopes.delete(scope);
+  }
+
+  /**
+   * Frees one slot for a new key, fairly (`evictionOrder`): the first eligible scope with
+   * a record that is expired or answered gives up its least recently written one.
+   * Its readers and waiters are woken: one may still sleep on a record whose lease just
+   * lapsed on the store's clock, before its own timer fired.
+   */
+  #makeRoom(key: string, now: number): void {
+    if (this.#entries.size < this.#options.maxEntries) return;
+    for (const keys of evictionOrder(this.#scopes, splitKey(key).scope)) if (this.#evictOne(keys, now)) return;
+    throw new StoreUnavailableError(
+      `answer-once: the memory store is full (${this.#options.maxEntries} records) and this scope has nothing left to evict.`,
+    );
+  }
+
+  /** Evicts the least recently written record of `keys` that is expired or answered; false when all run. */
+  #evictOne(keys: ReadonlySet<string>, now: number): boolean {
+    for (const candidate of keys) {
+      const { record, expiresAt } = this.#entries.get(candidate) as Entry;
+      // A live lease means a live record: a PROCESSING record outlives its lease (abandonedTtlMs ≥ 0).
+      if (record.state === 'processing' && record.leaseExpiresAt > now) continue;
+      this.#delete(candidate);
+      this.#logs.drop(candidate);
+      this.#waiters.wake(candidate); // its readers and waiters see it gone now, not at their timer
+      if (expiresAt > now) {
+        const { requestId } = splitKey(candidate);
+        reporter(this.#options.onEvent, { requestId })({ type: 'evicted', key: candidate, state: record.state });
+      }
+      return true;
+    }
+    return false;
+  }
+}

@@ -1,0 +1,173 @@
+import { functionOption, optionsObject, stringOption, timerOption } from '../../core/options.js';
+import { type Codec, decodeError, encodeError, jsonCodec } from './codec.js';
+import { AttemptFailedError, FingerprintMismatchError, IntentInProgressError, LeaseLostError } from '../errors.js';
+import { type IdempotencyEventListener, type Reporter, reporter } from '../events.js';
+import { runHeld } from './held-run.js';
+import { type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
+import { storeCall } from '../store/store-call.js';
+import type { IdempotencyStore } from '../store/store.js';
+
+/** Options of {@link runOnce}. */
+export interface RunOnceOptions<T> extends LeaseOptions {
+  /**
+   * What identifies the work's input (a hash of the message body). The same key with
+   * another fingerprint throws `FingerprintMismatchError` instead of replaying.
+   * @default ''
+   */
+  fingerprint?: string;
+  /**
+   * How long to wait for another live worker of the same key before throwing
+   * `IntentInProgressError`. `0` never waits.
+   * @default 30_000
+   */
+  waitMs?: number;
+  /**
+   * Turns the result into the stored string and back.
+   * @default JSON
+   */
+  codec?: Codec<T>;
+  /** Called on every step: acquired, completed, replayed, fenced, store errors… @default undefined */
+  onEvent?: IdempotencyEventListener;
+  /**
+   * The ID every event carries as `requestId` (the message's business ID, say).
+   * @default the key
+   */
+  requestId?: string;
+  /** Stops waiting, and aborts the signal the work receives. @default undefined */
+  signal?: AbortSignal;
+}
+
+/** The defaults of {@link RunOnceOptions} (the lease's are `LEASE_DEFAULTS`). */
+const RUN_ONCE_DEFAULTS = Object.freeze({ fingerprint: '', waitMs: 30_000 });
+
+interface ResolvedRunOnceOptions<T> extends ResolvedLeaseOptions {
+  readonly fingerprint: string;
+  readonly waitMs: number;
+  readonly codec: Codec<T>;
+  readonly report: Reporter;
+  readonly signal: AbortSignal | undefined;
+}
+
+function normalizeRunOnceOptions<T>(key: string, given: RunOnceOptions<T> | undefined): ResolvedRunOnceOptions<T> {
+  const options = optionsObject(given, 'runOnce() options');
+  const codec = options.codec ?? (jsonCodec as Codec<T>);
+  if (typeof codec.encode !== 'function' || typeof codec.decode !== 'function') {
+    throw new TypeError('answer-once: `codec` must have encode() and decode().');
+  }
+  const onEvent = functionOption(options.onEvent, 'onEvent');
+  const requestId = stringOption(options.requestId ?? key, 'requestId');
+  return {
+    ...normalizeLeaseOptions(options),
+    fingerprint: stringOption(options.fingerprint ?? RUN_ONCE_DEFAULTS.fingerprint, 'fingerprint'),
+    waitMs: timerOption(options.waitMs ?? RUN_ONCE_DEFAULTS.waitMs, 'waitMs'),
+    codec,
+    report: reporter(onEvent, { requestId }),
+    signal: options.signal,
+  };
+}
+
+/** What the work receives. */
+export interface RunContext {
+  /** The store key being worked on. */
+  readonly key: string;
+  /**
+   * Aborted when the lease was lost to another worker, the work ran past `maxRunMs`, or
+   * the caller's `signal` aborted.
+   */
+  readonly signal: AbortSignal;
+  /** A dead worker's expired lease was taken over. */
+  readonly takeover: boolean;
+  /** The previous attempt had failed. */
+  readonly retry: boolean;
+}
+
+/** The answer of an intent, and whether it was replayed rather than computed here. */
+export interface RunOnceResult<T> {
+  readonly value: T;
+  readonly replayed: boolean;
+}
+
+/**
+ * Runs `work` at most once per `key` across every worker sharing `store` — the queue
+ * consumer's exactly-one-model-call. A stored answer is replayed (`replayed: true`); a
+ * live worker is waited for; a dead one is taken over; a failed attempt runs again. While
+ * `work` runs its lease is renewed. The work's error is stored as FAILED and rethrown.
+ *
+ * Throws `FingerprintMismatchError` (other fingerprint), `IntentInProgressError` (waited
+ * `waitMs` in vain), `LeaseLostError` (this worker was fenced out; its result was
+ * discarded), `StoreUnavailableError` / `StoreFailedError` (the store failed before the
+ * work ran), `AttemptFailedError` (the store handed back a FAILED record instead of
+ * letting it run again).
+ */
+export async function runOnce<T>(
+  store: IdempotencyStore,
+  key: string,
+  work: (context: RunContext) => Promise<T>,
+  given?: RunOnceOptions<T>,
+): Promise<RunOnceResult<T>> {
+  const options = normalizeRunOnceOptions(key, given);
+  const { fingerprint, leaseMs, codec, report, signal } = options;
+  const context = { report, timeoutMs: options.storeTimeoutMs };
+  const deadline = Date.now() + options.waitMs;
+  for (;;) {
+    signal?.throwIfAborted();
+    const acquired = await storeCall('acquire', key, () => store.acquire(key, fingerprint, leaseMs), context);
+    if (acquired.acquired) {
+      const { takeover, retry } = acquired;
+      report({ type: 'acquired', key, takeover, retry });
+      return execute(store, key, acquired.token, { takeover, retry }, work, options);
+    }
+    const { record } = acquired;
+    if (record.fingerprint !== fingerprint) {
+      throw new FingerprintMismatchError(`answer-once: ${key} was used with another fingerprint.`);
+    }
+    if (record.state === 'completed') {
+      report({ type: 'replayed', key });
+      return { value: codec.decode(record.result), replayed: true };
+    }
+    if (record.state === 'failed') {
+      // acquire re-runs a FAILED intent itself; reaching here means the store did not.
+      throw new AttemptFailedError(`answer-once: ${key} failed.`, { cause: decodeError(record.error) });
+    }
+    report({ type: 'in-progress', key });
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw new IntentInProgressError(`answer-once: ${key} is still running elsewhere.`);
+    const waitContext = { ...context, timeoutMs: remaining + options.storeTimeoutMs };
+    await storeCall('wait', key, () => store.wait(key, remaining, signal), waitContext);
+  }
+}
+
+type Executed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
+
+async function execute<T>(
+  store: IdempotencyStore,
+  key: string,
+  token: string,
+  attempt: { readonly takeover: boolean; readonly retry: boolean },
+  work: (context: RunContext) => Promise<T>,
+  options: ResolvedRunOnceOptions<T>,
+): Promise<RunOnceResult<T>> {
+  const { outcome, write } = await runHeld<Executed<T>>(
+    store,
+    key,
+    token,
+    async (signal) => {
+      try {
+        const value = await work({ key, signal, ...attempt });
+        return { kind: 'complete', result: options.codec.encode(value), value: { ok: true, value } };
+      } catch (error) {
+        return { kind: 'fail', error: encodeError(error), value: { ok: false, error }, cause: error };
+      }
+    },
+    (reason) => ({ kind: 'fail', error: encodeError(reason), value: { ok: false, error: reason }, cause: reason }),
+    options,
+  );
+  const executed = outcome.value;
+  if (write === 'fenced') {
+    throw new LeaseLostError('answer-once: this worker lost its lease; its result was discarded.', {
+      cause: executed.ok ? undefined : executed.error,
+    });
+  }
+  if (!executed.ok) throw executed.error;
+  return { value: executed.value, replayed: false };
+}

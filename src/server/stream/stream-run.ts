@@ -1,0 +1,188 @@
+import { PROBLEM_JSON } from '../../core/headers.js';
+import { LeaseLostError } from '../errors.js';
+import type { Reporter } from '../events.js';
+import type { WorkOutcome } from '../run/held-run.js';
+import type { Holder } from '../run/holder.js';
+import { problemResponse } from '../problem.js';
+import { type ProduceContext, produce, type Production } from './stream-produce.js';
+import { storedAnswer } from '../format/stored-response.js';
+import type { StreamStore } from '../store/stream-store.js';
+
+/** One turn of the stop watch; the loop ends with the run. */
+const STOP_WATCH_MS = 60_000;
+/**
+ * Why the stop watch ends: the run is over. Given as the reason so that ending it costs
+ * no `DOMException` (what `abort()` without one builds, with its stack: the most
+ * expensive single step of a one-chunk answer's run).
+ */
+const RUN_ENDED = Object.freeze({ name: 'RunEnded', message: 'answer-once: the run ended.' });
+
+export interface StreamedRunOptions {
+  readonly leaseMs: number;
+  readonly flushMs: number;
+  readonly flushBytes: number;
+  readonly maxResponseBytes: number;
+  readonly maxQueuedBytes: number;
+  readonly replayHeaders: ReadonlySet<string>;
+  readonly report: Reporter;
+}
+
+/**
+ * One generation run on a log-keeping store (PROTOCOL.md § 14.2, § 14.8): watches for a
+ * stop from the moment the intent is held, gives the work a signal that a stop (or a
+ * fenced append) aborts, streams the work's response through `produce`, and ends the
+ * attempt's body once the record's write is known.
+ */
+export class StreamedRun {
+  readonly #store: StreamStore;
+  readonly #key: string;
+  readonly #holder: Holder;
+  readonly #generation: number;
+  readonly #restarted: boolean;
+  readonly #options: StreamedRunOptions;
+  readonly #stop = new AbortController();
+  readonly #work = new AbortController();
+  #done: AbortController | undefined;
+  #watchTimer: ReturnType<typeof setTimeout> | undefined;
+  #production: Extract<Production, { whole: false }> | undefined;
+  #renewedAt = 0;
+  #deliver!: (response: Response) => void;
+  /** The attempt's answer, as soon as the work's head is in (never settles for a work that did not stream). */
+  readonly delivered = new Promise<Response>((resolve) => (this.#deliver = resolve));
+
+  constructor(
+    store: StreamStore,
+    key: string,
+    holder: Holder,
+    generation: number,
+    restarted: boolean,
+    options: StreamedRunOptions,
+  ) {
+    this.#store = store;
+    this.#key = key;
+    this.#holder = holder;
+    this.#generation = generation;
+    this.#restarted = restarted;
+    this.#options = options;
+    // Claimed again after the store lost the record (§ 7.2): the log starts over, the stop
+    // watch follows the new token.
+    holder.onReclaimed((token, reclaimed) => {
+      this.#production?.reopen(token, reclaimed ?? this.#generation);
+      if (this.#done && !this.#done.signal.aborted) void this.#watchStop();
+    });
+    // A stop reaches the holder within a flush window (§ 14.8): an answer done sooner
+    // never pays for the watch.
+    this.#watchTimer = setTimeout(() => void this.#watchStop(), options.flushMs);
+  }
+
+  /** The work's signal: aborted when the lease is lost, a stop comes, or an append is fenced. */
+  signal(lease: AbortSignal): AbortSignal {
+    if (lease.aborted) this.#work.abort(lease.reason);
+    else lease.addEventListener('abort', () => this.#work.abort(lease.reason), { once: true });
+    return this.#work.signal;
+  }
+
+  /** When an append last renewed the lease (0: none yet), for the heartbeat. */
+  readonly renewedAt = (): number => this.#renewedAt;
+
+  get stopped(): boolean {
+    return this.#stop.signal.aborted;
+  }
+
+  /**
+   * Streams `response` through; settles with the verdict once its body ended. A body
+   * that broke before anything went out is answered by `broken` (the 502 problem).
+   */
+  async verdict(response: Response, broken: (error: unknown) => WorkOutcome<Response>): Promise<WorkOutcome<Response>> {
+    const context: ProduceContext = {
+      ...this.#options,
+      store: this.#store,
+      key: this.#key,
+      // Claimed again before the work answered: its answer is the new generation's.
+      token: this.#holder.token,
+      generation: this.#holder.generation ?? this.#generation,
+      restarted: this.#restarted,
+      stopSignal: this.#stop.signal,
+      onStop: () => this.#requestStop(),
+      // The same reason as a heartbeat's fenced renew: the work can tell a takeover from a stop.
+      onFenced: () => this.#work.abort(new LeaseLostError('answer-once: another worker took this intent over.')),
+      onRenewed: () => {
+        this.#renewedAt = Date.now();
+      },
+      onLost: (what) => void this.#lost(what, context.token),
+    };
+    const production = await produce(response, context);
+    if (!production.whole) {
+      this.#production = production;
+      this.#deliver(production.delivered);
+    }
+    const produced = production.whole ? production.produced : await production.produced;
+    if (produced.ok) return { kind: 'complete', result: JSON.stringify(produced.stored), value: production.delivered };
+    if (production.whole) return broken(produced.error);
+    return { kind: 'fail', error: JSON.stringify({ status: 502 }), value: production.delivered, cause: produced.error };
+  }
+
+  /** Stopped before the work answered (it threw on its aborted signal): a 409 `intent-stopped`, kept (§ 14.8). */
+  async stoppedVerdict(requestId: string): Promise<WorkOutcome<Response>> {
+    const answer = problemResponse('intent-stopped', {
+      status: 409,
+      title: 'answer-once: this intent was stopped before it was answered; it will not run again.',
+      requestId,
+    });
+    const body = new Uint8Array(await answer.clone().arrayBuffer());
+    const headers: [string, string][] = [['content-type', PROBLEM_JSON]]; // what problemResponse set
+    return { kind: 'complete', result: JSON.stringify(storedAnswer(409, headers, body, true)), value: answer };
+  }
+
+  /** The record's write is known: end the attempt's body, and the stop watch. */
+  settle(verdict: WorkOutcome<Response> | undefined, fenced: boolean): void {
+    this.dispose();
+    this.#production?.settle({ ok: verdict?.kind === 'complete', fenced });
+  }
+
+  /** The run ended (settled, or without streaming: a thrown work, a 5xx): stop watching. */
+  dispose(): void {
+    clearTimeout(this.#watchTimer);
+    this.#done?.abort(RUN_ENDED);
+  }
+
+  /** An append found the record or its log gone: claim the intent again (the log then reopens), or yield it. */
+  async #lost(what: 'record' | 'log', token: string): Promise<void> {
+    const holder = this.#holder;
+    if (what === 'log') {
+      this.#production?.reopen(holder.token, holder.generation ?? this.#generation);
+      return;
+    }
+    let held: boolean;
+    try {
+      held = await holder.reclaim('append', token);
+    } catch (error) {
+      this.#options.report({ type: 'store-error', key: this.#key, operation: 'acquire', error });
+      return; // the heartbeat tries again
+    }
+    if (!held) this.#work.abort(new LeaseLostError('answer-once: another worker took this intent over.'));
+  }
+
+  #requestStop(): void {
+    if (this.#stop.signal.aborted) return;
+    const reason = new DOMException('answer-once: the intent was stopped.', 'AbortError');
+    this.#stop.abort(reason);
+    this.#work.abort(reason);
+  }
+
+  async #watchStop(): Promise<void> {
+    this.#done ??= new AbortController();
+    const done = this.#done.signal;
+    // Bounded by the run: each turn waits for a stop, STOP_WATCH_MS, or the run's end.
+    while (!done.aborted && !this.#stop.signal.aborted) {
+      const started = Date.now();
+      try {
+        if (await this.#store.watchStop(this.#key, this.#holder.token, STOP_WATCH_MS, done)) return this.#requestStop();
+      } catch (error) {
+        this.#options.report({ type: 'store-error', key: this.#key, operation: 'watchStop', error });
+        return; // appends still carry a stop
+      }
+      if (Date.now() - started < STOP_WATCH_MS / 2) return; // not held any more (or the run ended)
+    }
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * The run-time half of `RedisStoreClient`'s promise (the compile-time half is
+ * test/redis/client.test-d.ts): what is not a node-redis client is refused by name.
+ * Nothing connects to Redis here.
+ */
+import { describe, expect, it } from 'vitest';
+import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
+
+describe('RedisStore', () => {
+  it('refuses, naming `client`, an object that is not a node-redis client', () => {
+    const wrong = { eval: async () => null } as unknown as RedisStoreClient;
+    expect(() => new RedisStore({ client: wrong })).toThrow(/`client`/);
+  });
+});

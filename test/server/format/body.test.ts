@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { ByteRuns } from '../../../src/server/format/body.js';
+import { chatApp, chatRequest } from '../../support/server-support.js';
+
+const ID = 'req-0000000001';
+const LIMIT = 64;
+
+/** A JSON chat body of exactly `length` bytes. */
+function bodyOf(length: number): string {
+  const body = JSON.stringify({ question: 'x'.repeat(length - '{"question":""}'.length) });
+  expect(body).toHaveLength(length);
+  return body;
+}
+
+/** A request whose body arrives as a stream, with no `Content-Length` to go by. */
+function streamedRequest(body: string): Request {
+  const bytes = new TextEncoder().encode(body);
+  return new Request('http://app.test/api/chat', {
+    method: 'POST',
+    headers: { Authorization: 'Bearer alice', 'X-Request-Id': ID, 'Content-Type': 'application/json' },
+    body: new ReadableStream<Uint8Array>({
+      start(controller) {
+        // In two pieces: the limit is checked on the running total.
+        controller.enqueue(bytes.subarray(0, 10));
+        controller.enqueue(bytes.subarray(10));
+        controller.close();
+      },
+    }),
+    duplex: 'half',
+  } as RequestInit);
+}
+
+describe('createIdempotencyHandler: maxBodyBytes', () => {
+  it('refuses a declared Content-Length over the limit with 413 before reading a byte of the body', async () => {
+    const app = chatApp({ maxBodyBytes: LIMIT });
+    const body = bodyOf(LIMIT + 1);
+    const request = chatRequest({ body, headers: { 'Content-Length': String(body.length) } });
+    const response = await app.handle(request);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ code: 'payload-too-large', requestId: ID });
+    expect(request.bodyUsed).toBe(false); // the upload was not taken in only to be refused
+    expect(app.calls).toHaveLength(0);
+  });
+
+  it('runs a body of exactly maxBodyBytes, declared or streamed', async () => {
+    const body = bodyOf(LIMIT);
+    const declared = chatApp({ maxBodyBytes: LIMIT });
+    const response = await declared.handle(chatRequest({ body, headers: { 'Content-Length': String(LIMIT) } }));
+    expect(response.status).toBe(200);
+    expect(declared.calls).toHaveLength(1);
+
+    const streamed = chatApp({ maxBodyBytes: LIMIT });
+    expect((await streamed.handle(streamedRequest(body))).status).toBe(200);
+    expect(streamed.calls.map((call) => call.question)).toEqual([JSON.parse(body).question]);
+  });
+
+  it('refuses a streamed body one byte over the limit with 413, running nothing', async () => {
+    const app = chatApp({ maxBodyBytes: LIMIT });
+    const response = await app.handle(streamedRequest(bodyOf(LIMIT + 1)));
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ code: 'payload-too-large', requestId: ID });
+    expect(app.calls).toHaveLength(0);
+  });
+});
+
+describe('ByteRuns', () => {
+  const text = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
+
+  it('joins views of one buffer that continue each other, of other buffers, and gaps, in order', () => {
+    const shared = new TextEncoder().encode('abcdefgh');
+    const runs = new ByteRuns();
+    runs.push(shared.subarray(0, 2)); // "ab"
+    runs.push(shared.subarray(2, 3)); // "c", continuing "ab"
+    runs.push(shared.subarray(5, 6)); // "f": the same buffer, after a gap
+    runs.push(new TextEncoder().encode('XY')); // another buffer
+    runs.push(shared.subarray(6, 8)); // "gh": back to the first buffer
+    expect(runs.byteLength).toBe(8);
+    expect(text(runs.join())).toBe('abcfXYgh');
+  });
+
+  it('joins to no bytes when nothing was pushed', () => {
+    expect(new ByteRuns().join()).toEqual(new Uint8Array(0));
+  });
+});

@@ -1,0 +1,255 @@
+import { createParser } from 'eventsource-parser';
+import fc from 'fast-check';
+import { describe, expect, it, vi } from 'vitest';
+import { EventFramer } from '../../../src/server/stream/event-framer.js';
+import { frameEvent } from '../../../src/server/format/sse-frame.js';
+
+const encoder = new TextEncoder();
+const GENERATION = 1_764_581_234_567;
+
+/** § 14.4 by the letter: the whole stream parsed by eventsource-parser (one leading BOM dropped, by the parser), each unit written anew. */
+function reference(source: Uint8Array): Uint8Array {
+  const units: Uint8Array[] = [];
+  let offset = 0;
+  const unit = (bytes: Uint8Array) => {
+    units.push(bytes);
+    offset += bytes.byteLength;
+  };
+  const parser = createParser({
+    onEvent: (message) => unit(frameEvent(message, GENERATION, offset)),
+    onComment: (comment) => unit(encoder.encode(`:${comment}\n\n`)),
+    onRetry: (retry) => unit(encoder.encode(`retry: ${retry}\n\n`)),
+  });
+  parser.feed(new TextDecoder('utf-8', { ignoreBOM: true }).decode(source));
+  return Buffer.concat(units);
+}
+
+/** The framer's pushes as it hands them on (views of its buffers, not copies). */
+function views(chunks: readonly Uint8Array[]): Uint8Array[] {
+  const pushes: Uint8Array[] = [];
+  const framer = new EventFramer(GENERATION, (bytes) => pushes.push(bytes));
+  for (const chunk of chunks) framer.write(chunk);
+  framer.end();
+  return pushes;
+}
+
+function framed(chunks: readonly Uint8Array[]): { bytes: Uint8Array; pushes: Uint8Array[] } {
+  const pushes: Uint8Array[] = [];
+  const framer = new EventFramer(GENERATION, (bytes) => pushes.push(bytes.slice()));
+  for (const chunk of chunks) framer.write(chunk);
+  framer.end();
+  return { bytes: Buffer.concat(pushes), pushes };
+}
+
+function chunked(bytes: Uint8Array, cuts: readonly number[]): Uint8Array[] {
+  const at = [...new Set(cuts.map((cut) => (bytes.length === 0 ? 0 : cut % bytes.length)))].sort((a, b) => a - b);
+  const chunks: Uint8Array[] = [];
+  let from = 0;
+  for (const cut of [...at, bytes.length]) {
+    if (cut > from) chunks.push(bytes.slice(from, cut));
+    from = Math.max(from, cut);
+  }
+  return chunks;
+}
+
+const text = fc.string({ unit: 'binary', maxLength: 10 }).map((s) => s.replace(/[\r\n]/g, ''));
+const line = fc.oneof(
+  { weight: 6, arbitrary: text.map((value) => `data: ${value}`) },
+  { weight: 1, arbitrary: text.map((value) => `data:${value}`) },
+  { weight: 1, arbitrary: fc.constant('data') },
+  { weight: 2, arbitrary: text.map((value) => `event: ${value}`) },
+  { weight: 1, arbitrary: text.map((value) => `id: ${value}`) },
+  { weight: 1, arbitrary: text.map((value) => `:${value}`) },
+  { weight: 1, arbitrary: fc.nat(9_999).map((ms) => `retry: ${ms}`) },
+  { weight: 1, arbitrary: text.map((value) => `\uFEFFdata: ${value}`) },
+  { weight: 1, arbitrary: text },
+);
+/** Mostly LF (the fast path), sometimes CR or CRLF (the parser from there on). */
+const eol = fc.oneof({ weight: 12, arbitrary: fc.constant('\n') }, fc.constant('\r'), fc.constant('\r\n'));
+const block = fc
+  .tuple(fc.array(line, { minLength: 1, maxLength: 4 }), fc.array(eol, { minLength: 5, maxLength: 5 }))
+  .map(([lines, ends]) => {
+    let out = '';
+    let previous = '';
+    lines.forEach((value, i) => {
+      out += value + ends[i];
+      previous = ends[i]!;
+    });
+    // A CR then an LF would be one line end, not a blank line.
+    return out + (previous === '\r' && ends[4] === '\n' ? '\r' : ends[4]);
+  });
+const stream = fc.record({
+  bom: fc.boolean(),
+  blocks: fc.array(block, { maxLength: 10 }),
+  tail: fc.option(line, { nil: undefined }),
+  cuts: fc.array(fc.nat(), { maxLength: 8 }),
+});
+
+describe('EventFramer (§ 14.4 on the server)', () => {
+  it("writes the bytes eventsource-parser's framing would, whatever the handler's framing and chunking", () => {
+    fc.assert(
+      fc.property(stream, ({ bom, blocks, tail, cuts }) => {
+        const source = encoder.encode((bom ? '\uFEFF' : '') + blocks.join('') + (tail ?? ''));
+        const { bytes, pushes } = framed(chunked(source, cuts));
+        expect(Buffer.from(bytes).toString()).toBe(Buffer.from(reference(source)).toString());
+        // Every push is whole units: each ends with a blank line.
+        for (const push of pushes) expect(Buffer.from(push.subarray(-2)).toString()).toBe('\n\n');
+      }),
+      { numRuns: 1_000 },
+    );
+  }, 60_000);
+
+  it('copies an event already framed as § 14.4 writes it, only its id added, multi-byte characters split across chunks', () => {
+    const source = encoder.encode('event: delta\ndata: héllo 👋\ndata: second line\n\n');
+    const { bytes } = framed(chunked(source, [20, 21, 22, 23]));
+    const text = Buffer.from(bytes).toString();
+    expect(text).toBe(`event: delta\ndata: héllo 👋\ndata: second line\nid: ${GENERATION}.${bytes.byteLength}\n\n`);
+  });
+
+  it('hands on one array per write however many events it holds', () => {
+    const pushes: Uint8Array[] = [];
+    const framer = new EventFramer(GENERATION, (bytes) => pushes.push(bytes));
+    framer.write(encoder.encode('data: a\n\ndata: b\n\n:keep-alive\n\ndata: c\n\ndata: d'));
+    expect(pushes).toHaveLength(1);
+    framer.write(encoder.encode('\n\n'));
+    framer.end();
+    expect(pushes).toHaveLength(2);
+    expect(Buffer.from(pushes[1]!).toString()).toMatch(/^data: d\nid: \d+\.\d+\n\n$/);
+  });
+});
+
+/** Events as § 14.4 writes them but for the id: an optional `event: <type>`, `data: ` lines, LF, a blank line; stray blank lines between. */
+const plainEvent = fc
+  .record({
+    blank: fc.boolean(),
+    type: fc.option(
+      text.filter((value) => value.length > 0),
+      { nil: undefined },
+    ),
+    data: fc.array(text, { minLength: 1, maxLength: 3 }),
+  })
+  .map(
+    ({ blank, type, data }) =>
+      (blank ? '\n' : '') +
+      (type === undefined ? '' : `event: ${type}\n`) +
+      data.map((value) => `data: ${value}\n`).join('') +
+      '\n',
+  );
+
+/** The text the framer decoded, i.e. what it handed to eventsource-parser. */
+function decodedBy(run: () => void): string {
+  const decode = vi.spyOn(TextDecoder.prototype, 'decode');
+  try {
+    run();
+    return decode.mock.results.map((result) => String(result.value)).join('');
+  } finally {
+    decode.mockRestore();
+  }
+}
+
+describe('EventFramer: the copy path for events already in § 14.4 form', () => {
+  it('copies such events without decoding them, whatever the chunking (empty chunks too)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(plainEvent, { minLength: 1, maxLength: 6 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        fc.array(fc.nat(8), { maxLength: 3 }),
+        (events, cuts, empties) => {
+          const source = encoder.encode(events.join(''));
+          const chunks = chunked(source, cuts);
+          for (const at of empties) chunks.splice(at % (chunks.length + 1), 0, new Uint8Array(0));
+          let bytes: Uint8Array = new Uint8Array(0);
+          expect(decodedBy(() => (bytes = framed(chunks).bytes))).toBe('');
+          expect(Buffer.from(bytes).toString()).toBe(Buffer.from(reference(source)).toString());
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('decodes only the blocks that are not in that form: comments, retry, ids, an empty event type', () => {
+    const blocks = [
+      'data: a\n\n',
+      ':keep-alive\n\n',
+      'event: delta\ndata: b\n\n',
+      'id: 7\ndata: c\n\n',
+      'retry: 10\n\n',
+      'event: \ndata: d\n\n',
+      'data: e\n\n',
+    ];
+    const source = encoder.encode(blocks.join(''));
+    let bytes: Uint8Array = new Uint8Array(0);
+    expect(decodedBy(() => (bytes = framed([source]).bytes))).toBe(
+      ':keep-alive\n\nid: 7\ndata: c\n\nretry: 10\n\nevent: \ndata: d\n\n',
+    );
+    expect(Buffer.from(bytes).toString()).toBe(Buffer.from(reference(source)).toString());
+  });
+
+  it('writes an event whose type is empty without an event line (the type is the default one)', () => {
+    const text = Buffer.from(framed([encoder.encode('event: \ndata: x\n\n')]).bytes).toString();
+    expect(text).toMatch(/^data: x\nid: \d+\.\d+\n\n$/);
+  });
+});
+
+describe('EventFramer: when a held event goes out', () => {
+  it('hands an event on with the chunk that brings its blank line, also when that is a lone LF after empty chunks', () => {
+    const pushes: Uint8Array[] = [];
+    const framer = new EventFramer(GENERATION, (bytes) => pushes.push(bytes.slice()));
+    framer.write(encoder.encode('data: a\n'));
+    framer.write(new Uint8Array(0));
+    expect(pushes).toHaveLength(0);
+    framer.write(encoder.encode('\n'));
+    expect(pushes.map((push) => Buffer.from(push).toString())).toEqual([
+      `data: a\nid: ${GENERATION}.${pushes[0]?.byteLength}\n\n`,
+    ]);
+    framer.write(encoder.encode('data: b\n'));
+    framer.write(encoder.encode('\n'));
+    expect(pushes).toHaveLength(2);
+  });
+});
+
+describe('EventFramer: byte-order marks', () => {
+  it('keeps a BOM past the stream start as part of its line: that block, parsed, dispatches nothing', () => {
+    for (const chunks of [['data: a\n\n', '\uFEFFdata: b\n\n'], ['data: a\n\n\uFEFFdata: b\n\ndata: c\n\n']]) {
+      const source = encoder.encode(chunks.join(''));
+      const text = Buffer.from(framed(chunks.map((chunk) => encoder.encode(chunk))).bytes).toString();
+      expect(text).toBe(Buffer.from(reference(source)).toString());
+      expect(text).not.toContain('data: b');
+    }
+  });
+
+  it('drops a BOM that opens the stream, split or whole, and copies the events after it', () => {
+    const source = encoder.encode('\uFEFFdata: a\n\ndata: b\n\n');
+    for (const cuts of [[], [1], [2], [3]]) {
+      let bytes: Uint8Array = new Uint8Array(0);
+      expect(decodedBy(() => (bytes = framed(chunked(source, cuts)).bytes))).toBe('\uFEFFdata: a\n\n');
+      const text = Buffer.from(bytes).toString();
+      expect(text).toBe(Buffer.from(reference(source)).toString());
+      expect(text).toMatch(/^data: a\n/);
+    }
+  });
+});
+
+describe('EventFramer: its buffers', () => {
+  const event = (n: number) => encoder.encode(`data: event ${n}\n\n`);
+
+  it('keeps a short answer small: buffers begin at 256 B and double', () => {
+    const pushes = views(Array.from({ length: 20 }, (_, n) => event(n)));
+    const total = pushes.reduce((sum, push) => sum + push.byteLength, 0);
+    expect(Math.max(...pushes.map((push) => push.buffer.byteLength))).toBeLessThanOrEqual(2 * total);
+    expect(pushes[0]?.buffer.byteLength).toBe(256);
+  });
+
+  it('writes a long answer of small events into a few buffers of at most 64 KiB', () => {
+    const pushes = views(Array.from({ length: 3_000 }, (_, n) => event(n)));
+    const buffers = new Set(pushes.map((push) => push.buffer));
+    expect(Math.max(...[...buffers].map((buffer) => buffer.byteLength))).toBe(65_536);
+    expect(buffers.size).toBeLessThanOrEqual(12);
+  });
+
+  it('hands on one array for a write whose units fill its buffer exactly', () => {
+    const comment = `:${'x'.repeat(125)}\n\n`; // 128 B, as written
+    const pushes = views([encoder.encode(comment + comment)]);
+    expect(pushes.map((push) => push.byteLength)).toEqual([256]);
+  });
+});
