@@ -82,6 +82,7 @@ export function describeChaos(name: string, redis: () => ChaosRedis): void {
       let attempts = 0;
       let lost = 0;
       let replays = 0;
+      let unavailable = 0;
 
       async function runIntent(id: string, index: number): Promise<void> {
         for (let attempt = 0; attempt < 20; attempt += 1) {
@@ -97,6 +98,11 @@ export function describeChaos(name: string, redis: () => ChaosRedis): void {
               const answers = delivered.get(id) ?? new Set();
               delivered.set(id, answers.add(answerOf(result)));
               if (result.replayed) replays += 1;
+            } else if (result.status === 503) {
+              // A store call that outlived commandTimeoutMs on a starved machine: the
+              // protocol's "retry" (§ 10), nothing ran for it; the client tries again.
+              expect(JSON.parse(result.body)).toMatchObject({ code: 'store-unavailable' });
+              unavailable += 1;
             } else {
               expect(result.status, result.body).toBe(202);
             }
@@ -148,7 +154,7 @@ export function describeChaos(name: string, redis: () => ChaosRedis): void {
       expect(lost / attempts).toBeGreaterThan(0.2);
       expect(replays).toBeGreaterThan(0);
       console.info(
-        `[${name}] 2,000 intents: ${attempts} attempts, ${lost} responses lost, ${replays} replays, ${done.size} model calls`,
+        `[${name}] 2,000 intents: ${attempts} attempts, ${lost} responses lost, ${replays} replays, ${unavailable} store-unavailable, ${done.size} model calls`,
       );
     });
 
