@@ -139,7 +139,7 @@ export function describeChaos(name: string, redis: () => ChaosRedis): void {
         console.info(
           `[${name}] started other than once:\n` +
             events
-              .filter((e) => e.id !== undefined && of.has(e.id))
+              .filter((e) => (e.id !== undefined && of.has(e.id)) || e.event === 'stall')
               .sort((x, y) => (x.t ?? 0) - (y.t ?? 0))
               .map((e) => JSON.stringify(e))
               .join('\n'),
@@ -153,8 +153,10 @@ export function describeChaos(name: string, redis: () => ChaosRedis): void {
       expect(new Set(events.filter((e) => e.event === 'work-start').map((e) => e.instance))).toEqual(new Set(['A', 'B']));
       expect(lost / attempts).toBeGreaterThan(0.2);
       expect(replays).toBeGreaterThan(0);
+      const stalled = events.filter((e) => e.event === 'stall').map((e) => e.ms ?? 0);
       console.info(
-        `[${name}] 2,000 intents: ${attempts} attempts, ${lost} responses lost, ${replays} replays, ${unavailable} store-unavailable, ${done.size} model calls`,
+        `[${name}] 2,000 intents: ${attempts} attempts, ${lost} responses lost, ${replays} replays, ${unavailable} store-unavailable, ${done.size} model calls; ` +
+          `event loop stalled past a quarter lease in ${stalled.length} seconds (longest ${Math.max(0, ...stalled)} ms; lease ${CHAOS_LEASE_MS} ms)`,
       );
     });
 

@@ -24,6 +24,8 @@ export interface InstanceEvent {
   readonly reason?: string;
   /** When the instance printed it (its clock, epoch ms). */
   readonly t?: number;
+  /** `stall`: the longest event-loop stall of the last second, when over a quarter lease. */
+  readonly ms?: number;
 }
 
 export interface InstanceOptions {

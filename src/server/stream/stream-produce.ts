@@ -1,6 +1,7 @@
 import { GENERATION_HEADER, RESTARTED_HEADER } from '../../core/headers.js';
 import { encodeHead, headOf } from '../format/answer-head.js';
 import { ByteRuns, concat } from '../format/body.js';
+import type { Holder } from '../run/holder.js';
 import { CallerBody } from './caller-body.js';
 import { type BatcherContext, LogBatcher } from './log-batcher.js';
 import { EventFramer } from './event-framer.js';
@@ -12,8 +13,17 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 /** Microtask turns a read may take and still count as "already there" (no I/O behind it). */
 const READY_TURNS = 8;
 
-/** What the batcher needs (its `onFenced` also stops this producer's reading), and the attempt's generation and limits. */
-export interface ProduceContext extends BatcherContext {
+/**
+ * What the batcher needs (its `onFenced` also stops this producer's reading; a lost
+ * record or log is handled here), the run's claim, and the attempt's generation and limits.
+ */
+export interface ProduceContext extends Omit<BatcherContext, 'onLost'> {
+  /**
+   * The run's claim: `token` is the one it held when the work answered. An append that
+   * finds the record gone claims it again through it (§ 7.2); a claim made elsewhere (a
+   * heartbeat's) reopens the log through `reopen`.
+   */
+  readonly holder: Holder;
   readonly generation: number;
   readonly maxResponseBytes: number;
   /** The most bytes queued for the attempt's connection before it reads on from the log. */
@@ -190,16 +200,34 @@ export async function produce(response: Response, context: ProduceContext): Prom
   const stopReading = (reason: unknown): void => {
     void source.cancel(reason).catch(() => undefined);
   };
-  const batcherContext: BatcherContext = {
-    ...context,
-    onFenced: () => {
-      fenced = true;
-      stopReading(new Error('answer-once: another worker took this intent over.'));
-      context.onFenced();
-    },
+  const { holder } = context;
+  const fence = (): void => {
+    fenced = true;
+    stopReading(new Error('answer-once: another worker took this intent over.'));
+    context.onFenced();
   };
+  /** The log under `token`: its appends answered fenced, gone or offset are judged against the claim as it is then. */
   const logFor = (token: string, since: number): LogBatcher => {
-    const opened = new LogBatcher({ ...batcherContext, token }, encodeHead(head), since);
+    const opened = new LogBatcher(
+      {
+        ...context,
+        token,
+        // A batcher of an older claim (replaced since, or while a claim is in flight) is not fenced: the run still holds it.
+        onFenced: () => void holder.settled().then(() => holder.token === token && fence()),
+        onLost: (what) => {
+          if (what === 'log') {
+            if (holder.token === token) reopen(token, logGeneration);
+            return;
+          }
+          holder.reclaim('append', token).then(
+            (held) => held || fence(),
+            (error: unknown) => context.report({ type: 'store-error', key: context.key, operation: 'acquire', error }),
+          );
+        },
+      },
+      encodeHead(head),
+      since,
+    );
     if (!kept) opened.retainBytes = maxResponseBytes;
     return opened;
   };

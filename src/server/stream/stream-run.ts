@@ -99,6 +99,7 @@ export class StreamedRun {
       store: this.#store,
       key: this.#key,
       // Claimed again before the work answered: its answer is the new generation's.
+      holder: this.#holder,
       token: this.#holder.token,
       generation: this.#holder.generation ?? this.#generation,
       restarted: this.#restarted,
@@ -109,7 +110,6 @@ export class StreamedRun {
       onRenewed: () => {
         this.#renewedAt = Date.now();
       },
-      onLost: (what) => void this.#lost(what, context.token),
     };
     const production = await produce(response, context);
     if (!production.whole) {
@@ -144,23 +144,6 @@ export class StreamedRun {
   dispose(): void {
     clearTimeout(this.#watchTimer);
     this.#done?.abort(RUN_ENDED);
-  }
-
-  /** An append found the record or its log gone: claim the intent again (the log then reopens), or yield it. */
-  async #lost(what: 'record' | 'log', token: string): Promise<void> {
-    const holder = this.#holder;
-    if (what === 'log') {
-      this.#production?.reopen(holder.token, holder.generation ?? this.#generation);
-      return;
-    }
-    let held: boolean;
-    try {
-      held = await holder.reclaim('append', token);
-    } catch (error) {
-      this.#options.report({ type: 'store-error', key: this.#key, operation: 'acquire', error });
-      return; // the heartbeat tries again
-    }
-    if (!held) this.#work.abort(new LeaseLostError('answer-once: another worker took this intent over.'));
   }
 
   #requestStop(): void {
