@@ -4,16 +4,17 @@
  * caller, a reader attached through a second server instance, and a retry. The holder
  * claims its record again at its next write, so whoever comes after that gets the one
  * answer; readers wait for it instead of sending the error marker that makes a client
- * resend (and run the work again).
+ * resend (and run the work again). The same faults on a 3-master Cluster (FLUSHALL on
+ * every master, the log evicted on its shard).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from 'redis';
+import { createClient, createCluster } from 'redis';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { createClient as createAnswerClient } from 'answer-once';
 import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
 import { createIdempotencyHandler, encodeKey, type IdempotencyEvent } from 'answer-once/server';
 import { serve, type ServedHandler } from 'answer-once/server/node';
-import { rawCommand, RedisServer, requireRedisServer } from '../support/redis-server.js';
+import { rawCommand, RedisClusterServer, RedisServer, requireRedisServer } from '../support/redis-server.js';
 
 const hasRedis = requireRedisServer();
 const encoder = new TextEncoder();
@@ -44,9 +45,52 @@ async function transcript(response: Response): Promise<Transcript> {
   return { shown, errors, bytes };
 }
 
-describe.skipIf(!hasRedis)('a record Redis loses while the model streams', () => {
-  let server: RedisServer;
-  const clients: (RedisStoreClient & { close(): Promise<void> })[] = [];
+type Client = RedisStoreClient & { close(): Promise<void> };
+
+/** Where the instances' Redis runs, and the faults a spec applies to it. */
+interface Target {
+  connect(): Promise<Client>;
+  /** Sends `command` to every master; their raw replies. */
+  everyMaster(command: string): Promise<string[]>;
+  /** Restarts it empty (one redis-server without persistence); absent for the Cluster. */
+  readonly restart?: () => Promise<void>;
+  stop(): Promise<void>;
+}
+
+// The reconnection settings README recommends: fail fast while Redis is away, come back quickly.
+const reconnectStrategy = (retries: number): number => Math.min(50 * 2 ** retries, 1_000);
+
+async function oneServer(): Promise<Target> {
+  const server = await RedisServer.start();
+  return {
+    connect: async () =>
+      createClient({ url: server.url, disableOfflineQueue: true, socket: { reconnectStrategy } })
+        .on('error', () => {})
+        .connect(),
+    everyMaster: async (command) => [await rawCommand(server.port, command)],
+    restart: () => server.restart(),
+    stop: () => server.stop(),
+  };
+}
+
+async function cluster(): Promise<Target> {
+  const nodes = await RedisClusterServer.start();
+  return {
+    connect: async () =>
+      createCluster({ rootNodes: nodes.rootNodes, defaults: { disableOfflineQueue: true, socket: { reconnectStrategy } } })
+        .on('error', () => {})
+        .connect(),
+    everyMaster: (command) => Promise.all(nodes.nodes.map((node) => rawCommand(node.port, command))),
+    stop: () => nodes.stop(),
+  };
+}
+
+describe.skipIf(!hasRedis).each([
+  ['one redis-server', oneServer],
+  ['a 3-master Redis Cluster', cluster],
+])('a record Redis loses while the model streams, on %s', (_name, start) => {
+  let target: Target;
+  const clients: Client[] = [];
   const stores: RedisStore[] = [];
   let calls = 0;
   let events: IdempotencyEvent[] = [];
@@ -58,14 +102,7 @@ describe.skipIf(!hasRedis)('a record Redis loses while the model streams', () =>
 
   /** One server instance: its own Redis connection, the same model. */
   async function instance(): Promise<(request: Request) => Promise<Response>> {
-    // The reconnection settings README recommends: fail fast while Redis is away, come back quickly.
-    const client = await createClient({
-      url: server.url,
-      disableOfflineQueue: true,
-      socket: { reconnectStrategy: (retries) => Math.min(50 * 2 ** retries, 1_000) },
-    })
-      .on('error', () => {})
-      .connect();
+    const client = await target.connect();
     clients.push(client);
     const store = new RedisStore({ client });
     stores.push(store);
@@ -116,7 +153,7 @@ describe.skipIf(!hasRedis)('a record Redis loses while the model streams', () =>
   }
 
   beforeAll(async () => {
-    server = await RedisServer.start();
+    target = await start();
   });
 
   afterEach(async () => {
@@ -131,7 +168,7 @@ describe.skipIf(!hasRedis)('a record Redis loses while the model streams', () =>
   afterAll(async () => {
     await Promise.all(stores.map((store) => store.close()));
     await Promise.all(clients.map((client) => client.close()));
-    await server?.stop();
+    await target?.stop();
   });
 
   it('after a FLUSHALL mid-stream, the holder claims its record again at its next append; a retry then and a reader on another instance get the one answer', async () => {
@@ -143,7 +180,7 @@ describe.skipIf(!hasRedis)('a record Redis loses while the model streams', () =>
     expect(attached.headers.get('x-idempotent-attached')).toBe('true');
     const reading = [transcript(await first), transcript(attached)];
     await afterEvent(8);
-    await rawCommand(server.port, 'FLUSHALL');
+    await target.everyMaster('FLUSHALL');
     // The holder's next append finds the record gone and claims it again: within a few
     // flush windows and one event, not a heartbeat (a third of the 10 s lease) later.
     const after = await eventWithin((event) => event.type === 'record-lost', 2_000);
@@ -174,7 +211,8 @@ describe.skipIf(!hasRedis)('a record Redis loses while the model streams', () =>
     const reading = [transcript(await first), transcript(attached)];
     await afterEvent(8);
     // The log is a Stream beside the record, on its hash tag (src/redis/log-key.ts).
-    expect(await rawCommand(server.port, `DEL ${encodeKey({ user: 'alice' }, id)}:log`)).toBe(':1\r\n');
+    const deleted = await target.everyMaster(`DEL ${encodeKey({ user: 'alice' }, id)}:log`);
+    expect(deleted.filter((reply) => reply === ':1\r\n')).toHaveLength(1); // on its shard; the others say MOVED
     await sleep(4 * EVENT_MS);
     const retry = await b(send(id));
     expect(retry.headers.get('x-idempotent-attached')).toBe('true');
@@ -187,7 +225,8 @@ describe.skipIf(!hasRedis)('a record Redis loses while the model streams', () =>
     }
   });
 
-  it('when Redis restarts empty mid-stream, client.fetch callers on both instances read the one answer to its end: one model call', async () => {
+  it('when Redis restarts empty mid-stream, client.fetch callers on both instances read the one answer to its end: one model call', async (context) => {
+    if (!target.restart) return context.skip(); // a Cluster's restart is a failover: not this spec
     const urls: string[] = [];
     for (const handle of [await instance(), await instance()]) {
       const one = await serve(handle);
@@ -210,7 +249,7 @@ describe.skipIf(!hasRedis)('a record Redis loses while the model streams', () =>
     expect(attached.headers.get('x-idempotent-attached')).toBe('true');
     const reading = [transcript(first), transcript(attached)];
     await afterEvent(8);
-    await server.restart(); // no persistence: it comes back empty
+    await target.restart(); // no persistence: it comes back empty
     resume(); // the model goes on once Redis is back, as a model outlives a Redis restart
     const seen = await Promise.all(reading);
     expect(calls).toBe(1);
