@@ -21,7 +21,9 @@ const encoder = new TextEncoder();
 const EVENTS = 30;
 const EVENT_MS = 40;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const tokens = Array.from({ length: EVENTS }, (_, index) => `token ${index}`);
+/** The answer of the model's `run`-th call: its tokens say which run wrote them. */
+const answerOf = (run: number): string[] => Array.from({ length: EVENTS }, (_, index) => `token ${index} of run ${run}`);
+const tokens = answerOf(1);
 
 /** What a UI shows from an event stream: the answer's data, dropped and started again at every restart marker. */
 interface Transcript {
@@ -96,7 +98,7 @@ describe.skipIf(!hasRedis).each([
   let events: IdempotencyEvent[] = [];
   /** Resolves once the model sent event `n` (index from 0). */
   let sent: ((n: number) => void) | undefined;
-  /** When set, the model waits for it after sending event `held.after`. */
+  /** When set, the model's first run waits for it after sending event `held.after`. */
   let held: { readonly after: number; readonly until: Promise<void> } | undefined;
   let served: ServedHandler[] = [];
 
@@ -111,15 +113,16 @@ describe.skipIf(!hasRedis).each([
       scope: () => ({ user: 'alice' }),
       onEvent: (event) => events.push(event),
       handler: () => {
-        calls += 1;
+        const run = (calls += 1);
+        const answer = answerOf(run);
         let index = 0;
         const body = new ReadableStream<Uint8Array>({
           async pull(controller) {
             if (index > 0) await sleep(EVENT_MS);
             if (index >= EVENTS) return controller.close();
-            controller.enqueue(encoder.encode(`data: ${tokens[index]}\n\n`));
-            sent?.(index);
-            if (held?.after === index) await held.until;
+            controller.enqueue(encoder.encode(`data: ${answer[index]}\n\n`));
+            if (run === 1) sent?.(index);
+            if (run === 1 && held?.after === index) await held.until;
             index += 1;
           },
         });
@@ -258,5 +261,38 @@ describe.skipIf(!hasRedis).each([
       expect(one.shown).toEqual(tokens);
     }
     expect(events).toContainEqual(expect.objectContaining({ type: 'record-lost', reclaimed: true }));
+  });
+
+  it('what cannot be promised: a retry between the loss and the holder’s next write runs the work again, and every caller still ends with that one answer', async () => {
+    const urls: string[] = [];
+    for (const handle of [await instance(), await instance()]) {
+      const one = await serve(handle);
+      served.push(one);
+      urls.push(one.url);
+    }
+    const id = 'lost-window-0001';
+    let resume!: () => void;
+    held = { after: 5, until: new Promise<void>((resolve) => (resume = resolve)) }; // the model thinks: no write
+    const client = createAnswerClient();
+    const post = (url: string) =>
+      client.fetch(`${url}/api/chat`, {
+        method: 'POST',
+        headers: { 'X-Request-Id': id, 'Content-Type': 'application/json' },
+        body: '{"question":"hi"}',
+      });
+    const first = await post(urls[0]!);
+    const reading = transcript(first);
+    await afterEvent(5);
+    await sleep(100); // what the first run sent so far is logged
+    await target.everyMaster('FLUSHALL');
+    const retry = await post(urls[1]!); // before the holder wrote again: nothing says the intent runs
+    expect(retry.headers.get('x-idempotent-attached')).toBeNull();
+    const fromRetry = await transcript(retry);
+    resume(); // the first run's next append is fenced: it yields
+    const fromFirst = await reading;
+    expect(calls).toBe(2);
+    expect(fromRetry.shown).toEqual(answerOf(2));
+    expect(fromFirst.shown).toEqual(answerOf(2)); // after a restart marker: the one answer stored
+    expect(fromFirst.errors + fromRetry.errors).toBe(0);
   });
 });
