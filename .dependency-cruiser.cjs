@@ -20,7 +20,7 @@ const serverFolderImportsOnly = (name, comment, from, allowed) => ({
   from: { path: server(from) },
   to: {
     path: '^src/server/',
-    pathNot: [server(from), server('(errors|events|problem)\\.ts$'), ...allowed.map(server)],
+    pathNot: [server(from), server('(errors|events|problem|usage)\\.ts$'), ...allowed.map(server)],
   },
 });
 
@@ -58,7 +58,7 @@ module.exports = {
       'core-is-neutral',
       'src/core is shared by the browser client and the server: it imports no other layer and no ky, React, Redis, msw or Hono, so every entry can carry it.',
       'core',
-      ['client', 'server', 'react', 'redis', 'msw', 'ai'],
+      ['client', 'server', 'react', 'redis', 'msw', 'ai', 'otel'],
       ['ky', 'react', 'react-dom', 'redis', '@redis/[^/]+', 'msw', '@hono/[^/]+', 'ai'],
     ),
 
@@ -68,7 +68,7 @@ module.exports = {
       'client-is-a-client',
       'src/client is the browser entry (answer-once): it never imports the server, Redis, React or msw code, so a bundle of createClient carries none of it.',
       'client',
-      ['server', 'redis', 'react', 'msw', 'ai'],
+      ['server', 'redis', 'react', 'msw', 'ai', 'otel'],
       ['react', 'react-dom', 'redis', '@redis/[^/]+', 'msw', '@hono/[^/]+'],
     ),
 
@@ -78,7 +78,7 @@ module.exports = {
       'server-stands-alone',
       'src/server (answer-once/server) runs on any Fetch runtime without the client, Redis or React: stores plug in through its IdempotencyStore interface.',
       'server',
-      ['client', 'redis', 'react', 'msw', 'ai'],
+      ['client', 'redis', 'react', 'msw', 'ai', 'otel'],
       ['ky', 'react', 'react-dom', 'redis', '@redis/[^/]+', 'msw'],
     ),
 
@@ -92,11 +92,11 @@ module.exports = {
     },
 
     // Inside src/server: one folder per concept, imports running one way
-    // (http → stream → run, format → store; the shared errors, events and problem at the top).
+    // (http → stream → run, format → store; the shared errors, events, problem and usage at the top).
     serverFolderImportsOnly(
       'server-shared-stands-alone',
-      'src/server/{errors,events,problem}.ts are what every folder shares (the error classes, the event union, the problem+json builder): they import none of the folders, so any folder can use them without a cycle.',
-      '(errors|events|problem)\\.ts$',
+      'src/server/{errors,events,problem,usage}.ts are what every folder shares (the error classes, the event union, the problem+json builder, the usage a run reports): they import none of the folders, so any folder can use them without a cycle.',
+      '(errors|events|problem|usage)\\.ts$',
       [],
     ),
     serverFolderImportsOnly(
@@ -151,6 +151,23 @@ module.exports = {
       'msw',
       ['server', 'core'],
     ),
+
+    {
+      name: 'otel-reads-server-events',
+      comment:
+        "src/otel (answer-once/otel) turns the server's events into metrics: of ours it imports the option checks of src/core and the event and usage types of src/server only, so it carries no server code.",
+      severity: 'error',
+      from: { path: src('otel') },
+      to: { path: '^src/', pathNot: ['^src/otel/', src('core'), '^src/server/(events|usage)\\.ts$'] },
+    },
+    {
+      name: 'otel-types-of-server-only',
+      comment:
+        'src/otel takes only types from src/server: a metrics listener must not pull the reference server into a bundle.',
+      severity: 'error',
+      from: { path: src('otel') },
+      to: { path: '^src/server/', dependencyTypesNot: ['type-only'] },
+    },
 
     layerImportsOnly(
       'ai-adapts-the-client',

@@ -12,6 +12,7 @@ export default defineConfig({
     redis: 'src/redis/index.ts',
     msw: 'src/msw/index.ts',
     ai: 'src/ai/index.ts',
+    otel: 'src/otel/index.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

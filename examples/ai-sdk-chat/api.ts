@@ -11,6 +11,7 @@ import { convertToModelMessages, streamText, type UIMessage } from 'ai';
 import { isValidRequestId } from 'answer-once';
 import { createIdempotencyHandler, type IdempotencyStore } from 'answer-once/server';
 import { breakAfterEvents, cutAfterEvents } from './faults.js';
+import { savingsMeter } from '../shared/savings.js';
 import type { DemoModel } from './model.js';
 
 type Trouble = 'none' | 'cut' | 'break';
@@ -29,6 +30,10 @@ export interface Stats {
   readonly requests: number;
   /** Answers whose connection the `cut` fault dropped. */
   readonly cuts: number;
+  /** Answers given without a model call (replays, attaches, resumes): calls not paid. */
+  readonly avoidedCalls: number;
+  /** The tokens those answers' model calls cost: tokens not paid again. */
+  readonly avoidedTokens: number;
 }
 
 export function createChatApi({ model, store }: { model: DemoModel; store: IdempotencyStore }) {
@@ -36,6 +41,8 @@ export function createChatApi({ model, store }: { model: DemoModel; store: Idemp
   let requests = 0;
   let cuts = 0;
   let trouble: Trouble = 'none';
+  // Model calls made and avoided, tokens avoided: answer-once/otel's instruments.
+  const savings = savingsMeter();
 
   const chat = createIdempotencyHandler({
     store,
@@ -45,7 +52,8 @@ export function createChatApi({ model, store }: { model: DemoModel; store: Idemp
     statusPath: '/api/status',
     // The model call. `signal` aborts when the visitor presses Stop (the DELETE on the
     // status route reaches this run wherever it runs); a dropped connection does not stop it.
-    handler: async function answer(request, { signal, requestId }) {
+    onEvent: savings.onEvent,
+    handler: async function answer(request, { signal, requestId, reportUsage }) {
       const { messages } = (await request.json()) as { messages?: UIMessage[] };
       if (!Array.isArray(messages) || messages.length === 0) {
         return Response.json({ title: '`messages` must be a non-empty array.' }, { status: 400 });
@@ -56,6 +64,8 @@ export function createChatApi({ model, store }: { model: DemoModel; store: Idemp
         model: model.for(question),
         messages: await convertToModelMessages(messages),
         abortSignal: signal,
+        // What the model reported it cost, kept with the answer: every replay counts it as saved.
+        onFinish: ({ usage }) => reportUsage({ inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }),
       });
       const response = result.toUIMessageStreamResponse({
         // One stable id per answer, whichever run or replay carries it: a resumed stream
@@ -87,7 +97,9 @@ export function createChatApi({ model, store }: { model: DemoModel; store: Idemp
     }
     if (pathname.startsWith('/api/status/')) return chat(request);
     if (pathname === '/api/stats' && request.method === 'GET') {
-      return Response.json({ modelCalls: model.calls, intents: intents.size, requests, cuts } satisfies Stats);
+      const { avoidedCalls, avoidedTokens } = await savings.read();
+      const stats: Stats = { modelCalls: model.calls, intents: intents.size, requests, cuts, avoidedCalls, avoidedTokens };
+      return Response.json(stats);
     }
     if (pathname === '/api/trouble' && request.method === 'GET') return Response.json({ trouble });
     if (pathname === '/api/trouble' && request.method === 'PUT') {

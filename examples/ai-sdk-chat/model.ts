@@ -19,6 +19,9 @@ export function answerTokens(call: number, question: string): string[] {
   return `Answer #${call} to “${asked}”: ${BODY}`.split(/(?<= )/);
 }
 
+/** The tokens of the (pretend) system prompt every call sends before the question. */
+const SYSTEM_PROMPT_TOKENS = 180;
+
 export class DemoModel {
   /** Model calls so far: what a real model would bill. */
   calls = 0;
@@ -31,6 +34,8 @@ export class DemoModel {
       doStream: async () => {
         this.calls += 1;
         const tokens = answerTokens(this.calls, question);
+        // A plausible bill: a system prompt and the question in, one token a word out.
+        const inputTokens = SYSTEM_PROMPT_TOKENS + Math.ceil(question.length / 4);
         return {
           stream: simulateReadableStream({
             chunkDelayInMs: this.delayMs,
@@ -42,7 +47,7 @@ export class DemoModel {
                 type: 'finish',
                 finishReason: { unified: 'stop', raw: undefined },
                 usage: {
-                  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+                  inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: undefined, cacheWrite: undefined },
                   outputTokens: { total: tokens.length, text: tokens.length, reasoning: undefined },
                 },
               },

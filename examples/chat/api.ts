@@ -2,7 +2,8 @@
  * The demo's API: `POST /api/chat` (idempotent, through `answer-once/server`; the answer
  * streams as server-sent events, one per token), the status route the client polls and
  * stops through (`DELETE /api/status/<id>`), `GET /api/stats` (`{ modelCalls, intents,
- * requests }`: model calls made, distinct intent IDs seen, chat requests received),
+ * requests, avoidedCalls, avoidedTokens }`: model calls made, distinct intent IDs seen,
+ * chat requests received, and what answer-once saved — from its OpenTelemetry metrics),
  * `GET /api/model-log` (what each model call wrote, for the browser tests) and the trouble
  * switch. Faults are applied here, on the server, for real: a lost response is a dropped
  * TCP connection after the answer was stored; a cut stream is the socket destroyed after
@@ -13,6 +14,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { HttpBindings } from '@hono/node-server';
 import { isValidRequestId } from 'answer-once';
 import { createIdempotencyHandler, withCors, type IdempotencyStore } from 'answer-once/server';
+import { savingsMeter } from '../shared/savings.js';
 import type { FakeModel } from './fake-model.js';
 import { cutAfterEvents, tokenEvents } from './stream.js';
 import { isTroubleMode, TroubleSwitch, type TroubleMode } from './trouble.js';
@@ -49,6 +51,8 @@ export function createChatApi(options: ChatApiOptions): ChatApi {
   const drawn = new AsyncLocalStorage<TroubleMode>();
   // Intents whose answer `lose` waits to see stored, by request ID.
   const storedWaiters = new Map<string, () => void>();
+  // Model calls made and avoided, tokens avoided: answer-once/otel's instruments.
+  const savings = savingsMeter();
 
   const idempotent = createIdempotencyHandler({
     store,
@@ -59,14 +63,15 @@ export function createChatApi(options: ChatApiOptions): ChatApi {
     // The model call: the only work that costs. `signal` fires on a stop (the page's Stop
     // button) or if another worker took this intent over; a client disconnect does NOT
     // stop it (its answer is kept). The tokens stream through as they are stored.
-    handler: async function chat(request, { signal }) {
+    handler: async function chat(request, { signal, reportUsage }) {
       const question = await readQuestion(request);
       if (typeof question !== 'string') return question;
       const slow = drawn.getStore() === 'slow';
-      const { tokens } = await model.stream(question, { slowdown: slow ? SLOWDOWN : 1, signal });
+      const { tokens } = await model.stream(question, { slowdown: slow ? SLOWDOWN : 1, signal, reportUsage });
       return tokenEvents(tokens);
     },
     onEvent(event) {
+      savings.onEvent(event);
       if (event.type === 'completed') storedWaiters.get(event.requestId)?.();
     },
   });
@@ -115,7 +120,8 @@ export function createChatApi(options: ChatApiOptions): ChatApi {
     if (pathname === '/api/chat' && request.method === 'POST') return sendChat(request);
     if (pathname.startsWith('/api/status/')) return idempotent(request);
     if (pathname === '/api/stats' && request.method === 'GET') {
-      return json({ modelCalls: model.calls, intents: intents.size, requests });
+      const { avoidedCalls, avoidedTokens } = await savings.read();
+      return json({ modelCalls: model.calls, intents: intents.size, requests, avoidedCalls, avoidedTokens });
     }
     if (pathname === '/api/model-log' && request.method === 'GET') return json({ calls: model.log });
     if (pathname === '/api/trouble' && request.method === 'GET') return json({ mode: trouble.next });

@@ -50,6 +50,9 @@ const CLOSERS = [
   'A double click joins this request instead of starting another one.',
 ];
 
+/** The tokens of the (pretend) system prompt every call sends before the question. */
+const SYSTEM_PROMPT_TOKENS = 180;
+
 /** Most calls kept in `log` (the oldest go first). */
 const LOG_LIMIT = 200;
 
@@ -89,7 +92,16 @@ export class FakeModel {
    */
   async stream(
     prompt: string,
-    { slowdown = 1, signal }: { slowdown?: number; signal?: AbortSignal } = {},
+    {
+      slowdown = 1,
+      signal,
+      reportUsage,
+    }: {
+      slowdown?: number;
+      signal?: AbortSignal;
+      /** Told what the call cost as it ends (stopped or not), as a real model API reports usage. */
+      reportUsage?: (usage: { inputTokens: number; outputTokens: number }) => void;
+    } = {},
   ): Promise<ModelStream> {
     const call = ++this.#calls;
     const words = answerText(call, prompt).split(/(?<= )/);
@@ -107,18 +119,25 @@ export class FakeModel {
       throw error;
     }
     const gapMs = (this.delayMs - this.thinkMs) / words.length;
+    // A plausible bill: a system prompt and the question in, one token a word out.
+    const inputTokens = SYSTEM_PROMPT_TOKENS + Math.ceil(prompt.length / 4);
     let index = 0;
+    const bill = () => reportUsage?.({ inputTokens, outputTokens: index });
     const tokens = new ReadableStream<string>({
       async pull(controller) {
         if (index > 0) await sleep(gapMs).catch(() => undefined);
         if (signal?.aborted) {
           record({ done: true, stopped: true });
+          bill();
           return controller.close();
         }
         const word = words[index++]!;
         record({ text: entry.text + word, done: index === words.length });
         controller.enqueue(word);
-        if (index === words.length) controller.close();
+        if (index === words.length) {
+          bill();
+          controller.close();
+        }
       },
       cancel() {
         record({ done: true });

@@ -5,7 +5,9 @@
  * - `send()` while a send is in flight returns that same promise (a double click is one
  *   request);
  * - `send()` after a failure resends the same intent — the same `requestId`, the same
- *   request — which the server runs again because its record is FAILED;
+ *   request — which the server runs again because its record is FAILED; after a failure
+ *   that is final for the intent (409 `intent-exhausted`: it ran as often as the server
+ *   allows) it starts a new intent with a new ID (and the failed one's `json`, unless given);
  * - `send()` after an answer, or after `reset()`, starts a new intent with a new ID;
  * - `resume()` finishes an intent a previous page left pending in the client's storage;
  * - `stop()` stops the intent in flight on the server (`client.stop`): a streamed answer
@@ -21,6 +23,7 @@ import { Subscribable } from '../core/subscribable.js';
 import type { AnswerOnceClient } from './client.js';
 import type { SendEvent, SendEventListener } from './events.js';
 import type { StopResult } from './stop.js';
+import { isResponseError } from './errors/guards.js';
 import type { StoredIntent } from './storage/types.js';
 import {
   normalizeControllerOptions,
@@ -117,12 +120,16 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
    */
   send = (options: ControllerSendOptions<TJson> = {}): Promise<SendState<TData, TJson>> => {
     if (this.#inFlight) return this.#inFlight;
-    const failed =
-      this.#state.status === 'failed' && this.#state.requestId !== this.#stoppedId ? this.#state.requestId : undefined;
+    const { status, requestId: last } = this.#state;
+    const exhausted =
+      status === 'failed' && isResponseError(this.#state.error) && this.#state.error.problem?.code === 'intent-exhausted';
+    const failed = status === 'failed' && last !== this.#stoppedId && !exhausted ? last : undefined;
     if (failed !== undefined && this.#dispatch !== undefined) {
       return this.#run(failed, this.#dispatch, this.#state.json);
     }
-    const request = { ...(this.#defaults as ControllerSendOptions<TJson>), ...options };
+    // A try again after a final failure asks the same question under a new ID.
+    const asked = exhausted && this.#state.json !== undefined ? { json: this.#state.json } : {};
+    const request = { ...(this.#defaults as ControllerSendOptions<TJson>), ...asked, ...options };
     const requestId = newRequestId();
     // The client and input current when it runs (setOptions may have replaced them).
     this.#dispatch = (onEvent, onText) => {

@@ -48,17 +48,19 @@ export function toLocalDeadline(deadline: number, redisNow: number, receivedAt: 
 }
 
 /**
- * Decodes `{_, now, s, f, t, l, c, r, e, d, g, x}` (the read script's reply, and a refused
- * acquire's). `leaseExpiresAt` is reported in this process's clock; the other times are
- * Redis's, as stored. `generation` is there for every record written since 0.2 (a 0.1
- * record has none); `stopRequested` only when a stop was asked.
+ * Decodes `{_, now, s, f, t, l, c, r, e, d, g, x, n}` (the read script's reply, and a
+ * refused acquire's). `leaseExpiresAt` is reported in this process's clock; the other
+ * times are Redis's, as stored. `generation` is there for every record written since 0.2
+ * (a 0.1 record has none); `stopRequested` only when a stop was asked; `runs` is 1 for a
+ * record written before it was counted (it ran at least once).
  */
 export function decodeRecord(reply: unknown, receivedAt: number): IdempotencyRecord | null {
-  const [, now, s, f, t, l, c, r, e, d, g, x] = array(reply, 3);
+  const [, now, s, f, t, l, c, r, e, d, g, x, n] = array(reply, 3);
   const state = text(s);
   if (state === null) return null;
   const fingerprint = required(f, 'fingerprint');
   const createdAt = integer(c);
+  const runs = n == null ? 1 : integer(n);
   const generation = g == null ? {} : { generation: integer(g) };
   switch (state) {
     case 'processing':
@@ -68,13 +70,14 @@ export function decodeRecord(reply: unknown, receivedAt: number): IdempotencyRec
         token: required(t, 'token'),
         leaseExpiresAt: toLocalDeadline(integer(l), integer(now), receivedAt),
         createdAt,
+        runs,
         ...generation,
         ...(text(x) === '1' ? { stopRequested: true } : {}),
       };
     case 'completed':
-      return { state, fingerprint, result: required(r, 'result'), createdAt, completedAt: integer(d), ...generation };
+      return { state, fingerprint, result: required(r, 'result'), createdAt, completedAt: integer(d), runs, ...generation };
     case 'failed':
-      return { state, fingerprint, error: required(e, 'error'), createdAt, failedAt: integer(d), ...generation };
+      return { state, fingerprint, error: required(e, 'error'), createdAt, failedAt: integer(d), runs, ...generation };
     default:
       throw new RedisStoreReplyError(`answer-once/redis: record has unknown state "${state}"`);
   }

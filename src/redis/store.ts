@@ -87,7 +87,7 @@ export class RedisStore implements StreamStore {
     const args = [checkText('fingerprint', fingerprint), checkMs('leaseMs', leaseMs, 1), grace, token];
     const reply = await this.#run(ACQUIRE, key, args);
     const receivedAt = Date.now();
-    const [acquired, now, , lease, takeover, retry, generation] = array(reply, 6);
+    const [acquired, now, , lease, takeover, retry, generation, runs] = array(reply, 8);
     if (integer(acquired) !== 1) {
       const record = decodeRecord(reply, receivedAt);
       if (!record) throw new RedisStoreReplyError('answer-once/redis: acquire refused without a record');
@@ -99,6 +99,7 @@ export class RedisStore implements StreamStore {
       leaseExpiresAt: toLocalDeadline(integer(lease), integer(now), receivedAt),
       takeover: integer(takeover) === 1,
       retry: integer(retry) === 1,
+      runs: integer(runs),
       generation: integer(generation),
     };
   }

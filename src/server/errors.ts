@@ -127,6 +127,14 @@ export class StoreFailedError extends problem('StoreFailedError', 'store-failed'
 export class AttemptFailedError extends problem('AttemptFailedError', 'intent-failed', 500) {}
 
 /**
+ * The intent's work already ran `maxRuns` times (its first run, each retry after a
+ * failure, each takeover of a lapsed lease): it will not run again under this ID, and
+ * every later attempt gets this 409 `intent-exhausted`. Final: a new try is a new intent.
+ * `runOnce` throws it; the handler answers it.
+ */
+export class IntentExhaustedError extends problem('IntentExhaustedError', 'intent-exhausted', 409) {}
+
+/**
  * The app's `scope` callback threw, or returned no valid scope. Answered 500
  * `internal-error` without its message; reported as a `scope-error` event.
  */

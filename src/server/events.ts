@@ -1,3 +1,28 @@
+import type { Usage } from './usage.js';
+
+/**
+ * What became of one request (or one `runOnce` call), as the `answered` event says:
+ * - `ran`: this request ran the work (a model call);
+ * - `replayed`, `attached`, `resumed`: answered without running it — a stored answer, the
+ *   live answer another request is producing, or either from a position the client
+ *   already had (`Last-Event-ID`, `Range`): each a model call avoided;
+ * - `in_progress`: told to come back (202, or `IntentInProgressError`);
+ * - `conflict`: the ID was used with another request (422);
+ * - `failed`: the run failed, or the intent's last run had (resend), or the store did;
+ * - `stopped`: the intent was stopped before it answered;
+ * - `exhausted`: the intent ran as often as allowed (`intent-exhausted`).
+ */
+export type AnswerOutcome =
+  | 'ran'
+  | 'replayed'
+  | 'attached'
+  | 'resumed'
+  | 'in_progress'
+  | 'conflict'
+  | 'failed'
+  | 'stopped'
+  | 'exhausted';
+
 /** The store call an event is about. */
 export type StoreOperation =
   | 'acquire'
@@ -33,8 +58,17 @@ export type IdempotencyEventBody =
    * answer of 5xx/408/425/429, `{ status, retryAfter? }`.
    */
   | { readonly type: 'failed'; readonly key: string; readonly error: unknown }
-  /** A stored answer was replayed instead of running the work. */
-  | { readonly type: 'replayed'; readonly key: string }
+  /**
+   * The intent's work ran `maxRuns` times (`runs` claims): from now on it is answered
+   * `intent-exhausted` and never runs again (PROTOCOL.md § 5.7). Reported once, when the
+   * record is settled so.
+   */
+  | { readonly type: 'exhausted'; readonly key: string; readonly runs: number }
+  /**
+   * A stored answer was replayed instead of running the work; `usage` is what its run
+   * reported (when it did, and a listener is set).
+   */
+  | { readonly type: 'replayed'; readonly key: string; readonly usage?: Usage }
   /** An attempt or a status request attached to the answer another attempt is streaming. */
   | { readonly type: 'attached'; readonly key: string }
   /** A stop was asked through the stop route (PROTOCOL.md § 14.8). */
@@ -62,6 +96,19 @@ export type IdempotencyEventBody =
   | { readonly type: 'store-error'; readonly key: string; readonly operation: StoreOperation; readonly error: unknown }
   /** The app's `scope` callback threw or returned no valid scope; the caller got a 500. */
   | { readonly type: 'scope-error'; readonly error: unknown }
+  /**
+   * One request (or `runOnce` call) is answered — once each, when its answer's body ended
+   * or its caller left. `firstByteMs` runs from the request to its answer's first byte
+   * (the head, for an answer without a body); `usage` is the run's reported usage: what
+   * it cost (`ran`), or the tokens avoided (`replayed`, `attached`, `resumed`). The
+   * metrics of `answer-once/otel` are made of these.
+   */
+  | {
+      readonly type: 'answered';
+      readonly outcome: AnswerOutcome;
+      readonly firstByteMs?: number;
+      readonly usage?: Usage;
+    }
   /** A bounded store dropped a record to make room (its answer will not be replayed). */
   | { readonly type: 'evicted'; readonly key: string; readonly state: 'processing' | 'completed' | 'failed' };
 

@@ -15,6 +15,7 @@ export {
   AttemptFailedError,
   FingerprintMismatchError,
   IdempotencyError,
+  IntentExhaustedError,
   IntentInProgressError,
   InvalidRequestIdError,
   isIdempotencyError,
@@ -38,7 +39,9 @@ export type { MemoryStoreOptions } from './memory/memory-store-options.js';
 export type { CorsOptions } from './http/cors.js';
 export type { Scope } from './store/key.js';
 export type { Codec } from './run/codec.js';
+export type { Usage } from './usage.js';
 export type {
+  AnswerOutcome,
   EventSubject,
   IdempotencyEvent,
   IdempotencyEventBody,

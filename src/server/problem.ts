@@ -13,6 +13,14 @@ export interface ProblemInit {
   readonly extensions?: Readonly<Record<string, unknown>>;
 }
 
+/** The code of each problem answer made here, for whoever reports on it (request-meter.ts). */
+const codes = new WeakMap<Response, ProblemCode>();
+
+/** The protocol code of a problem answer made by {@link problemResponse}, else `undefined`. */
+export function problemCodeOf(response: Response): ProblemCode | undefined {
+  return codes.get(response);
+}
+
 /** An RFC 9457 problem+json `Response` with one of the protocol's stable codes. */
 export function problemResponse(code: ProblemCode, init: ProblemInit): Response {
   const body: ProblemDetails = { type: problemType(code), title: init.title, status: init.status, code };
@@ -23,5 +31,7 @@ export function problemResponse(code: ProblemCode, init: ProblemInit): Response 
   headers.set('Content-Type', PROBLEM_JSON);
   headers.set('Cache-Control', 'no-store');
   if (init.requestId !== undefined) headers.set(REQUEST_ID_HEADER, init.requestId);
-  return new Response(JSON.stringify(body), { status: init.status, headers });
+  const response = new Response(JSON.stringify(body), { status: init.status, headers });
+  codes.set(response, code);
+  return response;
 }

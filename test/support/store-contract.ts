@@ -8,7 +8,7 @@
  * and TTLs, and a fresh key per test so suites may share one database.
  */
 import { describe, expect, it } from 'vitest';
-import type { IdempotencyStore } from 'answer-once/server';
+import { createIdempotencyHandler, type IdempotencyEvent, type IdempotencyStore, runOnce } from 'answer-once/server';
 import {
   found,
   held,
@@ -133,6 +133,46 @@ export function describeStoreContract(
       expect(held(await store.acquire(key, 'fp', lease))).toMatchObject({ takeover: false, retry: false });
     });
 
+    it('keeps the usage a run reported with its answer, replayed by another server instance', async () => {
+      const usage = { inputTokens: 120, outputTokens: 30, reasoningTokens: 7 };
+      const ranTwice = async (): Promise<never> => {
+        throw new Error('the work ran twice');
+      };
+      await runOnce(store, key, async ({ reportUsage }) => {
+        reportUsage(usage);
+        return 'answer';
+      });
+      expect(await runOnce(store, key, ranTwice)).toEqual({ value: 'answer', replayed: true, usage });
+
+      // Two handlers over one store: two server instances, or one restarted.
+      const scope = () => ({ user: 'u', session: 's' });
+      const keyPrefix = `usage-${crypto.randomUUID()}`;
+      const request = () =>
+        new Request('http://app.test/chat', { method: 'POST', headers: { 'X-Request-Id': 'usage-00001' }, body: 'q' });
+      const first = createIdempotencyHandler({
+        store,
+        scope,
+        keyPrefix,
+        handler: (_request, { reportUsage }) => {
+          reportUsage(usage);
+          return Response.json({ answer: 'hi' });
+        },
+      });
+      expect(await (await first(request())).json()).toEqual({ answer: 'hi' });
+      const events: IdempotencyEvent[] = [];
+      const second = createIdempotencyHandler({
+        store,
+        scope,
+        keyPrefix,
+        handler: ranTwice,
+        onEvent: (event) => events.push(event),
+      });
+      const replay = await second(request());
+      expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
+      expect(await replay.json()).toEqual({ answer: 'hi' });
+      expect(events.find(({ type }) => type === 'answered')).toMatchObject({ outcome: 'replayed', usage });
+    });
+
     it('lets a FAILED intent be acquired again as a retry, and forgets it after its TTL', async () => {
       const first = held(await store.acquire(key, 'fp', lease));
       expect(await store.fail(key, first.token, 'boom', ttl)).toBe('written');
@@ -144,6 +184,34 @@ export function describeStoreContract(
       expect(await store.fail(key, retry.token, 'again', 2 * lease)).toBe('written');
       await sleep(2 * lease + slack);
       expect(await store.get(key)).toBeNull();
+    });
+
+    it('counts every claim of an intent as a run: the first, each retry after FAILED, each takeover', async () => {
+      const first = held(await store.acquire(key, 'fp', lease));
+      expect(first.runs).toBe(1);
+      expect(await store.renew(key, first.token, lease)).toBe('written');
+      expect(await store.get(key)).toMatchObject({ state: 'processing', runs: 1 });
+      expect(found(await store.acquire(key, 'fp', lease))).toMatchObject({ runs: 1 }); // refused: not a run
+      expect(found(await store.acquire(key, 'other', lease))).toMatchObject({ runs: 1 });
+      expect(await store.fail(key, first.token, 'boom', ttl)).toBe('written');
+      expect(await store.get(key)).toMatchObject({ state: 'failed', runs: 1 });
+
+      const retry = held(await store.acquire(key, 'fp', lease));
+      expect(retry).toMatchObject({ retry: true, runs: 2 });
+      await sleep(lease + slack);
+      const takeover = held(await store.acquire(key, 'fp', lease));
+      expect(takeover).toMatchObject({ takeover: true, runs: 3 });
+      expect(await store.complete(key, takeover.token, 'answer', ttl)).toBe('written');
+      expect(await store.get(key)).toMatchObject({ state: 'completed', runs: 3 });
+      expect(found(await store.acquire(key, 'fp', lease))).toMatchObject({ state: 'completed', runs: 3 });
+    });
+
+    it('counts runs only while the record lives: a FAILED record that expired starts again at 1', async () => {
+      const first = held(await store.acquire(key, 'fp', lease));
+      expect(await store.fail(key, first.token, 'boom', lease)).toBe('written');
+      await sleep(lease + slack);
+      expect(await store.get(key)).toBeNull();
+      expect(held(await store.acquire(key, 'fp', lease))).toMatchObject({ retry: false, runs: 1 });
     });
 
     it('never issues the same token twice, across retries and keys', async () => {

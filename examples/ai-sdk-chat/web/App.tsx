@@ -2,7 +2,7 @@ import { useChat } from '@ai-sdk/react';
 import type { UIMessage } from 'ai';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { CHAT_ID, loadMessages, saveMessages, seamStore, seams, transport } from './chat.js';
-import { type Trouble, useServer } from './use-server.js';
+import { savingsText, type Trouble, useServer } from './use-server.js';
 
 const textOf = (message: UIMessage) => message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
 
@@ -151,6 +151,10 @@ export function App() {
           </span>
           {' · '}
           model calls: <strong data-testid="model-calls">{server.stats?.modelCalls ?? '–'}</strong>
+          {' · '}
+          <span title="Answers given without running the model again (replays, attaches, resumes), and the tokens they did not cost.">
+            avoided: <strong data-testid="avoided">{server.stats ? savingsText(server.stats) : '–'}</strong>
+          </span>
           {' · '}
           intents: <strong data-testid="intents">{server.stats?.intents ?? '–'}</strong>
           {' · '}

@@ -8,6 +8,13 @@ export interface Stats {
   readonly intents: number;
   readonly requests: number;
   readonly cuts: number;
+  readonly avoidedCalls: number;
+  readonly avoidedTokens: number;
+}
+
+/** "4 calls, 1,820 tokens": what the footer says answer-once avoided so far. */
+export function savingsText({ avoidedCalls, avoidedTokens }: Stats): string {
+  return `${avoidedCalls.toLocaleString('en-US')} call${avoidedCalls === 1 ? '' : 's'}, ${avoidedTokens.toLocaleString('en-US')} tokens`;
 }
 
 async function json<T>(response: Promise<Response>): Promise<T> {

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { isResponseError, type SendEvent } from 'answer-once';
 import { useSend } from 'answer-once/react';
-import { apiBase, callOf, type ChatQuestion } from './api.js';
+import { apiBase, callOf, type ChatQuestion, savingsText } from './api.js';
 import { client } from './client.js';
 import { Composer } from './Composer.js';
 import { addTurn, loadTurns, saveTurns, type Turn } from './history.js';
@@ -119,6 +119,10 @@ export function App() {
         />
         <footer className="stats" aria-live="polite">
           model calls: <strong data-testid="model-calls">{server.stats?.modelCalls ?? '–'}</strong>
+          {' · '}
+          <span title="Answers given without running the model again (replays, attaches, resumes), and the tokens they did not cost.">
+            avoided: <strong data-testid="avoided">{server.stats ? savingsText(server.stats) : '–'}</strong>
+          </span>
           {' · '}
           intents: <strong data-testid="intents">{server.stats?.intents ?? '–'}</strong>
           <span className="requests" title="Requests that reached the server: retries and resumes included.">

@@ -22,6 +22,15 @@ export interface Stats {
   readonly intents: number;
   /** Chat requests that reached the server: retries, resends and resumes included. */
   readonly requests: number;
+  /** Answers given without a model call (replays, attaches, resumes): calls not paid. */
+  readonly avoidedCalls: number;
+  /** The tokens those answers' model calls cost: tokens not paid again. */
+  readonly avoidedTokens: number;
+}
+
+/** "4 calls, 1,820 tokens": what the footer says answer-once avoided so far. */
+export function savingsText({ avoidedCalls, avoidedTokens }: Stats): string {
+  return `${avoidedCalls.toLocaleString('en-US')} call${avoidedCalls === 1 ? '' : 's'}, ${avoidedTokens.toLocaleString('en-US')} tokens`;
 }
 
 export const apiBase: string = new URL(

@@ -10,12 +10,15 @@ import { defineScript } from './define.js';
  *
  * The claim's generation is `max(now, previous + 1)` (previous: the replaced record's,
  * 0 when none), so it grows even across a record that expired. The new record starts
- * without a stop request. A claim that replaces a record (retry, takeover) wakes the
- * key's waiters and readers; a log beside it lives on with the new record's expiry until
- * the new generation's first append replaces it.
+ * without a stop request. `n` counts the claims: 1 for a new record, one more on each
+ * retry or takeover (a record written before `n` existed counts as one run). A claim
+ * that replaces a record (retry, takeover) wakes the key's waiters and readers; a log
+ * beside it lives on with the new record's expiry until the new generation's first
+ * append replaces it.
  *
- * Returns `{1, now, token, leaseExpiresAt, takeover, retry, generation}` when claimed,
- * otherwise `{0, now, s, f, t, l, c, r, e, d, g, x}`: the record as it is, unchanged.
+ * Returns `{1, now, token, leaseExpiresAt, takeover, retry, generation, runs}` when
+ * claimed, otherwise `{0, now, s, f, t, l, c, r, e, d, g, x, n}`: the record as it is,
+ * unchanged.
  */
 export const ACQUIRE = defineScript(
   'acquire',
@@ -28,14 +31,15 @@ if state and (r[2] ~= ARGV[1] or not claimable) then
 end
 local lease = now + tonumber(ARGV[2])
 local generation = math.max(now, (tonumber(r[9]) or 0) + 1)
+local runs = state and (tonumber(r[11]) or 1) + 1 or 1
 local ttl = tonumber(ARGV[2]) + tonumber(ARGV[3])
 if state then redis.call('HDEL', KEYS[1], 'e', 'd', 'x') end
-redis.call('HSET', KEYS[1], 's', 'processing', 'f', ARGV[1], 't', ARGV[4], 'l', ms(lease), 'c', r[5] or ms(now), 'g', ms(generation))
+redis.call('HSET', KEYS[1], 's', 'processing', 'f', ARGV[1], 't', ARGV[4], 'l', ms(lease), 'c', r[5] or ms(now), 'g', ms(generation), 'n', ms(runs))
 redis.call('PEXPIRE', KEYS[1], ttl)
 if state then
   redis.call('PEXPIRE', KEYS[2], ttl)
   redis.call('SPUBLISH', KEYS[1], 'claimed')
 end
-return {1, now, ARGV[4], lease, state == 'processing' and 1 or 0, state == 'failed' and 1 or 0, generation}
+return {1, now, ARGV[4], lease, state == 'processing' and 1 or 0, state == 'failed' and 1 or 0, generation, runs}
 `,
 );

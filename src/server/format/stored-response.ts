@@ -1,4 +1,5 @@
 import { concat } from './body.js';
+import { readUsage, type Usage } from '../usage.js';
 
 /**
  * How the handler stores an HTTP answer in a COMPLETED record (PROTOCOL.md
@@ -16,6 +17,8 @@ export type StoredResponse =
       readonly body: string;
       /** Stopped through the stop route (PROTOCOL.md § 14.8); absent otherwise. */
       readonly stopped?: true;
+      /** What the run reported it cost (`reportUsage`); absent when it reported nothing. */
+      readonly usage?: Usage;
     }
   | {
       readonly v: 1;
@@ -23,7 +26,22 @@ export type StoredResponse =
       readonly status: number;
       readonly headers: readonly (readonly [string, string])[];
       readonly stopped?: true;
+      readonly usage?: Usage;
     };
+
+/** The COMPLETED record's `result` for `stored`, with the usage the run reported, if any. */
+export function storedResult(stored: StoredResponse, usage: Usage | undefined): string {
+  return JSON.stringify(usage === undefined ? stored : { ...stored, usage });
+}
+
+/** The usage kept with a stored answer, or `undefined` (none reported, or not an HTTP answer). */
+export function storedUsage(result: string): Usage | undefined {
+  try {
+    return readUsage(parseStoredResponse(result).usage);
+  } catch {
+    return undefined;
+  }
+}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);

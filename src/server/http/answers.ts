@@ -8,8 +8,10 @@ import {
   STOPPED_HEADER,
 } from '../../core/headers.js';
 import { formatPreferWait } from '../../core/prefer.js';
+import { IntentExhaustedError } from '../errors.js';
 import type { ResolvedHandlerOptions } from './handler-options.js';
 import { problemResponse } from '../problem.js';
+import { isExhausted } from '../run/run-bound.js';
 import type { CompletedRecord, IdempotencyRecord } from '../store/store.js';
 import { parseStoredFailure, parseStoredResponse, storedBody, type StoredFailure } from '../format/stored-response.js';
 
@@ -84,6 +86,15 @@ export function failedAnswer(failure: StoredFailure, context: AnswerContext, det
   return withProtocolHeaders(response, context);
 }
 
+/** "This intent ran `maxRuns` times; it will not run again": the final 409 `intent-exhausted` (§ 5.7). */
+export function exhaustedAnswer(context: AnswerContext): Response {
+  const error = new IntentExhaustedError(
+    'answer-once: this intent ran as many times as the server allows one intent; it will not run again. A new try is a new intent.',
+    { requestId: context.requestId },
+  );
+  return withProtocolHeaders(error.getResponse(), context);
+}
+
 /** The status route's answer for a record (or its absence) in the caller's scope. */
 export function statusAnswer(
   record: IdempotencyRecord | null,
@@ -100,7 +111,7 @@ export function statusAnswer(
   }
   switch (record.state) {
     case 'completed':
-      return replayAnswer(record, context);
+      return isExhausted(record) ? exhaustedAnswer(context) : replayAnswer(record, context);
     case 'failed':
       return failedAnswer(parseStoredFailure(record.error), context);
     case 'processing':

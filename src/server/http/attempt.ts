@@ -1,14 +1,24 @@
 import { RETRY_AFTER_HEADER } from '../../core/headers.js';
-import { type AnswerContext, failedAnswer, inProgressAnswer, statusAnswer, withProtocolHeaders } from './answers.js';
+import {
+  type AnswerContext,
+  exhaustedAnswer,
+  failedAnswer,
+  inProgressAnswer,
+  statusAnswer,
+  withProtocolHeaders,
+} from './answers.js';
 import { FingerprintMismatchError } from '../errors.js';
 import { runHeld, type WorkOutcome } from '../run/held-run.js';
 import { Holder } from '../run/holder.js';
 import type { HandlerSetup, Intent } from './intent.js';
 import type { RequestedPosition } from './position.js';
 import { answerRecord, attachLive } from './record-answer.js';
+import { withoutReservedEvents } from '../stream/reserved-events.js';
+import { settleExhausted } from '../run/run-bound.js';
 import { storeCall } from '../store/store-call.js';
-import { captureResponse, type StoredFailure } from '../format/stored-response.js';
+import { captureResponse, type StoredFailure, storedResult } from '../format/stored-response.js';
 import { StreamedRun } from '../stream/stream-run.js';
+import { UsageReport } from '../usage.js';
 
 /** Statuses that are transient by definition: not an answer, the intent may run again. */
 const TRANSIENT_STATUSES = new Set([408, 425, 429]);
@@ -17,7 +27,7 @@ const TRANSIENT_STATUSES = new Set([408, 425, 429]);
  * The attempt path (PROTOCOL.md § 5–§ 7): claims the intent in the store and runs the work
  * under its lease, or answers what the store holds — a replay, an attach to the live
  * answer, 202 while another holder runs it (held by `Prefer: wait`), 422 on another
- * fingerprint.
+ * fingerprint, 409 `intent-exhausted` once it ran `maxRuns` times (§ 5.7).
  */
 export async function protect(setup: HandlerSetup, intent: Intent): Promise<Response> {
   const { options, streams } = setup;
@@ -30,6 +40,11 @@ export async function protect(setup: HandlerSetup, intent: Intent): Promise<Resp
     const claim = await storeCall('acquire', key, () => store.acquire(key, fingerprint, options.leaseMs), context);
     const answer: AnswerContext = { requestId, waitedSeconds, statusRoute: false };
     if (claim.acquired) {
+      if (claim.runs > options.maxRuns) {
+        // One claim past the bound: settled as exhausted instead of running (§ 5.7).
+        await settleExhausted(store, key, claim, { ...options, report }, context);
+        return exhaustedAnswer(answer);
+      }
       report({ type: 'acquired', key, takeover: claim.takeover, retry: claim.retry });
       return run(setup, intent, claim.token, claim, answer);
     }
@@ -80,14 +95,26 @@ async function run(
   setup: HandlerSetup,
   intent: Intent,
   token: string,
-  attempt: { readonly takeover: boolean; readonly retry: boolean; readonly generation?: number | undefined },
+  attempt: {
+    readonly takeover: boolean;
+    readonly retry: boolean;
+    readonly runs: number;
+    readonly generation?: number | undefined;
+  },
   answer: AnswerContext,
 ): Promise<Response> {
   const { options, streams } = setup;
   const { store } = options;
   const { key, requestId, scope, fingerprint, report, context } = intent;
-  const { generation } = attempt;
+  const { generation, runs } = attempt;
   const holder = new Holder(store, key, token, generation, { ...options, fingerprint, report });
+  /** A failed attempt's answer: resend (§ 9), or — the last run `maxRuns` allows — final (§ 5.7). */
+  const failOutcome = (failure: StoredFailure, cause: unknown): WorkOutcome<Response> => ({
+    kind: 'fail',
+    error: JSON.stringify(failure),
+    value: runs >= options.maxRuns ? exhaustedAnswer(answer) : failedAnswer(failure, answer),
+    cause,
+  });
   const streamed =
     streams && generation !== undefined
       ? new StreamedRun(streams, key, holder, generation, isRestart(intent.position, generation), {
@@ -97,6 +124,7 @@ async function run(
       : undefined;
   // Without a log, an answer over `maxResponseBytes` goes to its caller while it still
   // streams; its outcome is written only once its body ended (PROTOCOL.md § 7.3).
+  const usage = new UsageReport();
   let deliverEarly!: (response: Response) => void;
   let deliveredEarly = false;
   const early = new Promise<Response>((resolve) => {
@@ -127,46 +155,57 @@ async function run(
           signal,
           takeover: attempt.takeover,
           retry: attempt.retry,
+          reportUsage: usage.report,
         });
         if (!(response instanceof Response)) throw new TypeError('answer-once: `handler` must return a Response.');
       } catch (error) {
-        if (streamed?.stopped) return streamed.stoppedVerdict(requestId);
-        return failOutcome({ status: 500 }, answer, error);
+        if (streamed?.stopped) return streamed.stoppedVerdict(requestId, usage);
+        return failOutcome({ status: 500 }, error);
+      }
+      if (streamed?.stopped) {
+        // Stopped before the work answered: a response it returned anyway (it caught the
+        // abort) is not the answer; the stop wins (§ 14.8).
+        await discardBody(response);
+        return streamed.stoppedVerdict(requestId, usage);
       }
       if (response.status >= 500 || TRANSIENT_STATUSES.has(response.status)) {
         const retryAfter = response.headers.get(RETRY_AFTER_HEADER);
         const failure: StoredFailure = { status: response.status, ...(retryAfter === null ? {} : { retryAfter }) };
         if (response.status >= 500) {
           await discardBody(response);
-          return failOutcome(failure, answer, failure);
+          return failOutcome(failure, failure);
         }
         try {
           const passedOn = new Response(response.body, response);
           return { kind: 'fail', error: JSON.stringify(failure), value: passedOn, cause: failure };
         } catch (error) {
-          return failOutcome(failure, answer, error); // a body already read or locked
+          return failOutcome(failure, error); // a body already read or locked
         }
       }
-      const broken = (error: unknown): WorkOutcome<Response> => failOutcome({ status: 502 }, answer, error);
+      const broken = (error: unknown): WorkOutcome<Response> => failOutcome({ status: 502 }, error);
       // A work that answers after losing its lease is not streamed: the successor's answer is (§ 7.2).
       // A body that cannot be read (locked by the app) is a broken answer, as when buffered.
-      if (streamed && !lease.aborted) return streamed.verdict(response, broken).catch(broken);
+      if (streamed && !lease.aborted) return streamed.verdict(response, broken, usage).catch(broken);
       try {
-        const captured = await captureResponse(response, options.maxResponseBytes, options.replayHeaders);
+        const captured = await captureResponse(
+          withoutReservedEvents(response),
+          options.maxResponseBytes,
+          options.replayHeaders,
+        );
         if (!captured.oversize)
-          return { kind: 'complete', result: JSON.stringify(captured.stored), value: captured.delivered };
+          return { kind: 'complete', result: storedResult(captured.stored, usage.value), value: captured.delivered };
         deliverEarly(withProtocolHeaders(captured.delivered, answer));
         const end = await captured.ended;
         // A broken stream produced no answer, whatever its size: FAILED, a resend runs again.
-        if (!end.ok) return failOutcome({ status: 502 }, answer, end.error);
-        return { kind: 'complete', result: JSON.stringify(captured.stored), value: captured.delivered };
+        if (!end.ok) return failOutcome({ status: 502 }, end.error);
+        return { kind: 'complete', result: storedResult(captured.stored, usage.value), value: captured.delivered };
       } catch (error) {
         // The answer's stream broke (the model connection dropped): not an answer.
-        return failOutcome({ status: 502 }, answer, error);
+        return failOutcome({ status: 502 }, error);
       }
     },
-    (reason) => failOutcome({ status: 504 }, answer, reason),
-    { ...options, fingerprint, report, renewedAt: streamed?.renewedAt, holder },
+    (reason) => failOutcome({ status: 504 }, reason),
+    { ...options, fingerprint, runs, report, renewedAt: streamed?.renewedAt, holder },
   );
   if (streamed) {
     const settled = running.then(
@@ -199,10 +238,6 @@ async function run(
  */
 async function discardBody(response: Response): Promise<void> {
   await response.body?.cancel().catch(() => undefined);
-}
-
-function failOutcome(failure: StoredFailure, answer: AnswerContext, cause: unknown): WorkOutcome<Response> {
-  return { kind: 'fail', error: JSON.stringify(failure), value: failedAnswer(failure, answer), cause };
 }
 
 /** Whether a request's position names another generation than the one now running (§ 14.5). */

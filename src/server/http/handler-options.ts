@@ -12,6 +12,7 @@ import {
 import { type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from '../run/lease-options.js';
 import { MemoryStore } from '../memory/memory-store.js';
 import type { IdempotencyStore } from '../store/store.js';
+import type { Usage } from '../usage.js';
 
 /** What the app's handler receives besides the request. */
 export interface HandlerContext {
@@ -31,6 +32,16 @@ export interface HandlerContext {
   readonly takeover: boolean;
   /** The previous attempt of this intent failed. */
   readonly retry: boolean;
+  /**
+   * Keeps what this run cost with its answer — `{ inputTokens, outputTokens }`, plus any
+   * other counter (`reasoningTokens`, `cachedInputTokens`…), each a non-negative integer
+   * (`undefined` ones are left out). Every answer later given without a run (a replay,
+   * an attach, a resume) reports it as the tokens it avoided (`answered` events,
+   * `answer-once/otel`). Call it any time before the answer's body ends (e.g. from the
+   * AI SDK's `onFinish`); the last report wins, and a stopped answer keeps what was
+   * reported before the stop. Throws a `TypeError` naming a bad counter.
+   */
+  readonly reportUsage: (usage: Usage) => void;
 }
 
 /** The app's real work — the model call. Runs at most once per intent while it succeeds. */

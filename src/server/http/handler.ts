@@ -4,6 +4,8 @@ import { withCors } from './cors.js';
 import { IdempotencyError } from '../errors.js';
 import { type IdempotencyHandlerOptions, normalizeHandlerOptions } from './handler-options.js';
 import { appliedWaitMs, type HandlerSetup, parseIntent, scopeOf, subjectOf } from './intent.js';
+import { readPosition } from './position.js';
+import { RequestMeter } from './request-meter.js';
 import { encodeKey } from '../store/key.js';
 import { problemResponse } from '../problem.js';
 import { statusRoute } from './status-route.js';
@@ -34,6 +36,14 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
   const setup: HandlerSetup = { options, streams: isStreamStore(options.store) ? options.store : undefined };
 
   async function handle(request: Request): Promise<Response> {
+    const { onEvent } = options;
+    if (!onEvent) return route(request, setup);
+    const resumed = readPosition(request.headers) !== undefined;
+    const meter = new RequestMeter(onEvent, options.store, options.storeTimeoutMs, resumed);
+    return meter.answer(await route(request, { ...setup, meter }));
+  }
+
+  async function route(request: Request, setup: HandlerSetup): Promise<Response> {
     try {
       const { pathname } = new URL(request.url);
       if (pathname.startsWith(statusPrefix)) {
@@ -55,7 +65,7 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
           { ...options, report, context },
         );
       }
-      const intent = await parseIntent(request, options);
+      const intent = await parseIntent(request, setup);
       return intent instanceof Response ? intent : await protect(setup, intent);
     } catch (error) {
       if (error instanceof IdempotencyError) return error.getResponse();

@@ -9,6 +9,7 @@ import type { ResolvedHandlerOptions } from './handler-options.js';
 import { assertScope, encodeKey, type Scope } from '../store/key.js';
 import { readPosition, type RequestedPosition } from './position.js';
 import { readRequestId } from './request-id.js';
+import type { RequestMeter } from './request-meter.js';
 import type { StoreCallContext } from '../store/store-call.js';
 import type { StreamStore } from '../store/stream-store.js';
 
@@ -17,6 +18,8 @@ export interface HandlerSetup {
   readonly options: ResolvedHandlerOptions;
   /** The store, when it keeps answer logs: every answer streams through (PROTOCOL.md § 14). */
   readonly streams: StreamStore | undefined;
+  /** This request's meter, when the app listens for events (request-meter.ts). */
+  readonly meter?: RequestMeter | undefined;
 }
 
 /** One request outside the status route, read once: whose intent it is, its key, body and fingerprint. */
@@ -36,7 +39,8 @@ export interface Intent {
 }
 
 /** Reads an intent from a request, or the app's own answer from its `scope`. */
-export async function parseIntent(request: Request, options: ResolvedHandlerOptions): Promise<Intent | Response> {
+export async function parseIntent(request: Request, setup: HandlerSetup): Promise<Intent | Response> {
+  const { options } = setup;
   const requestId = readRequestId(request.headers);
   const scope = await resolveScope(request, requestId, options);
   if (scope instanceof Response) return scope;
@@ -51,7 +55,7 @@ export async function parseIntent(request: Request, options: ResolvedHandlerOpti
     fingerprint: await fingerprintRequest(request.method, pathname + search, body),
     waitMs: appliedWaitMs(request, options),
     position: readPosition(request.headers),
-    ...subjectOf(requestId, scope, options),
+    ...subjectOf(requestId, scope, options, setup.meter),
   };
 }
 
@@ -90,8 +94,10 @@ export function subjectOf(
   requestId: string,
   scope: Scope,
   options: ResolvedHandlerOptions,
+  meter?: RequestMeter,
 ): { report: Reporter; context: StoreCallContext } {
-  const report = reporter(options.onEvent, options.eventsIncludeUser ? { requestId, user: scope.user } : { requestId });
+  const subject = options.eventsIncludeUser ? { requestId, user: scope.user } : { requestId };
+  const report = meter ? meter.reporter(subject) : reporter(options.onEvent, subject);
   return {
     report,
     context: { report, timeoutMs: options.storeTimeoutMs, retryAfterSeconds: options.retryAfterSeconds, requestId },

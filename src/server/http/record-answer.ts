@@ -3,13 +3,15 @@ import type { Reporter } from '../events.js';
 import type { HandlerSetup } from './intent.js';
 import { attachToLog, replayFromPosition } from './log-answer.js';
 import type { RequestedPosition } from './position.js';
+import { isExhausted } from '../run/run-bound.js';
 import { type StoreCallContext, storeCall } from '../store/store-call.js';
 import type { IdempotencyRecord } from '../store/store.js';
 import type { StreamStore } from '../store/stream-store.js';
+import { storedUsage } from '../format/stored-response.js';
 
 /**
  * The answer to what the store holds for `key`: a replay of a completed record (from the
- * request's position, § 14.5), else the status answer (202, failed, 404…).
+ * request's position, § 14.5), else the status answer (202, failed, exhausted, 404…).
  */
 export function answerRecord(
   setup: HandlerSetup,
@@ -19,8 +21,10 @@ export function answerRecord(
   answer: AnswerContext,
   position: RequestedPosition | undefined,
 ): Response {
-  if (record?.state === 'completed') {
-    report({ type: 'replayed', key });
+  if (record?.state === 'completed' && !isExhausted(record)) {
+    // The tokens this replay avoided, for a listener (parsed only when someone listens).
+    const usage = setup.options.onEvent ? storedUsage(record.result) : undefined;
+    report({ type: 'replayed', key, ...(usage === undefined ? {} : { usage }) });
     const replay = replayFromPosition(record, position, answer);
     if (replay) return replay;
   }

@@ -17,7 +17,7 @@ export async function statusRoute(setup: HandlerSetup, request: Request, request
   const scope = await scopeOf(request, requestId, options);
   if (scope instanceof Response) return scope;
   const key = encodeKey(scope, requestId, options.keyPrefix);
-  const { report, context } = subjectOf(requestId, scope, options);
+  const { report, context } = subjectOf(requestId, scope, options, setup.meter);
   const waitMs = appliedWaitMs(request, options);
   const position = readPosition(request.headers);
   const answer: AnswerContext = { requestId, waitedSeconds: undefined, statusRoute: true };

@@ -66,6 +66,7 @@ export class MemoryStore implements StreamStore {
       token: crypto.randomUUID(),
       leaseExpiresAt: now + leaseMs,
       createdAt: current?.createdAt ?? now,
+      runs: (current?.runs ?? 0) + 1,
       // Larger than every generation before, even across a record that expired.
       generation: Math.max(now, (current?.generation ?? 0) + 1),
     };
@@ -76,6 +77,7 @@ export class MemoryStore implements StreamStore {
       leaseExpiresAt: record.leaseExpiresAt,
       takeover: current?.state === 'processing',
       retry: current?.state === 'failed',
+      runs: record.runs,
       generation: record.generation,
     };
   }
@@ -93,9 +95,10 @@ export class MemoryStore implements StreamStore {
     const now = this.#options.now();
     const current = this.#held(key, token, now);
     if (typeof current === 'string') return current;
-    const { fingerprint, createdAt, generation } = current;
+    const { fingerprint, createdAt, runs, generation } = current;
     this.#logs.settle(key, now, now + ttlMs);
-    this.#write(key, { state: 'completed', fingerprint, result, createdAt, completedAt: now, generation }, now + ttlMs);
+    const record = { state: 'completed', fingerprint, result, createdAt, completedAt: now, runs, generation } as const;
+    this.#write(key, record, now + ttlMs);
     return 'written';
   }
 
@@ -103,9 +106,9 @@ export class MemoryStore implements StreamStore {
     const now = this.#options.now();
     const current = this.#held(key, token, now);
     if (typeof current === 'string') return current;
-    const { fingerprint, createdAt, generation } = current;
+    const { fingerprint, createdAt, runs, generation } = current;
     this.#logs.settle(key, now, now + ttlMs);
-    this.#write(key, { state: 'failed', fingerprint, error, createdAt, failedAt: now, generation }, now + ttlMs);
+    this.#write(key, { state: 'failed', fingerprint, error, createdAt, failedAt: now, runs, generation }, now + ttlMs);
     return 'written';
   }
 

@@ -2,6 +2,7 @@ import { LeaseLostError } from '../errors.js';
 import type { Reporter } from '../events.js';
 import { Holder } from './holder.js';
 import type { ResolvedLeaseOptions } from './lease-options.js';
+import { EXHAUSTED_RESULT } from './run-bound.js';
 import { withStoreDeadline } from '../store/store-call.js';
 import type { IdempotencyStore, WriteResult } from '../store/store.js';
 
@@ -26,6 +27,8 @@ export type WriteOutcome = 'stored' | 'fenced' | 'lost' | 'store-error';
 
 export interface HeldRunOptions extends ResolvedLeaseOptions {
   readonly fingerprint: string;
+  /** The claim's run count (`AcquireResult.runs`): at `maxRuns`, a failure is final. */
+  readonly runs: number;
   readonly report: Reporter;
   /** Aborts the work's signal too (the caller gave up). */
   readonly signal?: AbortSignal | undefined;
@@ -63,6 +66,8 @@ export class RunTimeoutError extends Error {
  *   never returns.
  * - A write answered `gone` claims the intent again and writes once more; the outcome's
  *   value is delivered either way (only a successor's token fences it).
+ * - The failure of the last run `maxRuns` allows is written as the exhausted answer
+ *   (`run-bound.ts`), not as FAILED: in the same one write, the intent is final.
  */
 export async function runHeld<T>(
   store: IdempotencyStore,
@@ -144,13 +149,15 @@ async function write<T>(
   options: HeldRunOptions,
 ): Promise<WriteOutcome> {
   const { report } = options;
-  const operation = outcome.kind;
+  const exhausted = outcome.kind === 'fail' && options.runs >= options.maxRuns;
+  const operation = exhausted ? 'complete' : outcome.kind;
   const settle = (holder: string): Promise<WriteResult> =>
     withStoreDeadline(
-      () =>
-        outcome.kind === 'complete'
-          ? store.complete(key, holder, outcome.result, options.completedTtlMs)
-          : store.fail(key, holder, outcome.error, options.failedTtlMs),
+      () => {
+        if (outcome.kind === 'complete') return store.complete(key, holder, outcome.result, options.completedTtlMs);
+        if (exhausted) return store.complete(key, holder, EXHAUSTED_RESULT, options.completedTtlMs);
+        return store.fail(key, holder, outcome.error, options.failedTtlMs);
+      },
       operation,
       options.storeTimeoutMs,
     );
@@ -175,5 +182,6 @@ async function write<T>(
       ? { type: 'completed', key }
       : { type: 'failed', key, error: outcome.cause ?? outcome.value },
   );
+  if (exhausted) report({ type: 'exhausted', key, runs: options.runs });
   return 'stored';
 }

@@ -1,6 +1,6 @@
 import { numberOption, timerOption } from '../../core/options.js';
 
-/** Lease and retention options shared by `runOnce` and `createIdempotencyHandler`. */
+/** Lease, retention and run-bound options shared by `runOnce` and `createIdempotencyHandler`. */
 export interface LeaseOptions {
   /**
    * How long a worker holds an intent without renewing. A worker that died is taken
@@ -31,6 +31,16 @@ export interface LeaseOptions {
    */
   maxRunMs?: number;
   /**
+   * How many times the work of one intent may run, whatever its clients send: the first
+   * run, each run again after a failure and each takeover of a dead worker's lapsed lease
+   * all count. An intent whose last allowed run failed, or that is claimed once more, is
+   * settled as exhausted: every later attempt gets the final 409 `intent-exhausted`
+   * (`runOnce` throws `IntentExhaustedError`) and the work never runs again for it. The
+   * count lives as long as the intent's record (PROTOCOL.md § 5.7).
+   * @default 3
+   */
+  maxRuns?: number;
+  /**
    * The longest one store call (acquire, get, wait beyond its own timeout, complete,
    * fail) may take before it counts as failed: the handler then answers 503
    * `store-unavailable` + `Retry-After`, as for a store that rejects (PROTOCOL.md § 10).
@@ -45,6 +55,7 @@ export interface ResolvedLeaseOptions {
   readonly completedTtlMs: number;
   readonly failedTtlMs: number;
   readonly maxRunMs: number;
+  readonly maxRuns: number;
   readonly storeTimeoutMs: number;
 }
 
@@ -54,6 +65,7 @@ const LEASE_DEFAULTS = Object.freeze({
   completedTtlMs: 86_400_000,
   failedTtlMs: 3_600_000,
   maxRunMs: 600_000,
+  maxRuns: 3,
   storeTimeoutMs: 5_000,
 });
 
@@ -72,6 +84,7 @@ export function normalizeLeaseOptions(options: LeaseOptions = {}): ResolvedLease
     completedTtlMs: numberOption(options.completedTtlMs ?? LEASE_DEFAULTS.completedTtlMs, 'completedTtlMs', { min: 1 }),
     failedTtlMs: numberOption(options.failedTtlMs ?? LEASE_DEFAULTS.failedTtlMs, 'failedTtlMs', { min: 1 }),
     maxRunMs: timerOption(options.maxRunMs ?? LEASE_DEFAULTS.maxRunMs, 'maxRunMs', 1),
+    maxRuns: numberOption(options.maxRuns ?? LEASE_DEFAULTS.maxRuns, 'maxRuns', { min: 1 }),
     storeTimeoutMs: timerOption(options.storeTimeoutMs ?? LEASE_DEFAULTS.storeTimeoutMs, 'storeTimeoutMs', 1),
   };
 }

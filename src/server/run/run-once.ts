@@ -1,11 +1,19 @@
 import { functionOption, optionsObject, stringOption, timerOption } from '../../core/options.js';
-import { type Codec, decodeError, encodeError, jsonCodec } from './codec.js';
-import { AttemptFailedError, FingerprintMismatchError, IntentInProgressError, LeaseLostError } from '../errors.js';
-import { type IdempotencyEventListener, type Reporter, reporter } from '../events.js';
+import { type Codec, decodeError, encodeError, jsonCodec, unwrapRunResult, wrapRunResult } from './codec.js';
+import {
+  AttemptFailedError,
+  FingerprintMismatchError,
+  IntentExhaustedError,
+  IntentInProgressError,
+  LeaseLostError,
+} from '../errors.js';
+import { type AnswerOutcome, type IdempotencyEventListener, type Reporter, reporter } from '../events.js';
 import { runHeld } from './held-run.js';
 import { type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
+import { EXHAUSTED_RESULT, isExhausted, settleExhausted } from './run-bound.js';
 import { storeCall } from '../store/store-call.js';
 import type { IdempotencyStore } from '../store/store.js';
+import { type Usage, UsageReport } from '../usage.js';
 
 /** Options of {@link runOnce}. */
 export interface RunOnceOptions<T> extends LeaseOptions {
@@ -41,6 +49,7 @@ export interface RunOnceOptions<T> extends LeaseOptions {
 const RUN_ONCE_DEFAULTS = Object.freeze({ fingerprint: '', waitMs: 30_000 });
 
 interface ResolvedRunOnceOptions<T> extends ResolvedLeaseOptions {
+  readonly store: IdempotencyStore;
   readonly fingerprint: string;
   readonly waitMs: number;
   readonly codec: Codec<T>;
@@ -48,7 +57,11 @@ interface ResolvedRunOnceOptions<T> extends ResolvedLeaseOptions {
   readonly signal: AbortSignal | undefined;
 }
 
-function normalizeRunOnceOptions<T>(key: string, given: RunOnceOptions<T> | undefined): ResolvedRunOnceOptions<T> {
+function normalizeRunOnceOptions<T>(
+  store: IdempotencyStore,
+  key: string,
+  given: RunOnceOptions<T> | undefined,
+): ResolvedRunOnceOptions<T> {
   const options = optionsObject(given, 'runOnce() options');
   const codec = options.codec ?? (jsonCodec as Codec<T>);
   if (typeof codec.encode !== 'function' || typeof codec.decode !== 'function') {
@@ -58,6 +71,7 @@ function normalizeRunOnceOptions<T>(key: string, given: RunOnceOptions<T> | unde
   const requestId = stringOption(options.requestId ?? key, 'requestId');
   return {
     ...normalizeLeaseOptions(options),
+    store,
     fingerprint: stringOption(options.fingerprint ?? RUN_ONCE_DEFAULTS.fingerprint, 'fingerprint'),
     waitMs: timerOption(options.waitMs ?? RUN_ONCE_DEFAULTS.waitMs, 'waitMs'),
     codec,
@@ -79,25 +93,35 @@ export interface RunContext {
   readonly takeover: boolean;
   /** The previous attempt had failed. */
   readonly retry: boolean;
+  /**
+   * Keeps what this run cost with its result (`{ inputTokens, outputTokens }` and any
+   * other non-negative integer counter); a replay returns it as `usage`, and reports it
+   * as the tokens avoided. The last report wins. Throws a `TypeError` naming a bad counter.
+   */
+  readonly reportUsage: (usage: Usage) => void;
 }
 
 /** The answer of an intent, and whether it was replayed rather than computed here. */
 export interface RunOnceResult<T> {
   readonly value: T;
   readonly replayed: boolean;
+  /** What the run that made `value` reported it cost (`reportUsage`), if it did. */
+  readonly usage?: Usage;
 }
 
 /**
  * Runs `work` at most once per `key` across every worker sharing `store` — the queue
  * consumer's exactly-one-model-call. A stored answer is replayed (`replayed: true`); a
- * live worker is waited for; a dead one is taken over; a failed attempt runs again. While
- * `work` runs its lease is renewed. The work's error is stored as FAILED and rethrown.
+ * live worker is waited for; a dead one is taken over; a failed attempt runs again, up
+ * to `maxRuns` runs in all. While `work` runs its lease is renewed. The work's error is
+ * stored as FAILED (the last allowed run's as exhausted) and rethrown.
  *
  * Throws `FingerprintMismatchError` (other fingerprint), `IntentInProgressError` (waited
  * `waitMs` in vain), `LeaseLostError` (this worker was fenced out; its result was
- * discarded), `StoreUnavailableError` / `StoreFailedError` (the store failed before the
- * work ran), `AttemptFailedError` (the store handed back a FAILED record instead of
- * letting it run again).
+ * discarded), `IntentExhaustedError` (the work already ran `maxRuns` times for this key;
+ * it does not run again), `StoreUnavailableError` / `StoreFailedError` (the store failed
+ * before the work ran), `AttemptFailedError` (the store handed back a FAILED record
+ * instead of letting it run again).
  */
 export async function runOnce<T>(
   store: IdempotencyStore,
@@ -105,25 +129,62 @@ export async function runOnce<T>(
   work: (context: RunContext) => Promise<T>,
   given?: RunOnceOptions<T>,
 ): Promise<RunOnceResult<T>> {
-  const options = normalizeRunOnceOptions(key, given);
-  const { fingerprint, leaseMs, codec, report, signal } = options;
+  const options = normalizeRunOnceOptions(store, key, given);
+  const startedAt = performance.now();
+  let ran = false; // this call ran the work (a model call), whatever came of it
+  const report: Reporter = (event) => {
+    if (event.type === 'acquired') ran = true;
+    options.report(event);
+  };
+  const answered = (outcome: AnswerOutcome, usage?: Usage): void =>
+    options.report({ type: 'answered', outcome, firstByteMs: performance.now() - startedAt, ...(usage ? { usage } : {}) });
+  try {
+    const result = await claimAndRun(key, work, { ...options, report });
+    answered(result.replayed ? 'replayed' : 'ran', result.usage);
+    return result;
+  } catch (error) {
+    answered(ran ? 'ran' : outcomeOfError(error));
+    throw error;
+  }
+}
+
+/** What a `runOnce` that threw `error` came to. */
+function outcomeOfError(error: unknown): AnswerOutcome {
+  if (error instanceof IntentInProgressError) return 'in_progress';
+  if (error instanceof FingerprintMismatchError) return 'conflict';
+  if (error instanceof IntentExhaustedError) return 'exhausted';
+  return 'failed';
+}
+
+async function claimAndRun<T>(
+  key: string,
+  work: (context: RunContext) => Promise<T>,
+  options: ResolvedRunOnceOptions<T>,
+): Promise<RunOnceResult<T>> {
+  const { fingerprint, leaseMs, codec, report, signal, store } = options;
   const context = { report, timeoutMs: options.storeTimeoutMs };
   const deadline = Date.now() + options.waitMs;
   for (;;) {
     signal?.throwIfAborted();
     const acquired = await storeCall('acquire', key, () => store.acquire(key, fingerprint, leaseMs), context);
     if (acquired.acquired) {
-      const { takeover, retry } = acquired;
+      const { takeover, retry, runs } = acquired;
+      if (runs > options.maxRuns) {
+        await settleExhausted(store, key, acquired, options, context);
+        throw exhaustedError(key);
+      }
       report({ type: 'acquired', key, takeover, retry });
-      return execute(store, key, acquired.token, { takeover, retry }, work, options);
+      return execute(key, acquired.token, { takeover, retry }, runs, work, options);
     }
     const { record } = acquired;
     if (record.fingerprint !== fingerprint) {
       throw new FingerprintMismatchError(`answer-once: ${key} was used with another fingerprint.`);
     }
+    if (isExhausted(record)) throw exhaustedError(key);
     if (record.state === 'completed') {
-      report({ type: 'replayed', key });
-      return { value: codec.decode(record.result), replayed: true };
+      const { encoded, usage } = unwrapRunResult(record.result);
+      report({ type: 'replayed', key, ...(usage ? { usage } : {}) });
+      return { value: codec.decode(encoded), replayed: true, ...(usage ? { usage } : {}) };
     }
     if (record.state === 'failed') {
       // acquire re-runs a FAILED intent itself; reaching here means the store did not.
@@ -137,30 +198,42 @@ export async function runOnce<T>(
   }
 }
 
+function exhaustedError(key: string): IntentExhaustedError {
+  return new IntentExhaustedError(`answer-once: ${key} already ran as many times as maxRuns allows; it will not run again.`);
+}
+
 type Executed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
 
 async function execute<T>(
-  store: IdempotencyStore,
   key: string,
   token: string,
   attempt: { readonly takeover: boolean; readonly retry: boolean },
+  runs: number,
   work: (context: RunContext) => Promise<T>,
   options: ResolvedRunOnceOptions<T>,
 ): Promise<RunOnceResult<T>> {
+  const usage = new UsageReport();
   const { outcome, write } = await runHeld<Executed<T>>(
-    store,
+    options.store,
     key,
     token,
     async (signal) => {
       try {
-        const value = await work({ key, signal, ...attempt });
-        return { kind: 'complete', result: options.codec.encode(value), value: { ok: true, value } };
+        const value = await work({ key, signal, ...attempt, reportUsage: usage.report });
+        const encoded = options.codec.encode(value);
+        if (encoded === EXHAUSTED_RESULT) {
+          throw new TypeError(
+            `answer-once: \`codec.encode\` returned "${EXHAUSTED_RESULT}", the result reserved for an exhausted intent.`,
+          );
+        }
+        const result = wrapRunResult(encoded, usage.value);
+        return { kind: 'complete', result, value: { ok: true, value } };
       } catch (error) {
         return { kind: 'fail', error: encodeError(error), value: { ok: false, error }, cause: error };
       }
     },
     (reason) => ({ kind: 'fail', error: encodeError(reason), value: { ok: false, error: reason }, cause: reason }),
-    options,
+    { ...options, runs },
   );
   const executed = outcome.value;
   if (write === 'fenced') {
@@ -169,5 +242,5 @@ async function execute<T>(
     });
   }
   if (!executed.ok) throw executed.error;
-  return { value: executed.value, replayed: false };
+  return { value: executed.value, replayed: false, ...(usage.value ? { usage: usage.value } : {}) };
 }

@@ -30,6 +30,12 @@ export interface ProcessingRecord {
   /** Epoch milliseconds of the first acquire of this intent (kept across takeovers). */
   readonly createdAt: number;
   /**
+   * The claims made on this intent since its record was created: 1 after the first
+   * acquire, +1 on each claim after FAILED and on each takeover of a lapsed lease; kept by
+   * renew, complete and fail. The layer above bounds it (`maxRuns`); the store only counts.
+   */
+  readonly runs: number;
+  /**
    * This claim's generation (stream-store.ts): new and larger on every claim. Set by
    * every store that keeps answer logs; absent on a store that does not.
    */
@@ -45,6 +51,8 @@ export interface CompletedRecord {
   readonly result: string;
   readonly createdAt: number;
   readonly completedAt: number;
+  /** The claims made on this intent (see {@link ProcessingRecord.runs}). */
+  readonly runs: number;
   /** The generation whose holder completed it (stores that keep answer logs). */
   readonly generation?: number;
 }
@@ -56,6 +64,8 @@ export interface FailedRecord {
   readonly error: string;
   readonly createdAt: number;
   readonly failedAt: number;
+  /** The claims made on this intent (see {@link ProcessingRecord.runs}). */
+  readonly runs: number;
   /** The generation whose holder failed (stores that keep answer logs). */
   readonly generation?: number;
 }
@@ -68,7 +78,8 @@ export type IdempotencyState = IdempotencyRecord['state'];
  * What `acquire` found.
  * - `acquired: true`: the caller now holds the intent and must run the work, then
  *   `complete` or `fail` with `token`. `takeover` says a dead holder's lease had expired;
- *   `retry` says the previous attempt had FAILED.
+ *   `retry` says the previous attempt had FAILED. `runs` counts this claim with every
+ *   one before it on the record ({@link ProcessingRecord.runs}).
  * - `acquired: false`: someone else holds it, it is answered, or the fingerprint differs;
  *   `record` is the current record, read in the same atomic step.
  */
@@ -79,6 +90,8 @@ export type AcquireResult =
       readonly leaseExpiresAt: number;
       readonly takeover: boolean;
       readonly retry: boolean;
+      /** The claims made on this intent, this one included: 1 for the first. */
+      readonly runs: number;
       /** The claim's generation (stores that keep answer logs, stream-store.ts). */
       readonly generation?: number;
     }

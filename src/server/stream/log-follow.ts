@@ -1,4 +1,5 @@
 import { isEventStream } from '../../core/stream-protocol.js';
+import { isExhausted } from '../run/run-bound.js';
 import { errorMarker, restartMarker } from '../format/sse-frame.js';
 import { parseStoredFailure, parseStoredResponse, storedBody } from '../format/stored-response.js';
 import type { LogPosition, LogSnapshot, StreamStore } from '../store/stream-store.js';
@@ -31,7 +32,9 @@ export interface FollowOptions {
  * A reader's body (PROTOCOL.md § 14.6, § 14.7): the bytes of generation `from` from its
  * offset, then each batch as the store appends it — woken by the append, never polling —
  * until the generation ends: the rest from the record, a restart marker and the next
- * generation (event streams), or the error marker (event streams) / an aborted body.
+ * generation (event streams), or the error marker (event streams) / an aborted body. A
+ * position past the end the generation came to gets the restart and the whole answer
+ * (event streams) or an aborted body, never an empty complete one.
  * Cancelling it (the client left) only stops this reader.
  */
 export function followLog(
@@ -97,6 +100,8 @@ export function followLog(
         }
         lostSince = undefined;
         pause = LOST_RETRY_MS;
+        // Nothing more will run: a resend gets the final 409 (§ 5.7).
+        if (isExhausted(record)) return end(controller, 409, 'intent-exhausted');
         if (record.generation !== generation) {
           if (!sse || record.generation === undefined) return end(controller, 503);
           generation = record.generation;
@@ -107,8 +112,18 @@ export function followLog(
         if (record.state === 'failed') return end(controller, Math.max(502, parseStoredFailure(record.error).status));
         if (record.state === 'completed') {
           const stored = parseStoredResponse(record.result);
-          const rest = stored.replayable
-            ? (storedBody(stored) ?? EMPTY).subarray(offset)
+          const whole = stored.replayable ? (storedBody(stored) ?? EMPTY) : undefined;
+          const length = whole?.byteLength ?? (log?.generation === generation ? log.length : 0);
+          if (offset > length) {
+            // The reader named a position past the end the generation came to (§ 14.5): for
+            // an event stream the restart and the whole answer, for other bodies an abort.
+            if (!sse || !whole) return end(controller, 410, 'response-not-replayable');
+            controller.enqueue(restartMarker(generation));
+            if (whole.byteLength > 0) controller.enqueue(whole);
+            return controller.close();
+          }
+          const rest = whole
+            ? whole.subarray(offset)
             : log?.generation === generation && log.offset <= offset
               ? log.data
               : undefined;

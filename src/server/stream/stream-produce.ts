@@ -6,6 +6,7 @@ import { CallerBody } from './caller-body.js';
 import { type BatcherContext, LogBatcher } from './log-batcher.js';
 import { EventFramer } from './event-framer.js';
 import { isEventStream } from '../../core/stream-protocol.js';
+import { ReservedEventFilter } from './reserved-events.js';
 import { restartMarker, stopMarker } from '../format/sse-frame.js';
 import { type StoredResponse, storedAnswer } from '../format/stored-response.js';
 
@@ -128,9 +129,12 @@ export async function produce(response: Response, context: ProduceContext): Prom
     else keep(bytes);
   };
   const framer = sse ? new EventFramer(generation, out) : undefined;
-  const feed = (bytes: Uint8Array): void => (framer ? framer.write(bytes) : out(bytes));
+  /** The handler's `answer-once.` event types never reach the framer: only the server writes markers (§ 14.4). */
+  const reserved = sse ? new ReservedEventFilter() : undefined;
+  const feed = (bytes: Uint8Array): void => (framer && reserved ? framer.write(reserved.write(bytes)) : out(bytes));
   /** The work's body ended (or was stopped): what the framer holds out, the stop marker; whether it was stopped. */
   const endBody = (): boolean => {
+    if (framer && reserved) framer.write(reserved.end());
     framer?.end();
     relog?.end();
     const stopped = context.stopSignal.aborted;

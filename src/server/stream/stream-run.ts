@@ -5,8 +5,9 @@ import type { WorkOutcome } from '../run/held-run.js';
 import type { Holder } from '../run/holder.js';
 import { problemResponse } from '../problem.js';
 import { type ProduceContext, produce, type Production } from './stream-produce.js';
-import { storedAnswer } from '../format/stored-response.js';
+import { storedAnswer, storedResult } from '../format/stored-response.js';
 import type { StreamStore } from '../store/stream-store.js';
+import type { UsageReport } from '../usage.js';
 
 /** One turn of the stop watch; the loop ends with the run. */
 const STOP_WATCH_MS = 60_000;
@@ -93,7 +94,11 @@ export class StreamedRun {
    * Streams `response` through; settles with the verdict once its body ended. A body
    * that broke before anything went out is answered by `broken` (the 502 problem).
    */
-  async verdict(response: Response, broken: (error: unknown) => WorkOutcome<Response>): Promise<WorkOutcome<Response>> {
+  async verdict(
+    response: Response,
+    broken: (error: unknown) => WorkOutcome<Response>,
+    usage: UsageReport,
+  ): Promise<WorkOutcome<Response>> {
     const context: ProduceContext = {
       ...this.#options,
       store: this.#store,
@@ -117,13 +122,16 @@ export class StreamedRun {
       this.#deliver(production.delivered);
     }
     const produced = production.whole ? production.produced : await production.produced;
-    if (produced.ok) return { kind: 'complete', result: JSON.stringify(produced.stored), value: production.delivered };
+    if (produced.ok) {
+      // Read once the body ended: a usage reported as the stream finishes (onFinish) is kept.
+      return { kind: 'complete', result: storedResult(produced.stored, usage.value), value: production.delivered };
+    }
     if (production.whole) return broken(produced.error);
     return { kind: 'fail', error: JSON.stringify({ status: 502 }), value: production.delivered, cause: produced.error };
   }
 
   /** Stopped before the work answered (it threw on its aborted signal): a 409 `intent-stopped`, kept (§ 14.8). */
-  async stoppedVerdict(requestId: string): Promise<WorkOutcome<Response>> {
+  async stoppedVerdict(requestId: string, usage: UsageReport): Promise<WorkOutcome<Response>> {
     const answer = problemResponse('intent-stopped', {
       status: 409,
       title: 'answer-once: this intent was stopped before it was answered; it will not run again.',
@@ -131,7 +139,8 @@ export class StreamedRun {
     });
     const body = new Uint8Array(await answer.clone().arrayBuffer());
     const headers: [string, string][] = [['content-type', PROBLEM_JSON]]; // what problemResponse set
-    return { kind: 'complete', result: JSON.stringify(storedAnswer(409, headers, body, true)), value: answer };
+    const stored = storedAnswer(409, headers, body, true);
+    return { kind: 'complete', result: storedResult(stored, usage.value), value: answer };
   }
 
   /** The record's write is known: end the attempt's body, and the stop watch. */

@@ -148,6 +148,7 @@ describe('attachToLog: what a snapshot of the store can be attached to', () => {
     token: 't',
     leaseExpiresAt,
     createdAt: NOW,
+    runs: 1,
     generation,
   });
   /** A plain-text log of `generation` keeping bytes `[offset, offset + data.length)`. */

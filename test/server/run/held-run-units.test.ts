@@ -18,8 +18,10 @@ function heldOptions(events: IdempotencyEventBody[], overrides: Partial<HeldRunO
     completedTtlMs: 60_000,
     failedTtlMs: 60_000,
     maxRunMs: 60_000,
+    maxRuns: 3,
     storeTimeoutMs: 60_000,
     fingerprint: 'fp',
+    runs: 1,
     report: (event) => events.push(event),
     ...overrides,
   };

@@ -53,20 +53,24 @@ describe('runOnce: the events of each step', () => {
     vi.useRealTimers();
   });
 
-  it('reports acquired then completed for the run, replayed for a redelivery, all under the requestId', async () => {
+  it('reports acquired, completed and answered (ran) for the run, replayed and answered (replayed) for a redelivery, all under the requestId', async () => {
     const store = new MemoryStore();
     const first = listen();
     await runOnce(store, 'orders:7', async () => 'summary', { onEvent: first.onEvent, requestId: 'order-7' });
     expect(first.events).toEqual([
       { type: 'acquired', key: 'orders:7', takeover: false, retry: false, requestId: 'order-7' },
       { type: 'completed', key: 'orders:7', requestId: 'order-7' },
+      { type: 'answered', outcome: 'ran', firstByteMs: expect.any(Number), requestId: 'order-7' },
     ]);
     const again = listen();
     expect(await runOnce(store, 'orders:7', async () => 'other', { onEvent: again.onEvent })).toEqual({
       value: 'summary',
       replayed: true,
     });
-    expect(again.events).toEqual([{ type: 'replayed', key: 'orders:7', requestId: 'orders:7' }]);
+    expect(again.events).toEqual([
+      { type: 'replayed', key: 'orders:7', requestId: 'orders:7' },
+      { type: 'answered', outcome: 'replayed', firstByteMs: expect.any(Number), requestId: 'orders:7' },
+    ]);
   });
 
   it('with waitMs: 0 reports in-progress and throws IntentInProgressError without waiting, however coarse the clock', async () => {
@@ -82,7 +86,10 @@ describe('runOnce: the events of each step', () => {
     const { events, onEvent } = listen();
     await expect(runOnce(counted, 'k', async () => 1, { waitMs: 0, onEvent })).rejects.toBeInstanceOf(IntentInProgressError);
     expect(waits).toBe(0);
-    expect(events).toEqual([{ type: 'in-progress', key: 'k', requestId: 'k' }]);
+    expect(events).toEqual([
+      { type: 'in-progress', key: 'k', requestId: 'k' },
+      { type: 'answered', outcome: 'in_progress', firstByteMs: expect.any(Number), requestId: 'k' },
+    ]);
   });
 
   it.each([

@@ -32,6 +32,7 @@ const processing = (generation: number | null = G, leaseExpiresAt = LIVE): Idemp
   token: 't',
   leaseExpiresAt,
   createdAt: NOW,
+  runs: 1,
   ...(generation === null ? {} : { generation }), // null: a record written without one
 });
 const completed = (stored: object, generation = G): IdempotencyRecord => ({
@@ -39,6 +40,7 @@ const completed = (stored: object, generation = G): IdempotencyRecord => ({
   fingerprint: 'f',
   result: JSON.stringify({ v: 1, status: 200, headers: [], ...stored }),
   createdAt: NOW,
+  runs: 1,
   completedAt: NOW,
   generation,
 });
@@ -49,6 +51,7 @@ const failed = (status: number): IdempotencyRecord => ({
   fingerprint: 'f',
   error: JSON.stringify({ status }),
   createdAt: NOW,
+  runs: 1,
   failedAt: NOW,
   generation: G,
 });

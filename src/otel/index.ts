@@ -1,0 +1,7 @@
+/**
+ * `answer-once/otel`: what answer-once did and saved, on OpenTelemetry metrics — an
+ * `onEvent` listener for `createIdempotencyHandler` and `runOnce`.
+ */
+export { otelMetrics } from './metrics.js';
+
+export type { OtelMetricsOptions } from './metrics.js';

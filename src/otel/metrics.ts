@@ -1,0 +1,100 @@
+import { type Attributes, type Meter, metrics } from '@opentelemetry/api';
+import { functionOption, invalidOption, optionsObject } from '../core/options.js';
+import type { AnswerOutcome, IdempotencyEvent, IdempotencyEventListener } from '../server/events.js';
+
+/** Options of {@link otelMetrics}. */
+export interface OtelMetricsOptions {
+  /**
+   * The meter the instruments are created on.
+   * @default metrics.getMeter('answer-once') — the global MeterProvider's
+   */
+  meter?: Meter;
+  /**
+   * Attributes added to every measurement, e.g. `{ 'http.route': '/api/chat' }` when one
+   * app has several handlers. Keep them low in cardinality: never a user, a session or a
+   * request ID.
+   * @default {}
+   */
+  attributes?: Attributes;
+  /** Also called with every event, after it is recorded (your own logger, say). @default undefined */
+  onEvent?: IdempotencyEventListener;
+}
+
+/** The outcomes that answered a request without running the work: each is a model call avoided. */
+const AVOIDED: ReadonlySet<AnswerOutcome> = new Set(['replayed', 'attached', 'resumed']);
+
+/**
+ * Bucket boundaries (seconds) for the first-byte histogram: the OpenTelemetry GenAI
+ * conventions' advice for `gen_ai.server.time_to_first_token`.
+ */
+const FIRST_BYTE_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+
+/**
+ * An `onEvent` listener (for `createIdempotencyHandler` and `runOnce`) that records what
+ * answer-once did and what it saved on OpenTelemetry metrics:
+ *
+ * | instrument | kind | attributes |
+ * | --- | --- | --- |
+ * | `answer_once.requests` | counter | `answer_once.outcome` |
+ * | `answer_once.model.calls` | counter (runs started, takeovers and retries included) | — |
+ * | `answer_once.model.calls_avoided` | counter (answers given without a run) | — |
+ * | `answer_once.tokens.avoided` | counter (the stored usage of each answer given without a run) | `gen_ai.token.type` (`input`, `output`) |
+ * | `answer_once.first_byte.duration` | histogram, seconds (request to the first answer byte) | `answer_once.outcome` |
+ *
+ * No attribute carries the user, the session or the request ID.
+ */
+export function otelMetrics(options?: OtelMetricsOptions): IdempotencyEventListener {
+  const given = optionsObject(options, 'otelMetrics() options');
+  const meter = given.meter ?? metrics.getMeter('answer-once');
+  if (typeof meter.createCounter !== 'function' || typeof meter.createHistogram !== 'function') {
+    invalidOption('meter', 'an OpenTelemetry Meter', meter);
+  }
+  const base = attributesOption(given.attributes);
+  const next = functionOption(given.onEvent, 'onEvent');
+  const requests = meter.createCounter('answer_once.requests', {
+    description: 'Requests answer-once handled, by what became of them.',
+    unit: '{request}',
+  });
+  const calls = meter.createCounter('answer_once.model.calls', {
+    description: 'Runs of the work (model calls) started, retries and takeovers included.',
+    unit: '{call}',
+  });
+  const avoided = meter.createCounter('answer_once.model.calls_avoided', {
+    description: 'Answers given without running the work: replays, attaches to a live answer, resumes.',
+    unit: '{call}',
+  });
+  const tokens = meter.createCounter('answer_once.tokens.avoided', {
+    description: 'Tokens the answers given without a run would have cost: the usage their run reported.',
+    unit: '{token}',
+  });
+  const firstByte = meter.createHistogram('answer_once.first_byte.duration', {
+    description: 'Time from the request to the first byte of its answer.',
+    unit: 's',
+    advice: { explicitBucketBoundaries: FIRST_BYTE_BUCKETS },
+  });
+  const input = { ...base, 'gen_ai.token.type': 'input' };
+  const output = { ...base, 'gen_ai.token.type': 'output' };
+
+  return function recordMetrics(event: IdempotencyEvent): void {
+    if (event.type === 'acquired') calls.add(1, base);
+    else if (event.type === 'answered') {
+      const byOutcome = { ...base, 'answer_once.outcome': event.outcome };
+      requests.add(1, byOutcome);
+      if (event.firstByteMs !== undefined) firstByte.record(event.firstByteMs / 1000, byOutcome);
+      if (AVOIDED.has(event.outcome)) {
+        avoided.add(1, base);
+        if (event.usage?.inputTokens) tokens.add(event.usage.inputTokens, input);
+        if (event.usage?.outputTokens) tokens.add(event.usage.outputTokens, output);
+      }
+    }
+    next?.(event);
+  };
+}
+
+function attributesOption(value: unknown): Attributes {
+  if (value === undefined) return {};
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    invalidOption('attributes', 'an object of OpenTelemetry attributes', value);
+  }
+  return { ...(value as Attributes) };
+}

@@ -1,0 +1,128 @@
+import type { ProblemCode } from '../../core/problems.js';
+import type { AnswerOutcome, EventSubject, IdempotencyEventListener, Reporter } from '../events.js';
+import { reporter } from '../events.js';
+import { problemCodeOf } from '../problem.js';
+import { storeCall } from '../store/store-call.js';
+import { storedUsage } from '../format/stored-response.js';
+import type { IdempotencyStore } from '../store/store.js';
+import type { Usage } from '../usage.js';
+
+/** What a problem answer says became of the request, for the codes that name an outcome. */
+const OUTCOME_OF_CODE: Partial<Record<ProblemCode, AnswerOutcome>> = {
+  'request-in-progress': 'in_progress',
+  'request-id-reused': 'conflict',
+  'intent-stopped': 'stopped',
+  'intent-exhausted': 'exhausted',
+};
+
+/**
+ * One request's `answered` event (events.ts): what became of it, when its first byte
+ * left, and what its run cost or its answer saved. Made per request only when the app
+ * listens (`onEvent`); the request's own events tell it whether the work ran here or was
+ * replayed or attached, its answer tells the rest.
+ */
+export class RequestMeter {
+  readonly #listener: IdempotencyEventListener;
+  readonly #store: IdempotencyStore;
+  readonly #storeTimeoutMs: number;
+  readonly #startedAt = performance.now();
+  readonly #resumed: boolean;
+  #subject: EventSubject | undefined;
+  #report: Reporter = () => undefined;
+  #outcome: AnswerOutcome | undefined;
+  #usage: Usage | undefined;
+  /** The key of the live answer this request attached to: its usage is read once it ends. */
+  #attachedKey: string | undefined;
+
+  /** `resumed`: the request named a position it already had (§ 14.5). */
+  constructor(listener: IdempotencyEventListener, store: IdempotencyStore, storeTimeoutMs: number, resumed: boolean) {
+    this.#listener = listener;
+    this.#store = store;
+    this.#storeTimeoutMs = storeTimeoutMs;
+    this.#resumed = resumed;
+  }
+
+  /** The request's reporter: every event goes on to the app's listener, and tells this meter what happened. */
+  reporter(subject: EventSubject): Reporter {
+    this.#subject = subject;
+    const forward = reporter(this.#listener, subject);
+    this.#report = forward;
+    return (event) => {
+      if (event.type === 'acquired') this.#outcome = 'ran';
+      else if (event.type === 'replayed') {
+        this.#outcome = this.#resumed ? 'resumed' : 'replayed';
+        this.#usage = event.usage;
+      } else if (event.type === 'attached') {
+        this.#outcome = this.#resumed ? 'resumed' : 'attached';
+        this.#attachedKey = event.key;
+      }
+      forward(event);
+    };
+  }
+
+  /**
+   * `response`, whose end (or its caller leaving) reports the `answered` event. A request
+   * that never got a subject (a malformed ID, an app's own answer from `scope`) reports
+   * nothing: it was no intent.
+   */
+  answer(response: Response): Response {
+    if (this.#subject === undefined) return response;
+    const outcome = this.#outcome ?? outcomeOf(response);
+    const source = response.body;
+    if (source === null) {
+      this.#answered(outcome, performance.now());
+      return response;
+    }
+    const reader = source.getReader();
+    let firstByteAt: number | undefined;
+    const end = (): void => this.#answered(outcome, firstByteAt ?? performance.now());
+    const body = new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        try {
+          const next = await reader.read();
+          if (next.done) {
+            controller.close();
+            end();
+            return;
+          }
+          firstByteAt ??= performance.now();
+          controller.enqueue(next.value);
+        } catch (error) {
+          controller.error(error);
+          end();
+        }
+      },
+      cancel: (reason) => {
+        end();
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(body, response);
+  }
+
+  #answered(outcome: AnswerOutcome, firstByteAt: number): void {
+    const firstByteMs = firstByteAt - this.#startedAt;
+    const key = this.#attachedKey;
+    if (key === undefined || this.#usage !== undefined) {
+      this.#emit(outcome, firstByteMs, this.#usage);
+      return;
+    }
+    // An attach learns its run's usage once that run completed: read it from the record.
+    const context = { report: this.#report, timeoutMs: this.#storeTimeoutMs };
+    storeCall('get', key, () => this.#store.get(key), context).then(
+      (record) => this.#emit(outcome, firstByteMs, record?.state === 'completed' ? storedUsage(record.result) : undefined),
+      () => this.#emit(outcome, firstByteMs, undefined),
+    );
+  }
+
+  #emit(outcome: AnswerOutcome, firstByteMs: number, usage: Usage | undefined): void {
+    this.#report({ type: 'answered', outcome, firstByteMs, ...(usage === undefined ? {} : { usage }) });
+  }
+}
+
+/** What a response that no event explained says became of its request. */
+function outcomeOf(response: Response): AnswerOutcome {
+  if (response.status === 202) return 'in_progress';
+  const code = problemCodeOf(response);
+  return (code && OUTCOME_OF_CODE[code]) ?? 'failed';
+}

@@ -1,0 +1,63 @@
+import { invalidOption } from '../core/options.js';
+
+/**
+ * What a run of the work cost, as the model reported it: token counters, kept with the
+ * answer and handed on with every answer given without a run (the tokens it avoided).
+ * `inputTokens` and `outputTokens` are the ones answer-once reads; any other counter
+ * (`reasoningTokens`, `cachedInputTokens`…) is kept and handed on as it came.
+ */
+export interface Usage {
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  readonly [counter: string]: number | undefined;
+}
+
+/** A usage report is a handful of counters, not a document. */
+const MAX_COUNTERS = 32;
+const COUNTER_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+/**
+ * The counters of `value` as a frozen {@link Usage}: each a non-negative integer, or
+ * `undefined` (left out: providers report some counters as unknown). Anything else
+ * throws a `TypeError` naming the counter, so a report is stored whole or not at all.
+ */
+function normalizeUsage(value: unknown): Usage {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    invalidOption('usage', 'an object of token counters', value);
+  }
+  const usage: Record<string, number> = {};
+  const entries = Object.entries(value);
+  if (entries.length > MAX_COUNTERS) invalidOption('usage', `at most ${MAX_COUNTERS} counters`, value);
+  for (const [name, count] of entries) {
+    if (count === undefined) continue;
+    if (!COUNTER_NAME.test(name)) invalidOption('usage', 'counters named like `inputTokens`', name);
+    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) {
+      invalidOption(`usage.${name}`, 'a non-negative integer', count);
+    }
+    usage[name] = count;
+  }
+  return Object.freeze(usage);
+}
+
+/** The stored form of a usage, read back: counters that are not what {@link normalizeUsage} keeps are dropped. */
+export function readUsage(stored: unknown): Usage | undefined {
+  try {
+    return stored === undefined ? undefined : normalizeUsage(stored);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The usage one run reports through its context's `reportUsage`: the last report wins. */
+export class UsageReport {
+  #usage: Usage | undefined;
+
+  /** Validates and keeps `usage` (a `TypeError` naming the bad counter keeps the last good one). */
+  readonly report = (usage: Usage): void => {
+    this.#usage = normalizeUsage(usage);
+  };
+
+  get value(): Usage | undefined {
+    return this.#usage;
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Usage through the AI SDK as an app wires it: `streamText({ onFinish })` reports the
+ * model's usage, and every replay counts it as tokens avoided on OpenTelemetry.
+ */
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics';
+import { simulateReadableStream, streamText } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { describe, expect, it } from 'vitest';
+import { otelMetrics } from 'answer-once/otel';
+import { createIdempotencyHandler } from 'answer-once/server';
+
+const INPUT = 42;
+const WORDS = ['one ', 'two ', 'three ', 'four'];
+
+function model(): MockLanguageModelV4 {
+  return new MockLanguageModelV4({
+    doStream: async () => ({
+      stream: simulateReadableStream({
+        chunkDelayInMs: 2,
+        chunks: [
+          { type: 'text-start', id: 't' },
+          ...WORDS.map((delta) => ({ type: 'text-delta' as const, id: 't', delta })),
+          { type: 'text-end', id: 't' },
+          {
+            type: 'finish',
+            finishReason: { unified: 'stop', raw: undefined },
+            usage: {
+              inputTokens: { total: INPUT, noCache: INPUT, cacheRead: undefined, cacheWrite: undefined },
+              outputTokens: { total: WORDS.length, text: WORDS.length, reasoning: undefined },
+            },
+          },
+        ],
+      }),
+    }),
+  });
+}
+
+describe('usage through the AI SDK', () => {
+  it('counts the mock model’s usage × replays as tokens avoided', async () => {
+    const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+    const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 60_000 });
+    const provider = new MeterProvider({ readers: [reader] });
+    let calls = 0;
+    const handle = createIdempotencyHandler({
+      scope: () => ({ user: 'ada', session: 's1' }),
+      onEvent: otelMetrics({ meter: provider.getMeter('test') }),
+      handler: (_request, ctx) => {
+        calls += 1;
+        return streamText({
+          model: model(),
+          prompt: 'hi',
+          abortSignal: ctx.signal,
+          onFinish: ({ usage }) => ctx.reportUsage({ inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }),
+        }).toUIMessageStreamResponse();
+      },
+    });
+    const send = () =>
+      handle(
+        new Request('http://app.test/api/chat', { method: 'POST', headers: { 'X-Request-Id': 'ai-usage-001' }, body: '{}' }),
+      );
+    const first = await (await send()).text();
+    const replays = 3;
+    for (let i = 0; i < replays; i += 1) expect(await (await send()).text()).toBe(first);
+    expect(calls).toBe(1);
+
+    await reader.forceFlush();
+    const avoided = exporter
+      .getMetrics()
+      .at(-1)
+      ?.scopeMetrics.flatMap(({ metrics }) => metrics)
+      .find(({ descriptor }) => descriptor.name === 'answer_once.tokens.avoided');
+    const byType = Object.fromEntries(
+      (avoided?.dataPoints ?? []).map(({ attributes, value }) => [attributes['gen_ai.token.type'], value]),
+    );
+    expect(byType).toEqual({ input: INPUT * replays, output: WORDS.length * replays });
+    await provider.shutdown();
+  });
+});

@@ -1,0 +1,206 @@
+/**
+ * `answer-once/otel` through the OpenTelemetry SDK itself: what a dashboard would show of
+ * model calls made and avoided, tokens avoided, outcomes and first bytes.
+ */
+import {
+  AggregationTemporality,
+  InMemoryMetricExporter,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics';
+import { afterEach, describe, expect, it } from 'vitest';
+import { otelMetrics } from 'answer-once/otel';
+import { createIdempotencyHandler, type IdempotencyEvent, MemoryStore, runOnce } from 'answer-once/server';
+
+const encoder = new TextEncoder();
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A meter provider whose every measurement can be read back. */
+function metricsRig() {
+  const exporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const reader = new PeriodicExportingMetricReader({ exporter, exportIntervalMillis: 60_000 });
+  const provider = new MeterProvider({ readers: [reader] });
+  const meter = provider.getMeter('test');
+  /** Every data point of `name`, as `{ attributes, value }` (a histogram's value is its count and sum). */
+  async function points(name: string) {
+    await reader.forceFlush();
+    const metric = exporter
+      .getMetrics()
+      .at(-1)
+      ?.scopeMetrics.flatMap(({ metrics }) => metrics)
+      .find(({ descriptor }) => descriptor.name === name);
+    return (metric?.dataPoints ?? []).map(({ attributes, value }) => ({ attributes, value }));
+  }
+  async function total(name: string, attributes: Record<string, string> = {}): Promise<number> {
+    return (await points(name))
+      .filter((point) => Object.entries(attributes).every(([key, value]) => point.attributes[key] === value))
+      .reduce((sum, { value }) => sum + (value as number), 0);
+  }
+  return { meter, points, total, shutdown: () => provider.shutdown() };
+}
+
+let rig: ReturnType<typeof metricsRig> | undefined;
+afterEach(async () => {
+  await rig?.shutdown();
+  rig = undefined;
+});
+
+/** A chat route whose model streams `words` SSE events (one every `delayMs`) and reports 100 in / 50 out. */
+function chatHandler(options: { words?: number; delayMs?: number; onEvent: (event: IdempotencyEvent) => void }) {
+  const { words = 5, delayMs = 5 } = options;
+  let calls = 0;
+  const handle = createIdempotencyHandler({
+    scope: () => ({ user: 'ada', session: 's1' }),
+    onEvent: options.onEvent,
+    handler: (_request, ctx) => {
+      calls += 1;
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          await sleep(delayMs);
+          if (sent === words) {
+            ctx.reportUsage({ inputTokens: 100, outputTokens: 50 }); // as the AI SDK's onFinish would
+            controller.close();
+            return;
+          }
+          controller.enqueue(encoder.encode(`data: word${sent++}\n\n`));
+        },
+      });
+      return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
+    },
+  });
+  return { handle, calls: () => calls };
+}
+
+const send = (id: string, headers: Record<string, string> = {}): Request =>
+  new Request('http://app.test/api/chat', {
+    method: 'POST',
+    headers: { 'X-Request-Id': id, 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify({ question: id }),
+  });
+
+describe('otelMetrics', () => {
+  it('counts 10 model calls, 20 avoided and the tokens they avoided for 10 intents sent 3 times each (a replay and an attach among them)', async () => {
+    rig = metricsRig();
+    const app = chatHandler({ words: 6, delayMs: 10, onEvent: otelMetrics({ meter: rig.meter }) });
+    for (let i = 0; i < 10; i += 1) {
+      const id = `intent-000000${i}`;
+      const first = await app.handle(send(id));
+      await sleep(40); // the head is in the log: a second send attaches to the live answer
+      const attached = await app.handle(send(id));
+      expect(attached.headers.get('X-Idempotent-Attached')).toBe('true');
+      const [mine, theirs] = await Promise.all([first.text(), attached.text()]);
+      expect(theirs).toBe(mine);
+      const replay = await app.handle(send(id));
+      expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
+      expect(await replay.text()).toBe(mine);
+    }
+    await sleep(20); // an attach's usage is read from the record as its body ends
+    expect(app.calls()).toBe(10);
+    expect(await rig.total('answer_once.model.calls')).toBe(10);
+    expect(await rig.total('answer_once.model.calls_avoided')).toBe(20);
+    expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'input' })).toBe(2_000);
+    expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'output' })).toBe(1_000);
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'ran' })).toBe(10);
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'attached' })).toBe(10);
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'replayed' })).toBe(10);
+    const firstBytes = await rig.points('answer_once.first_byte.duration');
+    const ran = firstBytes.find(({ attributes }) => attributes['answer_once.outcome'] === 'ran');
+    expect(ran?.value).toMatchObject({ count: 10 });
+  });
+
+  it('never puts the user, the session or the request ID on an attribute', async () => {
+    rig = metricsRig();
+    const app = chatHandler({ onEvent: otelMetrics({ meter: rig.meter, attributes: { 'http.route': '/api/chat' } }) });
+    await (await app.handle(send('secret-id-0001'))).text();
+    await (await app.handle(send('secret-id-0001'))).text();
+    const names = [
+      'answer_once.requests',
+      'answer_once.model.calls',
+      'answer_once.model.calls_avoided',
+      'answer_once.tokens.avoided',
+      'answer_once.first_byte.duration',
+    ];
+    const attributes = (await Promise.all(names.map((name) => rig?.points(name) ?? []))).flat().map((p) => p.attributes);
+    expect(attributes.length).toBeGreaterThan(0);
+    const seen = JSON.stringify(attributes);
+    for (const secret of ['secret-id-0001', 'ada', 's1']) expect(seen).not.toContain(secret);
+    expect(attributes.every((a) => a['http.route'] === '/api/chat')).toBe(true);
+  });
+
+  it('tells a resume by position, an in-progress answer and a reused ID apart', async () => {
+    rig = metricsRig();
+    const app = chatHandler({ words: 4, delayMs: 5, onEvent: otelMetrics({ meter: rig.meter }) });
+    const text = await (await app.handle(send('resume-00001'))).text();
+    const lastId = /id: (\S+)/.exec(text)?.[1] ?? '';
+    await (await app.handle(send('resume-00001', { 'Last-Event-ID': lastId }))).text();
+    const reused = await app.handle(
+      new Request('http://app.test/api/chat', {
+        method: 'POST',
+        headers: { 'X-Request-Id': 'resume-00001' },
+        body: '{"question":"another"}',
+      }),
+    );
+    expect(reused.status).toBe(422);
+    await reused.text();
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'resumed' })).toBe(1);
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'conflict' })).toBe(1);
+    expect(await rig.total('answer_once.model.calls_avoided')).toBe(1);
+    expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'output' })).toBe(50);
+  });
+
+  it('counts runOnce: a redelivered message is a model call avoided, with the usage its run reported', async () => {
+    rig = metricsRig();
+    const store = new MemoryStore();
+    const onEvent = otelMetrics({ meter: rig.meter });
+    let calls = 0;
+    const work = async ({
+      reportUsage,
+    }: {
+      reportUsage: (usage: { inputTokens: number; outputTokens: number }) => void;
+    }) => {
+      calls += 1;
+      reportUsage({ inputTokens: 300, outputTokens: 120 });
+      return { answer: 'hello' };
+    };
+    const first = await runOnce(store, 'message-1', work, { onEvent });
+    const redelivered = await runOnce(store, 'message-1', work, { onEvent });
+    expect(first).toEqual({ value: { answer: 'hello' }, replayed: false, usage: { inputTokens: 300, outputTokens: 120 } });
+    expect(redelivered).toEqual({
+      value: { answer: 'hello' },
+      replayed: true,
+      usage: { inputTokens: 300, outputTokens: 120 },
+    });
+    expect(calls).toBe(1);
+    expect(await rig.total('answer_once.model.calls')).toBe(1);
+    expect(await rig.total('answer_once.model.calls_avoided')).toBe(1);
+    expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'input' })).toBe(300);
+    await store.close?.();
+  });
+
+  it('counts an intent that ran out of runs as exhausted, and each of its runs as a model call', async () => {
+    rig = metricsRig();
+    const store = new MemoryStore();
+    const onEvent = otelMetrics({ meter: rig.meter });
+    const failing = async (): Promise<never> => {
+      throw new Error('the provider broke');
+    };
+    for (let delivery = 0; delivery < 4; delivery += 1) {
+      await runOnce(store, 'flaky-1', failing, { onEvent, maxRuns: 2 }).catch(() => undefined);
+    }
+    expect(await rig.total('answer_once.model.calls')).toBe(2);
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'ran' })).toBe(2);
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'exhausted' })).toBe(2);
+    expect(await rig.total('answer_once.model.calls_avoided')).toBe(0);
+  });
+
+  it('refuses a meter that is not one, and passes every event on to a chained listener', async () => {
+    expect(() => otelMetrics({ meter: {} as never })).toThrow(/`meter` must be an OpenTelemetry Meter/);
+    expect(() => otelMetrics({ attributes: 'route' as never })).toThrow(/`attributes`/);
+    rig = metricsRig();
+    const seen: string[] = [];
+    const onEvent = otelMetrics({ meter: rig.meter, onEvent: (event) => seen.push(event.type) });
+    await runOnce(new MemoryStore(), 'k-1', async () => 1, { onEvent });
+    expect(seen).toEqual(['acquired', 'completed', 'answered']);
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * The usage a run reported lives in Redis with its answer: a server that restarts (a new
+ * connection, a new RedisStore) replays it with the answer and reports the tokens avoided.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'redis';
+import { RedisStore } from 'answer-once/redis';
+import { createIdempotencyHandler, type IdempotencyEvent } from 'answer-once/server';
+import { RedisServer, requireRedisServer } from '../support/redis-server.js';
+
+const hasRedis = requireRedisServer();
+
+describe.skipIf(!hasRedis)('usage on RedisStore', () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await RedisServer.start();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  /** One server instance: its own connection and store; `close` is the process going away. */
+  async function instance(handler: Parameters<typeof createIdempotencyHandler>[0]['handler'], events?: IdempotencyEvent[]) {
+    const client = await createClient({ url: server.url })
+      .on('error', () => {})
+      .connect();
+    const handle = createIdempotencyHandler({
+      store: new RedisStore({ client }),
+      scope: () => ({ user: 'ada', session: 's1' }),
+      handler,
+      ...(events ? { onEvent: (event: IdempotencyEvent) => events.push(event) } : {}),
+    });
+    return { handle, close: () => client.close() };
+  }
+
+  const send = () =>
+    new Request('http://app.test/api/chat', { method: 'POST', headers: { 'X-Request-Id': 'usage-redis-1' }, body: 'hi' });
+
+  it('keeps the reported usage across a server restart and reports it as the tokens a replay avoided', async () => {
+    let calls = 0;
+    const before = await instance((_request, { reportUsage }) => {
+      calls += 1;
+      reportUsage({ inputTokens: 812, outputTokens: 97 });
+      return new Response('data: hello\n\n', { headers: { 'Content-Type': 'text/event-stream' } });
+    });
+    const answer = await (await before.handle(send())).text();
+    await before.close();
+
+    const events: IdempotencyEvent[] = [];
+    const after = await instance(() => {
+      calls += 1;
+      return new Response('ran again');
+    }, events);
+    const replay = await after.handle(send());
+    expect(await replay.text()).toBe(answer);
+    expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
+    expect(calls).toBe(1);
+    expect(events.find(({ type }) => type === 'answered')).toMatchObject({
+      outcome: 'replayed',
+      usage: { inputTokens: 812, outputTokens: 97 },
+    });
+    await after.close();
+  });
+});
