@@ -155,6 +155,29 @@ describe.skipIf(!hasRedis).each([
     throw new Error(`no matching event within ${timeoutMs} ms`);
   }
 
+  /**
+   * Two instances served on loopback ports and `client.fetch` posting intent `id` to
+   * either; the model's first run holds after event `after` until `resume`.
+   */
+  async function servedPair(id: string, after: number) {
+    const urls: string[] = [];
+    for (const handle of [await instance(), await instance()]) {
+      const one = await serve(handle);
+      served.push(one);
+      urls.push(one.url);
+    }
+    let resume!: () => void;
+    held = { after, until: new Promise<void>((resolve) => (resume = resolve)) };
+    const client = createAnswerClient();
+    const post = (to: 0 | 1) =>
+      client.fetch(`${urls[to]}/api/chat`, {
+        method: 'POST',
+        headers: { 'X-Request-Id': id, 'Content-Type': 'application/json' },
+        body: '{"question":"hi"}',
+      });
+    return { post, resume };
+  }
+
   beforeAll(async () => {
     target = await start();
   });
@@ -230,25 +253,10 @@ describe.skipIf(!hasRedis).each([
 
   it('when Redis restarts empty mid-stream, client.fetch callers on both instances read the one answer to its end: one model call', async (context) => {
     if (!target.restart) return context.skip(); // a Cluster's restart is a failover: not this spec
-    const urls: string[] = [];
-    for (const handle of [await instance(), await instance()]) {
-      const one = await serve(handle);
-      served.push(one);
-      urls.push(one.url);
-    }
-    const id = 'lost-redis-00001';
-    let resume!: () => void;
-    held = { after: 8, until: new Promise<void>((resolve) => (resume = resolve)) };
-    const client = createAnswerClient();
-    const post = (url: string) =>
-      client.fetch(`${url}/api/chat`, {
-        method: 'POST',
-        headers: { 'X-Request-Id': id, 'Content-Type': 'application/json' },
-        body: '{"question":"hi"}',
-      });
-    const first = await post(urls[0]!);
+    const { post, resume } = await servedPair('lost-redis-00001', 8);
+    const first = await post(0);
     await afterEvent(3);
-    const attached = await post(urls[1]!); // attaches through instance B
+    const attached = await post(1); // attaches through instance B
     expect(attached.headers.get('x-idempotent-attached')).toBe('true');
     const reading = [transcript(first), transcript(attached)];
     await afterEvent(8);
@@ -264,28 +272,13 @@ describe.skipIf(!hasRedis).each([
   });
 
   it('what cannot be promised: a retry between the loss and the holder’s next write runs the work again, and every caller still ends with that one answer', async () => {
-    const urls: string[] = [];
-    for (const handle of [await instance(), await instance()]) {
-      const one = await serve(handle);
-      served.push(one);
-      urls.push(one.url);
-    }
-    const id = 'lost-window-0001';
-    let resume!: () => void;
-    held = { after: 5, until: new Promise<void>((resolve) => (resume = resolve)) }; // the model thinks: no write
-    const client = createAnswerClient();
-    const post = (url: string) =>
-      client.fetch(`${url}/api/chat`, {
-        method: 'POST',
-        headers: { 'X-Request-Id': id, 'Content-Type': 'application/json' },
-        body: '{"question":"hi"}',
-      });
-    const first = await post(urls[0]!);
+    const { post, resume } = await servedPair('lost-window-0001', 5); // the model thinks after event 5: no write
+    const first = await post(0);
     const reading = transcript(first);
     await afterEvent(5);
     await sleep(100); // what the first run sent so far is logged
     await target.everyMaster('FLUSHALL');
-    const retry = await post(urls[1]!); // before the holder wrote again: nothing says the intent runs
+    const retry = await post(1); // before the holder wrote again: nothing says the intent runs
     expect(retry.headers.get('x-idempotent-attached')).toBeNull();
     const fromRetry = await transcript(retry);
     resume(); // the first run's next append is fenced: it yields
