@@ -177,6 +177,22 @@ describe('followLog: what an attached reader is sent', () => {
     expect(await drain(follow(store, 9, true))).toBe(errorEvent(status));
   });
 
+  it.each([
+    ['the record vanished', { record: null, log: null }],
+    ['the store failed', new Error('store down')],
+  ])(
+    'looks again within its patience when %s: the holder that claims it back gets its readers the answer',
+    async (_, step) => {
+      const { store, calls } = scripted(step as Step, step as Step, {
+        record: replayable('data: a\n\ndata: b\n\n'),
+        log: null,
+      });
+      const body = followLog(store, KEY, { generation: G, offset: 9 }, { sse: true, patienceMs: 10_000 });
+      expect(await drain(body)).toBe('data: b\n\n');
+      expect(calls).toHaveLength(3);
+    },
+  );
+
   it('ends with the 503 marker when the lease ran out with nothing new, without reading again', async () => {
     const { store, calls } = scripted(
       { record: processing(G, NOW), log: slice('', 9) }, // expires right now
