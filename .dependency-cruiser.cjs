@@ -58,7 +58,7 @@ module.exports = {
       'core-is-neutral',
       'src/core is shared by the browser client and the server: it imports no other layer and no ky, React, Redis, msw or Hono, so every entry can carry it.',
       'core',
-      ['client', 'server', 'react', 'redis', 'msw', 'ai', 'otel'],
+      ['client', 'server', 'react', 'redis', 'postgres', 'testing', 'msw', 'ai', 'otel'],
       ['ky', 'react', 'react-dom', 'redis', '@redis/[^/]+', 'msw', '@hono/[^/]+', 'ai'],
     ),
 
@@ -78,7 +78,7 @@ module.exports = {
       'server-stands-alone',
       'src/server (answer-once/server) runs on any Fetch runtime without the client, Redis or React: stores plug in through its IdempotencyStore interface.',
       'server',
-      ['client', 'redis', 'react', 'msw', 'ai', 'otel'],
+      ['client', 'redis', 'postgres', 'testing', 'react', 'msw', 'ai', 'otel'],
       ['ky', 'react', 'react-dom', 'redis', '@redis/[^/]+', 'msw'],
     ),
 
@@ -89,6 +89,29 @@ module.exports = {
       severity: 'error',
       from: { path: src('redis') },
       to: { path: '^src/', pathNot: ['^src/redis/', src('core'), server('store')] },
+    },
+    {
+      name: 'postgres-implements-the-store',
+      comment:
+        'src/postgres (answer-once/postgres) is one IdempotencyStore: of src/server it imports only the store contract (src/server/store/), like src/redis.',
+      severity: 'error',
+      from: { path: src('postgres') },
+      to: { path: '^src/', pathNot: ['^src/postgres/', src('core'), server('store')] },
+    },
+    {
+      name: 'testing-specifies-the-store',
+      comment:
+        'src/testing (answer-once/testing) is the store contract as vitest suites: of ours it imports the store contract (src/server/store/) and the public server entry (a store is also proved through runOnce and the handler), so a store author needs nothing else.',
+      severity: 'error',
+      from: { path: src('testing') },
+      to: { path: '^src/', pathNot: ['^src/testing/', server('store'), '^src/server/index\\.ts$'] },
+    },
+    {
+      name: 'pg-only-in-postgres',
+      comment: 'node-postgres is an optional peer of answer-once/postgres alone: no other layer imports it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: src('postgres') },
+      to: { path: pkg('pg', 'pg-[^/]+') },
     },
 
     // Inside src/server: one folder per concept, imports running one way
@@ -193,9 +216,9 @@ module.exports = {
     {
       name: 'tests-live-in-test',
       comment:
-        'Every spec lives in test/, in the folder that mirrors what it specifies (test/server/http/…, test/client/…): nothing under src/ imports vitest.',
+        'Every spec lives in test/, in the folder that mirrors what it specifies (test/server/http/…, test/client/…): nothing under src/ imports vitest but src/testing, the public store contract (answer-once/testing).',
       severity: 'error',
-      from: { path: '^src/' },
+      from: { path: '^src/', pathNot: src('testing') },
       to: { path: pkg('vitest', '@vitest/[^/]+') },
     },
     {

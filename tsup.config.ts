@@ -10,6 +10,8 @@ export default defineConfig({
     server: 'src/server/index.ts',
     'server-node': 'src/server/node.ts',
     redis: 'src/redis/index.ts',
+    postgres: 'src/postgres/index.ts',
+    testing: 'src/testing/index.ts',
     msw: 'src/msw/index.ts',
     ai: 'src/ai/index.ts',
     otel: 'src/otel/index.ts',

@@ -4,8 +4,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // (test/server/http/… for src/server/http/…); shared helpers live in test/support/. One project
 // per kind of test, so each can be run alone (`vitest --project redis`) and each gets the
 // environment it needs; the file's suffix says which: `.test-d.ts` types, `.test.tsx` react
-// (happy-dom), `.redis.test.ts` redis (real redis-servers), `.e2e.test.ts` e2e (the examples in
-// Chromium), any other `.test.ts` unit. All of them run under `npm test`.
+// (happy-dom), `.redis.test.ts` redis (real redis-servers), `.postgres.test.ts` postgres (real
+// PostgreSQL servers), `.e2e.test.ts` e2e (the examples in Chromium), any other `.test.ts` unit. All of them run under `npm test`.
 export default defineConfig({
   // Tests, examples and benches import `answer-once/…` as users do; tsconfig maps it to src/.
   resolve: { tsconfigPaths: true },
@@ -25,7 +25,12 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/**/*.redis.test.ts', 'test/**/*.e2e.test.ts'],
+          exclude: [
+            ...configDefaults.exclude,
+            'test/**/*.redis.test.ts',
+            'test/**/*.postgres.test.ts',
+            'test/**/*.e2e.test.ts',
+          ],
           environment: 'node',
         },
       },
@@ -42,6 +47,17 @@ export default defineConfig({
         test: {
           name: 'redis',
           include: ['test/**/*.redis.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: ['test/**/*.postgres.test.ts'],
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 120_000,

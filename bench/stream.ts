@@ -19,6 +19,7 @@ import { MemoryStore } from 'answer-once/server';
 import { serve } from 'answer-once/server/node';
 import { commandCalls } from '../test/support/redis-stats.js';
 import { median, quantile, sleep, table } from './stats.js';
+import { crossInstanceLag } from './cross-instance.js';
 import { heapPerStream } from './stream-heap.js';
 import { chat, drain, model } from './stream-model.js';
 import { closeRedis, newId, protect, redis, redisStore, ROUNDS, verdict, type Work } from './stream-rig.js';
@@ -136,36 +137,7 @@ async function roundTrips(): Promise<string[][]> {
 
 /** 4. Production → a reader attached on the other instance (two handlers, two stores, one Redis). */
 async function crossInstance(): Promise<string[][]> {
-  const work: Work = () => model(50, 20, { stamp: true });
-  const a = await serve(protect(await redisStore(), work));
-  const b = await serve(protect(await redisStore(), work));
-  const delays: number[] = [];
-  for (let round = 0; round < ROUNDS * 2; round += 1) {
-    const id = newId();
-    const producing = fetch(chat(a.url, id)).then(drain);
-    await sleep(60); // the head is (usually) in the log; a loaded Redis may take longer: wait for it (§ 14.6)
-    const attached = await fetch(chat(b.url, id, { Prefer: 'wait=5' }));
-    if (attached.headers.get('x-idempotent-attached') !== 'true') throw new Error('bench: the reader did not attach');
-    const reader = attached.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = '';
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const now = performance.timeOrigin + performance.now();
-      text += decoder.decode(value, { stream: true });
-      const blocks = text.split('\n\n');
-      text = blocks.pop() ?? '';
-      for (const block of blocks) {
-        const stamp = /^data: ([\d.]+)$/m.exec(block)?.[1];
-        if (stamp) delays.push(now - Number(stamp));
-      }
-    }
-    await producing;
-  }
-  await Promise.all([a.close(), b.close()]);
-  // The reader's first batch holds events produced before it attached: leave those out.
-  const live = delays.filter((delay) => delay < 1_000);
+  const { delays: live } = await crossInstanceLag(await redisStore(), await redisStore());
   return [
     [
       'RedisStore, flush 25 ms',

@@ -5,13 +5,16 @@
  *
  * An answer whose stream the server cut mid-answer (it continued: every token once), one
  * whose model failed halfway (it ran again; the new answer replaced the partial one in
- * place), and a third still streaming with its Stop button.
+ * place), and a third still streaming with its Stop button. Then
+ * `screenshot-stop-queue.png`: an answer stopped mid-way and marked so, a second
+ * streaming, and a third message queued until it ends.
  */
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startAiSdkDemo } from './demo.js';
 
 const OUT = fileURLToPath(new URL('./screenshot.png', import.meta.url));
+const STOP_QUEUE = fileURLToPath(new URL('./screenshot-stop-queue.png', import.meta.url));
 const demo = await startAiSdkDemo({ port: 0, tokenDelayMs: 40 });
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -38,6 +41,30 @@ try {
   await page.waitForTimeout(1100); // the footer's counters refresh every second
   await page.screenshot({ path: OUT });
   console.log(`wrote ${OUT}`);
+
+  // Stop and the queue, on a fresh page (its own storage):
+  const second = await browser.newPage({ viewport: { width: 960, height: 760 }, deviceScaleFactor: 2 });
+  await second.goto(demo.url);
+  const answerLonger = (index: number) =>
+    second.waitForFunction(
+      (i) => (document.querySelectorAll('[data-testid="answer"]')[i]?.textContent ?? '').length > 70,
+      index,
+    );
+  const askNext = async (question: string) => {
+    await second.getByTestId('composer').fill(question);
+    await second.getByTestId('composer').press('Enter');
+  };
+  await askNext('Tell me everything about rivers.');
+  await answerLonger(0);
+  await second.getByTestId('stop').click();
+  await second.getByTestId('stopped-badge').waitFor();
+  await askNext('Then just the short version, please.');
+  await answerLonger(1);
+  await askNext('And one about lakes after that.');
+  await second.getByTestId('queued').waitFor();
+  await second.waitForTimeout(1100); // the footer's counters refresh every second
+  await second.screenshot({ path: STOP_QUEUE });
+  console.log(`wrote ${STOP_QUEUE}`);
 } finally {
   await browser.close();
   await demo.close();

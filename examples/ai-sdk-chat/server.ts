@@ -18,12 +18,13 @@ function whole(name: string, text: string | undefined): number | undefined {
   process.exit(2);
 }
 
+console.log('answer-once × AI SDK demo: building its page (Vite, 10–15 s the first time)…');
 const demo = await startAiSdkDemo({
   port: whole('PORT', values.port ?? process.env.PORT),
   hostname: values.host ?? process.env.HOST,
   tokenDelayMs: whole('--delay / TOKEN_DELAY_MS', values.delay ?? process.env.TOKEN_DELAY_MS),
 });
-console.log(`answer-once × AI SDK demo → ${demo.url}`);
+console.log(`answer-once × AI SDK demo → ${demo.url}  (runs until Ctrl+C)`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => void demo.close().then(() => process.exit(0)));

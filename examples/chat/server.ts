@@ -27,6 +27,7 @@ function integer(name: string, text: string | undefined): number | undefined {
   return value;
 }
 
+console.log('answer-once chat demo: building its page (Vite, 10–15 s the first time)…');
 const demo = await startDemo({
   port: integer('PORT', values.port ?? process.env.PORT),
   hostname: values.host ?? process.env.HOST,
@@ -34,7 +35,7 @@ const demo = await startDemo({
   redisUrl: process.env.REDIS_URL || undefined,
 });
 
-console.log(`answer-once chat demo (store: ${demo.storeLabel}) → ${demo.url}`);
+console.log(`answer-once chat demo (store: ${demo.storeLabel}) → ${demo.url}  (runs until Ctrl+C)`);
 
 let closing = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -4,59 +4,87 @@
  * one intent (StrictMode, two mounts) share one request. The source is read to its end
  * whoever is still listening, so the intent settles (its storage record is dropped) and
  * a stop's partial answer completes on the server.
+ *
+ * A subscriber is handed a chunk only when its reader asks for one (no read-ahead), so
+ * its `position()` is the position of the last chunk its reader took: what `useChat`
+ * has shown, which a stop names (PROTOCOL.md § 14.8).
  */
 import type { UIMessageChunk } from 'ai';
+import type { PositionedChunk } from './ui-chunks.js';
+
+/** One reader of a {@link ChunkBroadcast}. */
+export interface Subscription {
+  readonly stream: ReadableStream<UIMessageChunk>;
+  /** The position (`<generation>.<offset>`) of the last chunk the reader took, if any had one. */
+  position(): string | undefined;
+}
 
 export class ChunkBroadcast {
-  readonly #chunks: UIMessageChunk[] = [];
-  readonly #subscribers = new Set<ReadableStreamDefaultController<UIMessageChunk>>();
+  readonly #items: PositionedChunk[] = [];
   #ended = false;
   #error: unknown;
+  /** Resolves when an item arrives or the source ends; replaced each time. */
+  #changed!: Promise<void>;
+  #wake!: () => void;
   readonly done: Promise<void>;
 
-  constructor(source: ReadableStream<UIMessageChunk>) {
+  constructor(source: ReadableStream<PositionedChunk>) {
+    this.#arm();
     this.done = this.#pump(source);
   }
 
-  /** The number of readers still listening. */
-  get listeners(): number {
-    return this.#subscribers.size;
+  #arm(): void {
+    this.#changed = new Promise<void>((resolve) => (this.#wake = resolve));
   }
 
-  async #pump(source: ReadableStream<UIMessageChunk>): Promise<void> {
+  #notify(): void {
+    const wake = this.#wake;
+    this.#arm();
+    wake();
+  }
+
+  async #pump(source: ReadableStream<PositionedChunk>): Promise<void> {
     const reader = source.getReader();
     try {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        this.#chunks.push(value);
-        for (const subscriber of this.#subscribers) subscriber.enqueue(value);
+        this.#items.push(value);
+        this.#notify();
       }
-      this.#ended = true;
-      for (const subscriber of this.#subscribers) subscriber.close();
     } catch (error) {
-      this.#ended = true;
       this.#error = error ?? new Error('answer-once: the answer stream failed.');
-      for (const subscriber of this.#subscribers) subscriber.error(this.#error);
     } finally {
-      this.#subscribers.clear();
+      this.#ended = true;
+      this.#notify();
     }
   }
 
-  /** A reader of every chunk so far and then the live ones; `onLeave` runs if it cancels before the end. */
-  subscribe(onLeave?: () => void): ReadableStream<UIMessageChunk> {
-    let self: ReadableStreamDefaultController<UIMessageChunk>;
-    return new ReadableStream<UIMessageChunk>({
-      start: (controller) => {
-        self = controller;
-        for (const chunk of this.#chunks) controller.enqueue(chunk);
-        if (this.#error !== undefined) controller.error(this.#error);
-        else if (this.#ended) controller.close();
-        else this.#subscribers.add(controller);
+  /** A reader of every chunk so far and then the live ones, one per read. */
+  subscribe(): Subscription {
+    let index = 0;
+    let at: string | undefined;
+    let cancelled = false;
+    const stream = new ReadableStream<UIMessageChunk>(
+      {
+        pull: async (controller) => {
+          // Bounded: each turn waits for the source's next item or its end.
+          while (index >= this.#items.length) {
+            if (this.#error !== undefined) return controller.error(this.#error);
+            if (this.#ended) return controller.close();
+            await this.#changed;
+            if (cancelled) return;
+          }
+          const item = this.#items[index++]!;
+          at = item.at ?? at;
+          controller.enqueue(item.chunk);
+        },
+        cancel: () => {
+          cancelled = true;
+        },
       },
-      cancel: () => {
-        if (this.#subscribers.delete(self)) onLeave?.();
-      },
-    });
+      { highWaterMark: 0 },
+    );
+    return { stream, position: () => at };
   }
 }

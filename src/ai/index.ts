@@ -4,4 +4,4 @@
  * Imports only types from `ai`; `ai` and `@ai-sdk/react` are optional peers.
  */
 export { answerOnceTransport } from './transport.js';
-export type { AnswerOnceTransportOptions, RequestIdContext } from './transport.js';
+export type { AnswerOnceTransport, AnswerOnceTransportOptions, RequestIdContext } from './transport.js';

@@ -10,7 +10,8 @@
 import type { ChatTransport, UIMessage, UIMessageChunk } from 'ai';
 import { newRequestId } from '../core/ids.js';
 import { isValidRequestId } from '../core/request-id.js';
-import { invalidOption } from '../core/options.js';
+import { invalidOption, timerOption } from '../core/options.js';
+import { DEFAULT_STOP_GUARD_MS } from '../core/stop-guard.js';
 import { REQUEST_ID_HEADER } from '../core/headers.js';
 import type { AnswerOnceClient } from '../client/client.js';
 import type { StoredIntent } from '../client/storage/types.js';
@@ -54,6 +55,15 @@ export interface AnswerOnceTransportOptions<UI_MESSAGE extends UIMessage = UIMes
    */
   body?: Record<string, unknown>;
   /**
+   * Milliseconds after a message is sent during which a stop is ignored: the second click
+   * of a double-click (100–200 ms apart for a person) lands on a Stop button that took
+   * Send's place, and must not stop what the first click started. Within it, an aborted
+   * stream does not stop the generation on the server, and {@link AnswerOnceTransport.guardStop}'s
+   * stop does not abort it. `0` turns the guard off.
+   * @default 500
+   */
+  stopGuardMs?: number;
+  /**
    * The intent ID of one submitted request; `undefined` mints a new one.
    * @default the last message's id when it is a user message and a valid ID (8–128 of `[A-Za-z0-9_-]`), else a new one
    */
@@ -81,9 +91,19 @@ async function failure(response: Response): Promise<Error> {
   return new Error(`answer-once: the chat route answered ${response.status}${text ? `: ${text.slice(0, 500)}` : ''}`);
 }
 
+/** The transport, and the guard a Stop button needs. */
+export interface AnswerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage> extends ChatTransport<UI_MESSAGE> {
+  /**
+   * `useChat`'s `stop`, guarded: called within `stopGuardMs` of the last message sent
+   * through this transport, it does nothing (the answer goes on and shows), so a Stop
+   * button in Send's place survives a double-click. `<button onClick={transport.guardStop(stop)}>`.
+   */
+  guardStop(stop: () => Promise<void>): () => Promise<void>;
+}
+
 export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
   options: AnswerOnceTransportOptions<UI_MESSAGE>,
-): ChatTransport<UI_MESSAGE> {
+): AnswerOnceTransport<UI_MESSAGE> {
   if (typeof options !== 'object' || options === null) invalidOption('options', 'an object', options);
   const { client, api = '/api/chat', statusPath = '/api/status', headers = {}, body = {} } = options;
   if (typeof client?.fetch !== 'function') invalidOption('client', 'an answer-once client', client);
@@ -91,6 +111,10 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
   if (typeof statusPath !== 'string' || !statusPath.startsWith('/'))
     invalidOption('statusPath', 'a path starting with "/"', statusPath);
   const idOf = options.requestId ?? defaultRequestId;
+  const stopGuardMs = timerOption(options.stopGuardMs ?? DEFAULT_STOP_GUARD_MS, 'stopGuardMs', 0, 'answer-once/ai');
+  /** When the last message was sent: a stop sooner than `stopGuardMs` after it is a double-click's second click. */
+  let sentAt = Number.NEGATIVE_INFINITY;
+  const guarded = (since: number) => Date.now() - since < stopGuardMs;
 
   /** Intents this transport is reading, by ID: one request each, however many readers. */
   const inflight = new Map<string, Promise<ChunkBroadcast>>();
@@ -128,18 +152,21 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
   /**
    * `client.stop`: marks the intent stopped in the client's storage before its DELETE
    * leaves, so the record outlives the stream's end and a reload's `reconnectToStream`
-   * replays the stopped partial answer (no model call) instead of finding nothing.
+   * replays the stopped partial answer (no model call) instead of finding nothing. `at`
+   * is the position of the last chunk useChat took: the server ends the stored answer
+   * there, so a reload shows exactly the text on screen when Stop was pressed.
    */
-  async function stop(requestId: string): Promise<void> {
+  async function stop(requestId: string, at: string | undefined): Promise<void> {
     const url = stopUrls.get(requestId);
-    await client.stop(requestId, url ? { url } : {}).catch(() => undefined);
+    await client.stop(requestId, { ...(url && { url }), ...(at && { at }) }).catch(() => undefined);
   }
 
   /**
-   * One reader of `broadcast`. Its abort stops the intent on the server — unless a newer
-   * resume of the chat started after `resumesAtStart` (what this reader's request saw):
-   * useChat aborts a resume that a newer one replaces (StrictMode's second mount), and
-   * that abort may come before this reader exists.
+   * One reader of `broadcast`. Its abort stops the intent on the server at the last chunk
+   * it took — unless a newer resume of the chat started after `resumesAtStart` (what this
+   * reader's request saw): useChat aborts a resume that a newer one replaces (StrictMode's
+   * second mount), and that abort may come before this reader exists; nor within
+   * `stopGuardMs` of the send that started it (`startedAt`).
    */
   function read(
     broadcast: ChunkBroadcast,
@@ -147,14 +174,17 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
     chatId: string,
     resumesAtStart: number,
     signal: AbortSignal | undefined,
+    startedAt = Number.NEGATIVE_INFINITY,
   ): ReadableStream<UIMessageChunk> {
-    const stream = broadcast.subscribe();
+    const { stream, position } = broadcast.subscribe();
     if (signal) {
       const onAbort = () => {
+        const at = position(); // useChat reads no further
         void stream.cancel().catch(() => undefined);
+        if (guarded(startedAt)) return; // a double-click's second click: the answer goes on
         // A resume that replaces this one starts in the same turn: look after it.
         setTimeout(() => {
-          if ((resumes.get(chatId) ?? 0) === resumesAtStart) void stop(requestId);
+          if ((resumes.get(chatId) ?? 0) === resumesAtStart) void stop(requestId, at);
         }, 0);
       };
       if (signal.aborted) onAbort();
@@ -168,14 +198,23 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
     // A resume re-sends the intent without a position: the log from its start.
     resumeStreamIsReplay: true,
 
+    guardStop(chatStop) {
+      if (typeof chatStop !== 'function') invalidOption('stop', "useChat's stop function", chatStop, 'answer-once/ai');
+      return async () => {
+        if (!guarded(sentAt)) await chatStop();
+      };
+    },
+
     async sendMessages({ chatId, messages, trigger, messageId, abortSignal, headers: extra, body: more }) {
+      const startedAt = Date.now();
+      sentAt = startedAt;
       const requestId = idOf({ chatId, messages, trigger, messageId }) ?? newRequestId();
       const payload = JSON.stringify({ ...body, ...more, id: chatId, messages, trigger, messageId });
       const merged = new Headers(headers);
       for (const [name, value] of new Headers(extra)) merged.set(name, value);
       const resumesAtStart = resumes.get(chatId) ?? 0;
       const broadcast = await open(requestId, { headers: merged, body: payload });
-      return read(broadcast, requestId, chatId, resumesAtStart, abortSignal);
+      return read(broadcast, requestId, chatId, resumesAtStart, abortSignal, startedAt);
     },
 
     async reconnectToStream({ chatId, abortSignal }) {

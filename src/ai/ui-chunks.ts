@@ -1,6 +1,7 @@
 /**
  * A `client.fetch` body (an AI SDK UI message stream, SSE) → the `UIMessageChunk`s
- * `useChat` consumes, parsed with `eventsource-parser`. answer-once's own markers never
+ * `useChat` consumes, parsed with `eventsource-parser`, each with the position of the
+ * event it came from (what a stop names, PROTOCOL.md § 14.8). answer-once's own markers never
  * reach the AI SDK as such:
  *
  * - the stop marker ends the stream (the answer is the partial one);
@@ -32,13 +33,21 @@ interface Shown {
 
 const fresh = (): Shown => ({ chunks: 0, started: false, steps: 0, partsBeforeStep: false });
 
-export function uiMessageChunks(body: ReadableStream<Uint8Array>, requestId: string): ReadableStream<UIMessageChunk> {
+/** A chunk and the position (`<generation>.<offset>`, its event's id) just after the event it came from. */
+export interface PositionedChunk {
+  readonly chunk: UIMessageChunk;
+  readonly at: string | undefined;
+}
+
+export function uiMessageChunks(body: ReadableStream<Uint8Array>, requestId: string): ReadableStream<PositionedChunk> {
   const decoder = new TextDecoder();
   let shown = fresh();
   /** After a restart voided a shown answer: the new generation's chunks that would repeat what stays. */
   let skip: { start: boolean; step: boolean } | undefined;
   let failure: unknown;
-  let output!: TransformStreamDefaultController<UIMessageChunk>;
+  let output!: TransformStreamDefaultController<PositionedChunk>;
+  /** The id of the event being read: every chunk made of it is positioned after it. */
+  let at: string | undefined;
 
   function restart(generation: number | undefined) {
     if (shown.chunks === 0) return;
@@ -48,7 +57,7 @@ export function uiMessageChunks(body: ReadableStream<Uint8Array>, requestId: str
     }
     // Removes the parts of the (only) step, or every part when no step began; the
     // message itself and its step-start part stay, standing for the new answer's.
-    output.enqueue({ type: 'reset-step' });
+    output.enqueue({ chunk: { type: 'reset-step' }, at });
     skip = { start: shown.started, step: shown.steps === 1 };
     shown = { ...fresh(), chunks: 1, started: shown.started, steps: shown.steps };
   }
@@ -57,7 +66,7 @@ export function uiMessageChunks(body: ReadableStream<Uint8Array>, requestId: str
     if (chunk.type === 'start' && skip?.start) {
       skip.start = false;
       if (chunk.messageMetadata != null)
-        output.enqueue({ type: 'message-metadata', messageMetadata: chunk.messageMetadata });
+        output.enqueue({ chunk: { type: 'message-metadata', messageMetadata: chunk.messageMetadata }, at });
       return;
     }
     if (chunk.type === 'start-step' && skip?.step) {
@@ -68,12 +77,13 @@ export function uiMessageChunks(body: ReadableStream<Uint8Array>, requestId: str
     else if (chunk.type === 'start-step') shown.steps += 1;
     else if (shown.steps === 0 && chunk.type !== 'message-metadata') shown.partsBeforeStep = true;
     shown.chunks += 1;
-    output.enqueue(chunk);
+    output.enqueue({ chunk, at });
   }
 
   const parser = createParser({
     onEvent(message) {
       if (failure) return;
+      at = message.id;
       if (message.event === RESTART_EVENT) {
         const generation = Number((JSON.parse(message.data) as { generation?: unknown }).generation);
         return restart(generation || undefined);
@@ -87,7 +97,7 @@ export function uiMessageChunks(body: ReadableStream<Uint8Array>, requestId: str
     },
   });
   return body.pipeThrough(
-    new TransformStream<Uint8Array, UIMessageChunk>({
+    new TransformStream<Uint8Array, PositionedChunk>({
       start(controller) {
         output = controller;
       },

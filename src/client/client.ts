@@ -12,13 +12,13 @@ import { createJoiner, notify } from './join.js';
 import { normalizeClientOptions, type ClientOptions } from './options.js';
 import { runIntent, type SendResult } from './run-intent.js';
 import { normalizeSendOptions, type NormalizedSendOptions, type SendOptions } from './send-options.js';
-import type { StopOptions, StopResult } from './stop.js';
+import { createStop, type StopOptions, type StopResult } from './stop.js';
 import { unstorableBodyKind } from './storable-body.js';
 import { persister, storedRequest } from './storage/persist.js';
 import { stoppedIntents } from './storage/stopped.js';
 import type { StoredIntent } from './storage/types.js';
-import type { AnswerStream } from './stream/answer-stream.js';
-import type { DispatchInternals } from './stream/intent-fetch.js';
+import { type AnswerStream, answerStream } from './stream/answer-stream.js';
+import { createIntentFetch, type DispatchInternals, openAnswer } from './stream/intent-fetch.js';
 
 /** Options of `client.stream()`: `send`'s, but the body is always yours to iterate. */
 export type StreamOptions = Omit<SendOptions, 'parse'>;
@@ -210,19 +210,12 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     return join(key, requestId, start, call.signal, call.onEvent) as Promise<SendResult<TData>>;
   }
 
-  // The streaming modules (and their SSE parser) load on the first `fetch` or `stream`,
-  // so an app that only sends does not download them.
+  // The streaming modules (and their SSE parser) ship with the client: a send made
+  // offline must meet a network error the client handles, never a chunk that cannot load.
   const deps = { client: options, dispatch, forget };
-  let streaming: Promise<typeof import('./stream/streaming.js')> | undefined;
-  const load = () => (streaming ??= import('./stream/streaming.js'));
-  let intentFetch: AnswerOnceClient['fetch'] | undefined;
-  const fetch: AnswerOnceClient['fetch'] = async (input, init) => {
-    intentFetch ??= (await load()).createIntentFetch(deps);
-    return intentFetch(input, init);
-  };
+  const fetch: AnswerOnceClient['fetch'] = createIntentFetch(deps);
 
   async function stream(input: string | URL | StoredIntent, streamOptions: StreamOptions = {}): Promise<AnswerStream> {
-    const { openAnswer, answerStream } = await load();
     const { signal, onEvent } = streamOptions;
     if (typeof input === 'object' && !(input instanceof URL)) {
       // A stored intent goes again exactly as it first left (see `resend`).
@@ -269,11 +262,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     return (storage ? await storage.list() : []).find((intent) => intent.input === input && (match?.(intent) ?? true));
   }
 
-  let stopper: AnswerOnceClient['stop'] | undefined;
-  const stop: AnswerOnceClient['stop'] = async (intent, stopOptions) => {
-    stopper ??= (await load()).createStop({ client: options, ky: instance, stopped });
-    return stopper(intent, stopOptions);
-  };
+  const stop: AnswerOnceClient['stop'] = createStop({ client: options, ky: instance, stopped });
 
   return { send, fetch, stream, stop, resume, pending, resend, ky: instance };
 }

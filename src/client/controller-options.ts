@@ -2,7 +2,8 @@
  * The controller's options and their checks: what `new SendController()`, `setOptions()`
  * and `useSend()` accept, refused with a `TypeError` that names the option.
  */
-import { invalidOption, optionsObject, stringOption } from '../core/options.js';
+import { invalidOption, optionsObject, stringOption, timerOption } from '../core/options.js';
+import { DEFAULT_STOP_GUARD_MS } from '../core/stop-guard.js';
 import type { AnswerOnceClient } from './client.js';
 import { defaultStreamText, type StreamText } from './read-streamed.js';
 import type { SendOptions } from './send-options.js';
@@ -41,11 +42,19 @@ export interface SendControllerOptions {
    * @default false
    */
   readonly stream?: boolean | StreamText;
+  /**
+   * Milliseconds after a `send()` during which `stop()` is ignored: the second click of a
+   * double-click (100–200 ms apart for a person) lands on a Stop button that took Send's
+   * place, and must not stop what the first click started. `0` turns the guard off.
+   * @default 500
+   */
+  readonly stopGuardMs?: number;
 }
 
 export function normalizeControllerOptions(options: SendControllerOptions): {
   request: ControllerSendOptions<unknown>;
   stream: StreamText | undefined;
+  stopGuardMs: number;
 } {
   const request = optionsObject(optionsObject(options, 'options').request, 'options.request');
   if ('requestId' in request && request.requestId !== undefined) {
@@ -55,7 +64,8 @@ export function normalizeControllerOptions(options: SendControllerOptions): {
   if (typeof stream !== 'boolean' && typeof stream !== 'function') {
     throw new TypeError('answer-once: `options.stream` must be a boolean or a function of a stream part.');
   }
-  return { request, stream: stream === true ? defaultStreamText : stream || undefined };
+  const stopGuardMs = timerOption(options.stopGuardMs ?? DEFAULT_STOP_GUARD_MS, 'options.stopGuardMs');
+  return { request, stream: stream === true ? defaultStreamText : stream || undefined, stopGuardMs };
 }
 
 export function validateClient(client: ControllerClient): ControllerClient {

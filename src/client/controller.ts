@@ -33,13 +33,17 @@ import {
   type ControllerSendOptions,
   type SendControllerOptions,
 } from './controller-options.js';
-import { readStreamed, type Answered, type StreamText } from './read-streamed.js';
+import { readStreamed, Shown, type Answered, type StreamText } from './read-streamed.js';
 
 /**
  * Puts the current intent on the wire (again), reporting its events to `onEvent` and, when
  * it streams, its text so far to `onText`.
  */
-type Dispatch<TData> = (onEvent: SendEventListener, onText: (text: string) => void) => Promise<Answered<TData>>;
+type Dispatch<TData> = (
+  onEvent: SendEventListener,
+  onText: (text: string) => void,
+  shown: Shown,
+) => Promise<Answered<TData>>;
 
 /** The client events that move the state; `replayed` and `settled` are read from the result. */
 function toSendAction(event: SendEvent): SendAction<never, never> | undefined {
@@ -79,6 +83,7 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
   #input: string;
   #defaults: ControllerSendOptions<unknown>;
   #stream: StreamText | undefined;
+  #stopGuardMs = 0;
   #state: SendState<TData, TJson> = initialSendState<TData, TJson>();
   #inFlight: Promise<SendState<TData, TJson>> | undefined;
   /** How the current intent is sent, kept so a failed intent is resent unchanged. */
@@ -88,12 +93,20 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
   #resumed: Promise<SendState<TData, TJson>> | undefined;
   /** The intent `stop()` was called for: sending again after it is a new intent. */
   #stoppedId: string | undefined;
+  /** When the last `send()` was called: a stop sooner than `stopGuardMs` after it is ignored. */
+  #sentAt: number | undefined;
+  /** What the current streamed send has shown. */
+  #shown: Shown | undefined;
 
   constructor(client: ControllerClient, input: string, options: SendControllerOptions = {}) {
     super();
     this.#client = validateClient(client);
     this.#input = validateInput(input);
-    ({ request: this.#defaults, stream: this.#stream } = normalizeControllerOptions(options));
+    ({
+      request: this.#defaults,
+      stream: this.#stream,
+      stopGuardMs: this.#stopGuardMs,
+    } = normalizeControllerOptions(options));
   }
 
   /** The current state; the same object until something changes. */
@@ -103,7 +116,11 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
   setOptions(client: ControllerClient, input: string, options: SendControllerOptions = {}): void {
     this.#client = validateClient(client);
     this.#input = validateInput(input);
-    ({ request: this.#defaults, stream: this.#stream } = normalizeControllerOptions(options));
+    ({
+      request: this.#defaults,
+      stream: this.#stream,
+      stopGuardMs: this.#stopGuardMs,
+    } = normalizeControllerOptions(options));
   }
 
   /** The client's `stream`, when this controller streams. */
@@ -120,6 +137,7 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
    */
   send = (options: ControllerSendOptions<TJson> = {}): Promise<SendState<TData, TJson>> => {
     if (this.#inFlight) return this.#inFlight;
+    this.#sentAt = Date.now();
     const { status, requestId: last } = this.#state;
     const exhausted =
       status === 'failed' && isResponseError(this.#state.error) && this.#state.error.problem?.code === 'intent-exhausted';
@@ -132,30 +150,43 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
     const request = { ...(this.#defaults as ControllerSendOptions<TJson>), ...asked, ...options };
     const requestId = newRequestId();
     // The client and input current when it runs (setOptions may have replaced them).
-    this.#dispatch = (onEvent, onText) => {
+    this.#dispatch = (onEvent, onText, shown) => {
       const options = { ...request, requestId, onEvent: chain(request.onEvent, onEvent) };
       const stream = this.#streamer();
       if (!stream) return this.#client.send<TData>(this.#input, options);
       const { parse: _parse, ...streamOptions } = options;
-      return readStreamed<TData>(stream(this.#input, streamOptions), this.#stream!, onText);
+      return readStreamed<TData>(stream(this.#input, streamOptions), this.#stream!, onText, shown);
     };
     return this.#run(requestId, this.#dispatch, request.json);
   };
 
   /**
    * Stops the intent in flight on the server (`client.stop`, PROTOCOL.md § 14.8): the
-   * model is told to stop; a streamed answer then ends `answered` with the text so far
-   * and `stopped: true` (a non-streamed one fails with the `intent-stopped` problem, or
+   * model is told to stop; a streamed answer then ends `answered` with exactly the text
+   * shown when `stop()` was called and `stopped: true` — the stop names the position of
+   * the last part shown, and the server ends the stored answer there, so a reload shows
+   * that same text (a non-streamed one fails with the `intent-stopped` problem, or
    * answers if it was done). The client keeps the intent in storage, so a reload with
    * `resume` shows that partial answer without a model call. Resolves with the
-   * server's outcome, or `undefined` when nothing is in flight.
+   * server's outcome, or `undefined` when nothing is in flight — or when the stop came
+   * within `stopGuardMs` of the `send()` that started it (the second click of a
+   * double-click landing on a Stop button that took Send's place): ignored.
    */
   stop = async (): Promise<StopResult | undefined> => {
     const { requestId } = this.#state;
     if (requestId === undefined || !isInFlight(this.#state)) return undefined;
     if (!this.#client.stop) throw new TypeError('answer-once: `stop()` needs a client with `stop()` (createClient()).');
+    if (this.#sentAt !== undefined && Date.now() - this.#sentAt < this.#stopGuardMs) return undefined;
     this.#stoppedId = requestId;
-    return this.#client.stop(requestId);
+    const at = this.#shown?.freeze();
+    const stopping = at === undefined ? this.#client.stop(requestId) : this.#client.stop(requestId, { at });
+    this.#shown?.keep(
+      stopping.then(
+        ({ outcome }) => outcome === 'stopping',
+        () => false,
+      ),
+    );
+    return stopping;
   };
 
   /**
@@ -189,10 +220,10 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
     // The stored request goes again as it first left (URL and query, headers, body byte
     // for byte: the server fingerprints them); the state shows its body as JSON.
     const { signal, onEvent: own } = this.#defaults;
-    this.#dispatch = (onEvent, onText) => {
+    this.#dispatch = (onEvent, onText, shown) => {
       const options = { ...(signal && { signal }), onEvent: chain(own, onEvent) };
       const stream = this.#streamer();
-      if (stream) return readStreamed<TData>(stream(stored, options), this.#stream!, onText);
+      if (stream) return readStreamed<TData>(stream(stored, options), this.#stream!, onText, shown);
       return this.#client.resend!<TData>(stored, options);
     };
     return this.#run(stored.requestId, this.#dispatch, storedJson(stored) as TJson);
@@ -207,6 +238,8 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
       if (generation === this.#generation) this.#publish(own);
     };
     this.#publish(own);
+    const shown = new Shown();
+    this.#shown = shown;
     // Async, so a client whose send() throws synchronously still ends this send `failed`.
     const sent = (async () =>
       dispatch(
@@ -215,6 +248,7 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
           if (action) apply(action);
         },
         (text) => apply({ type: 'text', text }),
+        shown,
       ))();
     const promise = sent
       .then(

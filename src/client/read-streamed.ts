@@ -1,8 +1,11 @@
 /**
  * How a streaming `SendController` reads its answer: `client.stream()`'s parts to their
  * end, the text so far reported as it grows (emptied by a restart), the whole text as
- * the answer, and whether it was stopped (the stop marker, or a stopped replay).
+ * the answer, and whether it was stopped (the stop marker, or a stopped replay). What it
+ * has shown — the text and the position of the last part — is kept in a {@link Shown},
+ * so a stop can name that position and keep exactly that text.
  */
+import { formatPosition } from '../core/stream-events.js';
 import type { SendResult } from './run-intent.js';
 import type { AnswerStream, StreamPart } from './stream/answer-stream.js';
 
@@ -16,26 +19,84 @@ export type StreamText = (part: StreamPart) => string | undefined;
 export const defaultStreamText: StreamText = (part) =>
   part.type === 'text' ? part.text : part.type === 'event' && part.event === undefined ? part.data : undefined;
 
-/** Reads a streamed answer to its end, reporting its text so far; `data` is the whole text. */
+/**
+ * What one streamed send has shown. `freeze()` (Stop pressed) keeps the text shown so far
+ * and returns the position of the last part read; `keep(stopped)` says whether the
+ * server honoured that stop — when it did not (the answer had already ended), the whole
+ * answer is shown after all.
+ */
+export class Shown {
+  /** The position (`<generation>.<offset>`) of the last part read, when the answer has positions. */
+  position: string | undefined;
+  #text = '';
+  #frozen: string | undefined;
+  #kept: Promise<boolean> | undefined;
+
+  get frozen(): boolean {
+    return this.#frozen !== undefined;
+  }
+
+  /** Stops showing more: the text stays as it is now. Returns where the reader is. */
+  freeze(): string | undefined {
+    this.#frozen ??= this.#text;
+    return this.position;
+  }
+
+  /** Whether the stop that froze the text ended the stored answer (resolves `true`), or not. */
+  keep(kept: Promise<boolean>): void {
+    this.#kept = kept;
+  }
+
+  /** @internal The reader shows `text`. */
+  show(text: string): void {
+    this.#text = text;
+  }
+
+  /** The answer's text — the frozen text when the stop was honoured, else `whole` — and whether it was. */
+  async answer(whole: string): Promise<{ text: string; stopped: boolean }> {
+    if (this.#frozen === undefined || !(await this.#kept)) return { text: whole, stopped: false };
+    return { text: this.#frozen, stopped: true };
+  }
+}
+
+const encoder = new TextEncoder();
+
+/** Reads a streamed answer to its end, reporting its text so far; `data` is the whole text (or the frozen one). */
 export async function readStreamed<TData>(
   opened: Promise<AnswerStream>,
   pick: StreamText,
   onText: (text: string) => void,
+  shown: Shown = new Shown(),
 ): Promise<Answered<TData>> {
   const answer = await opened;
   let text = '';
   let stopped = answer.stopped;
+  /** Bytes of a body that is not an event stream, for its position. */
+  let bytes = 0;
+  const show = (next: string) => {
+    text = next;
+    if (shown.frozen) return;
+    shown.show(text);
+    onText(text);
+  };
   for await (const part of answer) {
     if (part.type === 'stopped') stopped = true;
+    if (part.type === 'event' && part.id !== undefined && !shown.frozen) shown.position = part.id;
+    if (part.type === 'text' && answer.generation !== undefined && !shown.frozen) {
+      bytes += encoder.encode(part.text).byteLength;
+      shown.position = formatPosition(answer.generation, bytes);
+    }
     if (part.type === 'restart') {
-      text = '';
-      onText(text);
+      bytes = 0;
+      if (!shown.frozen) shown.position = formatPosition(part.generation, 0);
+      show('');
       continue;
     }
     const piece = pick(part);
     if (piece === undefined || piece === '') continue;
-    text += piece;
-    onText(text);
+    show(text + piece);
   }
-  return { data: text as TData, replayed: answer.replayed, stopped };
+  const kept = await shown.answer(text);
+  // A body that is not an event stream has no stop marker: the honoured stop says it.
+  return { data: kept.text as TData, replayed: answer.replayed, stopped: stopped || kept.stopped };
 }

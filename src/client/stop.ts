@@ -2,14 +2,15 @@
  * `client.stop()`: stops an intent's generation on the server — `DELETE <status
  * route>/<id>` (PROTOCOL.md § 14.8), wherever it runs — and keeps the intent in storage
  * so a reload shows the stopped partial answer without a model call
- * (`./storage/stopped.ts` says how long). Loaded with the streaming modules, on first use.
+ * (`./storage/stopped.ts` says how long).
  *
  * The status route is the app's `statusUrl(id)` when set, else the server's default
  * `/api/status/<id>` on the intent's origin (the URL it was sent to), else on `baseUrl`'s
  * or the page's.
  */
 import type { KyInstance } from 'ky';
-import { REPLAYED_HEADER } from '../core/headers.js';
+import { LAST_EVENT_ID_HEADER, REPLAYED_HEADER } from '../core/headers.js';
+import { parsePosition } from '../core/stream-protocol.js';
 import type { ProblemDetails } from '../core/problems.js';
 import { isValidRequestId } from '../core/request-id.js';
 import { invalidOption } from '../core/options.js';
@@ -58,6 +59,14 @@ export interface StopOptions {
    * @default `statusUrl(id)`, else `/api/status/<id>` on the intent's origin
    */
   url?: string | URL;
+  /**
+   * Where the reader was: the position (`<generation>.<offset>`, an event's `id`) of the
+   * last part it showed. The server ends the stored answer there when its model produced
+   * more by the time the stop reached it (PROTOCOL.md § 14.8), so a reload, a replay
+   * and every other reader show exactly that text. Sent as `Last-Event-ID`.
+   * @default undefined (the answer keeps everything produced until the stop arrived)
+   */
+  at?: string;
 }
 
 export interface StopDeps {
@@ -113,6 +122,8 @@ export function createStop(deps: StopDeps) {
     if (typeof requestId !== 'string' || !isValidRequestId(requestId)) {
       invalidOption('requestId', '8–128 characters of [A-Za-z0-9_-], or a StoredIntent', target);
     }
+    const { at } = options;
+    if (at !== undefined && !parsePosition(at)) invalidOption('at', 'a position "<generation>.<offset>"', at);
     const context = { requestId, attempts: 0, polls: 0 };
     // A stop called off before it began sends nothing and marks nothing.
     if (options.signal?.aborted) throw new AbortError(context, options.signal.reason);
@@ -129,7 +140,7 @@ export function createStop(deps: StopDeps) {
     try {
       response = await ky(url, {
         method: 'DELETE',
-        headers: { [client.headerName]: client.formatId(requestId) },
+        headers: { [client.headerName]: client.formatId(requestId), ...(at && { [LAST_EVENT_ID_HEADER]: at }) },
         retry: {
           limit: client.retry.limit,
           methods: ['delete'],

@@ -76,3 +76,9 @@ export function optionsObject<T extends object>(value: T | undefined, what: stri
   if (typeof value !== 'object' || value === null) invalidOption(what, 'an options object', value, library);
   return value;
 }
+
+/** `true` or `false`. */
+export function booleanOption(value: unknown, option: string, library?: string): boolean {
+  if (typeof value !== 'boolean') invalidOption(option, '`true` or `false`', value, library);
+  return value;
+}

@@ -19,6 +19,15 @@ export function parseGeneration(value: string | null): number | undefined {
   return generation === 0 ? undefined : generation;
 }
 
+/** A position's wire form `<g>.<N>` (§ 14.1) → its parts; `undefined` when it is not one (`g` must be > 0). */
+export function parsePosition(text: string | null | undefined): { generation: number; offset: number } | undefined {
+  const [generation, offset, extra] = (text ?? '').split('.');
+  const g = parseCount(generation);
+  const n = parseCount(offset);
+  if (g === undefined || g === 0 || n === undefined || extra !== undefined) return undefined;
+  return { generation: g, offset: n };
+}
+
 /** Whether a `Content-Type` value is `text/event-stream` (any case, parameters ignored, § 14.4). */
 export function isEventStream(contentType: string | null): boolean {
   return contentType?.split(';', 1)[0]?.trim().toLowerCase() === 'text/event-stream';

@@ -27,8 +27,10 @@ export interface SendActions<TData, TJson> {
   readonly reset: () => void;
   /**
    * Stops the intent in flight on the server (`client.stop`): a streamed answer ends
-   * `answered` with its partial text and `stopped: true`, and stays in the client's
-   * storage so a reload with `resume` shows it again, with no model call.
+   * `answered` with exactly the text shown at the stop and `stopped: true` (the server
+   * keeps that same text), and stays in the client's storage so a reload with `resume`
+   * shows it again, with no model call. Ignored within `stopGuardMs` (default 500 ms) of
+   * the send, so a double-click's second click on a Stop in Send's place stops nothing.
    */
   readonly stop: () => Promise<StopResult | undefined>;
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AcquireResult, IdempotencyRecord, WriteResult } from '../server/store/store.js';
 import {
   LOG_LINGER_MS,
+  stopOffset,
   type LogAppend,
   type LogAppendResult,
   type LogPosition,
@@ -12,7 +13,7 @@ import {
 } from '../server/store/stream-store.js';
 import type { RedisScriptRunner } from './client.js';
 import { SettleChannels } from './channels.js';
-import { Doorbell } from './doorbell.js';
+import { Doorbell } from '../core/doorbell.js';
 import { SharedReads } from './shared-reads.js';
 import { normalizeRedisStoreOptions, type NormalizedRedisStoreOptions, type RedisStoreOptions } from './options.js';
 import { RedisStoreReplyError } from './errors.js';
@@ -196,8 +197,10 @@ export class RedisStore implements StreamStore {
     }
   }
 
-  async stop(key: string): Promise<StopResult> {
-    const answer = text(await this.#run(STOP, key, []));
+  async stop(key: string, at?: LogPosition): Promise<StopResult> {
+    const offset = stopOffset(at);
+    const position = offset === undefined || !at ? ['', ''] : [String(at.generation), String(offset)];
+    const answer = text(await this.#run(STOP, key, position));
     if (answer === 'stopping' || answer === 'settled' || answer === 'unknown') return answer;
     throw new RedisStoreReplyError(`answer-once/redis: stop answered "${String(answer)}"`);
   }

@@ -50,13 +50,18 @@ async function reloaded(storage: IntentStorage): Promise<IntentStorage> {
 }
 
 /** A page's transport, its client on `storage` (the page's sessionStorage, or a shared localStorage). */
-const pageOn = (storage: IntentStorage, signal?: AbortSignal) =>
-  answerOnceTransport({ client: createClient({ storage, signal }), api: server!.api });
+const pageOn = (storage: IntentStorage, signal?: AbortSignal, stopGuardMs?: number) =>
+  answerOnceTransport({ client: createClient({ storage, signal }), api: server!.api, stopGuardMs });
 
-/** Reads the first `chunks` chunks of `stream`, and leaves the rest unread. */
-async function readSome(stream: ReadableStream<UIMessageChunk>, chunks: number): Promise<void> {
+/** Reads the first `chunks` chunks of `stream`, and leaves the rest unread; the text they showed. */
+async function readSome(stream: ReadableStream<UIMessageChunk>, chunks: number): Promise<string> {
   const reader = stream.getReader();
-  for (let i = 0; i < chunks; i++) await reader.read();
+  let text = '';
+  for (let i = 0; i < chunks; i++) {
+    const { value } = await reader.read();
+    if (value?.type === 'text-delta') text += value.delta;
+  }
+  return text;
 }
 
 /**
@@ -171,15 +176,15 @@ describe('answerOnceTransport (answer-once/ai)', () => {
 
   it('stops the generation on the server when the stream is aborted (stop()), and a later send of the message shows the stopped partial answer without a model call', async () => {
     server = await startAiChatServer({ delayMs: 20 });
-    const transport = answerOnceTransport({ client: createClient(), api: server.api });
+    const transport = answerOnceTransport({ client: createClient(), api: server.api, stopGuardMs: 0 });
     const controller = new AbortController();
-    await readSome(await send(transport, controller.signal), 5);
+    const shown = await readSome(await send(transport, controller.signal), 5);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the model goes on past what was read
     await stop(controller);
     const later = answerOnceTransport({ client: createClient(), api: server.api });
     const { text } = await messageOf(await send(later));
-    expect(text.length).toBeGreaterThan(0);
-    expect(text.length).toBeLessThan(FULL.length);
-    expect(FULL.startsWith(text)).toBe(true);
+    expect(shown).toBe('word0 word1 ');
+    expect(text).toBe(shown); // exactly what useChat had taken when it stopped
     expect(server.calls()).toBe(1);
   });
 
@@ -187,7 +192,8 @@ describe('answerOnceTransport (answer-once/ai)', () => {
     server = await startAiChatServer({ delayMs: 20 });
     const storage = memoryStorageAdapter();
     const controller = new AbortController();
-    await readSome(await send(pageOn(storage), controller.signal), 5);
+    const shown = await readSome(await send(pageOn(storage, undefined, 0), controller.signal), 5);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the model goes on past what was read
     await stop(controller);
     const [stopped] = await storage.list();
     expect(stopped?.stopped).toBe(true); // kept past the stream's end, for the reload
@@ -202,9 +208,65 @@ describe('answerOnceTransport (answer-once/ai)', () => {
     expect(replay.headers.get('x-idempotent-stopped')).toBe('true');
     const storedDeltas = (await replay.text()).split('\n').filter((line) => line.startsWith('data: {"type":"text-delta"'));
     expect(text).toBe(storedDeltas.map((line) => (JSON.parse(line.slice(6)) as { delta: string }).delta).join(''));
-    expect(text.length).toBeGreaterThan(0);
-    expect(text.length).toBeLessThan(FULL.length);
+    expect(text).toBe(shown);
     expect(server.calls()).toBe(1);
     await until(async () => (await kept.list()).length === 0); // shown again once: then forgotten as any answer
+  });
+});
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The stop guard: a stop within `stopGuardMs` (default 500 ms) of the send — a double-click's
+ * second click on a Stop that took Send's place — stops nothing.
+ */
+describe('answerOnceTransport: a stop right after the send', () => {
+  it.each([100, 200])(
+    'does not call useChat’s stop %d ms after the send (guardStop), and stops after the guard',
+    async (delay) => {
+      server = await startAiChatServer({ delayMs: 20 });
+      const transport = answerOnceTransport({ client: createClient(), api: server.api });
+      let stops = 0;
+      const stop = transport.guardStop(async () => void (stops += 1));
+      const answer = send(transport);
+      await pause(delay);
+      await stop();
+      expect(stops).toBe(0);
+      await pause(500 - delay);
+      await stop();
+      expect(stops).toBe(1);
+      await (await answer).cancel();
+    },
+  );
+
+  it.each([100, 200])(
+    'does not stop the generation when the stream is aborted %d ms after the send: one model call, the whole answer kept',
+    async (delay) => {
+      server = await startAiChatServer({ delayMs: 15 });
+      const transport = answerOnceTransport({ client: createClient(), api: server.api });
+      const controller = new AbortController();
+      const started = Date.now();
+      await send(transport, controller.signal);
+      await pause(Math.max(0, delay - (Date.now() - started)));
+      controller.abort();
+      await pause(300);
+      expect(server.requests.filter((request) => request.method === 'DELETE')).toHaveLength(0);
+      const later = answerOnceTransport({ client: createClient(), api: server.api });
+      expect((await messageOf(await send(later))).text).toBe(FULL);
+      expect(server.calls()).toBe(1);
+    },
+  );
+
+  it('takes the guard from stopGuardMs (0 turns it off), and refuses one that is not a timer, naming it', async () => {
+    server = await startAiChatServer({ delayMs: 20 });
+    const transport = answerOnceTransport({ client: createClient(), api: server.api, stopGuardMs: 0 });
+    let stops = 0;
+    const answer = send(transport);
+    await transport.guardStop(async () => void (stops += 1))();
+    expect(stops).toBe(1);
+    await (await answer).cancel();
+    expect(() => answerOnceTransport({ client: createClient(), stopGuardMs: -5 })).toThrow(
+      /answer-once\/ai: `stopGuardMs` must be an integer from 0/,
+    );
   });
 });

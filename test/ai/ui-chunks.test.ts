@@ -6,7 +6,7 @@
 import type { UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { isAnswerRestartedError } from 'answer-once';
-import { uiMessageChunks } from '../../src/ai/ui-chunks.js';
+import { type PositionedChunk, uiMessageChunks } from '../../src/ai/ui-chunks.js';
 
 const event = (chunk: object) => `data: ${JSON.stringify(chunk)}\n\n`;
 const restart = 'event: answer-once.restart\ndata: {"generation":2}\nid: 2.0\n\n';
@@ -25,7 +25,7 @@ const finish = [
 async function chunksOf(units: string[]): Promise<UIMessageChunk[]> {
   const body = new Response(units.join('')).body!;
   const chunks: UIMessageChunk[] = [];
-  for await (const chunk of uiMessageChunks(body, 'req-chunks-0000001') as unknown as AsyncIterable<UIMessageChunk>)
+  for await (const { chunk } of uiMessageChunks(body, 'req-chunks-0000001') as unknown as AsyncIterable<PositionedChunk>)
     chunks.push(chunk);
   return chunks;
 }

@@ -149,7 +149,7 @@ describe('SendController.stop()', () => {
 
   it('stops the intent in flight by its ID; a send after it failed is a new intent, not a resend', async () => {
     const { client, calls, stopped, result } = handClient();
-    const controller = new SendController(client, 'chat');
+    const controller = new SendController(client, 'chat', { stopGuardMs: 0 });
     const sent = controller.send({ json: 'q' });
     const { requestId } = calls[0]!.options;
     expect(await controller.stop()).toBe(result);

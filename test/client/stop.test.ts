@@ -181,13 +181,14 @@ describe('SendController.stop', () => {
   it('ends a streamed send answered with its partial text and stopped, and a reload with resume shows it without a model call', async () => {
     const server = chatServer();
     const storage = memoryStorageAdapter();
-    const controller = new SendController<string>(page(server, storage), 'chat', { stream: true });
+    const controller = new SendController<string>(page(server, storage), 'chat', { stream: true, stopGuardMs: 0 });
     const sent = controller.send({ json: { content: 'hi' } });
     await expect.poll(() => controller.getSnapshot().text?.length ?? 0).toBeGreaterThan(8);
+    const shown = controller.getSnapshot().text;
     await controller.stop();
     const state = await sent;
 
-    expect(state).toMatchObject({ status: 'answered', stopped: true, replayed: false });
+    expect(state).toMatchObject({ status: 'answered', stopped: true, replayed: false, data: shown });
     const partial = state.status === 'answered' ? state.data : '';
     expect(FULL.startsWith(partial) && partial !== FULL && partial.length > 0).toBe(true);
 
@@ -200,7 +201,10 @@ describe('SendController.stop', () => {
 
   it('starts a new intent on the next send after a stop', async () => {
     const server = chatServer();
-    const controller = new SendController<string>(page(server, memoryStorageAdapter()), 'chat', { stream: true });
+    const controller = new SendController<string>(page(server, memoryStorageAdapter()), 'chat', {
+      stream: true,
+      stopGuardMs: 0,
+    });
     const first = controller.send({ json: { content: 'hi' } });
     await expect.poll(() => controller.getSnapshot().status).toBe('streaming');
     await controller.stop();
@@ -230,7 +234,7 @@ describe('SendController.stop', () => {
     });
     const fetch = ((input: RequestInfo | URL, init?: RequestInit) =>
       handle(new Request(input, init))) as typeof globalThis.fetch;
-    const controller = new SendController(createClient({ baseUrl: BASE, fetch }), 'chat');
+    const controller = new SendController(createClient({ baseUrl: BASE, fetch }), 'chat', { stopGuardMs: 0 });
     const sent = controller.send({ json: { content: 'hi' } });
     await expect.poll(() => controller.getSnapshot().status).toBe('sending');
     await new Promise((resolve) => setTimeout(resolve, 50));

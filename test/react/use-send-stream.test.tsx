@@ -80,7 +80,7 @@ describe('useSend({ stream: true })', () => {
     const page1 = createClient({ baseUrl: 'http://127.0.0.1:9/', fetch: server.fetch, storage });
     let stop: (() => Promise<unknown>) | undefined;
     function Stoppable() {
-      const chat = useSend<string>(page1, 'chat', { stream: true, resume: true });
+      const chat = useSend<string>(page1, 'chat', { stream: true, resume: true, stopGuardMs: 0 });
       stop = chat.stop;
       return (
         <div>
@@ -100,10 +100,12 @@ describe('useSend({ stream: true })', () => {
     );
     await act(async () => screen.getByText('send').click());
     await waitFor(() => expect(screen.getByTestId('text').textContent?.length).toBeGreaterThan(6));
+    const shown = screen.getByTestId('text').textContent;
     await act(async () => void (await stop!()));
     await waitFor(() => expect(screen.getByTestId('state').textContent).toBe('answered'), { timeout: 5_000 });
     expect(screen.getByTestId('stopped').textContent).toBe('true');
     const partial = screen.getByTestId('text').textContent ?? '';
+    expect(partial).toBe(shown); // exactly what was on screen at the stop
     expect(FULL.startsWith(partial) && partial.length > 0 && partial !== FULL).toBe(true);
     first.unmount();
 

@@ -5,8 +5,7 @@
 import { afterAll, beforeAll, describe } from 'vitest';
 import { createClient, createCluster } from 'redis';
 import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
-import { describeStoreContract } from '../support/store-contract.js';
-import { describeStreamStoreContract } from '../support/stream-store-contract.js';
+import { describeStoreContract, describeStreamStoreContract } from 'answer-once/testing';
 import { RedisClusterServer, RedisServer, requireRedisServer } from '../support/redis-server.js';
 
 const hasRedis = requireRedisServer();

@@ -12,17 +12,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventSourceMessage } from 'eventsource-parser';
 import { ServerInstance } from '../support/redis-instances.js';
 import { RedisServer, requireRedisServer } from '../support/redis-server.js';
 import { seeded } from '../support/seeded.js';
-import {
-  type FollowedIntent,
-  followIntent,
-  isAnswerEvent,
-  type StreamModel,
-  streamAttempt,
-} from '../support/stream-client.js';
+import { type ChaosPlan, expectTranscriptsStored, killMidStream } from '../support/stream-chaos.js';
+import { type FollowedIntent, followIntent } from '../support/stream-client.js';
 
 const hasRedis = requireRedisServer();
 const INTENTS = Number(process.env.STREAM_CHAOS_INTENTS ?? 200);
@@ -30,21 +24,12 @@ const LEASE_MS = 1_000;
 const CONCURRENCY = 32;
 /** Killed producers run on a third instance, SIGKILLed with up to this many streams in flight. */
 const KILL_GROUP = 10;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface Plan {
-  readonly id: string;
-  readonly model: StreamModel;
+interface Plan extends ChaosPlan {
   readonly cutAtByte: number | undefined;
   readonly fault503: boolean;
   readonly kill: boolean;
 }
-
-/** The event's index in its answer (`data: <instance>#<call>:<index>`), and who produced it. */
-const parts = (event: EventSourceMessage): { producer: string; index: number } => {
-  const [producer = '', index = ''] = event.data.split(':');
-  return { producer, index: Number(index) };
-};
 
 describe.skipIf(!hasRedis)(`streaming chaos: ${INTENTS} streamed intents on two instances sharing one redis-server`, () => {
   let server: RedisServer;
@@ -102,28 +87,7 @@ describe.skipIf(!hasRedis)(`streaming chaos: ${INTENTS} streamed intents on two 
     async function runVictims(group: Plan[], round: number): Promise<number> {
       const victim = await ServerInstance.start({ name: `C${round}`, urls: [server.url], leaseMs: LEASE_MS });
       victims.push(victim);
-      const clients = group.map(async (plan) => {
-        const result = await followIntent([victim, ...steady], plan.id, plan.model, { maxAttempts: 60 });
-        followed.set(plan.id, result);
-      });
-      // Streaming somewhere: on a starved machine a first attempt may get 503 (a store call
-      // past its deadline) and the client's next one goes to a steady instance.
-      await Promise.all(
-        group.map((plan) =>
-          Promise.any(
-            [victim, ...steady].map((instance) =>
-              instance.waitFor((event) => event.event === 'stream-start' && event.id === plan.id, 60_000),
-            ),
-          ),
-        ),
-      );
-      await sleep(200);
-      victim.kill();
-      await victim.exited;
-      await Promise.all(clients);
-      const starts = victim.events.filter((event) => event.event === 'stream-start').length;
-      const done = victim.events.filter((event) => event.event === 'stream-done').length;
-      return starts - done;
+      return killMidStream(victim, steady, group, followed, 60);
     }
 
     const killedPlans = plans.filter((plan) => plan.kill);
@@ -147,30 +111,7 @@ describe.skipIf(!hasRedis)(`streaming chaos: ${INTENTS} streamed intents on two 
     const elapsed = performance.now() - started;
 
     // Every transcript against the stored answer, replayed by the other instance.
-    const mismatched: string[] = [];
-    const broken: string[] = [];
-    for (const [index, plan] of plans.entries()) {
-      const result = followed.get(plan.id)!;
-      const stored = await streamAttempt(steady[(index + 1) % 2]!, plan.id, plan.model);
-      expect(stored.headers.get('x-idempotent-replayed'), plan.id).toBe('true');
-      const answer = stored.events.filter(isAnswerEvent);
-      const same =
-        result.transcript.length === answer.length &&
-        result.transcript.every((event, at) => event.id === answer[at]?.id && event.data === answer[at]?.data);
-      if (!same) mismatched.push(plan.id);
-      // Exactly once: one producer, indexes 0…n−1 in order, ids strictly growing.
-      const producers = new Set(answer.map((event) => parts(event).producer));
-      const indexes = answer.map((event) => parts(event).index);
-      const offsets = answer.map((event) => Number(event.id?.split('.')[1]));
-      const inOrder =
-        producers.size === 1 &&
-        indexes.every((value, at) => value === at) &&
-        indexes.length === plan.model.events &&
-        offsets.every((value, at) => at === 0 || value > offsets[at - 1]!);
-      if (!inOrder) broken.push(plan.id);
-    }
-    expect(mismatched).toEqual([]);
-    expect(broken).toEqual([]);
+    await expectTranscriptsStored(plans, followed, steady);
 
     const everyInstance = [...steady, ...victims];
     const calls = everyInstance.flatMap((instance) => instance.events).filter((event) => event.event === 'stream-start');

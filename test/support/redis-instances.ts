@@ -31,7 +31,9 @@ export interface InstanceEvent {
 export interface InstanceOptions {
   readonly name: string;
   /** redis:// URLs: one server, or a Cluster's nodes. */
-  readonly urls: readonly string[];
+  readonly urls?: readonly string[];
+  /** A postgres:// URL: the instances share a PostgresStore instead. */
+  readonly postgresUrl?: string;
   readonly cluster?: boolean;
   readonly leaseMs: number;
   /** The handler's flush window. @default 25 */
@@ -76,7 +78,8 @@ export class ServerInstance {
       env: {
         ...process.env,
         INSTANCE: options.name,
-        REDIS_URLS: options.urls.join(','),
+        REDIS_URLS: (options.urls ?? []).join(','),
+        POSTGRES_URL: options.postgresUrl ?? '',
         REDIS_CLUSTER: options.cluster ? '1' : '0',
         LEASE_MS: String(options.leaseMs),
         FLUSH_MS: String(options.flushMs ?? 25),

@@ -1,7 +1,7 @@
 import { useChat } from '@ai-sdk/react';
 import type { UIMessage } from 'ai';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { CHAT_ID, loadMessages, saveMessages, seamStore, seams, transport } from './chat.js';
+import { CHAT_ID, loadMessages, loadStopped, saveMessages, saveStopped, seamStore, seams, transport } from './chat.js';
 import { savingsText, type Trouble, useServer } from './use-server.js';
 
 const textOf = (message: UIMessage) => message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
@@ -22,6 +22,7 @@ const TROUBLE: ReadonlyArray<{ mode: Trouble; label: string; hint: string }> = [
 
 export function App() {
   const [initial] = useState(loadMessages);
+  const [stopped, setStopped] = useState(loadStopped);
   // resume: true — on load, an answer still streaming on the server (this tab reloaded,
   // or another tab asked) is read again from its start: no model call, no duplicated text.
   const { messages, sendMessage, stop, status, error, setMessages } = useChat({
@@ -29,21 +30,37 @@ export function App() {
     transport,
     resume: true,
     messages: initial,
+    // An answer ended by Stop is marked so, now and after a reload (it looks finished otherwise).
+    onFinish: ({ message, isAbort }) => {
+      if (isAbort && message.role === 'assistant') setStopped((ids) => new Set(ids).add(message.id));
+    },
   });
   const [draft, setDraft] = useState('');
+  // Messages sent while an answer streams: shown as queued, sent one by one as answers end.
+  const [queued, setQueued] = useState<readonly string[]>([]);
   const server = useServer(status);
   const end = useRef<HTMLDivElement>(null);
   const busy = status === 'submitted' || status === 'streaming';
   useSyncExternalStore(seamStore.subscribe, seamStore.version);
 
   useEffect(() => saveMessages(messages), [messages]);
+  useEffect(() => saveStopped(stopped), [stopped]);
+  // The next queued message goes once the answer has ended (a failed one holds the queue).
+  useEffect(() => {
+    const [next, ...rest] = queued;
+    if (status !== 'ready' || next === undefined) return;
+    setQueued(rest);
+    void sendMessage({ text: next });
+  }, [status, queued, sendMessage]);
   // biome-ignore lint/correctness/useExhaustiveDependencies: new text is when to scroll, not an input
   useEffect(() => void end.current?.scrollIntoView({ block: 'end' }), [messages]);
 
   const send = () => {
     const text = draft.trim();
-    if (text === '' || busy) return;
+    if (text === '') return;
     setDraft('');
+    // A new message while an answer streams waits, visibly, for that answer to end.
+    if (busy || queued.length > 0) return setQueued((list) => [...list, text]);
     void sendMessage({ text });
   };
 
@@ -101,6 +118,11 @@ export function App() {
                 {textOf(message)}
                 {busy && index === messages.length - 1 && message.role === 'assistant' && <span className="caret" />}
               </p>
+              {stopped.has(message.id) && (
+                <span className="badge stopped" data-testid="stopped-badge" title="Stopped: this is all of it.">
+                  stopped
+                </span>
+              )}
               {seam && (
                 <span className="seam" data-testid="seam">
                   {seam.resumed > 0 && `stream resumed ×${seam.resumed}`}
@@ -111,6 +133,15 @@ export function App() {
             </div>
           );
         })}
+        {queued.map((text, index) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the same question may be queued twice; order is identity here
+          <div key={index} className="turn user queued" data-testid="queued">
+            <p className="bubble user">{text}</p>
+            <span className="queued-note">
+              {status === 'error' ? 'queued · waits: the answer above failed' : 'queued · sent when the answer above ends'}
+            </span>
+          </div>
+        ))}
         {error && (
           <p className="error" data-testid="error">
             {error.message}
@@ -134,9 +165,10 @@ export function App() {
             onChange={(event) => setDraft(event.target.value)}
           />
           {busy ? (
-            // stop(): the AI SDK aborts its stream; the transport sends DELETE /api/status/<id>,
-            // the model stops on the server and the partial answer is kept there.
-            <button type="button" className="stop" data-testid="stop" onClick={() => void stop()}>
+            // stop(): the AI SDK aborts its stream; the transport sends DELETE /api/status/<id>
+            // with the last chunk shown: the model stops on the server, which keeps exactly the
+            // text on screen. Guarded: a double-click's second click lands here and stops nothing.
+            <button type="button" className="stop" data-testid="stop" onClick={transport.guardStop(stop)}>
               Stop
             </button>
           ) : (

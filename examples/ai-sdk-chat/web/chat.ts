@@ -14,7 +14,10 @@ const client = createClient({
 });
 
 // Each user message is one intent (its id is the request ID); the stream resumes itself
-// after a drop; `stop()` sends DELETE /api/status/<id>, which stops the model on the server.
+// after a drop; `stop()` sends DELETE /api/status/<id> naming the last chunk shown, which
+// stops the model on the server and keeps exactly the text on screen.
+// `transport.guardStop(stop)` ignores a stop within 500 ms of the send (`stopGuardMs`):
+// Stop takes Send's place, and a double-click's second click must not stop the answer.
 export const transport = answerOnceTransport({ client, api: '/api/chat' });
 
 export const CHAT_ID = 'demo-chat';
@@ -57,4 +60,20 @@ export function loadMessages(): UIMessage[] {
 
 export function saveMessages(messages: readonly UIMessage[]): void {
   localStorage.setItem(SAVED, JSON.stringify(messages));
+}
+
+const STOPPED = 'answer-once-ai-demo:stopped';
+
+/** The answers stopped with Stop (message ids), kept with the conversation so a reload still marks them. */
+export function loadStopped(): ReadonlySet<string> {
+  try {
+    const saved: unknown = JSON.parse(localStorage.getItem(STOPPED) ?? '[]');
+    return new Set(Array.isArray(saved) ? saved.filter((id): id is string => typeof id === 'string') : []);
+  } catch {
+    return new Set();
+  }
+}
+
+export function saveStopped(ids: ReadonlySet<string>): void {
+  localStorage.setItem(STOPPED, JSON.stringify([...ids]));
 }

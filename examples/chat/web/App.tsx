@@ -27,6 +27,8 @@ export function App() {
   const snapshot = chat;
   const [turns, setTurns] = useState<readonly Turn[]>(loadTurns);
   const [draft, setDraft] = useState('');
+  // Messages sent while an answer streams: shown as queued, sent one by one as answers end.
+  const [queued, setQueued] = useState<readonly string[]>([]);
   const server = useServerStatus();
   const bottom = useRef<HTMLDivElement>(null);
   const busy =
@@ -72,13 +74,22 @@ export function App() {
   // biome-ignore lint/correctness/useExhaustiveDependencies: every status change is when to re-read the server's state
   useEffect(refresh, [snapshot.status, refresh]);
 
+  // The next queued message goes once the hook is free again (the answer became a turn).
+  useEffect(() => {
+    const [next, ...rest] = queued;
+    if (snapshot.status !== 'idle' || next === undefined) return;
+    setQueued(rest);
+    void chat.send({ json: { content: next } });
+  }, [snapshot.status, queued, chat.send]);
+
   const send = () => {
-    // A click while a send is in flight joins it: one request, one answer.
-    if (busy) return void chat.send();
     const content = draft.trim();
-    if (content === '') return;
-    if (snapshot.status === 'failed') reset(); // a new question is a new intent
+    // Enter again while a send is in flight joins it: one request, one answer.
+    if (content === '') return void (busy && chat.send());
     setDraft('');
+    // A new message while an answer streams waits, visibly, for that answer to end.
+    if (busy || queued.length > 0) return setQueued((list) => [...list, content]);
+    if (snapshot.status === 'failed') reset(); // a new question is a new intent
     void chat.send({ json: { content } });
   };
 
@@ -105,7 +116,7 @@ export function App() {
         <TroubleSwitch value={server.trouble} onChange={server.setTrouble} />
       </header>
       <main className="chat">
-        <Transcript turns={turns} pending={snapshot} onRetry={() => void chat.send()} />
+        <Transcript turns={turns} pending={snapshot} queued={queued} onRetry={() => void chat.send()} />
         <div className="end" ref={bottom} />
       </main>
       <div className="dock">
@@ -115,6 +126,8 @@ export function App() {
           streaming={snapshot.status === 'streaming'}
           onChange={setDraft}
           onSend={send}
+          // Ignored within 500 ms of the send (useSend's stopGuardMs): Stop sits where Send
+          // was, so a double-click's second click lands on it and must not stop the answer.
           onStop={() => void chat.stop()}
         />
         <footer className="stats" aria-live="polite">

@@ -12,9 +12,10 @@ export interface ComposerProps {
 }
 
 /**
- * The message box, the send button and, while an answer is coming, Stop. Send stays
- * enabled while a send is in flight on purpose: a second click joins the first request
- * (useSend), it costs nothing.
+ * The message box and one button: Send, or — while an answer is coming — Stop in its
+ * place, as chat apps do. A double-click's second click lands on Stop; useSend ignores a
+ * stop within 500 ms of the send (`stopGuardMs`), so it stops nothing. A message sent
+ * while an answer comes (Enter) is queued by the page, visibly.
  */
 export function Composer({ value, busy, streaming, onChange, onSend, onStop }: ComposerProps) {
   const submit = (event: FormEvent) => {
@@ -38,18 +39,19 @@ export function Composer({ value, busy, streaming, onChange, onSend, onStop }: C
         onChange={(event) => onChange(event.target.value)}
         onKeyDown={onKeyDown}
       />
-      <button data-testid="send" type="submit" className={busy ? 'send busy' : 'send'}>
-        {busy ? (streaming ? 'Answering…' : 'Sending…') : 'Send'}
-      </button>
-      {busy && (
+      {busy ? (
         <button
           data-testid="stop"
           type="button"
           className="stop"
-          title="Stop the model on the server: the partial answer is kept."
+          title={`${streaming ? 'Answering' : 'Sending'}… Stop the model on the server: the text shown is kept.`}
           onClick={onStop}
         >
           Stop
+        </button>
+      ) : (
+        <button data-testid="send" type="submit" className="send">
+          Send
         </button>
       )}
     </form>

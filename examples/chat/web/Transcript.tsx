@@ -6,6 +6,8 @@ export interface TranscriptProps {
   readonly turns: readonly Turn[];
   /** The intent in flight or failed, if any. */
   readonly pending: SendState<string, ChatQuestion>;
+  /** Messages sent while an answer streams, waiting for it to end. */
+  readonly queued: readonly string[];
   readonly onRetry: () => void;
 }
 
@@ -27,9 +29,9 @@ function shortId(id: string): string {
   return `${id.slice(0, 6)}…${id.slice(-4)}`;
 }
 
-export function Transcript({ turns, pending, onRetry }: TranscriptProps) {
+export function Transcript({ turns, pending, queued, onRetry }: TranscriptProps) {
   const showPending = pending.status !== 'idle' && pending.status !== 'answered';
-  if (turns.length === 0 && !showPending) {
+  if (turns.length === 0 && !showPending && queued.length === 0) {
     return (
       <section className="transcript empty" aria-live="polite">
         <h2>Same question sent twice: answered once.</h2>
@@ -113,6 +115,17 @@ export function Transcript({ turns, pending, onRetry }: TranscriptProps) {
           )}
         </article>
       )}
+      {queued.map((question, index) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the same question may be queued twice; order is identity here
+        <article key={index} className="turn queued" data-testid="queued">
+          <p className="bubble user">{question}</p>
+          <p className="queued-note">
+            {pending.status === 'failed'
+              ? 'queued · sent once the message above is answered (try it again)'
+              : 'queued · sent when the answer above ends'}
+          </p>
+        </article>
+      ))}
     </section>
   );
 }

@@ -11,7 +11,7 @@
  *   `pending(input)` must find the new one, not the stopped one before it.
  *
  * The live reading that the stop ended (fresh or attached), an abort of it, or its
- * failure do not remove it. (The stop request itself is `../stop.ts`, loaded on first use.)
+ * failure do not remove it. (The stop request itself is `../stop.ts`.)
  */
 import type { IntentStorage, StoredIntent } from './types.js';
 

@@ -17,7 +17,7 @@ import { defineScript } from './define.js';
  * append replaces it.
  *
  * Returns `{1, now, token, leaseExpiresAt, takeover, retry, generation, runs}` when
- * claimed, otherwise `{0, now, s, f, t, l, c, r, e, d, g, x, n}`: the record as it is,
+ * claimed, otherwise `{0, now, s, f, t, l, c, r, e, d, g, x, n, p}`: the record as it is,
  * unchanged.
  */
 export const ACQUIRE = defineScript(
@@ -33,7 +33,7 @@ local lease = now + tonumber(ARGV[2])
 local generation = math.max(now, (tonumber(r[9]) or 0) + 1)
 local runs = state and (tonumber(r[11]) or 1) + 1 or 1
 local ttl = tonumber(ARGV[2]) + tonumber(ARGV[3])
-if state then redis.call('HDEL', KEYS[1], 'e', 'd', 'x') end
+if state then redis.call('HDEL', KEYS[1], 'e', 'd', 'x', 'p') end
 redis.call('HSET', KEYS[1], 's', 'processing', 'f', ARGV[1], 't', ARGV[4], 'l', ms(lease), 'c', r[5] or ms(now), 'g', ms(generation), 'n', ms(runs))
 redis.call('PEXPIRE', KEYS[1], ttl)
 if state then

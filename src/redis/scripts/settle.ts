@@ -17,7 +17,7 @@ export const SETTLE = defineScript(
 local r = redis.call('HMGET', KEYS[1], 's', 't')
 if not r[1] then return -1 end
 if r[1] ~= 'processing' or r[2] ~= ARGV[1] then return 0 end
-redis.call('HDEL', KEYS[1], 't', 'l', 'x')
+redis.call('HDEL', KEYS[1], 't', 'l', 'x', 'p')
 redis.call('HSET', KEYS[1], 's', ARGV[2], ARGV[2] == 'completed' and 'r' or 'e', ARGV[3], 'd', ms(now))
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('PEXPIRE', KEYS[2], math.min(tonumber(ARGV[4]), tonumber(ARGV[5])))

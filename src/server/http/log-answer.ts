@@ -10,6 +10,7 @@ import { type AnswerContext, withProtocolHeaders } from './answers.js';
 import { followLog, headIsEventStream } from '../stream/log-follow.js';
 import type { RequestedPosition } from './position.js';
 import { restartMarker } from '../format/sse-frame.js';
+import { beforeStop } from '../format/stop-cut.js';
 import type { CompletedRecord } from '../store/store.js';
 import { parseStoredResponse, storedBody } from '../format/stored-response.js';
 import type { LogSnapshot, StreamStore } from '../store/stream-store.js';
@@ -121,7 +122,8 @@ export function attachToLog(
     status = 206;
     headers.set('Content-Range', `bytes ${offset}-${LIVE_LAST_BYTE}/*`);
   }
-  const first = log.data.subarray(offset - log.offset); // empty when the position is past the logged bytes
+  // Empty when the position is past the logged bytes; nothing past where a stop ends the answer (§ 14.8).
+  const first = beforeStop(log.data.subarray(offset - log.offset), offset, record.stopAt);
   const marker = start.kind === 'restart' && sse ? restartMarker(generation) : undefined;
   const body = followLog(store, key, { generation, offset }, { sse, first, marker, patienceMs });
   return withProtocolHeaders(new Response(body, { status, headers }), context);

@@ -3,7 +3,7 @@
  * `Last-Event-ID: <g>.<N>`, or `Range: bytes=N-` with `X-Idempotent-Generation: <g>`.
  */
 import { GENERATION_HEADER, LAST_EVENT_ID_HEADER, RANGE_HEADER } from '../../core/headers.js';
-import { parseCount } from '../../core/stream-protocol.js';
+import { parseCount, parsePosition } from '../../core/stream-protocol.js';
 
 /** `by`: which header named it; `generation` is absent for a `Range` without the generation header. */
 export interface RequestedPosition {
@@ -20,9 +20,6 @@ export function readPosition(headers: Headers): RequestedPosition | undefined {
     const generation = parseCount(headers.get(GENERATION_HEADER));
     return { by: 'range', generation, offset: rangeOffset };
   }
-  const [generation, offset, extra] = (headers.get(LAST_EVENT_ID_HEADER) ?? '').split('.');
-  const g = parseCount(generation);
-  const n = parseCount(offset);
-  if (g === undefined || g === 0 || n === undefined || extra !== undefined) return undefined;
-  return { by: 'event-id', generation: g, offset: n };
+  const position = parsePosition(headers.get(LAST_EVENT_ID_HEADER));
+  return position && { by: 'event-id', ...position };
 }

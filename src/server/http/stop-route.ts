@@ -2,13 +2,16 @@ import { LOCATION_HEADER, RETRY_AFTER_HEADER } from '../../core/headers.js';
 import { type AnswerContext, statusAnswer, withProtocolHeaders } from './answers.js';
 import type { Reporter } from '../events.js';
 import type { ResolvedHandlerOptions } from './handler-options.js';
+import { readPosition } from './position.js';
 import { problemResponse } from '../problem.js';
 import { type StoreCallContext, storeCall } from '../store/store-call.js';
 import type { StreamStore } from '../store/stream-store.js';
 
 /**
  * `DELETE <statusPath>/<id>` (PROTOCOL.md § 14.8): asks the generation running the
- * intent to stop, through the store, wherever it runs. 202 "stopping" (held by
+ * intent to stop, through the store, wherever it runs — at the reader's position when the
+ * request names one (`Last-Event-ID: <g>.<N>`), so the stored answer ends where the
+ * reader's screen did. 202 "stopping" (held by
  * `Prefer: wait` until the record settles, then answered as the status route does),
  * the status answer of a settled intent, 404 for an unknown one, 501 on a store
  * without logs.
@@ -29,7 +32,12 @@ export async function stopAnswer(
       requestId,
     });
   }
-  const found = await storeCall('stop', key, () => store.stop(key), context);
+  const position = readPosition(request.headers);
+  const at =
+    position?.by === 'event-id' && position.generation !== undefined
+      ? { generation: position.generation, offset: position.offset }
+      : undefined;
+  const found = await storeCall('stop', key, () => store.stop(key, at), context);
   const answer: AnswerContext = { requestId, waitedSeconds: undefined, statusRoute: true };
   if (found === 'unknown') return statusAnswer(null, answer, options, Date.now());
   if (found === 'settled') {

@@ -19,6 +19,7 @@ import type {
   StopResult,
   StreamStore,
 } from '../store/stream-store.js';
+import { stopOffset } from '../store/stream-store.js';
 
 interface Entry {
   readonly record: IdempotencyRecord;
@@ -181,14 +182,17 @@ export class MemoryStore implements StreamStore {
     );
   }
 
-  async stop(key: string): Promise<StopResult> {
+  async stop(key: string, at?: LogPosition): Promise<StopResult> {
+    const offset = stopOffset(at);
     const now = this.#options.now();
     const current = this.#read(key, now);
     if (!current) return 'unknown';
     if (current.state !== 'processing') return 'settled';
     // #read just returned its record, so the entry is there; asking twice changes nothing.
     const { expiresAt } = this.#entries.get(key) as Entry;
-    this.#entries.set(key, { record: { ...current, stopRequested: true }, expiresAt });
+    const keepsAt = offset !== undefined && current.stopAt === undefined && at?.generation === current.generation;
+    const record = { ...current, stopRequested: true, ...(keepsAt && { stopAt: offset }) };
+    this.#entries.set(key, { record, expiresAt });
     this.#waiters.wake(key);
     return 'stopping';
   }

@@ -3,7 +3,7 @@ import type { Reporter } from '../events.js';
 import { Holder } from './holder.js';
 import type { ResolvedLeaseOptions } from './lease-options.js';
 import { EXHAUSTED_RESULT } from './run-bound.js';
-import { withStoreDeadline } from '../store/store-call.js';
+import { isPermanentStoreError, withStoreDeadline } from '../store/store-call.js';
 import type { IdempotencyStore, WriteResult } from '../store/store.js';
 
 /** What the work came to: store it as the answer, or record the attempt as failed. */
@@ -66,6 +66,10 @@ export class RunTimeoutError extends Error {
  *   never returns.
  * - A write answered `gone` claims the intent again and writes once more; the outcome's
  *   value is delivered either way (only a successor's token fences it).
+ * - A write that fails transiently (the store restarting, a dropped connection) is tried
+ *   again, with backoff, within one `storeTimeoutMs` in all and while the lease the store
+ *   last confirmed still has a heartbeat left: a store blip as the answer ends does not
+ *   cost the work a second run.
  * - The failure of the last run `maxRuns` allows is written as the exhausted answer
  *   (`run-bound.ts`), not as FAILED: in the same one write, the intent is final.
  */
@@ -81,6 +85,11 @@ export async function runHeld<T>(
   const lease = new AbortController();
   const signal = options.signal ? AbortSignal.any([lease.signal, options.signal]) : lease.signal;
   const holder = options.holder ?? new Holder(store, key, token, undefined, options);
+  /** When the store last confirmed the lease (the claim was made just before the run). */
+  let confirmedAt = Date.now();
+  holder.onReclaimed(() => {
+    confirmedAt = Date.now();
+  });
   let writing = false;
   let renewing = false;
   const loseLease = (): void => {
@@ -97,6 +106,7 @@ export async function runHeld<T>(
     const renewed = holder.token;
     withStoreDeadline(() => store.renew(key, renewed, leaseMs), 'renew', storeTimeoutMs)
       .then(async (result) => {
+        if (result === 'written') confirmedAt = Date.now();
         // While the outcome is being written, its own write decides (a fenced renew may be ours completing).
         if (writing || result === 'written' || lease.signal.aborted) return;
         if (result === 'fenced') return loseLease();
@@ -134,24 +144,34 @@ export async function runHeld<T>(
   try {
     // A claim still in flight is ours: write under its token, or it fences our own write.
     await holder.settled();
-    return { outcome, write: await write(store, key, holder, outcome, options) };
+    const leaseEnd = (): number => Math.max(confirmedAt, options.renewedAt?.() ?? 0) + leaseMs - heartbeatMs;
+    return { outcome, write: await write(store, key, holder, outcome, options, leaseEnd) };
   } finally {
     clearInterval(heartbeat);
   }
 }
 
-/** Writes the outcome under `token`; a `gone` record is claimed again and written once more. */
+/** The first pause before a failed write is tried again; doubled each time, up to {@link WRITE_RETRY_MAX_MS}. */
+const WRITE_RETRY_MS = 50;
+const WRITE_RETRY_MAX_MS = 1_000;
+
+/**
+ * Writes the outcome under the holder's token; a `gone` record is claimed again and written once
+ * more. A transient failure is tried again until one store deadline has passed or
+ * `leaseEnd()` would (bounded: the pauses double, and the deadline never moves).
+ */
 async function write<T>(
   store: IdempotencyStore,
   key: string,
   holder: Holder,
   outcome: WorkOutcome<T>,
   options: HeldRunOptions,
+  leaseEnd: () => number,
 ): Promise<WriteOutcome> {
   const { report } = options;
   const exhausted = outcome.kind === 'fail' && options.runs >= options.maxRuns;
   const operation = exhausted ? 'complete' : outcome.kind;
-  const settle = (holder: string): Promise<WriteResult> =>
+  const settleOnce = (holder: string): Promise<WriteResult> =>
     withStoreDeadline(
       () => {
         if (outcome.kind === 'complete') return store.complete(key, holder, outcome.result, options.completedTtlMs);
@@ -161,6 +181,19 @@ async function write<T>(
       operation,
       options.storeTimeoutMs,
     );
+  // One store deadline in all for the write, tries included.
+  const giveUpAt = Date.now() + options.storeTimeoutMs;
+  const settle = async (holder: string): Promise<WriteResult> => {
+    for (let pause = WRITE_RETRY_MS; ; pause = Math.min(2 * pause, WRITE_RETRY_MAX_MS)) {
+      try {
+        return await settleOnce(holder);
+      } catch (error) {
+        if (isPermanentStoreError(error) || Date.now() + pause > Math.min(leaseEnd(), giveUpAt)) throw error;
+        report({ type: 'store-error', key, operation, error });
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  };
   try {
     const token = holder.token;
     let result = await settle(token);

@@ -32,7 +32,7 @@ export function withStoreDeadline<T>(call: () => Promise<T>, operation: StoreOpe
  * whose `code` is `store-failed` (Redis `WRONGTYPE`, `NOPERM`, a script error). Every other
  * failure — `store-unavailable`, a timeout, an unclassified error — counts as transient.
  */
-function isPermanentStoreError(error: unknown): boolean {
+export function isPermanentStoreError(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'store-failed';
 }
 

@@ -1,7 +1,8 @@
 /**
  * The store interface: where intents live between attempts. `MemoryStore` is the
- * reference implementation, `answer-once/redis` the distributed one; any object with
- * these methods plugs into `runOnce` and `createIdempotencyHandler`.
+ * reference implementation, `answer-once/redis` and `answer-once/postgres` the shared
+ * ones; any object with these methods plugs into `runOnce` and
+ * `createIdempotencyHandler`, and `answer-once/testing` says whether it keeps the contract.
  *
  * Every method is ONE atomic operation (one round trip for a networked store). The
  * store never runs user work and never interprets `result` or `error`: they are opaque
@@ -42,6 +43,12 @@ export interface ProcessingRecord {
   readonly generation?: number;
   /** A stop was asked for this generation (stream-store.ts `stop`). Absent: not asked. */
   readonly stopRequested?: boolean;
+  /**
+   * Where the stop asked this generation's answer to end: the offset of the stopping
+   * reader's last event (stream-store.ts `stop`). Absent: the stop named no position of
+   * this generation (or none was asked).
+   */
+  readonly stopAt?: number;
 }
 
 /** The record of an intent whose work finished; `result` is replayed on every later call. */

@@ -1,7 +1,7 @@
 /**
  * The answer log: what a store adds to {@link IdempotencyStore} so that answers stream
  * through while they are stored (PROTOCOL.md § 14). `MemoryStore` is the reference
- * implementation; `RedisStore` the distributed one. A store without these methods keeps
+ * implementation; `RedisStore` and `PostgresStore` the shared ones. A store without these methods keeps
  * the buffered behaviour of 0.1 (§ 14.10): `isStreamStore` tells them apart.
  *
  * The model. Every intent's record (store.ts) carries a **generation**: each `acquire`
@@ -23,8 +23,9 @@
  *
  * Every method is ONE atomic step on the store (one round trip for a networked store,
  * e.g. one Lua script), like the record operations. Readers are woken by the writes
- * themselves (an event, pub/sub, `XREAD BLOCK`) and by a timer at the lease deadline —
- * never by polling.
+ * themselves (an event, pub/sub, `XREAD BLOCK`, `NOTIFY`) and by a timer at the lease
+ * deadline — never by polling, unless the store cannot be notified where it runs and
+ * says so (`PostgresStore` with `notifications: false` looks again at a stated interval).
  *
  * Lifetime: the log lives as long as its record while the record is PROCESSING (it
  * expires with it: a networked store extends the log's expiry wherever it extends the
@@ -157,12 +158,18 @@ export interface StreamStore extends IdempotencyStore {
   read(key: string, from: LogPosition | null, options?: LogReadOptions): Promise<LogSnapshot>;
 
   /**
-   * Asks the holder of `key` to stop (§ 14.7). A PROCESSING record gets
+   * Asks the holder of `key` to stop (§ 14.8). A PROCESSING record gets
    * `stopRequested: true` (kept until it settles; a takeover's new record starts
    * without it) and every `read`/`watchStop` waiting on `key` is woken: `'stopping'`.
    * A COMPLETED or FAILED record is left alone: `'settled'`. No record: `'unknown'`.
+   *
+   * `at` is where the stopping reader was (the position of the last event it showed):
+   * when `at.generation` is the record's generation and the record has no `stopAt` yet,
+   * the record keeps `stopAt: at.offset` (the first stop that carries a position sets
+   * it; later stops do not move it). The holder ends the stored answer there when it
+   * has produced more. A position of another generation is ignored.
    */
-  stop(key: string): Promise<StopResult>;
+  stop(key: string, at?: LogPosition): Promise<StopResult>;
 
   /**
    * Resolves `true` as soon as a stop is requested for the generation `token` holds
@@ -172,6 +179,28 @@ export interface StreamStore extends IdempotencyStore {
    * busy generation pays no round trip for it).
    */
   watchStop(key: string, token: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
+}
+
+/**
+ * The offset a stop's position asks for, checked once for every store: `undefined` for
+ * no position; a `TypeError` naming `at` for one that is not a position (a positive
+ * integer generation, a non-negative integer offset).
+ */
+export function stopOffset(at: LogPosition | undefined): number | undefined {
+  if (at === undefined) return undefined;
+  const valid =
+    typeof at === 'object' &&
+    at !== null &&
+    Number.isSafeInteger(at.generation) &&
+    at.generation > 0 &&
+    Number.isSafeInteger(at.offset) &&
+    at.offset >= 0;
+  if (!valid) {
+    throw new TypeError(
+      `answer-once: stop()'s \`at\` must be { generation: a positive integer, offset: an integer ≥ 0 }, got ${JSON.stringify(at)}.`,
+    );
+  }
+  return at.offset;
 }
 
 /** Whether `store` keeps answer logs (has every {@link StreamStore} method). */

@@ -1,6 +1,7 @@
 import { isEventStream } from '../../core/stream-protocol.js';
 import { isExhausted } from '../run/run-bound.js';
 import { errorMarker, restartMarker } from '../format/sse-frame.js';
+import { beforeStop } from '../format/stop-cut.js';
 import { parseStoredFailure, parseStoredResponse, storedBody } from '../format/stored-response.js';
 import type { LogPosition, LogSnapshot, StreamStore } from '../store/stream-store.js';
 
@@ -133,10 +134,22 @@ export function followLog(
         }
         if (log?.generation === generation) {
           if (log.offset > offset) return end(controller, 410, 'response-not-replayable');
-          if (log.data.byteLength > 0) {
-            controller.enqueue(log.data);
-            offset = log.length;
+          // A stop that named a position ends the answer there: nothing past it goes out.
+          const data = beforeStop(log.data, log.offset, record.stopAt);
+          if (data.byteLength > 0) {
+            controller.enqueue(data);
+            offset += data.byteLength;
             return;
+          }
+          if (record.stopAt !== undefined && log.length > offset && record.leaseExpiresAt > Date.now()) {
+            // Only bytes past the stop are new: wait for the holder to settle the stopped answer.
+            try {
+              await store.wait(key, FOLLOW_WAIT_MS, cancelled.signal);
+            } catch {
+              return end(controller, 503);
+            }
+            if (cancelled.signal.aborted) return;
+            continue;
           }
         }
         if (record.leaseExpiresAt <= Date.now()) return end(controller, 503);

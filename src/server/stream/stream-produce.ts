@@ -8,6 +8,7 @@ import { EventFramer } from './event-framer.js';
 import { isEventStream } from '../../core/stream-protocol.js';
 import { ReservedEventFilter } from './reserved-events.js';
 import { restartMarker, stopMarker } from '../format/sse-frame.js';
+import { stoppedBody } from '../format/stop-cut.js';
 import { type StoredResponse, storedAnswer } from '../format/stored-response.js';
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
@@ -34,6 +35,8 @@ export interface ProduceContext extends Omit<BatcherContext, 'onLost'> {
   readonly restarted: boolean;
   /** Aborted when a stop was asked for this generation (§ 14.8). */
   readonly stopSignal: AbortSignal;
+  /** Where the stop asked the stored answer to end (the record's `stopAt`), read once the body ended. */
+  stopAt(): Promise<number | undefined>;
 }
 
 /** How the body ended: an answer to complete the record with, or a broken stream (502). */
@@ -138,16 +141,20 @@ export async function produce(response: Response, context: ProduceContext): Prom
     framer?.end();
     relog?.end();
     const stopped = context.stopSignal.aborted;
-    if (stopped && framer && !fenced) {
-      const own = stopMarker(generation, framer.offset);
-      if (!relog) framer.writeOwn(own);
-      else {
-        toCaller(own);
-        relog.writeOwn(stopMarker(logGeneration, relog.offset)); // the log's own, in its generation
-      }
-    }
+    if (stopped) writeStopMarker();
     return stopped;
   };
+  /** The stop marker (§ 14.8): the attempt's last unit, and the log's, in the log's generation. */
+  function writeStopMarker(): void {
+    if (!framer || fenced) return;
+    const own = stopMarker(generation, framer.offset);
+    if (!relog) {
+      framer.writeOwn(own);
+      return;
+    }
+    toCaller(own);
+    relog.writeOwn(stopMarker(logGeneration, relog.offset));
+  }
   const answered = (body: Uint8Array | undefined, stopped: boolean): Produced => ({
     ok: true,
     stored: storedAnswer(head.status, head.headers, body, stopped),
@@ -280,16 +287,25 @@ export async function produce(response: Response, context: ProduceContext): Prom
         if (!next.ok || next.next.done || fenced) break;
         feed(next.next.value);
       }
-      const stopped = endBody();
-      const outcome = answered(kept?.join(), stopped);
-      // Not replayable: readers finish from the log, so its last batch goes there first.
-      await batcher?.drain(kept === undefined);
-      return outcome;
+      framer?.end();
+      relog?.end();
+      const stopped = context.stopSignal.aborted;
+      if (!stopped) return await finish(answered(kept?.join(), false));
+      const produced = kept?.join(); // before the stop marker
+      writeStopMarker(); // the attempt's and the log's last unit
+      // The stored answer ends where the stopping reader was, when the stop said so (§ 14.8).
+      const cut = kept && produced && stoppedBody(produced, await context.stopAt(), sse, logGeneration);
+      return await finish(answered(cut, true));
     } finally {
       context.stopSignal.removeEventListener('abort', onStop);
       batcher?.cancel();
     }
   })();
+  /** The answer is known: readers finish from the log when it is not replayable, so its last batch goes there first. */
+  async function finish(outcome: Produced): Promise<Produced> {
+    await batcher?.drain(kept === undefined);
+    return outcome;
+  }
 
   return {
     whole: false,

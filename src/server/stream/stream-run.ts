@@ -110,6 +110,7 @@ export class StreamedRun {
       restarted: this.#restarted,
       stopSignal: this.#stop.signal,
       onStop: () => this.#requestStop(),
+      stopAt: () => this.#stopAt(),
       // The same reason as a heartbeat's fenced renew: the work can tell a takeover from a stop.
       onFenced: () => this.#work.abort(new LeaseLostError('answer-once: another worker took this intent over.')),
       onRenewed: () => {
@@ -160,6 +161,18 @@ export class StreamedRun {
     const reason = new DOMException('answer-once: the intent was stopped.', 'AbortError');
     this.#stop.abort(reason);
     this.#work.abort(reason);
+  }
+
+  /** The record's `stopAt`, while this generation still holds it (a store failure keeps the whole answer). */
+  async #stopAt(): Promise<number | undefined> {
+    try {
+      const record = await this.#store.get(this.#key);
+      const held = record?.state === 'processing' && record.token === this.#holder.token;
+      return held ? record.stopAt : undefined;
+    } catch (error) {
+      this.#options.report({ type: 'store-error', key: this.#key, operation: 'get', error });
+      return undefined;
+    }
   }
 
   async #watchStop(): Promise<void> {

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStore, StoreUnavailableError } from 'answer-once/server';
-import { describeStoreContract } from '../../support/store-contract.js';
-import { describeStreamStoreContract } from '../../support/stream-store-contract.js';
+import { describeStoreContract, describeStreamStoreContract } from 'answer-once/testing';
 
 describeStoreContract('MemoryStore', () => new MemoryStore());
 describeStreamStoreContract('MemoryStore', () => new MemoryStore());

@@ -109,12 +109,22 @@ describe('runHeld: how the outcome’s write went', () => {
     expect(events).toEqual([{ type: 'record-lost', key: KEY, operation: 'complete', reclaimed: true }]);
   });
 
-  it('says store-error and reports it when the write fails', async () => {
+  it('says store-error, reporting each try, when the write keeps failing until the lease would lapse', async () => {
     const events: IdempotencyEventBody[] = [];
     const reset = new Error('connection reset');
-    const store = recordOps(new MemoryStore(), { complete: () => Promise.reject(reset) });
+    let tries = 0;
+    const store = recordOps(new MemoryStore(), { complete: () => ((tries += 1), Promise.reject(reset)) });
     expect(await held(store, events)).toMatchObject({ write: 'store-error' });
-    expect(events).toEqual([{ type: 'store-error', key: KEY, operation: 'complete', error: reset }]);
+    expect(tries).toBeGreaterThan(1); // a transient failure is tried again while the lease holds
+    expect(events).toEqual(Array(tries).fill({ type: 'store-error', key: KEY, operation: 'complete', error: reset }));
+  });
+
+  it('says store-error after one try when the store says no retry will cure it', async () => {
+    const events: IdempotencyEventBody[] = [];
+    const denied = Object.assign(new Error('permission denied'), { code: 'store-failed' });
+    const store = recordOps(new MemoryStore(), { complete: () => Promise.reject(denied) });
+    expect(await held(store, events)).toMatchObject({ write: 'store-error' });
+    expect(events).toEqual([{ type: 'store-error', key: KEY, operation: 'complete', error: denied }]);
   });
 
   it('rethrows a work that rejects, writes nothing and leaves no timer behind', async () => {

@@ -140,7 +140,10 @@ describe('runOnce: a work that fails, runs out of time, or is fenced', () => {
     async (_, work, name) => {
       const store = recordOps(new MemoryStore(), { fail: () => Promise.reject(new Error('ECONNRESET')) });
       const { events, onEvent } = listen();
-      await expect(runOnce(store, 'k', work, { maxRunMs: 50, onEvent })).rejects.toMatchObject({ name });
+      // The failure is tried again within one store deadline, then given up.
+      await expect(runOnce(store, 'k', work, { maxRunMs: 50, storeTimeoutMs: 300, onEvent })).rejects.toMatchObject({
+        name,
+      });
       expect(events).toContainEqual(expect.objectContaining({ type: 'store-error', key: 'k', operation: 'fail' }));
     },
   );

@@ -61,6 +61,7 @@ function contextFor(store: StreamStore, overrides: Partial<ProduceContext> = {})
     flushBytes: 65_536,
     report: () => undefined,
     onStop: () => undefined,
+    stopAt: async () => undefined,
     onFenced,
     leaseMs: 30_000,
     onRenewed: () => undefined,

@@ -7,7 +7,7 @@
  * The same clock, options and fresh key per test as the IdempotencyStore contract.
  */
 import { describe, expect, it } from 'vitest';
-import { isStreamStore, type StreamStore } from 'answer-once/server';
+import { isStreamStore, type StreamStore } from '../server/store/stream-store.js';
 import { describeStreamWakeContract } from './stream-store-wake-contract.js';
 import {
   bytes,
@@ -188,6 +188,46 @@ export function describeStreamStoreContract(
       const snapshot = await store.read(key, { generation, offset: 3 });
       expect(snapshot.record).toMatchObject({ state: 'completed', result: 'answer', generation });
       expect(text(snapshot.log?.data ?? new Uint8Array())).toBe('tial');
+    });
+
+    it('keeps where the first stop that names the generation asked the answer to end, and only until it settles', async () => {
+      const { token, generation } = await claim();
+      await store.append(key, token, { offset: 0, data: bytes('one two three'), head: 'h' });
+      expect(await store.stop(key, { generation: generation - 1, offset: 3 })).toBe('stopping');
+      expect(await store.get(key)).not.toHaveProperty('stopAt'); // another generation's position
+      expect(await store.stop(key, { generation, offset: 7 })).toBe('stopping');
+      expect(await store.stop(key, { generation, offset: 3 })).toBe('stopping'); // does not move it
+      expect(await store.stop(key)).toBe('stopping');
+      expect(await store.get(key)).toMatchObject({ state: 'processing', stopRequested: true, stopAt: 7 });
+      expect((await store.read(key, null)).record).toMatchObject({ stopAt: 7 });
+      await store.renew(key, token, 10 * lease);
+      expect(await store.get(key)).toMatchObject({ stopAt: 7 });
+      await store.complete(key, token, 'one two', ttl);
+      expect(await store.get(key)).not.toHaveProperty('stopAt');
+      expect(await store.stop(key, { generation, offset: 1 })).toBe('settled');
+    });
+
+    it('starts a takeover without the stop’s position', async () => {
+      const first = held(await store.acquire(key, 'fp', lease));
+      const generation = (await store.get(key))?.generation ?? 0;
+      expect(await store.stop(key, { generation, offset: 5 })).toBe('stopping');
+      expect(await store.get(key)).toMatchObject({ stopAt: 5 });
+      await sleep(lease + slack);
+      const successor = await claim();
+      expect(successor.token).not.toBe(first.token);
+      expect(await store.get(key)).not.toHaveProperty('stopAt');
+    });
+
+    it('refuses a stop position that is not one, changing nothing', async () => {
+      const { generation } = await claim();
+      for (const at of [
+        { generation: 0, offset: 1 },
+        { generation, offset: -1 },
+        { generation, offset: 1.5 },
+      ]) {
+        await expect(store.stop(key, at)).rejects.toThrow(/`at`/);
+      }
+      expect(await store.get(key)).not.toHaveProperty('stopRequested');
     });
 
     it('forgets the log with its record', async () => {

@@ -1,11 +1,10 @@
-/**
- * A wake-up flag for one waiter: `ring()` from a pub/sub message, `wait()` until rung, a
- * timer, or an abort. A ring that lands while the waiter is busy reading Redis is kept,
- * so no message is lost between a read and the next wait.
- */
-/** setTimeout's limit; a longer delay would fire at once (and turn a wait into a busy loop). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+import { MAX_TIMER_MS } from './options.js';
 
+/**
+ * A wake-up flag for one waiter: `ring()` from a notification (a pub/sub message, a
+ * NOTIFY), `wait()` until rung, a timer, or an abort. A ring that lands while the waiter
+ * is busy reading the store is kept, so no message is lost between a read and the next wait.
+ */
 export class Doorbell {
   #rung = false;
   #wake: (() => void) | undefined;

@@ -4,10 +4,11 @@
  * that read an `acquire`.
  */
 import { afterEach, beforeEach, expect } from 'vitest';
-import type { AcquireResult, IdempotencyRecord, IdempotencyStore, StreamStore } from 'answer-once/server';
+import type { AcquireResult, IdempotencyRecord, IdempotencyStore } from '../server/store/store.js';
+import type { StreamStore } from '../server/store/stream-store.js';
 
 /** A store under test and how to dispose of it after each test. */
-interface StoreHarness<S extends IdempotencyStore> {
+export interface StoreHarness<S extends IdempotencyStore> {
   readonly store: S;
   readonly teardown?: () => Promise<void> | void;
 }
@@ -56,7 +57,7 @@ export function eachStore<S extends IdempotencyStore>(setup: StoreSetup<S>, use:
   });
 }
 
-/** Claims `key` and returns the token and generation a stream store hands out. */
+/** Claims `key` (fingerprint `'fp'`) and returns the token and generation a stream store hands out. */
 export async function claimGeneration(
   store: StreamStore,
   key: string,
@@ -69,11 +70,13 @@ export async function claimGeneration(
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The claim in an `acquire`'s result; throws (failing the test) when it did not claim. */
 export function held(result: AcquireResult): Extract<AcquireResult, { acquired: true }> {
   if (!result.acquired) throw new Error(`expected to acquire, found ${result.record.state}`);
   return result;
 }
 
+/** The record an `acquire` found instead of claiming; throws (failing the test) when it claimed. */
 export function found(result: AcquireResult): IdempotencyRecord {
   if (result.acquired) throw new Error('expected not to acquire');
   return result.record;

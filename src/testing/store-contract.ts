@@ -8,7 +8,8 @@
  * and TTLs, and a fresh key per test so suites may share one database.
  */
 import { describe, expect, it } from 'vitest';
-import { createIdempotencyHandler, type IdempotencyEvent, type IdempotencyStore, runOnce } from 'answer-once/server';
+import type { IdempotencyStore } from '../server/store/store.js';
+import { createIdempotencyHandler, type IdempotencyEvent, runOnce } from '../server/index.js';
 import {
   found,
   held,
@@ -19,6 +20,12 @@ import {
   eachStore,
 } from './store-harness.js';
 
+/**
+ * The IdempotencyStore half of the contract: claims, fencing, takeovers, TTLs and
+ * waiting (`acquire`, `renew`, `complete`, `fail`, `get`, `wait`), for every store.
+ * `setup` makes the store under test for each test; raise `leaseMs`/`slackMs` for a
+ * store whose round trips are slow.
+ */
 export function describeStoreContract(
   name: string,
   setup: StoreSetup<IdempotencyStore>,

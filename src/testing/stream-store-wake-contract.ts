@@ -3,7 +3,7 @@
  * reads that wait for bytes, a settle or a lapsed lease, and stops carried to the holder.
  */
 import { describe, expect, it } from 'vitest';
-import type { StreamStore } from 'answer-once/server';
+import type { StreamStore } from '../server/store/stream-store.js';
 import {
   bytes,
   held,
@@ -16,6 +16,10 @@ import {
   claimGeneration,
 } from './store-harness.js';
 
+/**
+ * The waking half of the StreamStore contract alone (`describeStreamStoreContract` runs
+ * it too): reads woken by appends, settles and lapsed leases, and stops carried to the holder.
+ */
 export function describeStreamWakeContract(
   name: string,
   setup: StoreSetup<StreamStore>,

@@ -1,0 +1,21 @@
+/**
+ * `answer-once/postgres`: the store for many server instances sharing one PostgreSQL —
+ * records and answer logs — over node-postgres (`pg`, an optional peer dependency).
+ */
+export { PostgresStore } from './store.js';
+export { postgresStoreSchema } from './sql/schema.js';
+export {
+  PostgresStoreClosedError,
+  PostgresStoreError,
+  PostgresStoreReplyError,
+  PostgresStoreUnavailableError,
+} from './errors.js';
+
+export type { PostgresStoreOptions } from './options.js';
+export type {
+  PostgresNotification,
+  PostgresPool,
+  PostgresPoolClient,
+  PostgresQueryable,
+  PostgresQueryResult,
+} from './client.js';

@@ -1,0 +1,88 @@
+import { tableOption } from '../options.js';
+import { type Tables, tablesOf } from './tables.js';
+
+/**
+ * The schema (PROTOCOL.md § 14.9 for the log's model). Times are epoch milliseconds of the
+ * database's clock. A row is dead once `expires_at` has passed, whether or not the sweep
+ * removed it yet: every statement reads through that.
+ *
+ * | column             | meaning                                                        |
+ * | ------------------ | -------------------------------------------------------------- |
+ * | `key`              | the intent's store key                                         |
+ * | `state`            | processing / completed / failed                                |
+ * | `fingerprint`      | the request's fingerprint                                      |
+ * | `token`            | the holder's fencing token (processing)                        |
+ * | `lease_expires_at` | when another worker may take over (processing)                 |
+ * | `created_at`       | the first claim of this intent                                 |
+ * | `settled_at`       | completed or failed at                                         |
+ * | `outcome`          | the result (completed) or error (failed), opaque               |
+ * | `generation`       | the last claim's generation                                    |
+ * | `runs`             | claims since the record was created                            |
+ * | `claimed_over`     | what the last claim replaced: processing (takeover) or failed  |
+ * | `stop_requested`   | a stop was asked for this generation                           |
+ * | `stop_at`          | where the first stop that named a position asked to end        |
+ * | `expires_at`       | when the row is dead (lease + grace, or the settled TTL)       |
+ * | `log_generation`   | the generation the log holds (null: no log)                    |
+ * | `log_head`         | its head                                                       |
+ * | `log_length`       | bytes appended to it                                           |
+ * | `log_start`        | the first byte still kept (`retainBytes`)                      |
+ * | `log_expires_at`   | after a settle, when the log lapses; null: with the record     |
+ *
+ * The log's bytes are rows of `<table>_log`, one per append: `(key, generation,
+ * start_offset, data)`, so a read from an offset is an index range.
+ */
+function schemaOf(tables: Tables): string {
+  const { records, chunks, recordsName, chunksName } = tables;
+  return `
+CREATE TABLE IF NOT EXISTS ${records} (
+  key text PRIMARY KEY,
+  state text NOT NULL CHECK (state IN ('processing', 'completed', 'failed')),
+  fingerprint text NOT NULL,
+  token text,
+  lease_expires_at bigint,
+  created_at bigint NOT NULL,
+  settled_at bigint,
+  outcome text,
+  generation bigint NOT NULL,
+  runs integer NOT NULL,
+  claimed_over text,
+  stop_requested boolean NOT NULL DEFAULT false,
+  stop_at bigint,
+  expires_at bigint NOT NULL,
+  log_generation bigint,
+  log_head text,
+  log_length bigint,
+  log_start bigint,
+  log_expires_at bigint
+);
+CREATE INDEX IF NOT EXISTS ${recordsName}_expires_at ON ${records} (expires_at);
+CREATE INDEX IF NOT EXISTS ${recordsName}_log_expires_at ON ${records} (log_expires_at) WHERE log_expires_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS ${chunks} (
+  key text NOT NULL,
+  generation bigint NOT NULL,
+  start_offset bigint NOT NULL,
+  data bytea NOT NULL,
+  CONSTRAINT ${chunksName}_pkey PRIMARY KEY (key, generation, start_offset)
+);
+`.trim();
+}
+
+/**
+ * The SQL that creates the store's tables and indexes (idempotent: `IF NOT EXISTS`), for
+ * a migration tool; `new PostgresStore({ pool })` runs the same on first use unless
+ * `createTables: false`.
+ *
+ * @param table The store's `table` option. @default 'answer_once'
+ *
+ * @example
+ * // a migration file
+ * export const up = (pgm) => pgm.sql(postgresStoreSchema());
+ */
+export function postgresStoreSchema(table = 'answer_once'): string {
+  return `${schemaOf(tablesOf(tableOption(table)))}\n`;
+}
+
+/** What the store runs on first use: the schema, serialised between processes by an advisory lock. */
+export function createTablesSql(tables: Tables): string {
+  return `BEGIN;\nSELECT pg_advisory_xact_lock(hashtext('answer-once:${tables.records}'));\n${schemaOf(tables)}\nCOMMIT;`;
+}

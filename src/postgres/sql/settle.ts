@@ -1,0 +1,38 @@
+import { CLOCK, type Tables } from './tables.js';
+
+/**
+ * $1 key · $2 token · $3 `completed` | `failed` · $4 result or error · $5 ttl ms ·
+ * $6 log linger ms · $7 key's wake-up payload
+ *
+ * PROCESSING → COMPLETED / FAILED, only under this very token: a zombie's late write
+ * changes nothing. The record then lives `ttl`; its log min(linger, ttl) (readers that
+ * are behind finish from it, § 14.9). The generation and `runs` are kept; the token,
+ * the lease and the stop are not. Waiters and readers everywhere are woken.
+ *
+ * Returns `written`, `fenced` (a live record under another token or state) or `gone`.
+ */
+export function settleSql({ records, channel }: Tables): string {
+  return `
+WITH ${CLOCK},
+settled AS (
+  UPDATE ${records} r SET
+    state = $3::text,
+    outcome = $4::text,
+    settled_at = clock.now,
+    token = NULL,
+    lease_expires_at = NULL,
+    stop_requested = false,
+    stop_at = NULL,
+    expires_at = clock.now + $5::bigint,
+    log_expires_at = clock.now + LEAST($5::bigint, $6::bigint)
+  FROM clock
+  WHERE r.key = $1::text AND r.expires_at > clock.now AND r.state = 'processing' AND r.token = $2::text
+  RETURNING 1
+),
+woken AS (SELECT pg_notify('${channel}', $7::text) FROM settled)
+SELECT CASE
+  WHEN EXISTS (SELECT 1 FROM settled) THEN 'written'
+  WHEN EXISTS (SELECT 1 FROM ${records} r, clock WHERE r.key = $1::text AND r.expires_at > clock.now) THEN 'fenced'
+  ELSE 'gone' END AS outcome,
+  (SELECT count(*) FROM woken) AS woken`;
+}

@@ -1,0 +1,31 @@
+import { CLOCK, type Tables } from './tables.js';
+
+/**
+ * $1 key · $2 position's generation (null: none) · $3 position's offset · $4 key's wake-up payload
+ *
+ * Asks the holder to stop (PROTOCOL.md § 14.7): a PROCESSING record gets `stop_requested`
+ * (kept until it settles; a claim's new record starts without it) and, when the position
+ * names the record's generation and no earlier stop set one, `stop_at` — later stops do
+ * not move it. The holder's watchStop, wherever it runs, is woken. A settled record is
+ * left alone.
+ *
+ * Returns `stopping`, `settled` or `unknown` (no live record).
+ */
+export function stopSql({ records, channel }: Tables): string {
+  return `
+WITH ${CLOCK},
+stopped AS (
+  UPDATE ${records} r SET
+    stop_requested = true,
+    stop_at = CASE WHEN r.stop_at IS NULL AND r.generation = $2::bigint THEN $3::bigint ELSE r.stop_at END
+  FROM clock
+  WHERE r.key = $1::text AND r.expires_at > clock.now AND r.state = 'processing'
+  RETURNING 1
+),
+woken AS (SELECT pg_notify('${channel}', $4::text) FROM stopped)
+SELECT CASE
+  WHEN EXISTS (SELECT 1 FROM stopped) THEN 'stopping'
+  WHEN EXISTS (SELECT 1 FROM ${records} r, clock WHERE r.key = $1::text AND r.expires_at > clock.now) THEN 'settled'
+  ELSE 'unknown' END AS outcome,
+  (SELECT count(*) FROM woken) AS woken`;
+}

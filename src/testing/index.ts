@@ -1,0 +1,18 @@
+/**
+ * `answer-once/testing`: the specification every store meets, as suites to run under
+ * vitest (an optional peer dependency). The project's own MemoryStore, RedisStore and
+ * PostgresStore run exactly these; a store written elsewhere (DynamoDB, Upstash, Durable
+ * Objects…) proves itself the same way.
+ *
+ *   describeStoreContract('MyStore', () => new MyStore(…));          // IdempotencyStore
+ *   describeStreamStoreContract('MyStore', () => new MyStore(…));    // + answer logs, waking
+ *
+ * Each test gets a fresh store from the setup (closed after it, or disposed of by the
+ * harness's `teardown`) and a fresh key, on the real clock with short leases.
+ */
+export { describeStoreContract } from './store-contract.js';
+export { describeStreamStoreContract } from './stream-store-contract.js';
+export { describeStreamWakeContract } from './stream-store-wake-contract.js';
+export { bytes, claimGeneration, found, held, text } from './store-harness.js';
+
+export type { StoreContractOptions, StoreHarness, StoreSetup } from './store-harness.js';

@@ -1,0 +1,138 @@
+/**
+ * The chaos run on PostgreSQL: streamed intents through the real HTTP stack on two
+ * server instances (child processes) sharing one PostgreSQL through PostgresStore, while
+ * 30 % of responses are lost mid-stream (cut at a random byte, the client reconnecting
+ * on the other instance), 5 % of producers are killed mid-stream (SIGKILL of the process
+ * running them), and PostgreSQL itself is restarted in the middle of the run. Every
+ * client's transcript must equal the stored answer, with no event twice or missing, and
+ * the model must have run once per intent plus once per killed producer.
+ *
+ * CI runs 120 intents; `PG_CHAOS_INTENTS=1000 npx vitest run test/postgres/chaos.test.ts`
+ * is a longer run.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresServer, requirePostgresServer } from '../support/postgres-server.js';
+import { ServerInstance } from '../support/redis-instances.js';
+import { seeded } from '../support/seeded.js';
+import { type ChaosPlan, expectTranscriptsStored, killMidStream } from '../support/stream-chaos.js';
+import { type FollowedIntent, followIntent } from '../support/stream-client.js';
+
+const hasPostgres = requirePostgresServer();
+const INTENTS = Number(process.env.PG_CHAOS_INTENTS ?? 120);
+/** Longer than a PostgreSQL restart takes, so the restart alone never lets a lease lapse. */
+const LEASE_MS = 4_000;
+const CONCURRENCY = 24;
+const KILL_GROUP = 6;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Plan extends ChaosPlan {
+  readonly cutAtByte: number | undefined;
+  readonly kill: boolean;
+}
+
+describe.skipIf(!hasPostgres)(`chaos: ${INTENTS} streamed intents on two instances sharing one PostgreSQL`, () => {
+  let server: PostgresServer;
+  let steady: [ServerInstance, ServerInstance];
+  const victims: ServerInstance[] = [];
+
+  beforeAll(async () => {
+    server = await PostgresServer.start();
+    steady = (await Promise.all(
+      ['A', 'B'].map((name) => ServerInstance.start({ name, postgresUrl: server.url, leaseMs: LEASE_MS })),
+    )) as [ServerInstance, ServerInstance];
+  });
+
+  afterAll(async () => {
+    await Promise.all([...(steady ?? []), ...victims].map((instance) => instance.stop()));
+    await server?.stop();
+  });
+
+  it('gives every client the stored answer exactly once, across lost responses, killed producers and a PostgreSQL restart', {
+    timeout: 600_000,
+  }, async () => {
+    const random = seeded(20261202);
+    const plans: Plan[] = Array.from({ length: INTENTS }, () => {
+      const events = 5 + Math.floor(random() * 26);
+      const kill = random() < 0.05;
+      // A killed producer's stream is slower, so it is surely mid-stream when its process dies.
+      const model = kill ? { events: 40, eventMs: 40 } : { events, eventMs: 5 + Math.floor(random() * 20) };
+      const cut = random() < 0.3;
+      return {
+        id: `pg-chaos-${randomUUID()}`,
+        model,
+        cutAtByte: cut && !kill ? 1 + Math.floor(random() * model.events * 30) : undefined,
+        kill,
+      };
+    });
+    const followed = new Map<string, FollowedIntent>();
+    const started = performance.now();
+
+    async function runSteady(plan: Plan, index: number): Promise<void> {
+      const result = await followIntent(steady, plan.id, plan.model, {
+        first: index % 2,
+        maxAttempts: 100,
+        cut: (attempt) => (attempt === 0 && plan.cutAtByte ? { cutAtByte: plan.cutAtByte } : undefined),
+      });
+      followed.set(plan.id, result);
+    }
+
+    // The killed producers, a group at a time, on victim instances; their clients reconnect to A and B.
+    async function runVictims(group: Plan[], round: number): Promise<number> {
+      const victim = await ServerInstance.start({ name: `C${round}`, postgresUrl: server.url, leaseMs: LEASE_MS });
+      victims.push(victim);
+      return killMidStream(victim, steady, group, followed, 200);
+    }
+
+    const killedPlans = plans.filter((plan) => plan.kill);
+    const steadyPlans = plans.filter((plan) => !plan.kill);
+    let next = 0;
+    const steadyRun = Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < steadyPlans.length) {
+          const index = next++;
+          await runSteady(steadyPlans[index]!, index);
+        }
+      }),
+    );
+    let killed = 0;
+    const victimRun = (async () => {
+      for (let start = 0, round = 1; start < killedPlans.length; start += KILL_GROUP, round += 1) {
+        killed += await runVictims(killedPlans.slice(start, start + KILL_GROUP), round);
+      }
+    })();
+    // PostgreSQL restarts once a third of the steady intents have started, streams in flight.
+    let restartMs = 0;
+    const restart = (async () => {
+      while (next < steadyPlans.length / 3) await sleep(20);
+      const at = performance.now();
+      await server.restart('fast');
+      restartMs = performance.now() - at;
+    })();
+    await Promise.all([steadyRun, victimRun, restart]);
+    const elapsed = performance.now() - started;
+
+    // Every transcript against the stored answer, replayed by the other instance.
+    await expectTranscriptsStored(plans, followed, steady);
+
+    const everyInstance = [...steady, ...victims];
+    const events = everyInstance.flatMap((instance) => instance.events);
+    const calls = events.filter((event) => event.event === 'stream-start');
+    const storeErrors = events.filter((event) => event.event === 'store-error').length;
+    expect(killed).toBe(killedPlans.length); // each was mid-stream when its process died
+    expect(storeErrors).toBeGreaterThan(0); // the restart was felt
+    expect(calls).toHaveLength(INTENTS + killed);
+
+    const attempts = [...followed.values()].reduce((sum, result) => sum + result.attempts.length, 0);
+    const cuts = [...followed.values()].filter((result) => result.attempts.some((attempt) => attempt.end === 'cut')).length;
+    const refused = [...followed.values()].reduce(
+      (sum, result) => sum + result.attempts.filter((attempt) => attempt.status === 503).length,
+      0,
+    );
+    console.info(
+      `[postgres chaos] ${INTENTS} intents in ${(elapsed / 1_000).toFixed(1)} s: ${attempts} attempts, ${cuts} responses lost mid-stream and resumed, ` +
+        `${killed} producers killed, PostgreSQL restarted in ${restartMs.toFixed(0)} ms (${storeErrors} store errors, ${refused} answers 503), ` +
+        `${calls.length} model calls = ${INTENTS} + ${killed}; every transcript equals its stored answer`,
+    );
+  });
+});

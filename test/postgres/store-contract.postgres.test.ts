@@ -1,0 +1,29 @@
+/**
+ * PostgresStore meets the same IdempotencyStore and StreamStore contracts as MemoryStore
+ * and RedisStore, on a real PostgreSQL: woken by LISTEN/NOTIFY, and by polling alone
+ * (`notifications: false`, as behind a transaction-mode pooler or a serverless driver).
+ */
+import { describe } from 'vitest';
+import { describeStoreContract, describeStreamStoreContract } from 'answer-once/testing';
+import { requirePostgresServer } from '../support/postgres-server.js';
+import { usePostgresSuite } from '../support/postgres-suite.js';
+
+const hasPostgres = requirePostgresServer();
+
+describe.skipIf(!hasPostgres)('PostgresStore on a real PostgreSQL', () => {
+  const suite = usePostgresSuite();
+
+  describe('with LISTEN/NOTIFY', () => {
+    // Polling a minute apart: every wake-up within the contract's bounds is a NOTIFY's.
+    const open = () => suite.open({ pollIntervalMs: 60_000 });
+    describeStoreContract('PostgresStore', open);
+    // A wake-up crosses a real socket and a NOTIFY hop: on a loaded 2-core machine it may be seen 100+ ms late.
+    describeStreamStoreContract('PostgresStore', open, { slackMs: 250 });
+  });
+
+  describe('polling only (notifications: false)', () => {
+    const open = () => suite.open({ notifications: false, pollIntervalMs: 25 });
+    describeStoreContract('PostgresStore, polling', open, { slackMs: 250 });
+    describeStreamStoreContract('PostgresStore, polling', open, { slackMs: 250 });
+  });
+});

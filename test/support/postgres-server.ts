@@ -1,0 +1,199 @@
+/**
+ * Real PostgreSQL for the test suites: a throwaway cluster (`initdb` into a temporary
+ * folder) served by `postgres` on a free loopback port, trust authentication on
+ * 127.0.0.1 only, started by the suite and stopped and removed after.
+ *
+ *   const hasPostgres = requirePostgresServer();        // throws under CI=true when missing
+ *   describe.skipIf(!hasPostgres)('…', () => { … });    // locally: skipped with a warning
+ *
+ * PostgreSQL refuses to run as root: as root the server runs as the `postgres` user the
+ * Debian package creates (`runuser -u postgres`).
+ */
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { chown, mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const HOST = '127.0.0.1';
+const INSTALL_HINT =
+  'apt-get install postgresql (Debian/Ubuntu; its server binaries live in /usr/lib/postgresql/<version>/bin), or set POSTGRES_BIN to a folder with initdb, pg_ctl and postgres';
+const run = promisify(execFile);
+
+/** The folder with initdb, pg_ctl and postgres: POSTGRES_BIN, the newest Debian one, or PATH. */
+function binaries(): string | undefined {
+  const candidates = [process.env.POSTGRES_BIN];
+  const debian = '/usr/lib/postgresql';
+  if (existsSync(debian)) {
+    const versions = spawnSync('ls', [debian], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+    versions.sort((a, b) => Number(b) - Number(a));
+    candidates.push(...versions.map((version) => path.join(debian, version, 'bin')));
+  }
+  for (const folder of candidates) {
+    if (folder && ['initdb', 'pg_ctl', 'postgres'].every((bin) => existsSync(path.join(folder, bin)))) return folder;
+  }
+  const onPath = spawnSync('sh', ['-c', 'command -v pg_ctl'], { encoding: 'utf8' }).stdout.trim();
+  return onPath ? path.dirname(onPath) : undefined;
+}
+
+/** As root, the unprivileged user the server runs as (PostgreSQL will not run as root). */
+function serverUser(): { name: string; uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const found = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
+  if (found.status !== 0) throw new Error(`running as root needs a \`postgres\` user to run the server: ${INSTALL_HINT}`);
+  const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim());
+  return { name: 'postgres', uid: Number(found.stdout.trim()), gid };
+}
+
+/**
+ * True when PostgreSQL's server binaries are here. When they are not: under `CI=true` it
+ * throws (the suite fails, saying what to install); locally it prints a warning and
+ * returns false so the suite is skipped visibly, never silently.
+ */
+export function requirePostgresServer(): boolean {
+  if (binaries()) return true;
+  const message = `PostgreSQL not found: ${INSTALL_HINT}`;
+  if (process.env.CI === 'true') throw new Error(`answer-once Postgres suites need PostgreSQL. ${message}`);
+  console.warn(`\n⚠️  SKIPPING the Postgres suites: ${message}\n`);
+  return false;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, HOST, () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+// A safety net: a crashed test process must not leave servers running.
+const running = new Set<PostgresServer>();
+process.once('exit', () => {
+  for (const server of running) server.killNow();
+});
+
+/** One real PostgreSQL server on a loopback port, with its own data folder. */
+export class PostgresServer {
+  #up = false;
+
+  private constructor(
+    readonly port: number,
+    readonly dir: string,
+    readonly bin: string,
+    readonly user: ReturnType<typeof serverUser>,
+  ) {}
+
+  /** Creates a cluster in a temporary folder and starts it on a free port; resolves once it accepts connections. */
+  static async start(): Promise<PostgresServer> {
+    const bin = binaries();
+    if (!bin) throw new Error(`PostgreSQL not found: ${INSTALL_HINT}`);
+    const user = serverUser();
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'answer-once-postgres-'));
+    if (user) await chown(dir, user.uid, user.gid);
+    try {
+      const server = new PostgresServer(await freePort(), dir, bin, user);
+      await server.#as('initdb', ['-D', server.data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']);
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          await server.boot();
+          return server;
+        } catch (error) {
+          if (attempt >= 3) throw error;
+          (server as { port: number }).port = await freePort(); // taken meanwhile: another port
+        }
+      }
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  get data(): string {
+    return path.join(this.dir, 'data');
+  }
+
+  /** `postgres://postgres@127.0.0.1:<port>/postgres`: trust authentication, no password. */
+  get url(): string {
+    return `postgres://postgres@${HOST}:${this.port}/postgres`;
+  }
+
+  /** Starts the server (again, after `halt()`) on the same port and data folder. */
+  async boot(): Promise<void> {
+    const settings = [
+      `-p ${this.port}`,
+      `-c listen_addresses=${HOST}`,
+      "-c unix_socket_directories=''",
+      '-c fsync=off',
+      '-c synchronous_commit=off',
+      '-c full_page_writes=off',
+      '-c max_connections=200',
+    ].join(' ');
+    await this.#as('pg_ctl', [
+      '-D',
+      this.data,
+      '-l',
+      path.join(this.dir, 'server.log'),
+      '-o',
+      settings,
+      '-w',
+      '-t',
+      '30',
+      'start',
+    ]);
+    this.#up = true;
+    running.add(this);
+  }
+
+  /** Stops the server, `fast` (clients disconnected, a clean shutdown) or `immediate` (a crash: recovery at the next boot). */
+  async halt(mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
+    if (!this.#up) return;
+    await this.#as('pg_ctl', ['-D', this.data, '-m', mode, '-w', '-t', '30', 'stop']);
+    this.#up = false;
+    running.delete(this);
+  }
+
+  /** `halt()` then `boot()`: what a PostgreSQL restart looks like to its clients. */
+  async restart(mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
+    await this.halt(mode);
+    await this.boot();
+  }
+
+  /** Stops the server and removes its folder. */
+  async stop(): Promise<void> {
+    try {
+      await this.halt('immediate');
+    } finally {
+      await rm(this.dir, { recursive: true, force: true });
+    }
+  }
+
+  /** SIGKILLs the postmaster at process exit (the safety net); its children follow. */
+  killNow(): void {
+    try {
+      const pid = Number(readFileSync(path.join(this.data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      if (pid > 0) process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+
+  /** Runs one server binary, as the `postgres` user when this process is root. */
+  async #as(binary: string, args: string[]): Promise<void> {
+    const command = path.join(this.bin, binary);
+    const [file, argv] = this.user ? ['runuser', ['-u', this.user.name, '--', command, ...args]] : [command, args];
+    try {
+      await run(file, argv, { timeout: 60_000, cwd: this.dir });
+    } catch (error) {
+      const log = existsSync(path.join(this.dir, 'server.log'))
+        ? readFileSync(path.join(this.dir, 'server.log'), 'utf8').slice(-2_000)
+        : '';
+      const { stderr = '' } = error as { stderr?: string };
+      throw new Error(`${binary} ${args.at(-1)} failed: ${stderr.trim()}\n${log}`, { cause: error });
+    }
+  }
+}
