@@ -55,11 +55,6 @@ export class CallerBody {
     );
   }
 
-  /** Whether the body now reads from the log (its queue overflowed). */
-  get following(): boolean {
-    return this.#tail !== undefined;
-  }
-
   /** Queues a marker (the restart marker first, § 14.5): not part of the answer body. */
   marker(bytes: Uint8Array): void {
     this.#enqueue(bytes, false);
