@@ -216,8 +216,8 @@ export function describeChaos(name: string, redis: () => ChaosRedis): void {
       expect(second.status).toBe(200);
       expect(b.events).toContainEqual(expect.objectContaining({ event: 'work-start', id, takeover: true }));
       expect(a.events.filter((event) => event.event === 'work-done')).toEqual([]);
-      // lease + retry delay + the successor's 50 ms of work, with 300 ms of slack for two busy cores.
-      expect(answeredAfter).toBeLessThan(CHAOS_LEASE_MS + RETRY_DELAY_MS + 50 + 300);
+      // lease + retry delay + the successor's 50 ms of work, with 1 s of slack for two starved cores.
+      expect(answeredAfter).toBeLessThan(CHAOS_LEASE_MS + RETRY_DELAY_MS + 50 + 1_000);
       console.info(`[${name}] SIGKILL → answered by B after ${answeredAfter} ms (lease ${CHAOS_LEASE_MS} ms)`);
     });
   });
