@@ -19,7 +19,9 @@ module.exports = [
     limit: '13.2 kB',
     ...common,
   },
-  { name: 'the whole answer-once entry', path: 'dist/index.js', import: '*', limit: '15.7 kB', ...common },
+  // One reading each of a restart marker's generation, a flag header and the null-body
+  // statuses, the stopped-intent set's own methods and client.fetch's poll count: +0.07 kB.
+  { name: 'the whole answer-once entry', path: 'dist/index.js', import: '*', limit: '15.75 kB', ...common },
   // The transport without the client it is given (the app imports createClient anyway);
   // eventsource-parser is counted, since only the streaming modules use it.
   // A restart shown in place (the marker → `reset-step`) took it from 3.9 to 4.1 kB; the

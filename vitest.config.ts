@@ -5,7 +5,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // per kind of test, so each can be run alone (`vitest --project redis`) and each gets the
 // environment it needs; the file's suffix says which: `.test-d.ts` types, `.test.tsx` react
 // (happy-dom), `.redis.test.ts` redis (real redis-servers), `.postgres.test.ts` postgres (real
-// PostgreSQL servers), `.e2e.test.ts` e2e (the examples in Chromium), any other `.test.ts` unit. All of them run under `npm test`.
+// PostgreSQL servers), `.workers.test.ts` workers (the real Workers runtime), `.e2e.test.ts` e2e
+// (the examples in Chromium), any other `.test.ts` unit. All of them run under `npm test`.
 export default defineConfig({
   // Tests, examples and benches import `answer-once/…` as users do; tsconfig maps it to src/.
   resolve: { tsconfigPaths: true },
@@ -28,6 +29,7 @@ export default defineConfig({
           exclude: [
             ...configDefaults.exclude,
             'test/**/*.redis.test.ts',
+            'test/**/*.workers.test.ts',
             'test/**/*.postgres.test.ts',
             'test/**/*.e2e.test.ts',
           ],
@@ -51,6 +53,17 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+        },
+      },
+      {
+        // The real Workers runtime (workerd, through miniflare): a worker bundled by esbuild.
+        extends: true,
+        test: {
+          name: 'workers',
+          include: ['test/**/*.workers.test.ts'],
+          environment: 'node',
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
         },
       },
       {

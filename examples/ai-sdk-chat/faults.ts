@@ -41,7 +41,11 @@ export function cutAfterEvents(response: Response, events: number, socket: Socke
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-export function breakAfterEvents(response: Response, events: number): Response {
+export function breakAfterEvents(
+  response: Response,
+  events: number,
+  reason = 'the model stream failed (simulated)',
+): Response {
   if (!response.body) return response;
   let seen = 0;
   let previous = 0;
@@ -53,7 +57,7 @@ export function breakAfterEvents(response: Response, events: number): Response {
           previous = chunk[i]!;
           if (seen === events) {
             controller.enqueue(chunk.subarray(0, i + 1));
-            return controller.error(new Error('the model stream failed (simulated)'));
+            return controller.error(new Error(reason));
           }
         }
         controller.enqueue(chunk);

@@ -13,6 +13,7 @@ import { isValidRequestId } from '../core/request-id.js';
 import { invalidOption, timerOption } from '../core/options.js';
 import { DEFAULT_STOP_GUARD_MS } from '../core/stop-guard.js';
 import { REQUEST_ID_HEADER } from '../core/headers.js';
+import { DEFAULT_STATUS_PATH } from '../core/status-path.js';
 import type { AnswerOnceClient } from '../client/client.js';
 import type { StoredIntent } from '../client/storage/types.js';
 import { ChunkBroadcast } from './broadcast.js';
@@ -105,7 +106,7 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
   options: AnswerOnceTransportOptions<UI_MESSAGE>,
 ): AnswerOnceTransport<UI_MESSAGE> {
   if (typeof options !== 'object' || options === null) invalidOption('options', 'an object', options);
-  const { client, api = '/api/chat', statusPath = '/api/status', headers = {}, body = {} } = options;
+  const { client, api = '/api/chat', statusPath = DEFAULT_STATUS_PATH, headers = {}, body = {} } = options;
   if (typeof client?.fetch !== 'function') invalidOption('client', 'an answer-once client', client);
   if (typeof api !== 'string' || api === '') invalidOption('api', 'a URL', api);
   if (typeof statusPath !== 'string' || !statusPath.startsWith('/'))

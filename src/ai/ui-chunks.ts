@@ -16,7 +16,7 @@
  */
 import type { UIMessageChunk } from 'ai';
 import { createParser } from 'eventsource-parser';
-import { RESTART_EVENT, STOPPED_EVENT } from '../core/stream-events.js';
+import { RESTART_EVENT, restartGeneration, STOPPED_EVENT } from '../core/stream-events.js';
 import { AnswerRestartedError } from '../client/errors/answer-restarted-error.js';
 
 /** What the reader has of the current generation: enough to void it with one `reset-step`. */
@@ -84,10 +84,7 @@ export function uiMessageChunks(body: ReadableStream<Uint8Array>, requestId: str
     onEvent(message) {
       if (failure) return;
       at = message.id;
-      if (message.event === RESTART_EVENT) {
-        const generation = Number((JSON.parse(message.data) as { generation?: unknown }).generation);
-        return restart(generation || undefined);
-      }
+      if (message.event === RESTART_EVENT) return restart(restartGeneration(message.data));
       if (message.event === STOPPED_EVENT || message.data === '[DONE]') return;
       try {
         pass(JSON.parse(message.data) as UIMessageChunk);

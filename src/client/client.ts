@@ -212,14 +212,14 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
 
   // The streaming modules (and their SSE parser) ship with the client: a send made
   // offline must meet a network error the client handles, never a chunk that cannot load.
-  const deps = { client: options, dispatch, forget };
+  const deps = { clientOptions: options, dispatch, forget };
   const fetch: AnswerOnceClient['fetch'] = createIntentFetch(deps);
 
   async function stream(input: string | URL | StoredIntent, streamOptions: StreamOptions = {}): Promise<AnswerStream> {
     const { signal, onEvent } = streamOptions;
     if (typeof input === 'object' && !(input instanceof URL)) {
       // A stored intent goes again exactly as it first left (see `resend`).
-      if (input.stopped) stopped.ids.add(input.requestId);
+      stopped.resent(input);
       const opened = await openAnswer(deps, new URL(input.url), input.input, {
         ...storedRequest(input),
         requestId: input.requestId,
@@ -232,10 +232,13 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     return answerStream(await openAnswer(deps, input, String(input), { ...streamOptions, requestId }));
   }
 
-  /** The one way a stored intent is sent again: to its stored URL, byte for byte. */
+  /**
+   * The one way a stored intent is sent again: to its stored URL, byte for byte; a stopped
+   * one stays kept until its replay (`storage/stopped.ts`).
+   */
   function resend<TData>(stored: StoredIntent, resendOptions: ResumeOptions = {}): Promise<SendResult<TData>> {
     const { signal, onEvent } = resendOptions;
-    if (stored.stopped) stopped.ids.add(stored.requestId);
+    stopped.resent(stored);
     return dispatch<TData>(new URL(stored.url), stored.input, {
       ...storedRequest(stored),
       ...(signal && { signal }),
@@ -262,7 +265,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     return (storage ? await storage.list() : []).find((intent) => intent.input === input && (match?.(intent) ?? true));
   }
 
-  const stop: AnswerOnceClient['stop'] = createStop({ client: options, ky: instance, stopped });
+  const stop: AnswerOnceClient['stop'] = createStop({ clientOptions: options, ky: instance, stopped });
 
   return { send, fetch, stream, stop, resume, pending, resend, ky: instance };
 }

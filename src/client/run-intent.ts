@@ -15,7 +15,7 @@
  */
 import type { Input, KyInstance } from 'ky';
 import { ForceRetryError, isNetworkError, isTimeoutError, replaceOption } from './ky.js';
-import { PREFERENCE_APPLIED_HEADER, REQUEST_ID_HEADER } from '../core/headers.js';
+import { isTrueHeader, PREFERENCE_APPLIED_HEADER, REQUEST_ID_HEADER } from '../core/headers.js';
 import { parsePreferWait } from '../core/prefer.js';
 import { classify } from './classify.js';
 import { ConnectionError } from './errors/connection-error.js';
@@ -278,7 +278,7 @@ export async function runIntent<TData>(
   progress = step.settle(progress);
   // No response and no error: a ky hook stopped the send.
   if (!response) throw toSendError(failure, context(), options, signal, Date.now() - startedAt);
-  const replayed = options.replayedHeaders.some((name) => response.headers.get(name)?.trim().toLowerCase() === 'true');
+  const replayed = options.replayedHeaders.some((name) => isTrueHeader(response.headers.get(name)));
   if (replayed) emit?.({ type: 'replayed', requestId, status: response.status });
   let data: TData;
   try {

@@ -18,14 +18,12 @@ import { rawProblemCode } from './classify.js';
 import { AbortError } from './errors/abort-error.js';
 import { ConnectionError } from './errors/connection-error.js';
 import { ResponseError } from './errors/response-error.js';
+import { DEFAULT_STATUS_PATH } from '../core/status-path.js';
 import { isHTTPError } from './ky.js';
 import { isJsonContentType } from './parse.js';
 import type { ResolvedClientOptions } from './options.js';
 import type { StoppedIntents } from './storage/stopped.js';
 import type { StoredIntent } from './storage/types.js';
-
-/** The server's status path when the app configured no `statusUrl` (the handler's default). */
-const DEFAULT_STATUS_PATH = '/api/status';
 
 /** Statuses a stop is sent again for: it changes nothing twice (§ 14.8). */
 const STOP_RETRY_STATUSES = [408, 429, 502, 503, 504];
@@ -70,19 +68,20 @@ export interface StopOptions {
 }
 
 export interface StopDeps {
-  readonly client: ResolvedClientOptions;
+  /** The client's options, resolved. */
+  readonly clientOptions: ResolvedClientOptions;
   readonly ky: KyInstance;
   readonly stopped: StoppedIntents;
 }
 
 /** Marks `requestId` stopped: its record (from storage, or saved lately) is kept past its settling. */
 async function mark(
-  { client, stopped }: StopDeps,
+  { clientOptions, stopped }: StopDeps,
   requestId: string,
   known: StoredIntent | undefined,
 ): Promise<StoredIntent | undefined> {
-  stopped.ids.add(requestId);
-  const { storage } = client;
+  stopped.mark(requestId);
+  const { storage } = clientOptions;
   const listed = storage ? await storage.list() : [];
   const record = known ?? listed.find((intent) => intent.requestId === requestId) ?? stopped.recent.get(requestId);
   if (storage && record && !record.stopped) await storage.save({ ...record, stopped: true });
@@ -115,7 +114,7 @@ async function bodyOf(response: Response): Promise<unknown> {
 }
 
 export function createStop(deps: StopDeps) {
-  const { client, ky } = deps;
+  const { clientOptions, ky } = deps;
   return async function stop(target: string | StoredIntent, options: StopOptions = {}): Promise<StopResult> {
     const known = typeof target === 'object' && target !== null ? target : undefined;
     const requestId = known ? known.requestId : target;
@@ -131,7 +130,7 @@ export function createStop(deps: StopDeps) {
     const record = await mark(deps, requestId, known).catch(() => known);
     const url =
       options.url ??
-      client.statusUrl?.(requestId) ??
+      clientOptions.statusUrl?.(requestId) ??
       (record
         ? new URL(`${DEFAULT_STATUS_PATH}/${encodeURIComponent(requestId)}`, record.url)
         : `${DEFAULT_STATUS_PATH}/${encodeURIComponent(requestId)}`);
@@ -140,14 +139,17 @@ export function createStop(deps: StopDeps) {
     try {
       response = await ky(url, {
         method: 'DELETE',
-        headers: { [client.headerName]: client.formatId(requestId), ...(at && { [LAST_EVENT_ID_HEADER]: at }) },
+        headers: {
+          [clientOptions.headerName]: clientOptions.formatId(requestId),
+          ...(at && { [LAST_EVENT_ID_HEADER]: at }),
+        },
         retry: {
-          limit: client.retry.limit,
+          limit: clientOptions.retry.limit,
           methods: ['delete'],
           statusCodes: STOP_RETRY_STATUSES,
-          backoffLimit: client.retry.backoffLimit,
+          backoffLimit: clientOptions.retry.backoffLimit,
         },
-        timeout: client.timeout,
+        timeout: clientOptions.timeout,
         // ky retries only the statuses it throws for; every other answer is read below.
         throwHttpErrors: (status) => STOP_RETRY_STATUSES.includes(status),
         ...(options.signal && { signal: options.signal }),

@@ -44,3 +44,11 @@ export const LOCATION_HEADER = 'Location';
 
 /** Media type of every error body the server writes (RFC 9457). */
 export const PROBLEM_JSON = 'application/problem+json';
+
+/**
+ * Whether a flag header of the protocol (`X-Idempotent-Replayed`, `-Attached`, `-Stopped`,
+ * `-Restarted`) says `true`: case-insensitive, surrounding spaces ignored.
+ */
+export function isTrueHeader(value: string | null | undefined): boolean {
+  return value?.trim().toLowerCase() === 'true';
+}

@@ -27,7 +27,7 @@ const PROBLEM_CODES = [
   'intent-not-found',
   /** The intent was answered, but its answer was over `maxResponseBytes` and not kept (410). */
   'response-not-replayable',
-  /** The status route is read-only: only GET and HEAD (405, with `Allow`). */
+  /** A method the status route does not answer: only GET, HEAD and DELETE (405, with `Allow`). */
   'method-not-allowed',
   /** The intent was stopped (stop route) before its work answered; it will not run again (409). */
   'intent-stopped',

@@ -1,6 +1,6 @@
 /**
  * Parses `Retry-After` strictly (RFC 9110 § 10.2.3): delay-seconds (`1*DIGIT`) or an
- * IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`, § 5.6.7). Anything else — `1.5`, `-5`,
+ * IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110 § 5.6.7). Anything else — `1.5`, `-5`,
  * `0x10`, `soon`, an impossible date or weekday — is `undefined`, so the caller falls back
  * to its backoff instead of reading it as "now" (`Date.parse('1.5')` is a date in 2001).
  * Returns milliseconds from `now`, never negative.

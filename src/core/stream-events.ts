@@ -13,6 +13,20 @@ export const ERROR_EVENT = 'answer-once.error';
 /** The last event of an answer stopped through the stop route (§ 14.8). */
 export const STOPPED_EVENT = 'answer-once.stopped';
 
+/**
+ * The generation a restart marker's data names (`{"generation":G}`, § 14.5), or `undefined`
+ * when it names none (not JSON, no positive whole number): such an event is no marker.
+ */
+export function restartGeneration(data: string): number | undefined {
+  try {
+    // Not JSON, or `null`: throws; no number in `generation`: NaN.
+    const generation = Number(JSON.parse(data).generation);
+    return Number.isSafeInteger(generation) && generation > 0 ? generation : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A position's wire form, `<generation>.<offset>` (§ 14.1). */
 export function formatPosition(generation: number, offset: number): string {
   return `${generation}.${offset}`;

@@ -2,13 +2,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Doorbell } from '../core/doorbell.js';
 import type { AcquireResult, IdempotencyRecord, WriteResult } from '../server/store/store.js';
 import {
+  isNewToReader,
   LOG_LINGER_MS,
   type LogAppend,
   type LogAppendResult,
   type LogPosition,
   type LogReadOptions,
   type LogSnapshot,
-  type StopResult,
+  type StopOutcome,
   type StreamStore,
   stopOffset,
 } from '../server/store/stream-store.js';
@@ -18,16 +19,6 @@ import { type NormalizedPostgresStoreOptions, normalizePostgresStoreOptions, typ
 import { decodeLog, decodeRecord, integer, onlyRow, toLocalDeadline } from './record.js';
 import { type Statements, statementsOf } from './statements.js';
 import { Wakeups } from './wakeups.js';
-
-/**
- * Whether a snapshot holds something a reader at `from` has not seen (stream-store.ts
- * `read`): a settled, vanished, expired or newer record, or more of its generation's log.
- */
-function isNew({ record, log }: LogSnapshot, from: LogPosition | null, now: number): boolean {
-  if (record?.state !== 'processing' || record.leaseExpiresAt <= now) return true;
-  if (from !== null && record.generation !== from.generation) return true;
-  return log !== null && log.generation === record.generation && (from === null || log.length > from.offset);
-}
 
 /** What a store's writes NOTIFY for one key: `r` a record change, `l` an append. */
 function payloadsOf(key: string): { record: string; log: string } {
@@ -191,11 +182,11 @@ export class PostgresStore implements StreamStore {
     const { record, log } = payloadsOf(key);
     return this.#sleepOn([record, log], deadline, signal, async () => {
       const snapshot = await this.#snapshot(key, from);
-      return { done: isNew(snapshot, from, Date.now()), value: snapshot, until: leaseEnd(snapshot.record) };
+      return { done: isNewToReader(snapshot, from, Date.now()), value: snapshot, until: leaseEnd(snapshot.record) };
     });
   }
 
-  async stop(key: string, at?: LogPosition): Promise<StopResult> {
+  async stop(key: string, at?: LogPosition): Promise<StopOutcome> {
     const offset = stopOffset(at);
     const values = [checkText('key', key, true), at?.generation ?? null, offset ?? null, payloadsOf(key).record];
     const answer = onlyRow(await this.#query('stop', this.#sql.stop, values)).outcome;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AcquireResult, IdempotencyRecord, WriteResult } from '../server/store/store.js';
 import {
+  isNewToReader,
   LOG_LINGER_MS,
   stopOffset,
   type LogAppend,
@@ -8,7 +9,7 @@ import {
   type LogPosition,
   type LogReadOptions,
   type LogSnapshot,
-  type StopResult,
+  type StopOutcome,
   type StreamStore,
 } from '../server/store/stream-store.js';
 import type { RedisScriptRunner } from './client.js';
@@ -40,16 +41,6 @@ function writeResult(reply: unknown): WriteResult {
 
 /** RESP blob strings as Buffers: node-redis's `RESP_TYPES.BLOB_STRING` is 36 (`$`). */
 const BUFFERS = { 36: Buffer } as const;
-
-/**
- * Whether a snapshot holds something a reader at `from` has not seen (stream-store.ts
- * `read`): a settled, vanished, expired or newer record, or more of its generation's log.
- */
-function isNew({ record, log }: LogSnapshot, from: LogPosition | null, now: number): boolean {
-  if (record?.state !== 'processing' || record.leaseExpiresAt <= now) return true;
-  if (from !== null && record.generation !== from.generation) return true;
-  return log !== null && log.generation === record.generation && (from === null || log.length > from.offset);
-}
 
 /**
  * The `answer-once/server` store on Redis, for many server instances sharing one state.
@@ -178,7 +169,7 @@ export class RedisStore implements StreamStore {
       let snapshot = await this.#snapshot(key, from);
       if (waitMs === 0 || signal?.aborted) return snapshot;
       if (stops.length === 0) {
-        if (isNew(snapshot, from, Date.now())) return snapshot;
+        if (isNewToReader(snapshot, from, Date.now())) return snapshot;
         await this.#listen([recordChannel, logChannel], doorbell, stops);
         snapshot = await this.#snapshot(key, from); // a write may have landed before the subscription
       }
@@ -186,7 +177,8 @@ export class RedisStore implements StreamStore {
       for (;;) {
         const now = Date.now();
         const { record } = snapshot;
-        if (isNew(snapshot, from, now) || now >= deadline || signal?.aborted || this.#channels.closed) return snapshot;
+        if (isNewToReader(snapshot, from, now) || now >= deadline || signal?.aborted || this.#channels.closed)
+          return snapshot;
         const lease = record?.state === 'processing' ? record.leaseExpiresAt + 1 : deadline;
         await doorbell.wait(Math.min(deadline, lease) - now, signal);
         if (signal?.aborted || this.#channels.closed) return snapshot;
@@ -197,7 +189,7 @@ export class RedisStore implements StreamStore {
     }
   }
 
-  async stop(key: string, at?: LogPosition): Promise<StopResult> {
+  async stop(key: string, at?: LogPosition): Promise<StopOutcome> {
     const offset = stopOffset(at);
     const position = offset === undefined || !at ? ['', ''] : [String(at.generation), String(offset)];
     const answer = text(await this.#run(STOP, key, position));

@@ -33,6 +33,7 @@ export type {
   IdempotentRouteHandler,
   ScopeResolver,
 } from './http/handler-options.js';
+export type { HandleOptions, WaitUntil } from './http/background.js';
 export type { RunContext, RunOnceOptions, RunOnceResult } from './run/run-once.js';
 export type { LeaseOptions } from './run/lease-options.js';
 export type { MemoryStoreOptions } from './memory/memory-store-options.js';
@@ -65,6 +66,6 @@ export type {
   LogReadOptions,
   LogSlice,
   LogSnapshot,
-  StopResult,
+  StopOutcome,
   StreamStore,
 } from './store/stream-store.js';

@@ -21,6 +21,8 @@ interface ChatDemoSuiteOptions<TDemo, TPosts> {
   readonly openDemo?: boolean;
   /** Put before every screenshot's name. */
   readonly screenshotPrefix?: string;
+  /** How long the demo server may take to start (a production build first, for the Next.js example). */
+  readonly startTimeoutMs?: number | undefined;
 }
 
 /** What a spec reads: set by the suite's hooks, so read it inside a spec, not at collection. */
@@ -38,6 +40,7 @@ export function chatDemoSuite<TDemo extends ExampleProcess<unknown>, TPosts>({
   trackPosts,
   openDemo = false,
   screenshotPrefix = '',
+  startTimeoutMs,
 }: ChatDemoSuiteOptions<TDemo, TPosts>): ChatDemoSuite<TDemo, TPosts> {
   let demo: TDemo;
   let browser: Browser;
@@ -48,7 +51,7 @@ export function chatDemoSuite<TDemo extends ExampleProcess<unknown>, TPosts>({
   beforeAll(async () => {
     await mkdir(SCREENSHOTS, { recursive: true });
     [demo, browser] = await launchWithServer(start());
-  });
+  }, startTimeoutMs);
 
   afterAll(async () => {
     await browser?.close();

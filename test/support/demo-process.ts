@@ -1,7 +1,8 @@
 /**
  * Starts a demo exactly as its npm script does (`npm run demo`: `examples/chat/server.ts`;
- * `npm run demo:ai-sdk`: `examples/ai-sdk-chat/server.ts`, each under tsx), as a child
- * process on a free loopback port, and stops it again.
+ * `npm run demo:ai-sdk`: `examples/ai-sdk-chat/server.ts`; `npm run demo:next`:
+ * `examples/nextjs-chat/demo.ts`, each under tsx), as a child process on a free loopback
+ * port, and stops it again.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -39,14 +40,37 @@ export const startDemoProcess = ({ modelDelayMs }: { modelDelayMs: number }): Pr
 export const startAiSdkDemoProcess = ({ tokenDelayMs }: { tokenDelayMs: number }): Promise<AiSdkDemo> =>
   startExample('examples/ai-sdk-chat/server.ts', { TOKEN_DELAY_MS: String(tokenDelayMs) });
 
-async function startExample<TStats>(script: string, env: Record<string, string>): Promise<ExampleProcess<TStats>> {
+/**
+ * The Next.js example (`npm run demo:next`): its production build, into a folder of its
+ * own (a running demo's `.next` is left alone), then `next start` over a PostgreSQL the
+ * demo starts and stops itself (`DATABASE_URL` is cleared, so a developer's own database
+ * is never written to).
+ */
+export const startNextDemoProcess = ({
+  tokenDelayMs,
+  startTimeoutMs,
+}: {
+  tokenDelayMs: number;
+  startTimeoutMs: number;
+}): Promise<AiSdkDemo> =>
+  startExample(
+    'examples/nextjs-chat/demo.ts',
+    { TOKEN_DELAY_MS: String(tokenDelayMs), NEXT_DIST_DIR: '.next-e2e', DATABASE_URL: '' },
+    startTimeoutMs,
+  );
+
+async function startExample<TStats>(
+  script: string,
+  env: Record<string, string>,
+  startTimeoutMs = START_TIMEOUT_MS,
+): Promise<ExampleProcess<TStats>> {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   try {
-    const url = await readUrl(child, script);
+    const url = await readUrl(child, script, startTimeoutMs);
     return {
       url,
       stats: async () => (await (await fetch(new URL('/api/stats', url))).json()) as TStats,
@@ -59,14 +83,14 @@ async function startExample<TStats>(script: string, env: Record<string, string>)
 }
 
 /** The URL the server prints (`→ http://127.0.0.1:<port>/`), or why it never did. */
-function readUrl(child: ChildProcess, script: string): Promise<string> {
+function readUrl(child: ChildProcess, script: string, timeoutMs: number): Promise<string> {
   let output = '';
   return new Promise((resolve, reject) => {
     const fail = (why: string) => {
       clearTimeout(timer);
       reject(new Error(`${script} did not start: ${why}\n${output}`));
     };
-    const timer = setTimeout(() => fail(`no URL within ${START_TIMEOUT_MS} ms`), START_TIMEOUT_MS);
+    const timer = setTimeout(() => fail(`no URL within ${timeoutMs} ms`), timeoutMs);
     child.once('exit', (code) => fail(`exited with ${code}`));
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {

@@ -4,6 +4,7 @@
  */
 import {
   createIdempotencyHandler,
+  type HandleOptions,
   type HandlerContext,
   type IdempotencyEvent,
   type IdempotencyHandlerOptions,
@@ -68,7 +69,7 @@ export interface Call {
 }
 
 export interface ChatApp<S extends IdempotencyStore> {
-  readonly handle: (request: Request) => Promise<Response>;
+  readonly handle: (request: Request, call?: HandleOptions) => Promise<Response>;
   readonly store: S;
   readonly calls: Call[];
   readonly events: IdempotencyEvent[];

@@ -19,8 +19,13 @@ import type { IntentStorage, StoredIntent } from './types.js';
 const RECENT_LIMIT = 32;
 
 export interface StoppedIntents {
-  /** IDs stopped in this page (by this client, or resent from a stopped record): a settle that is not a replay keeps them. */
-  readonly ids: Set<string>;
+  /** `client.stop` stopped `requestId` in this page: a settle of it that is not a replay keeps its record. */
+  mark(requestId: string): void;
+  /**
+   * A stored intent goes out again (`resume`, `client.stream` of a stored intent): when its
+   * record says `stopped`, it is marked as by {@link mark}, so its replay still finds it.
+   */
+  resent(intent: StoredIntent): void;
   /** The records saved lately, by ID. */
   readonly recent: Map<string, StoredIntent>;
   /** Notes a record just saved, and removes the stopped records sent to its `input` before it. */
@@ -33,7 +38,12 @@ export function stoppedIntents(storage: IntentStorage | undefined): StoppedInten
   const ids = new Set<string>();
   const recent = new Map<string, StoredIntent>();
   return {
-    ids,
+    mark(requestId) {
+      ids.add(requestId);
+    },
+    resent(intent) {
+      if (intent.stopped) ids.add(intent.requestId);
+    },
     recent,
     async saved(intent) {
       recent.set(intent.requestId, intent);

@@ -4,8 +4,8 @@
  * invisible here too; the restart and stop markers arrive as parts of their own.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { ATTACHED_HEADER, GENERATION_HEADER, STOPPED_HEADER } from '../../core/headers.js';
-import { RESTART_EVENT, STOPPED_EVENT } from '../../core/stream-events.js';
+import { ATTACHED_HEADER, GENERATION_HEADER, isTrueHeader, STOPPED_HEADER } from '../../core/headers.js';
+import { RESTART_EVENT, restartGeneration, STOPPED_EVENT } from '../../core/stream-events.js';
 import { isEventStream, parseGeneration } from '../../core/stream-protocol.js';
 import type { OpenedAnswer } from './intent-fetch.js';
 
@@ -35,11 +35,10 @@ export interface AnswerStream extends AsyncIterable<StreamPart> {
   readonly generation: number | undefined;
 }
 
-const isTrue = (value: string | null) => value?.trim().toLowerCase() === 'true';
-
 function partOf(message: EventSourceMessage): StreamPart {
   if (message.event === RESTART_EVENT) {
-    const generation = Number((JSON.parse(message.data) as { generation?: unknown }).generation);
+    const generation = restartGeneration(message.data);
+    if (generation === undefined) throw new TypeError('answer-once: a restart marker without its generation');
     return { type: 'restart', generation };
   }
   if (message.event === STOPPED_EVENT) return { type: 'stopped' };
@@ -77,8 +76,8 @@ export function answerStream(opened: OpenedAnswer): AnswerStream {
     requestId: opened.requestId,
     response: opened.response,
     replayed: opened.replayed,
-    attached: isTrue(headers.get(ATTACHED_HEADER)),
-    stopped: isTrue(headers.get(STOPPED_HEADER)),
+    attached: isTrueHeader(headers.get(ATTACHED_HEADER)),
+    stopped: isTrueHeader(headers.get(STOPPED_HEADER)),
     generation: parseGeneration(headers.get(GENERATION_HEADER)),
     [Symbol.asyncIterator]: () => partsOf(opened.response),
   };

@@ -15,7 +15,7 @@
  * with it is cut into units and each suspect unit parsed with `eventsource-parser`.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { ERROR_EVENT, RESTART_EVENT } from '../../core/stream-events.js';
+import { ERROR_EVENT, RESTART_EVENT, restartGeneration } from '../../core/stream-events.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -188,9 +188,8 @@ export class EventUnits {
   }
 
   #marker(message: EventSourceMessage, unit: Uint8Array): void {
-    const data = json(message.data);
     if (message.event === ERROR_EVENT) {
-      const { code, status } = data;
+      const { code, status } = json(message.data);
       this.#sink.error({
         code: typeof code === 'string' ? code : undefined,
         status: typeof status === 'number' ? status : undefined,
@@ -198,8 +197,8 @@ export class EventUnits {
       return;
     }
     // § 14.5: the marker's data names the generation (its id is `<G>.0`).
-    const generation = Number(data.generation);
-    if (!Number.isSafeInteger(generation) || generation <= 0) return;
+    const generation = restartGeneration(message.data);
+    if (generation === undefined) return;
     this.#offset = 0;
     this.#sink.restart(generation, unit);
   }

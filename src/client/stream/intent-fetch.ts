@@ -7,6 +7,7 @@
 import { newRequestId } from '../../core/ids.js';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../../core/headers.js';
 import { isValidRequestId, unquote } from '../../core/request-id.js';
+import { isNullBodyStatus } from '../../core/null-body.js';
 import { invalidOption } from '../../core/options.js';
 import { isEventStream } from '../../core/stream-protocol.js';
 import { ResponseError } from '../errors/response-error.js';
@@ -33,7 +34,8 @@ type Dispatch = (
 ) => Promise<SendResult>;
 
 export interface IntentFetchDeps {
-  readonly client: ResolvedClientOptions;
+  /** The client's options, resolved. */
+  readonly clientOptions: ResolvedClientOptions;
   readonly dispatch: Dispatch;
   /** Drops the settled intent from storage (unless it is a stopped one to keep; `replayed`: how it was answered). */
   readonly forget: (requestId: string, replayed: boolean) => Promise<void>;
@@ -102,14 +104,12 @@ async function fetchCall(input: RequestInfo | URL, init: RequestInit | undefined
   };
 }
 
-const NO_BODY = new Set([204, 205, 304]);
-
 /** An error `send` rejects with that carries the server's final answer: `fetch` resolves with it. */
 function answerOf(error: unknown): Response | undefined {
   if (!(error instanceof ResponseError)) return undefined;
   const { response, data } = error;
   const text = data === undefined ? null : typeof data === 'string' ? data : JSON.stringify(data);
-  return new Response(NO_BODY.has(response.status) ? null : text, {
+  return new Response(isNullBodyStatus(response.status) ? null : text, {
     status: response.status,
     statusText: response.statusText,
     headers: response.headers,
@@ -129,16 +129,19 @@ export interface OpenedAnswer {
  * the answer's body so it resumes itself. Rejects as `send` does.
  */
 export async function openAnswer(
-  { client, dispatch, forget }: IntentFetchDeps,
+  { clientOptions, dispatch, forget }: IntentFetchDeps,
   url: string | URL,
   label: string,
   options: SendOptions & { readonly requestId: string },
 ): Promise<OpenedAnswer> {
   const { requestId, signal } = options;
+  // Over every send of the intent: the first, and each reconnect's.
   let attempts = 0;
+  let polls = 0;
   const own = options.onEvent;
   const onEvent = (event: SendEvent) => {
     if (event.type === 'attempt') attempts += 1;
+    else if (event.type === 'poll') polls += 1;
     own?.(event);
   };
   const withPosition = (extra?: Record<string, string>): SendOptions => {
@@ -152,32 +155,32 @@ export async function openAnswer(
   /** A reconnect that failed has settled the intent itself (event, storage). */
   let settledBySend = false;
   const emit = (event: SendEvent) => {
-    notify(client.onEvent, event);
+    notify(clientOptions.onEvent, event);
     notify(own, event);
   };
   const settle = (error: unknown) => {
     if (settledBySend) return;
     emit(
       error === undefined
-        ? { type: 'settled', requestId, outcome: 'answered', replayed, attempts, polls: 0 }
+        ? { type: 'settled', requestId, outcome: 'answered', replayed, attempts, polls }
         : {
             type: 'settled',
             requestId,
             outcome: 'failed',
             error: error instanceof Error ? error : new Error(String(error)),
             attempts,
-            polls: 0,
+            polls,
           },
     );
     void forget(requestId, replayed);
   };
-  if (!response.body || NO_BODY.has(response.status) || options.method === 'HEAD') {
+  if (!response.body || isNullBodyStatus(response.status) || options.method === 'HEAD') {
     settle(undefined);
     return { requestId, response, replayed };
   }
   const body = resumableBody(response, {
     requestId,
-    retry: client.retry,
+    retry: clientOptions.retry,
     signal,
     emit,
     attempts: () => attempts,
@@ -204,7 +207,7 @@ export async function openAnswer(
 
 export function createIntentFetch(deps: IntentFetchDeps) {
   return async function answerOnceFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-    const call = await fetchCall(input, init, deps.client.headerName);
+    const call = await fetchCall(input, init, deps.clientOptions.headerName);
     try {
       const opened = await openAnswer(deps, call.url, call.label, {
         method: call.method,

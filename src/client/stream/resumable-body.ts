@@ -22,7 +22,13 @@
  * handed on errors with `AnswerRestartedError`.
  */
 import { backoffDelay } from '../../core/backoff.js';
-import { GENERATION_HEADER, LAST_EVENT_ID_HEADER, RANGE_HEADER, RESTARTED_HEADER } from '../../core/headers.js';
+import {
+  GENERATION_HEADER,
+  isTrueHeader,
+  LAST_EVENT_ID_HEADER,
+  RANGE_HEADER,
+  RESTARTED_HEADER,
+} from '../../core/headers.js';
 import { formatPosition } from '../../core/stream-events.js';
 import { isEventStream, parseContentRange, parseGeneration } from '../../core/stream-protocol.js';
 import { AbortError } from '../errors/abort-error.js';
@@ -64,9 +70,6 @@ const sleep = (ms: number, signal: AbortSignal | undefined) =>
     }
     signal?.addEventListener('abort', done, { once: true });
   });
-
-/** Header values come trimmed (Fetch normalizes them). */
-const isTrue = (value: string | null) => value?.toLowerCase() === 'true';
 
 /** The body of `first`, resumable; `first`'s body must not have been read. */
 export function resumableBody(first: Response, options: ResumableBodyOptions): ReadableStream<Uint8Array> {
@@ -149,7 +152,7 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
 
   /** Makes `next` the body being read; none when it says the reader has it all. */
   function adopt(next: Response): void {
-    const restarted = isTrue(next.headers.get(RESTARTED_HEADER));
+    const restarted = isTrueHeader(next.headers.get(RESTARTED_HEADER));
     const nextGeneration = parseGeneration(next.headers.get(GENERATION_HEADER));
     // § 14.5: 204 to a Last-Event-ID at the end of an ended generation; 416 to a Range at
     // or past the end (the answer is whole when its length is what we have).

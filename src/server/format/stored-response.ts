@@ -1,3 +1,4 @@
+import { isNullBodyStatus } from '../../core/null-body.js';
 import { concat } from './body.js';
 import { readUsage, type Usage } from '../usage.js';
 
@@ -44,8 +45,6 @@ export function storedUsage(result: string): Usage | undefined {
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
-
 function toBase64(bytes: Uint8Array): string {
   let binary = '';
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
@@ -111,7 +110,7 @@ export async function captureResponse(
     const next = reader ? await reader.read() : ({ done: true, value: undefined } as const);
     if (next.done) {
       const bytes = concat(chunks, length);
-      const body = length === 0 && NULL_BODY_STATUSES.has(status) ? null : bytes;
+      const body = length === 0 && isNullBodyStatus(status) ? null : bytes;
       return {
         oversize: false,
         stored: { v: 1, replayable: true, status, headers: kept, ...encodeBody(bytes) },
@@ -182,7 +181,7 @@ export function parseStoredResponse(stored: string): StoredResponse {
 /** The stored answer's body bytes, or `null` for an empty body of a null-body status. */
 export function storedBody(stored: Extract<StoredResponse, { replayable: true }>): Uint8Array<ArrayBuffer> | null {
   const bytes = stored.encoding === 'utf8' ? new TextEncoder().encode(stored.body) : fromBase64(stored.body);
-  return bytes.byteLength === 0 && NULL_BODY_STATUSES.has(stored.status) ? null : bytes;
+  return bytes.byteLength === 0 && isNullBodyStatus(stored.status) ? null : bytes;
 }
 
 /** What the handler stores in a FAILED record. */

@@ -4,6 +4,7 @@ import {
   PREFERENCE_APPLIED_HEADER,
   REPLAYED_HEADER,
   REQUEST_ID_HEADER,
+  RESTARTED_HEADER,
   RETRY_AFTER_HEADER,
   STOPPED_HEADER,
 } from '../../core/headers.js';
@@ -13,6 +14,9 @@ import type { ResolvedHandlerOptions } from './handler-options.js';
 import { problemResponse } from '../problem.js';
 import { isExhausted } from '../run/run-bound.js';
 import type { CompletedRecord, IdempotencyRecord } from '../store/store.js';
+import { restartMarker } from '../format/sse-frame.js';
+import { headIsEventStream } from '../stream/log-follow.js';
+import { type RequestedPosition, startOf } from './position.js';
 import { parseStoredFailure, parseStoredResponse, storedBody, type StoredFailure } from '../format/stored-response.js';
 
 /** Per-answer facts: the intent, and the `Prefer: wait` the server applied (seconds). */
@@ -34,8 +38,13 @@ export function withProtocolHeaders(response: Response, context: AnswerContext):
   return response;
 }
 
-/** The stored answer again, marked `X-Idempotent-Replayed: true`. */
-function replayAnswer(record: CompletedRecord, context: AnswerContext): Response {
+/**
+ * The stored answer again, marked `X-Idempotent-Replayed: true`; 410 for one too large to
+ * have been kept (§ 7.3). A log-keeping store's answers name their generation (§ 14.3) and
+ * are replayed from the request's `position` (§ 14.5): whole, a 206 tail, a 204/416 at
+ * the end, or a restart. One written without a generation is replayed whole (§ 14.11).
+ */
+export function replayAnswer(record: CompletedRecord, context: AnswerContext, position?: RequestedPosition): Response {
   const stored = parseStoredResponse(record.result);
   if (!stored.replayable) {
     const response = problemResponse('response-not-replayable', {
@@ -47,12 +56,41 @@ function replayAnswer(record: CompletedRecord, context: AnswerContext): Response
     });
     return withProtocolHeaders(response, context);
   }
+  const { generation } = record;
+  const body = storedBody(stored);
   const headers = new Headers(stored.headers as [string, string][]);
   headers.set(REPLAYED_HEADER, 'true');
-  // A log-keeping store's answers name their generation (PROTOCOL.md § 14.3).
-  if (record.generation !== undefined) headers.set(GENERATION_HEADER, String(record.generation));
+  if (generation !== undefined) headers.set(GENERATION_HEADER, String(generation));
   if (stored.stopped) headers.set(STOPPED_HEADER, 'true');
-  return withProtocolHeaders(new Response(storedBody(stored), { status: stored.status, headers }), context);
+  const answer = (payload: BodyInit | null, status: number): Response =>
+    withProtocolHeaders(new Response(payload, { status, headers }), context);
+  if (generation === undefined || position === undefined) return answer(body, stored.status);
+  const bytes = body ?? new Uint8Array(0);
+  const start = startOf(position, generation, bytes.byteLength, true);
+  switch (start.kind) {
+    case 'at-end':
+      return answer(null, 204);
+    case 'unsatisfiable':
+      headers.set('Content-Range', `bytes */${bytes.byteLength}`);
+      return answer(null, 416);
+    case 'restart': {
+      headers.set(RESTARTED_HEADER, 'true');
+      const marker = headIsEventStream(stored.headers) ? restartMarker(generation) : undefined;
+      return answer(body === null && !marker ? null : prefixed(marker, bytes), stored.status);
+    }
+    case 'from':
+      if (!start.range) return answer(start.offset === 0 ? body : bytes.slice(start.offset), stored.status);
+      headers.set('Content-Range', `bytes ${start.offset}-${bytes.byteLength - 1}/${bytes.byteLength}`);
+      return answer(bytes.slice(start.offset), 206);
+  }
+}
+
+function prefixed(marker: Uint8Array | undefined, body: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
+  if (!marker) return body;
+  const out = new Uint8Array(marker.byteLength + body.byteLength);
+  out.set(marker);
+  out.set(body, marker.byteLength);
+  return out;
 }
 
 /** "Yours is running": 202 + `Location` + `Retry-After`, or the draft's 409 problem. */

@@ -18,6 +18,7 @@ import { settleExhausted } from '../run/run-bound.js';
 import { storeCall } from '../store/store-call.js';
 import { captureResponse, type StoredFailure, storedResult } from '../format/stored-response.js';
 import { StreamedRun } from '../stream/stream-run.js';
+import { EarlyAnswer } from '../run/early-answer.js';
 import { UsageReport } from '../usage.js';
 
 /** Statuses that are transient by definition: not an answer, the intent may run again. */
@@ -27,10 +28,12 @@ const TRANSIENT_STATUSES = new Set([408, 425, 429]);
  * The attempt path (PROTOCOL.md § 5–§ 7): claims the intent in the store and runs the work
  * under its lease, or answers what the store holds — a replay, an attach to the live
  * answer, 202 while another holder runs it (held by `Prefer: wait`), 422 on another
- * fingerprint, 409 `intent-exhausted` once it ran `maxRuns` times (§ 5.7).
+ * fingerprint, 409 `intent-exhausted` once it ran `maxRuns` times (§ 5.7). What a run does
+ * after its answer went out is handed to `setup.keep` (the runtime's `waitUntil`), so the
+ * run outlives the request.
  */
 export async function protect(setup: HandlerSetup, intent: Intent): Promise<Response> {
-  const { options, streams } = setup;
+  const { options, streamStore } = setup;
   const { store } = options;
   const { key, requestId, fingerprint, report, context } = intent;
   let waitedSeconds: number | undefined;
@@ -57,12 +60,12 @@ export async function protect(setup: HandlerSetup, intent: Intent): Promise<Resp
     }
     if (record.state !== 'processing') return answerRecord(setup, report, key, record, answer, intent.position);
     report({ type: 'in-progress', key });
-    if (streams) {
+    if (streamStore) {
       const waitMs = round === 0 ? intent.waitMs : 0;
       if (waitMs > 0) waitedSeconds = waitMs / 1000;
       const held = { ...answer, waitedSeconds };
       const live = await attachLive(
-        { options, streams },
+        { options, streamStore },
         key,
         intent.position,
         waitMs,
@@ -80,8 +83,8 @@ export async function protect(setup: HandlerSetup, intent: Intent): Promise<Resp
     }
     if (intent.waitMs === 0 || round > 0) return inProgressAnswer(answer, options);
     waitedSeconds = intent.waitMs / 1000;
-    const waitContext = { ...context, timeoutMs: intent.waitMs + options.storeTimeoutMs };
-    const settled = await storeCall('wait', key, () => store.wait(key, intent.waitMs, intent.request.signal), waitContext);
+    const { waitMs } = intent;
+    const settled = await storeCall('wait', key, () => store.wait(key, waitMs, intent.request.signal), context, waitMs);
     if (settled?.state === 'completed')
       return answerRecord(setup, report, key, settled, { ...answer, waitedSeconds }, intent.position);
     if (settled?.state === 'processing' && settled.leaseExpiresAt > Date.now()) {
@@ -103,7 +106,7 @@ async function run(
   },
   answer: AnswerContext,
 ): Promise<Response> {
-  const { options, streams } = setup;
+  const { options, streamStore, keep } = setup;
   const { store } = options;
   const { key, requestId, scope, fingerprint, report, context } = intent;
   const { generation, runs } = attempt;
@@ -116,23 +119,16 @@ async function run(
     cause,
   });
   const streamed =
-    streams && generation !== undefined
-      ? new StreamedRun(streams, key, holder, generation, isRestart(intent.position, generation), {
+    streamStore && generation !== undefined
+      ? new StreamedRun(streamStore, key, holder, generation, isRestart(intent.position, generation), {
           ...options,
           report,
         })
       : undefined;
-  // Without a log, an answer over `maxResponseBytes` goes to its caller while it still
-  // streams; its outcome is written only once its body ended (PROTOCOL.md § 7.3).
   const usage = new UsageReport();
-  let deliverEarly!: (response: Response) => void;
-  let deliveredEarly = false;
-  const early = new Promise<Response>((resolve) => {
-    deliverEarly = (response) => {
-      deliveredEarly = true;
-      resolve(response);
-    };
-  });
+  // A streamed answer, or without a log one over `maxResponseBytes`, goes to its caller
+  // while it still streams; its outcome is written only once its body ended (§ 7.3, § 14.2).
+  const early = new EarlyAnswer<Response>();
   const running = runHeld<Response>(
     store,
     key,
@@ -159,14 +155,14 @@ async function run(
         });
         if (!(response instanceof Response)) throw new TypeError('answer-once: `handler` must return a Response.');
       } catch (error) {
-        if (streamed?.stopped) return streamed.stoppedVerdict(requestId, usage);
+        if (streamed?.stopped) return streamed.stoppedOutcome(requestId, usage);
         return failOutcome({ status: 500 }, error);
       }
       if (streamed?.stopped) {
         // Stopped before the work answered: a response it returned anyway (it caught the
         // abort) is not the answer; the stop wins (§ 14.8).
         await discardBody(response);
-        return streamed.stoppedVerdict(requestId, usage);
+        return streamed.stoppedOutcome(requestId, usage);
       }
       if (response.status >= 500 || TRANSIENT_STATUSES.has(response.status)) {
         const retryAfter = response.headers.get(RETRY_AFTER_HEADER);
@@ -185,7 +181,7 @@ async function run(
       const broken = (error: unknown): WorkOutcome<Response> => failOutcome({ status: 502 }, error);
       // A work that answers after losing its lease is not streamed: the successor's answer is (§ 7.2).
       // A body that cannot be read (locked by the app) is a broken answer, as when buffered.
-      if (streamed && !lease.aborted) return streamed.verdict(response, broken, usage).catch(broken);
+      if (streamed && !lease.aborted) return streamed.outcome(response, broken, usage, early).catch(broken);
       try {
         const captured = await captureResponse(
           withoutReservedEvents(response),
@@ -194,7 +190,7 @@ async function run(
         );
         if (!captured.oversize)
           return { kind: 'complete', result: storedResult(captured.stored, usage.value), value: captured.delivered };
-        deliverEarly(withProtocolHeaders(captured.delivered, answer));
+        early.send(captured.delivered);
         const end = await captured.ended;
         // A broken stream produced no answer, whatever its size: FAILED, a resend runs again.
         if (!end.ok) return failOutcome({ status: 502 }, end.error);
@@ -207,17 +203,19 @@ async function run(
     (reason) => failOutcome({ status: 504 }, reason),
     { ...options, fingerprint, runs, report, renewedAt: streamed?.renewedAt, holder },
   );
-  if (streamed) {
-    const settled = running.then(
-      ({ outcome, write }) => streamed.settle(outcome, write === 'fenced'),
-      () => streamed.settle(undefined, false),
-    );
-    const first = await Promise.race([streamed.delivered, running.then(() => undefined)]);
-    if (first) return withProtocolHeaders(first, answer);
-    await settled;
-  }
-  const finished = running.then(async ({ outcome, write }) => {
-    if (deliveredEarly) return outcome.value; // already on its way to the caller
+  const settled = streamed
+    ? running.then(
+        ({ outcome, write }) => streamed.settle(outcome, write === 'fenced'),
+        () => streamed.settle(undefined, false),
+      )
+    : undefined;
+  // What runs on after the caller has its answer (the stream into the log, an oversize
+  // answer's record) is handed to the runtime's `waitUntil`, if it has one.
+  keep?.(settled ?? running);
+  const first = await Promise.race([early.answered, running.then(() => undefined)]);
+  if (first) return withProtocolHeaders(first, answer);
+  await settled;
+  return running.then(async ({ outcome, write }) => {
     if (write !== 'fenced') {
       // After a long-poll whose holder failed or died, this run answers the held request (§ 6.2).
       return withProtocolHeaders(outcome.value, answer);
@@ -228,7 +226,6 @@ async function run(
     await discardBody(outcome.value);
     return statusAnswer(record, answer, options, Date.now());
   });
-  return Promise.race([early, finished]);
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   STOPPED_HEADER,
 } from '../../core/headers.js';
 import { invalidOption, numberOption } from '../../core/options.js';
+import type { HandleOptions } from './background.js';
 
 /** Options of {@link withCors} and the handler's `cors` option. */
 export interface CorsOptions {
@@ -142,7 +143,7 @@ export function normalizeCorsOptions(options: CorsOptions = {}): ResolvedCorsOpt
   };
 }
 
-type Handle = (request: Request) => Promise<Response>;
+type Handle = (request: Request, call?: HandleOptions) => Promise<Response>;
 
 function isPreflight(request: Request): boolean {
   return request.method === 'OPTIONS' && request.headers.has('Access-Control-Request-Method');
@@ -167,13 +168,14 @@ function decorate(response: Response, origin: string | null, cors: ResolvedCorsO
 /**
  * Wraps a handler so browsers on other origins can use the protocol: answers
  * preflights (204) and exposes the headers the client reads — without which a browser
- * hides `X-Idempotent-Replayed`, `Location` and `Retry-After` from scripts.
+ * hides `X-Idempotent-Replayed`, `Location` and `Retry-After` from scripts. A call's
+ * second argument (`{ waitUntil }`, Workers' `ctx`) reaches `handle` unchanged.
  */
 export function withCors(handle: Handle, options?: CorsOptions | ResolvedCorsOptions): Handle {
   const cors = options && 'allows' in options ? options : normalizeCorsOptions(options);
-  return async function handleWithCors(request: Request): Promise<Response> {
+  return async function handleWithCors(request: Request, call?: HandleOptions): Promise<Response> {
     const origin = request.headers.get('Origin');
-    if (!isPreflight(request)) return decorate(await handle(request), origin, cors);
+    if (!isPreflight(request)) return decorate(await handle(request, call), origin, cors);
     const headers = new Headers({ Vary: 'Origin' });
     if (origin !== null && cors.allows(origin)) {
       headers.set('Access-Control-Allow-Origin', cors.wildcard ? '*' : origin);

@@ -1,3 +1,4 @@
+import type { WaitUntil } from './background.js';
 import { type CorsOptions, normalizeCorsOptions, type ResolvedCorsOptions } from './cors.js';
 import type { IdempotencyEventListener } from '../events.js';
 import { DEFAULT_KEY_PREFIX, type Scope } from '../store/key.js';
@@ -12,6 +13,7 @@ import {
 import { type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from '../run/lease-options.js';
 import { MemoryStore } from '../memory/memory-store.js';
 import type { IdempotencyStore } from '../store/store.js';
+import { DEFAULT_STATUS_PATH } from '../../core/status-path.js';
 import type { Usage } from '../usage.js';
 
 /** What the app's handler receives besides the request. */
@@ -66,8 +68,10 @@ export interface IdempotencyHandlerOptions extends LeaseOptions {
   store?: IdempotencyStore;
   /**
    * The status route: `GET <statusPath>/<requestId>` answers the intent's state, and
-   * every "still running" answer points there with `Location`. It is read-only: `GET` and
-   * `HEAD` are answered (and `OPTIONS` preflights with `cors`); any other method gets 405.
+   * every "still running" answer points there with `Location`; `DELETE
+   * <statusPath>/<requestId>` stops the running intent (PROTOCOL.md § 14.8). `GET`, `HEAD`
+   * and `DELETE` are answered (and `OPTIONS` preflights with `cors`); any other method
+   * gets 405.
    * @default '/api/status'
    */
   statusPath?: string;
@@ -152,6 +156,18 @@ export interface IdempotencyHandlerOptions extends LeaseOptions {
    * @default false
    */
   eventsIncludeUser?: boolean;
+  /**
+   * Keeps the work alive after the response, on runtimes that end a request's work once
+   * its response is done or its client gone: `waitUntil` from `@vercel/functions`, or
+   * Next.js's `after`. Everything the handler does past its answer — the work producing
+   * into the log while the caller is gone, the record's write, the lease's heartbeats —
+   * is handed to it as one promise per request, so a client that disconnects never ends
+   * the work there. On Cloudflare Workers, whose `ctx` comes with each request, pass it
+   * per call instead: `handle(request, ctx)` (or `handle(request, { waitUntil })`, which
+   * overrides this option for that request). Not needed on a long-lived Node server.
+   * @default undefined
+   */
+  waitUntil?: WaitUntil;
 }
 
 export const DEFAULT_REPLAY_HEADERS = Object.freeze([
@@ -171,7 +187,7 @@ const NEVER_REPLAYED = new Set(['set-cookie', 'set-cookie2']);
 
 /** The defaults of {@link IdempotencyHandlerOptions} (the lease's are `LEASE_DEFAULTS`). */
 export const HANDLER_DEFAULTS = Object.freeze({
-  statusPath: '/api/status',
+  statusPath: DEFAULT_STATUS_PATH,
   keyPrefix: DEFAULT_KEY_PREFIX,
   inProgressStatus: 202 as 202 | 409,
   retryAfterSeconds: 1,
@@ -204,6 +220,7 @@ export interface ResolvedHandlerOptions extends ResolvedLeaseOptions {
   readonly cors: ResolvedCorsOptions | undefined;
   readonly onEvent: IdempotencyEventListener | undefined;
   readonly eventsIncludeUser: boolean;
+  readonly waitUntil: WaitUntil | undefined;
 }
 
 const STORE_METHODS = ['acquire', 'renew', 'complete', 'fail', 'get', 'wait'] as const;
@@ -267,5 +284,6 @@ export function normalizeHandlerOptions(options: IdempotencyHandlerOptions): Res
     cors: cors === false ? undefined : normalizeCorsOptions(cors === true ? {} : cors),
     onEvent: functionOption(options.onEvent, 'onEvent'),
     eventsIncludeUser,
+    waitUntil: functionOption(options.waitUntil, 'waitUntil'),
   };
 }

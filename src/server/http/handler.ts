@@ -1,5 +1,6 @@
 import { isValidRequestId } from '../../core/request-id.js';
 import { protect } from './attempt.js';
+import { Background, type HandleOptions, hostOf } from './background.js';
 import { withCors } from './cors.js';
 import { IdempotencyError } from '../errors.js';
 import { type IdempotencyHandlerOptions, normalizeHandlerOptions } from './handler-options.js';
@@ -12,7 +13,7 @@ import { statusRoute } from './status-route.js';
 import { stopAnswer } from './stop-route.js';
 import { isStreamStore } from '../store/stream-store.js';
 
-/** The methods the status route serves besides DELETE (the stop route): it never runs anything. */
+/** The methods that read an intent on the status route (DELETE stops it): none runs anything. */
 const STATUS_METHODS = new Set(['GET', 'HEAD']);
 
 /**
@@ -23,19 +24,41 @@ const STATUS_METHODS = new Set(['GET', 'HEAD']);
  * mount it on the routes (and methods) you mean to protect. The status route serves
  * `GET`, `HEAD` and `DELETE` (the stop route) only (405 otherwise).
  *
- * The handler's response is read to its end before it is stored, so a streamed AI answer
- * reaches its first caller only once complete — the price of replaying it byte for byte.
- * An error the handler throws is answered as `intent-failed` without its message; it
+ * With a store that keeps answer logs (`MemoryStore`, `RedisStore`; PROTOCOL.md § 14), the
+ * handler's response goes to its first caller as it is produced while it is stored: a
+ * streamed AI answer arrives token by token, and every other attempt attaches to it live or
+ * replays it byte for byte, from where its connection broke. With a store without logs the
+ * response is read to its end, stored, then sent (§ 14.11); one over `maxResponseBytes` is
+ * sent as it streams and not kept for replay (§ 7.3). An error the handler throws is answered as `intent-failed` without its message; it
  * reaches `onEvent` as a `failed` event (log it there).
+ *
+ * `handle(request, { waitUntil })` (or Workers' `handle(request, ctx)`) hands what the
+ * request keeps doing after its answer to the runtime, as the `waitUntil` option does for
+ * every request.
  */
-export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (request: Request) => Promise<Response> {
+export function createIdempotencyHandler(
+  given: IdempotencyHandlerOptions,
+): (request: Request, call?: HandleOptions) => Promise<Response> {
   const options = normalizeHandlerOptions(given);
   const statusPrefix = `${options.statusPath}/`;
   const allow = options.cors ? 'GET, HEAD, DELETE, OPTIONS' : 'GET, HEAD, DELETE';
   // A store that keeps answer logs streams every answer through (PROTOCOL.md § 14).
-  const setup: HandlerSetup = { options, streams: isStreamStore(options.store) ? options.store : undefined };
+  const setup: HandlerSetup = { options, streamStore: isStreamStore(options.store) ? options.store : undefined };
 
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: Request, call?: HandleOptions): Promise<Response> {
+    const waitUntil = hostOf(call, options.waitUntil);
+    if (!waitUntil) return metered(request, setup);
+    const background = new Background();
+    // Handed before anything runs: a `waitUntil` that throws leaves nothing half-done.
+    waitUntil(background.done);
+    try {
+      return await metered(request, { ...setup, keep: background.keep });
+    } finally {
+      background.close();
+    }
+  }
+
+  async function metered(request: Request, setup: HandlerSetup): Promise<Response> {
     const { onEvent } = options;
     if (!onEvent) return route(request, setup);
     const resumed = readPosition(request.headers) !== undefined;
@@ -58,7 +81,7 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
         const key = encodeKey(scope, requestId, options.keyPrefix);
         const { report, context } = subjectOf(requestId, scope, options);
         return await stopAnswer(
-          setup.streams,
+          setup.streamStore,
           key,
           request,
           { requestId, waitMs: appliedWaitMs(request, options) },
@@ -76,7 +99,7 @@ export function createIdempotencyHandler(given: IdempotencyHandlerOptions): (req
   function methodNotAllowed(requestId: string): Response {
     return problemResponse('method-not-allowed', {
       status: 405,
-      title: 'answer-once: the status route is read-only; send GET or HEAD (or DELETE to stop).',
+      title: 'answer-once: the status route answers GET and HEAD, and DELETE to stop; no other method.',
       ...(isValidRequestId(requestId) ? { requestId } : {}),
       headers: { Allow: allow },
     });

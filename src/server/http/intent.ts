@@ -4,6 +4,7 @@ import { isValidRequestId } from '../../core/request-id.js';
 import { readBodyLimited } from '../format/body.js';
 import { InvalidRequestIdError, ScopeError } from '../errors.js';
 import { type Reporter, reporter } from '../events.js';
+import type { WaitUntil } from './background.js';
 import { fingerprintRequest } from './fingerprint.js';
 import type { ResolvedHandlerOptions } from './handler-options.js';
 import { assertScope, encodeKey, type Scope } from '../store/key.js';
@@ -17,9 +18,11 @@ import type { StreamStore } from '../store/stream-store.js';
 export interface HandlerSetup {
   readonly options: ResolvedHandlerOptions;
   /** The store, when it keeps answer logs: every answer streams through (PROTOCOL.md § 14). */
-  readonly streams: StreamStore | undefined;
+  readonly streamStore: StreamStore | undefined;
   /** This request's meter, when the app listens for events (request-meter.ts). */
   readonly meter?: RequestMeter | undefined;
+  /** Keeps what this request's run does after its answer alive: the runtime's `waitUntil` (background.ts). */
+  readonly keep?: WaitUntil | undefined;
 }
 
 /** One request outside the status route, read once: whose intent it is, its key, body and fingerprint. */

@@ -1,7 +1,7 @@
-import { type AnswerContext, statusAnswer } from './answers.js';
+import { type AnswerContext, replayAnswer, statusAnswer } from './answers.js';
 import type { Reporter } from '../events.js';
 import type { HandlerSetup } from './intent.js';
-import { attachToLog, replayFromPosition } from './log-answer.js';
+import { attachToLog } from './log-answer.js';
 import type { RequestedPosition } from './position.js';
 import { isExhausted } from '../run/run-bound.js';
 import { type StoreCallContext, storeCall } from '../store/store-call.js';
@@ -25,8 +25,7 @@ export function answerRecord(
     // The tokens this replay avoided, for a listener (parsed only when someone listens).
     const usage = setup.options.onEvent ? storedUsage(record.result) : undefined;
     report({ type: 'replayed', key, ...(usage === undefined ? {} : { usage }) });
-    const replay = replayFromPosition(record, position, answer);
-    if (replay) return replay;
+    return replayAnswer(record, answer, position);
   }
   return statusAnswer(record, answer, setup.options, Date.now());
 }
@@ -36,7 +35,7 @@ export function answerRecord(
  * waiting up to `waitMs` for it; else the record as the read found it.
  */
 export async function attachLive(
-  setup: HandlerSetup & { readonly streams: StreamStore },
+  setup: HandlerSetup & { readonly streamStore: StreamStore },
   key: string,
   position: RequestedPosition | undefined,
   waitMs: number,
@@ -45,10 +44,9 @@ export async function attachLive(
   report: Reporter,
   context: StoreCallContext,
 ): Promise<Response | IdempotencyRecord | null> {
-  const { streams, options } = setup;
-  const readContext = { ...context, timeoutMs: waitMs + options.storeTimeoutMs };
-  const snapshot = await storeCall('read', key, () => streams.read(key, null, { waitMs, signal }), readContext);
-  const attached = attachToLog(streams, key, snapshot, position, answer, options.leaseMs);
+  const { streamStore, options } = setup;
+  const snapshot = await storeCall('read', key, () => streamStore.read(key, null, { waitMs, signal }), context, waitMs);
+  const attached = attachToLog(streamStore, key, snapshot, position, answer, options.leaseMs);
   if (!attached) return snapshot.record;
   report({ type: 'attached', key });
   return attached;

@@ -12,7 +12,7 @@ import type { IdempotencyRecord } from '../store/store.js';
  * its failure, or 404. It never runs anything.
  */
 export async function statusRoute(setup: HandlerSetup, request: Request, requestId: string): Promise<Response> {
-  const { options, streams } = setup;
+  const { options, streamStore } = setup;
   const { store } = options;
   const scope = await scopeOf(request, requestId, options);
   if (scope instanceof Response) return scope;
@@ -22,8 +22,8 @@ export async function statusRoute(setup: HandlerSetup, request: Request, request
   const position = readPosition(request.headers);
   const answer: AnswerContext = { requestId, waitedSeconds: undefined, statusRoute: true };
   let record: IdempotencyRecord | null;
-  if (streams) {
-    const live = await attachLive({ options, streams }, key, position, 0, request.signal, answer, report, context);
+  if (streamStore) {
+    const live = await attachLive({ options, streamStore }, key, position, 0, request.signal, answer, report, context);
     if (live instanceof Response) return live;
     record = live;
   } else {
@@ -32,13 +32,21 @@ export async function statusRoute(setup: HandlerSetup, request: Request, request
   let waited = answer;
   if (record?.state === 'processing' && record.leaseExpiresAt > Date.now() && waitMs > 0) {
     waited = { ...answer, waitedSeconds: waitMs / 1000 };
-    if (streams) {
-      const live = await attachLive({ options, streams }, key, position, waitMs, request.signal, waited, report, context);
+    if (streamStore) {
+      const live = await attachLive(
+        { options, streamStore },
+        key,
+        position,
+        waitMs,
+        request.signal,
+        waited,
+        report,
+        context,
+      );
       if (live instanceof Response) return live;
       record = live;
     } else {
-      const waitContext = { ...context, timeoutMs: waitMs + options.storeTimeoutMs };
-      record = await storeCall('wait', key, () => store.wait(key, waitMs, request.signal), waitContext);
+      record = await storeCall('wait', key, () => store.wait(key, waitMs, request.signal), context, waitMs);
     }
   }
   return answerRecord(setup, report, key, record, waited, position);

@@ -45,8 +45,7 @@ export async function stopAnswer(
   }
   report({ type: 'stop-requested', key });
   if (waitMs > 0) {
-    const waitContext = { ...context, timeoutMs: waitMs + options.storeTimeoutMs };
-    const record = await storeCall('wait', key, () => store.wait(key, waitMs, request.signal), waitContext);
+    const record = await storeCall('wait', key, () => store.wait(key, waitMs, request.signal), context, waitMs);
     const held = { ...answer, waitedSeconds: waitMs / 1000 };
     if (record?.state !== 'processing') return statusAnswer(record, held, options, Date.now());
     return stopping(held, options);

@@ -10,14 +10,15 @@ import {
 } from './memory-store-options.js';
 import { KeyWaiters } from './memory-waiters.js';
 import type { AcquireResult, IdempotencyRecord, ProcessingRecord, WriteResult } from '../store/store.js';
-import type {
-  LogAppend,
-  LogAppendResult,
-  LogPosition,
-  LogReadOptions,
-  LogSnapshot,
-  StopResult,
-  StreamStore,
+import {
+  isNewToReader,
+  type LogAppend,
+  type LogAppendResult,
+  type LogPosition,
+  type LogReadOptions,
+  type LogSnapshot,
+  type StopOutcome,
+  type StreamStore,
 } from '../store/stream-store.js';
 import { stopOffset } from '../store/stream-store.js';
 
@@ -169,20 +170,16 @@ export class MemoryStore implements StreamStore {
       () => {
         const now = this.#options.now();
         const snapshot = this.#snapshot(key, from, now);
-        const { record, log } = snapshot;
-        const fresh =
-          record?.state !== 'processing' ||
-          record.leaseExpiresAt <= now ||
-          (from !== null && record.generation !== from.generation) ||
-          (log !== null && log.generation === record.generation && (from === null || log.length > from.offset));
-        if (fresh || now >= deadline) return { settled: snapshot };
-        return { sleepUntil: Math.min(deadline, record.leaseExpiresAt) };
+        if (isNewToReader(snapshot, from, now) || now >= deadline) return { settled: snapshot };
+        // Nothing new: a live PROCESSING record, whose lease expiring would be news.
+        const { record } = snapshot;
+        return { sleepUntil: Math.min(deadline, record?.state === 'processing' ? record.leaseExpiresAt : deadline) };
       },
       () => this.#snapshot(key, from, this.#options.now()),
     );
   }
 
-  async stop(key: string, at?: LogPosition): Promise<StopResult> {
+  async stop(key: string, at?: LogPosition): Promise<StopOutcome> {
     const offset = stopOffset(at);
     const now = this.#options.now();
     const current = this.#read(key, now);

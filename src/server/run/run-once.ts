@@ -193,8 +193,7 @@ async function claimAndRun<T>(
     report({ type: 'in-progress', key });
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new IntentInProgressError(`answer-once: ${key} is still running elsewhere.`);
-    const waitContext = { ...context, timeoutMs: remaining + options.storeTimeoutMs };
-    await storeCall('wait', key, () => store.wait(key, remaining, signal), waitContext);
+    await storeCall('wait', key, () => store.wait(key, remaining, signal), context, remaining);
   }
 }
 

@@ -37,7 +37,9 @@ export function isPermanentStoreError(error: unknown): boolean {
 }
 
 /**
- * Runs one store call under a deadline. A failure is reported as a `store-error` event
+ * Runs one store call under a deadline: `context.timeoutMs`, plus `heldMs` for a call the
+ * store may hold that long before answering (a long-poll's `wait`, a log `read` that
+ * waits; PROTOCOL.md § 10.1). A failure is reported as a `store-error` event
  * and becomes a `StoreUnavailableError` (503 + `Retry-After`) when transient, a
  * `StoreFailedError` (500) when permanent. The answer's title never carries the store's
  * message (which may name the key, so the user); `cause` keeps it.
@@ -47,9 +49,10 @@ export async function storeCall<T>(
   key: string,
   call: () => Promise<T>,
   context: StoreCallContext,
+  heldMs = 0,
 ): Promise<T> {
   try {
-    return await withStoreDeadline(call, operation, context.timeoutMs);
+    return await withStoreDeadline(call, operation, context.timeoutMs + heldMs);
   } catch (error) {
     context.report({ type: 'store-error', key, operation, error });
     if (

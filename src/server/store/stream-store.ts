@@ -1,8 +1,8 @@
 /**
  * The answer log: what a store adds to {@link IdempotencyStore} so that answers stream
  * through while they are stored (PROTOCOL.md § 14). `MemoryStore` is the reference
- * implementation; `RedisStore` and `PostgresStore` the shared ones. A store without these methods keeps
- * the buffered behaviour of 0.1 (§ 14.10): `isStreamStore` tells them apart.
+ * implementation; `RedisStore` and `PostgresStore` the shared ones. A store without these
+ * methods keeps buffered answers (§ 14.11): `isStreamStore` tells them apart.
  *
  * The model. Every intent's record (store.ts) carries a **generation**: each `acquire`
  * that claims the intent (first run, retry after FAILED, takeover of a dead lease)
@@ -124,8 +124,25 @@ export interface LogReadOptions {
   readonly signal?: AbortSignal;
 }
 
-/** What `stop` found: a live generation told to stop, an answered/failed intent, or none. */
-export type StopResult = 'stopping' | 'settled' | 'unknown';
+/**
+ * What `stop` found: a live generation told to stop, an answered/failed intent, or none.
+ * The same three cases as the client's `StopOutcome`, which reads them from the stop route's
+ * answer (§ 14.8).
+ */
+export type StopOutcome = 'stopping' | 'settled' | 'unknown';
+
+/**
+ * Whether `snapshot` holds something new to a reader at `from`: what ends a waiting
+ * {@link StreamStore.read} (every store decides it here). No record; a record that is not
+ * PROCESSING; a PROCESSING record whose lease has expired by `now`, or whose generation is
+ * not `from.generation`; a log of the record's generation longer than `from.offset` (for
+ * `from` null: any log of it).
+ */
+export function isNewToReader({ record, log }: LogSnapshot, from: LogPosition | null, now: number): boolean {
+  if (record?.state !== 'processing' || record.leaseExpiresAt <= now) return true;
+  if (from !== null && record.generation !== from.generation) return true;
+  return log !== null && log.generation === record.generation && (from === null || log.length > from.offset);
+}
 
 /**
  * An {@link IdempotencyStore} that also keeps answer logs. On such a store `acquire`
@@ -169,7 +186,7 @@ export interface StreamStore extends IdempotencyStore {
    * it; later stops do not move it). The holder ends the stored answer there when it
    * has produced more. A position of another generation is ignored.
    */
-  stop(key: string, at?: LogPosition): Promise<StopResult>;
+  stop(key: string, at?: LogPosition): Promise<StopOutcome>;
 
   /**
    * Resolves `true` as soon as a stop is requested for the generation `token` holds

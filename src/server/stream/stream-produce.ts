@@ -6,12 +6,12 @@ import { CallerBody } from './caller-body.js';
 import { type BatcherContext, LogBatcher } from './log-batcher.js';
 import { EventFramer } from './event-framer.js';
 import { isEventStream } from '../../core/stream-protocol.js';
+import { isNullBodyStatus } from '../../core/null-body.js';
 import { ReservedEventFilter } from './reserved-events.js';
 import { restartMarker, stopMarker } from '../format/sse-frame.js';
 import { stoppedBody } from '../format/stop-cut.js';
 import { type StoredResponse, storedAnswer } from '../format/stored-response.js';
 
-const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 /** Microtask turns a read may take and still count as "already there" (no I/O behind it). */
 const READY_TURNS = 8;
 
@@ -39,8 +39,8 @@ export interface ProduceContext extends Omit<BatcherContext, 'onLost'> {
   stopAt(): Promise<number | undefined>;
 }
 
-/** How the body ended: an answer to complete the record with, or a broken stream (502). */
-type Produced = { readonly ok: true; readonly stored: StoredResponse } | { readonly ok: false; readonly error: unknown };
+/** How the answer's body ended: what to complete the record with, or a broken stream (502). */
+type AnswerEnd = { readonly ok: true; readonly stored: StoredResponse } | { readonly ok: false; readonly error: unknown };
 
 /**
  * What `produce` made of the work's response. `whole`: its body was all there at once
@@ -49,11 +49,11 @@ type Produced = { readonly ok: true; readonly stored: StoredResponse } | { reado
  * `settle` ends the attempt's body once the record's write is known.
  */
 export type Production =
-  | { readonly whole: true; readonly delivered: Response; readonly produced: Produced }
+  | { readonly whole: true; readonly delivered: Response; readonly produced: AnswerEnd }
   | {
       readonly whole: false;
       readonly delivered: Response;
-      readonly produced: Promise<Produced>;
+      readonly produced: Promise<AnswerEnd>;
       settle(outcome: { readonly ok: boolean; readonly fenced: boolean }): void;
       /** The run holds the intent again under `token` and `generation` (its record or log vanished): log anew. */
       reopen(token: string, generation: number): void;
@@ -155,7 +155,7 @@ export async function produce(response: Response, context: ProduceContext): Prom
     toCaller(own);
     relog.writeOwn(stopMarker(logGeneration, relog.offset));
   }
-  const answered = (body: Uint8Array | undefined, stopped: boolean): Produced => ({
+  const answered = (body: Uint8Array | undefined, stopped: boolean): AnswerEnd => ({
     ok: true,
     stored: storedAnswer(head.status, head.headers, body, stopped),
   });
@@ -173,7 +173,7 @@ export async function produce(response: Response, context: ProduceContext): Prom
   };
 
   const init = { status: response.status, statusText: response.statusText, headers: response.headers };
-  const nullBody = NULL_BODY_STATUSES.has(response.status);
+  const nullBody = isNullBodyStatus(response.status);
   const deliver = (body: BodyInit | null): Response => {
     const delivered = new Response(nullBody ? null : body, init); // its own copy of the headers
     delivered.headers.delete('content-length');
@@ -274,7 +274,7 @@ export async function produce(response: Response, context: ProduceContext): Prom
   if (first) body.push(first);
   caller = body;
 
-  const produced = (async (): Promise<Produced> => {
+  const produced = (async (): Promise<AnswerEnd> => {
     const onStop = (): void => stopReading(context.stopSignal.reason);
     context.stopSignal.addEventListener('abort', onStop, { once: true });
     if (context.stopSignal.aborted) onStop();
@@ -302,7 +302,7 @@ export async function produce(response: Response, context: ProduceContext): Prom
     }
   })();
   /** The answer is known: readers finish from the log when it is not replayable, so its last batch goes there first. */
-  async function finish(outcome: Produced): Promise<Produced> {
+  async function finish(outcome: AnswerEnd): Promise<AnswerEnd> {
     await batcher?.drain(kept === undefined);
     return outcome;
   }

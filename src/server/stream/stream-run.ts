@@ -1,6 +1,7 @@
 import { PROBLEM_JSON } from '../../core/headers.js';
 import { LeaseLostError } from '../errors.js';
 import type { Reporter } from '../events.js';
+import type { EarlyAnswer } from '../run/early-answer.js';
 import type { WorkOutcome } from '../run/held-run.js';
 import type { Holder } from '../run/holder.js';
 import { problemResponse } from '../problem.js';
@@ -47,9 +48,6 @@ export class StreamedRun {
   #watchTimer: ReturnType<typeof setTimeout> | undefined;
   #production: Extract<Production, { whole: false }> | undefined;
   #renewedAt = 0;
-  #deliver!: (response: Response) => void;
-  /** The attempt's answer, as soon as the work's head is in (never settles for a work that did not stream). */
-  readonly delivered = new Promise<Response>((resolve) => (this.#deliver = resolve));
 
   constructor(
     store: StreamStore,
@@ -91,13 +89,16 @@ export class StreamedRun {
   }
 
   /**
-   * Streams `response` through; settles with the verdict once its body ended. A body
-   * that broke before anything went out is answered by `broken` (the 502 problem).
+   * Streams `response` through: its answer goes to `early` as soon as its head is in (a
+   * body all there at once goes as the outcome's value instead); settles with the work's
+   * outcome once the body ended. A body that broke before anything went out is answered
+   * by `broken` (the 502 problem).
    */
-  async verdict(
+  async outcome(
     response: Response,
     broken: (error: unknown) => WorkOutcome<Response>,
     usage: UsageReport,
+    early: EarlyAnswer<Response>,
   ): Promise<WorkOutcome<Response>> {
     const context: ProduceContext = {
       ...this.#options,
@@ -120,7 +121,7 @@ export class StreamedRun {
     const production = await produce(response, context);
     if (!production.whole) {
       this.#production = production;
-      this.#deliver(production.delivered);
+      early.send(production.delivered);
     }
     const produced = production.whole ? production.produced : await production.produced;
     if (produced.ok) {
@@ -132,7 +133,7 @@ export class StreamedRun {
   }
 
   /** Stopped before the work answered (it threw on its aborted signal): a 409 `intent-stopped`, kept (§ 14.8). */
-  async stoppedVerdict(requestId: string, usage: UsageReport): Promise<WorkOutcome<Response>> {
+  async stoppedOutcome(requestId: string, usage: UsageReport): Promise<WorkOutcome<Response>> {
     const answer = problemResponse('intent-stopped', {
       status: 409,
       title: 'answer-once: this intent was stopped before it was answered; it will not run again.',
@@ -145,9 +146,9 @@ export class StreamedRun {
   }
 
   /** The record's write is known: end the attempt's body, and the stop watch. */
-  settle(verdict: WorkOutcome<Response> | undefined, fenced: boolean): void {
+  settle(outcome: WorkOutcome<Response> | undefined, fenced: boolean): void {
     this.dispose();
-    this.#production?.settle({ ok: verdict?.kind === 'complete', fenced });
+    this.#production?.settle({ ok: outcome?.kind === 'complete', fenced });
   }
 
   /** The run ended (settled, or without streaming: a thrown work, a 5xx): stop watching. */

@@ -27,8 +27,8 @@ describe('stoppedIntents', () => {
     const stoppedOther = record(3, 'other', true);
     for (const intent of [stoppedSame, pendingSame, stoppedOther]) await storage.save(intent);
     const stopped = stoppedIntents(storage);
-    stopped.ids.add(stoppedSame.requestId);
-    stopped.ids.add(stoppedOther.requestId);
+    stopped.mark(stoppedSame.requestId);
+    stopped.mark(stoppedOther.requestId);
 
     const next = record(4, 'chat');
     await storage.save(next);
@@ -56,12 +56,21 @@ describe('stoppedIntents', () => {
     const stopped = stoppedIntents(memoryStorageAdapter());
     const id = record(6, 'chat').requestId;
     expect(stopped.keep(id, false)).toBe(false); // never stopped: forgotten as usual
-    stopped.ids.add(id);
+    stopped.mark(id);
     expect(stopped.keep(id, false)).toBe(true);
     expect(stopped.keep(id, false)).toBe(true); // still kept: only a replay releases it
     expect(stopped.keep(id, true)).toBe(false);
-    expect(stopped.ids.has(id)).toBe(false);
-    expect(stopped.keep(id, false)).toBe(false);
+    expect(stopped.keep(id, false)).toBe(false); // released: forgotten as usual
+  });
+
+  it('marks a stored intent sent again when its record says stopped, and only then', () => {
+    const stopped = stoppedIntents(memoryStorageAdapter());
+    const stoppedRecord = record(7, 'chat', true);
+    const pendingRecord = record(8, 'chat');
+    stopped.resent(stoppedRecord);
+    stopped.resent(pendingRecord);
+    expect(stopped.keep(stoppedRecord.requestId, false)).toBe(true);
+    expect(stopped.keep(pendingRecord.requestId, false)).toBe(false);
   });
 
   it('remembers the newest 32 records saved, without storage too', async () => {

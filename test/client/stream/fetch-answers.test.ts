@@ -2,7 +2,7 @@
  * What client.fetch resolves with and when the intent settles, through a stub fetch: the
  * answer's status, statusText and headers (Content-Length dropped for an event stream), an
  * error status resolved with its data, empty answers (204, 304, HEAD) settled at once, the
- * settled event (answered / failed, replayed, attempts) once when the body ends or is
+ * settled event (answered / failed, replayed, attempts, polls) once when the body ends or is
  * cancelled, and storage kept while the body streams.
  */
 import { describe, expect, it } from 'vitest';
@@ -95,6 +95,18 @@ describe('client.fetch: settling when the body ends', () => {
     expect(settled()).toMatchObject([{ outcome: 'answered', replayed: true, attempts: 2, polls: 0 }]);
     await tick();
     expect(await storage.list()).toHaveLength(0);
+  });
+
+  it('counts the status polls in the settled event: an intent answered 202 first, then polled', async () => {
+    const { client, settled, events } = rig((_request, n) =>
+      n === 1
+        ? new Response(null, { status: 202, headers: { location: `${BASE}status/x`, 'retry-after': '0' } })
+        : new Response('done'),
+    );
+    const response = await client.fetch(`${BASE}a`, { method: 'POST', body: 'x' });
+    expect(await response.text()).toBe('done');
+    expect(events.filter((event) => event.type === 'poll')).toHaveLength(1);
+    expect(settled()).toMatchObject([{ outcome: 'answered', attempts: 1, polls: 1 }]);
   });
 
   it('settles failed with the reason when the body is cancelled (an Error as is, anything else wrapped) and forgets it', async () => {

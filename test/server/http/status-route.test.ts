@@ -5,7 +5,7 @@ const ORIGIN = 'http://app.test';
 
 const ID = 'req-0000000001';
 
-describe('createIdempotencyHandler: the status route is read-only', () => {
+describe('createIdempotencyHandler: the status route reads and stops, nothing else', () => {
   it.each(['POST', 'PUT', 'PATCH'])(
     'answers %s on <statusPath>/<id> with 405 and Allow, and runs nothing',
     async (method) => {
@@ -17,7 +17,7 @@ describe('createIdempotencyHandler: the status route is read-only', () => {
         code: 'method-not-allowed',
         status: 405,
         requestId: ID,
-        title: expect.stringContaining('read-only'),
+        title: expect.stringContaining('GET and HEAD, and DELETE to stop'),
       });
       expect(app.calls).toHaveLength(0);
       expect(app.store.size).toBe(0);

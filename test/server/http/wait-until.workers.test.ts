@@ -1,0 +1,117 @@
+/**
+ * On the real Workers runtime (workerd, through miniflare): a chat worker over a
+ * `MemoryStore` whose model streams from a loopback server. A client that disconnects
+ * mid-stream ends whatever the request started unless it was handed to `ctx.waitUntil`:
+ * with `handle(request, ctx)` the answer still completes and a retry replays it whole,
+ * one model call; without, the model is cut off and, once the lease lapses, a retry pays
+ * for it again.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { bundleWorker, orSkip, type RunningWorker, startWorker } from '../../support/workerd.js';
+import { parseEvents, readEvents, sleep, tokens } from '../../support/stream-support.js';
+
+const TOKENS = 24;
+const TOKEN_MS = 40;
+const LEASE_MS = 1_000;
+const ALL = Array.from({ length: TOKENS }, (_, index) => `token ${index}`);
+
+/** One call of the fake model, as its server saw it: how many tokens went out, and whether all of them did. */
+interface ModelCall {
+  sent: number;
+  readonly ended: Promise<'whole' | 'cut'>;
+}
+
+/** The model: streams TOKENS SSE events, one every TOKEN_MS, and notes when its caller hung up early. */
+async function startModel(): Promise<{ server: Server; url: string; calls: ModelCall[] }> {
+  const calls: ModelCall[] = [];
+  const server = createServer((request, response) => {
+    let end!: (how: 'whole' | 'cut') => void;
+    const call: ModelCall = { sent: 0, ended: new Promise((resolve) => (end = resolve)) };
+    calls.push(call);
+    response.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    response.on('close', () => end(call.sent === TOKENS ? 'whole' : 'cut'));
+    const next = (): void => {
+      if (response.destroyed) return;
+      if (call.sent === TOKENS) return void response.end();
+      response.write(`data: token ${call.sent}\n\n`);
+      call.sent += 1;
+      setTimeout(next, TOKEN_MS);
+    };
+    request.resume().on('end', next);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, calls };
+}
+
+const model = await startModel();
+const script = await bundleWorker(fileURLToPath(new URL('../../support/chat-worker.ts', import.meta.url)));
+const workers = await orSkip(async () => {
+  const env = { MODEL_URL: model.url, LEASE_MS: String(LEASE_MS) };
+  const [kept, bare] = await Promise.allSettled([
+    startWorker(script, { ...env, WAIT_UNTIL: 'on' }),
+    startWorker(script, { ...env, WAIT_UNTIL: 'off' }),
+  ]);
+  const started = [kept, bare].flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  if (kept.status === 'rejected' || bare.status === 'rejected') {
+    await Promise.all(started.map((worker) => worker.dispose()));
+    throw kept.status === 'rejected' ? kept.reason : (bare as PromiseRejectedResult).reason;
+  }
+  return { kept: kept.value, bare: bare.value };
+});
+
+afterAll(async () => {
+  await Promise.all([workers?.kept.dispose(), workers?.bare.dispose()]);
+  await new Promise((resolve) => model.server.close(resolve));
+});
+
+function send(worker: RunningWorker, id: string, signal?: AbortSignal): Promise<Response> {
+  return fetch(new URL('/api/chat', worker.url), {
+    method: 'POST',
+    headers: { Authorization: 'Bearer alice', 'X-Request-Id': id, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ question: 'what outlives a request?' }),
+    signal,
+  });
+}
+
+/** Sends the intent, reads three events, and hangs up, as a closed tab or a dropped network does. */
+async function sendAndLeave(worker: RunningWorker, id: string): Promise<string> {
+  const client = new AbortController();
+  const response = await send(worker, id, client.signal);
+  expect(response.status).toBe(200);
+  const { text } = await readEvents(response, 3);
+  client.abort();
+  return text;
+}
+
+describe.skipIf(!workers)('workerd: the work outlives the request with waitUntil', () => {
+  it('with handle(request, ctx): the client leaves mid-stream, the answer completes, a retry replays it whole — one model call', async () => {
+    const before = model.calls.length;
+    const seen = await sendAndLeave(workers!.kept, 'wu-kept-000001');
+    expect(model.calls).toHaveLength(before + 1);
+    expect(await model.calls.at(-1)!.ended).toBe('whole'); // the model answered to its end, with nobody listening
+
+    const retry = await send(workers!.kept, 'wu-kept-000001');
+    const replayed = await retry.text();
+    expect(retry.headers.get('X-Idempotent-Replayed')).toBe('true');
+    expect(tokens(parseEvents(replayed))).toEqual(ALL);
+    expect(replayed.startsWith(seen)).toBe(true); // the same bytes the first caller got, then the rest
+    expect(model.calls).toHaveLength(before + 1);
+  });
+
+  it('without it: the runtime ends the work with the client — the model is cut off, and once the lease lapses a retry pays for it again', async () => {
+    const before = model.calls.length;
+    await sendAndLeave(workers!.bare, 'wu-bare-000001');
+    const first = model.calls.at(-1)!;
+    expect(await first.ended).toBe('cut');
+    expect(first.sent).toBeLessThan(TOKENS);
+
+    await sleep(LEASE_MS * 1.5); // nobody renews the lease of the cancelled run
+    const retry = await send(workers!.bare, 'wu-bare-000001');
+    expect(tokens(parseEvents(await retry.text()))).toEqual(ALL);
+    expect(retry.headers.get('X-Idempotent-Replayed')).toBeNull();
+    expect(model.calls).toHaveLength(before + 2); // the same intent, paid twice
+  });
+});
