@@ -16,6 +16,7 @@ import type { RedisScriptRunner } from './client.js';
 import { SettleChannels } from './channels.js';
 import { Doorbell } from '../core/doorbell.js';
 import { StopWatchers, stopChannelOf } from './stop-watchers.js';
+import { SharedReads } from './shared-reads.js';
 import { normalizeRedisStoreOptions, type NormalizedRedisStoreOptions, type RedisStoreOptions } from './options.js';
 import { RedisStoreReplyError } from './errors.js';
 import { checkBatch, checkMs, checkText } from './arguments.js';
@@ -66,6 +67,7 @@ export class RedisStore implements StreamStore {
   readonly #options: NormalizedRedisStoreOptions;
   readonly #channels: SettleChannels;
   readonly #stops: StopWatchers;
+  readonly #reads = new SharedReads();
   #binary: RedisScriptRunner | undefined;
 
   constructor(options: RedisStoreOptions) {
@@ -241,13 +243,25 @@ export class RedisStore implements StreamStore {
   }
 
   async #listen(channels: string[], doorbell: Doorbell, stops: (() => void)[]): Promise<void> {
-    for (const channel of channels) stops.push(await this.#channels.listen(channel, doorbell.ring));
+    const ring = (): void => {
+      this.#reads.changed();
+      doorbell.ring();
+    };
+    for (const channel of channels) {
+      const subscribing = !this.#channels.isSubscribed(channel);
+      stops.push(await this.#channels.listen(channel, ring));
+      // A read sent before the subscription was confirmed may miss a write it would hear of.
+      if (subscribing) this.#reads.changed();
+    }
   }
 
-  async #snapshot(key: string, from: LogPosition | null): Promise<LogSnapshot> {
+  /** The record and log of `key` from `from`, in one round trip shared with every reader asking the same now. */
+  #snapshot(key: string, from: LogPosition | null): Promise<LogSnapshot> {
     const args = from === null ? ['', '0'] : [String(from.generation), String(from.offset)];
-    const reply = await this.#run(READ_LOG, key, args, this.#binaryClient());
-    return decodeSnapshot(reply, Date.now());
+    return this.#reads.read(`${this.#key(key)}\n${args.join('\n')}`, async () => {
+      const reply = await this.#run(READ_LOG, key, args, this.#binaryClient());
+      return decodeSnapshot(reply, Date.now());
+    });
   }
 
   /** The client decoding strings as Buffers, made on first use (a proxy, no connection). */

@@ -87,7 +87,7 @@ export type IdempotencyEventBody =
   | {
       readonly type: 'record-lost';
       readonly key: string;
-      readonly operation: 'renew' | 'complete' | 'fail';
+      readonly operation: 'renew' | 'append' | 'complete' | 'fail';
       readonly reclaimed: boolean;
     }
   /** The work ran past `maxRunMs`: its signal was aborted and the attempt failed. */

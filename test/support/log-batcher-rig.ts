@@ -65,6 +65,7 @@ export function batcherFor(store: StreamStore, overrides: Partial<BatcherContext
     onFenced: vi.fn(),
     leaseMs: 30_000,
     onRenewed: vi.fn(),
+    onLost: vi.fn(),
     ...overrides,
   };
   const batcher = new LogBatcher(context, HEAD, Date.now());

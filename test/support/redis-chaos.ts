@@ -14,7 +14,14 @@ export interface ChaosRedis {
   readonly cluster: boolean;
 }
 
-export const CHAOS_LEASE_MS = 1_500;
+/**
+ * The instances' lease. It must outlast the longest event-loop stall the machine can
+ * impose, or the protocol itself runs the work twice: a holder stalled past its lease
+ * looks dead, is taken over, and only fencing keeps its late write out (the SIGSTOP spec
+ * below). At 1.5 s (heartbeat 375 ms) a loaded CI machine broke "exactly once" that way;
+ * the instances print their stalls (`stall` events), which the first spec reports.
+ */
+export const CHAOS_LEASE_MS = 5_000;
 const RETRY_DELAY_MS = 200;
 
 /** One HTTP attempt as the client saw it. */
@@ -82,6 +89,7 @@ export function describeChaos(name: string, redis: () => ChaosRedis): void {
       let attempts = 0;
       let lost = 0;
       let replays = 0;
+      let unavailable = 0;
 
       async function runIntent(id: string, index: number): Promise<void> {
         for (let attempt = 0; attempt < 20; attempt += 1) {
@@ -97,6 +105,11 @@ export function describeChaos(name: string, redis: () => ChaosRedis): void {
               const answers = delivered.get(id) ?? new Set();
               delivered.set(id, answers.add(answerOf(result)));
               if (result.replayed) replays += 1;
+            } else if (result.status === 503) {
+              // A store call that outlived commandTimeoutMs on a starved machine: the
+              // protocol's "retry" (§ 10), nothing ran for it; the client tries again.
+              expect(JSON.parse(result.body)).toMatchObject({ code: 'store-unavailable' });
+              unavailable += 1;
             } else {
               expect(result.status, result.body).toBe(202);
             }
@@ -127,7 +140,19 @@ export function describeChaos(name: string, redis: () => ChaosRedis): void {
       const started = count(events, 'work-start');
       const done = count(events, 'work-done');
       const answerById = new Map(events.filter((e) => e.event === 'work-done').map((e) => [e.id, e.answer]));
-      expect(intents.filter((id) => started.get(id) !== 1)).toEqual([]);
+      const twice = intents.filter((id) => started.get(id) !== 1);
+      if (twice.length > 0) {
+        const of = new Set(twice);
+        console.info(
+          `[${name}] started other than once:\n` +
+            events
+              .filter((e) => (e.id !== undefined && of.has(e.id)) || e.event === 'stall')
+              .sort((x, y) => (x.t ?? 0) - (y.t ?? 0))
+              .map((e) => JSON.stringify(e))
+              .join('\n'),
+        );
+      }
+      expect(twice).toEqual([]);
       expect(intents.filter((id) => done.get(id) !== 1)).toEqual([]);
       // Every answer any client saw for an intent is the one its single model call produced.
       expect(intents.filter((id) => delivered.get(id)?.size !== 1)).toEqual([]);
@@ -135,10 +160,12 @@ export function describeChaos(name: string, redis: () => ChaosRedis): void {
       expect(new Set(events.filter((e) => e.event === 'work-start').map((e) => e.instance))).toEqual(new Set(['A', 'B']));
       expect(lost / attempts).toBeGreaterThan(0.2);
       expect(replays).toBeGreaterThan(0);
+      const stalled = events.filter((e) => e.event === 'stall').map((e) => e.ms ?? 0);
       console.info(
-        `[${name}] 2,000 intents: ${attempts} attempts, ${lost} responses lost, ${replays} replays, ${done.size} model calls`,
+        `[${name}] 2,000 intents: ${attempts} attempts, ${lost} responses lost, ${replays} replays, ${unavailable} store-unavailable, ${done.size} model calls; ` +
+          `event loop stalled past a quarter lease in ${stalled.length} seconds (longest ${Math.max(0, ...stalled)} ms; lease ${CHAOS_LEASE_MS} ms)`,
       );
-    });
+    }, 300_000); // a starved machine (CI shared with other work) takes minutes
 
     it('lets the other instance take over from a frozen (SIGSTOP) worker; the frozen one’s late completion is rejected', async () => {
       const [a, b] = instances as [ServerInstance, ServerInstance];
@@ -149,6 +176,11 @@ export function describeChaos(name: string, redis: () => ChaosRedis): void {
       let second: Attempt;
       try {
         second = await sendAttempt(b, id, { workMs: 50 });
+        // A store call past commandTimeoutMs on a starved machine: 503, and a client tries again.
+        for (let retry = 0; second.status === 503 && retry < 5; retry += 1) {
+          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
+          second = await sendAttempt(b, id, { workMs: 50 });
+        }
       } finally {
         a.resume();
       }
@@ -184,8 +216,8 @@ export function describeChaos(name: string, redis: () => ChaosRedis): void {
       expect(second.status).toBe(200);
       expect(b.events).toContainEqual(expect.objectContaining({ event: 'work-start', id, takeover: true }));
       expect(a.events.filter((event) => event.event === 'work-done')).toEqual([]);
-      // lease + retry delay + the successor's 50 ms of work, with 300 ms of slack for two busy cores.
-      expect(answeredAfter).toBeLessThan(CHAOS_LEASE_MS + RETRY_DELAY_MS + 50 + 300);
+      // lease + retry delay + the successor's 50 ms of work, with 1 s of slack for two starved cores.
+      expect(answeredAfter).toBeLessThan(CHAOS_LEASE_MS + RETRY_DELAY_MS + 50 + 1_000);
       console.info(`[${name}] SIGKILL → answered by B after ${answeredAfter} ms (lease ${CHAOS_LEASE_MS} ms)`);
     });
   });

@@ -22,6 +22,10 @@ export interface InstanceEvent {
   readonly at?: number;
   readonly events?: number;
   readonly reason?: string;
+  /** When the instance printed it (its clock, epoch ms). */
+  readonly t?: number;
+  /** `stall`: the longest event-loop stall of the last second, when over a quarter lease. */
+  readonly ms?: number;
 }
 
 export interface InstanceOptions {
@@ -83,7 +87,8 @@ export class ServerInstance {
     });
     const instance = new ServerInstance(options.name, child);
     try {
-      await instance.waitFor((event) => event.event === 'ready', 30_000);
+      // Generous: a child compiles its sources with tsx, which takes long on a starved machine.
+      await instance.waitFor((event) => event.event === 'ready', 90_000);
     } catch (error) {
       instance.kill();
       throw error;

@@ -36,8 +36,16 @@ export async function killMidStream(
   const clients = group.map(async (plan) => {
     followed.set(plan.id, await followIntent([victim, ...steady], plan.id, plan.model, { maxAttempts }));
   });
+  // Streaming somewhere: on a starved machine a first attempt may get 503 (a store call
+  // past its deadline) and the client's next one goes to a steady instance.
   await Promise.all(
-    group.map((plan) => victim.waitFor((event) => event.event === 'stream-start' && event.id === plan.id, 30_000)),
+    group.map((plan) =>
+      Promise.any(
+        [victim, ...steady].map((instance) =>
+          instance.waitFor((event) => event.event === 'stream-start' && event.id === plan.id, 60_000),
+        ),
+      ),
+    ),
   );
   await sleep(200);
   victim.kill();

@@ -9,6 +9,7 @@ import {
 } from './answers.js';
 import { FingerprintMismatchError } from '../errors.js';
 import { runHeld, type WorkOutcome } from '../run/held-run.js';
+import { Holder } from '../run/holder.js';
 import type { HandlerSetup, Intent } from './intent.js';
 import type { RequestedPosition } from './position.js';
 import { answerRecord, attachLive } from './record-answer.js';
@@ -109,6 +110,7 @@ async function run(
   const { store } = options;
   const { key, requestId, scope, fingerprint, report, context } = intent;
   const { generation, runs } = attempt;
+  const holder = new Holder(store, key, token, generation, { ...options, fingerprint, report });
   /** A failed attempt's answer: resend (§ 9), or — the last run `maxRuns` allows — final (§ 5.7). */
   const failOutcome = (failure: StoredFailure, cause: unknown): WorkOutcome<Response> => ({
     kind: 'fail',
@@ -118,7 +120,10 @@ async function run(
   });
   const streamed =
     streamStore && generation !== undefined
-      ? new StreamedRun(streamStore, key, token, generation, isRestart(intent.position, generation), { ...options, report })
+      ? new StreamedRun(streamStore, key, holder, generation, isRestart(intent.position, generation), {
+          ...options,
+          report,
+        })
       : undefined;
   const usage = new UsageReport();
   // A streamed answer, or without a log one over `maxResponseBytes`, goes to its caller
@@ -196,7 +201,7 @@ async function run(
       }
     },
     (reason) => failOutcome({ status: 504 }, reason),
-    { ...options, fingerprint, runs, report, renewedAt: streamed?.renewedAt },
+    { ...options, fingerprint, runs, report, renewedAt: streamed?.renewedAt, holder },
   );
   const settled = streamed
     ? running.then(

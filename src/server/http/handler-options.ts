@@ -109,6 +109,17 @@ export interface IdempotencyHandlerOptions extends LeaseOptions {
    */
   maxResponseBytes?: number;
   /**
+   * The most bytes of a streamed answer queued for the connection of the caller that runs
+   * the work while that connection is not taking them (a paused socket, a slow network).
+   * Past it the queue is dropped and that caller's body reads on from the store's log
+   * instead, from where its connection got to, as an attached reader does — so one slow
+   * client never holds more than this of the server's memory, and the work is never
+   * slowed for it. A caller that falls behind what the log keeps (an answer over
+   * `maxResponseBytes`) is ended as such a reader is (PROTOCOL.md § 14.7, § 14.10).
+   * @default 1_048_576 (1 MiB)
+   */
+  maxQueuedBytes?: number;
+  /**
    * How long a streamed answer's bytes may wait before they are appended to the store's
    * log (one batch per window: fewer store round trips, later bytes for readers on other
    * instances). The caller that runs the work gets every byte at once regardless.
@@ -183,6 +194,7 @@ export const HANDLER_DEFAULTS = Object.freeze({
   maxWaitMs: 20_000,
   maxBodyBytes: 1_048_576,
   maxResponseBytes: 1_048_576,
+  maxQueuedBytes: 1_048_576,
   flushMs: 25,
   flushBytes: 65_536,
   replayHeaders: DEFAULT_REPLAY_HEADERS as readonly string[],
@@ -201,6 +213,7 @@ export interface ResolvedHandlerOptions extends ResolvedLeaseOptions {
   readonly maxWaitMs: number;
   readonly maxBodyBytes: number;
   readonly maxResponseBytes: number;
+  readonly maxQueuedBytes: number;
   readonly flushMs: number;
   readonly flushBytes: number;
   readonly replayHeaders: ReadonlySet<string>;
@@ -262,6 +275,9 @@ export function normalizeHandlerOptions(options: IdempotencyHandlerOptions): Res
     maxWaitMs: timerOption(options.maxWaitMs ?? HANDLER_DEFAULTS.maxWaitMs, 'maxWaitMs'),
     maxBodyBytes: numberOption(options.maxBodyBytes ?? HANDLER_DEFAULTS.maxBodyBytes, 'maxBodyBytes'),
     maxResponseBytes: numberOption(options.maxResponseBytes ?? HANDLER_DEFAULTS.maxResponseBytes, 'maxResponseBytes'),
+    maxQueuedBytes: numberOption(options.maxQueuedBytes ?? HANDLER_DEFAULTS.maxQueuedBytes, 'maxQueuedBytes', {
+      min: 1,
+    }),
     flushMs: timerOption(options.flushMs ?? HANDLER_DEFAULTS.flushMs, 'flushMs'),
     flushBytes: numberOption(options.flushBytes ?? HANDLER_DEFAULTS.flushBytes, 'flushBytes', { min: 1 }),
     replayHeaders: replayHeaderSet(options.replayHeaders ?? HANDLER_DEFAULTS.replayHeaders),

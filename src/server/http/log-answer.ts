@@ -14,7 +14,8 @@ const LIVE_LAST_BYTE = Number.MAX_SAFE_INTEGER;
  * The attached answer to a live generation whose head is logged (§ 14.6), from the
  * request's position, then live. `undefined` when there is nothing to attach to yet (no
  * head of the record's generation, a dead lease) or the bytes asked for are no longer
- * kept (§ 14.10): the caller answers "still running" instead.
+ * kept (§ 14.10): the caller answers "still running" instead. `patienceMs`: how long the
+ * reader waits for a record the store lost to be claimed again by its holder (the lease).
  */
 export function attachToLog(
   store: StreamStore,
@@ -22,6 +23,7 @@ export function attachToLog(
   snapshot: LogSnapshot,
   position: RequestedPosition | undefined,
   context: AnswerContext,
+  patienceMs: number,
 ): Response | undefined {
   const { record, log } = snapshot;
   if (record?.state !== 'processing' || record.leaseExpiresAt <= Date.now()) return undefined;
@@ -45,6 +47,6 @@ export function attachToLog(
   // Empty when the position is past the logged bytes; nothing past where a stop ends the answer (§ 14.8).
   const first = beforeStop(log.data.subarray(offset - log.offset), offset, record.stopAt);
   const marker = start.kind === 'restart' && sse ? restartMarker(generation) : undefined;
-  const body = followLog(store, key, { generation, offset }, sse, first, marker);
+  const body = followLog(store, key, { generation, offset }, { sse, first, marker, patienceMs });
   return withProtocolHeaders(new Response(body, { status, headers }), context);
 }

@@ -44,9 +44,9 @@ export async function attachLive(
   report: Reporter,
   context: StoreCallContext,
 ): Promise<Response | IdempotencyRecord | null> {
-  const { streamStore } = setup;
+  const { streamStore, options } = setup;
   const snapshot = await storeCall('read', key, () => streamStore.read(key, null, { waitMs, signal }), context, waitMs);
-  const attached = attachToLog(streamStore, key, snapshot, position, answer);
+  const attached = attachToLog(streamStore, key, snapshot, position, answer, options.leaseMs);
   if (!attached) return snapshot.record;
   report({ type: 'attached', key });
   return attached;

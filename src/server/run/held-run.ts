@@ -1,5 +1,6 @@
 import { LeaseLostError } from '../errors.js';
 import type { Reporter } from '../events.js';
+import { Holder } from './holder.js';
 import type { ResolvedLeaseOptions } from './lease-options.js';
 import { EXHAUSTED_RESULT } from './run-bound.js';
 import { isPermanentStoreError, withStoreDeadline } from '../store/store-call.js';
@@ -36,6 +37,11 @@ export interface HeldRunOptions extends ResolvedLeaseOptions {
    * `leaseMs`, § 14.9): a heartbeat finds it fresh enough and skips its own renew.
    */
   readonly renewedAt?: (() => number) | undefined;
+  /**
+   * The run's claim, when the caller shares it with the work (a streamed answer's appends
+   * claim a vanished record too). Absent: one is made for `token`.
+   */
+  readonly holder?: Holder | undefined;
 }
 
 /** The work ran past `maxRunMs`; the reason its signal aborts with. */
@@ -78,13 +84,14 @@ export async function runHeld<T>(
   const { leaseMs, heartbeatMs, report, storeTimeoutMs } = options;
   const lease = new AbortController();
   const signal = options.signal ? AbortSignal.any([lease.signal, options.signal]) : lease.signal;
-  let holder = token;
+  const holder = options.holder ?? new Holder(store, key, token, undefined, options);
   /** When the store last confirmed the lease (the claim was made just before the run). */
   let confirmedAt = Date.now();
+  holder.onReclaimed(() => {
+    confirmedAt = Date.now();
+  });
   let writing = false;
   let renewing = false;
-  /** A renew's claim of a vanished record, while in flight: the outcome is written under the token it gets. */
-  let reclaiming: Promise<void> | undefined;
   const loseLease = (): void => {
     clearInterval(heartbeat);
     report({ type: 'lease-lost', key });
@@ -96,19 +103,14 @@ export async function runHeld<T>(
     if (renewing) return;
     if (options.renewedAt && Date.now() - options.renewedAt() < fresh) return;
     renewing = true;
-    const renewed = holder;
+    const renewed = holder.token;
     withStoreDeadline(() => store.renew(key, renewed, leaseMs), 'renew', storeTimeoutMs)
       .then(async (result) => {
         if (result === 'written') confirmedAt = Date.now();
         // While the outcome is being written, its own write decides (a fenced renew may be ours completing).
         if (writing || result === 'written' || lease.signal.aborted) return;
         if (result === 'fenced') return loseLease();
-        reclaiming = reclaim(store, key, options).then((reclaimed) => {
-          report({ type: 'record-lost', key, operation: 'renew', reclaimed: reclaimed !== null });
-          if (reclaimed === null) loseLease();
-          else holder = reclaimed;
-        });
-        await reclaiming;
+        if (!(await holder.reclaim('renew', renewed))) loseLease();
       })
       .catch((error: unknown) => {
         // The next beat tries again; if the lease lapses meanwhile, fencing decides.
@@ -140,8 +142,8 @@ export async function runHeld<T>(
 
   writing = true;
   try {
-    // A renew's claim still in flight is ours: write under its token, or it fences our own write.
-    await reclaiming?.catch(() => undefined);
+    // A claim still in flight is ours: write under its token, or it fences our own write.
+    await holder.settled();
     const leaseEnd = (): number => Math.max(confirmedAt, options.renewedAt?.() ?? 0) + leaseMs - heartbeatMs;
     return { outcome, write: await write(store, key, holder, outcome, options, leaseEnd) };
   } finally {
@@ -154,14 +156,14 @@ const WRITE_RETRY_MS = 50;
 const WRITE_RETRY_MAX_MS = 1_000;
 
 /**
- * Writes the outcome under `token`; a `gone` record is claimed again and written once
+ * Writes the outcome under the holder's token; a `gone` record is claimed again and written once
  * more. A transient failure is tried again until one store deadline has passed or
  * `leaseEnd()` would (bounded: the pauses double, and the deadline never moves).
  */
 async function write<T>(
   store: IdempotencyStore,
   key: string,
-  token: string,
+  holder: Holder,
   outcome: WorkOutcome<T>,
   options: HeldRunOptions,
   leaseEnd: () => number,
@@ -193,12 +195,11 @@ async function write<T>(
     }
   };
   try {
+    const token = holder.token;
     let result = await settle(token);
     if (result === 'gone') {
-      const reclaimed = await reclaim(store, key, options);
-      report({ type: 'record-lost', key, operation, reclaimed: reclaimed !== null });
-      if (reclaimed === null) return 'lost';
-      result = await settle(reclaimed);
+      if (!(await holder.reclaim(operation, token))) return 'lost';
+      result = await settle(holder.token);
       if (result === 'gone') return 'lost';
     }
     if (result === 'fenced') {
@@ -216,14 +217,4 @@ async function write<T>(
   );
   if (exhausted) report({ type: 'exhausted', key, runs: options.runs });
   return 'stored';
-}
-
-/** Claims a vanished intent again: the new token, or `null` when someone else got there first. */
-async function reclaim(store: IdempotencyStore, key: string, options: HeldRunOptions): Promise<string | null> {
-  const claim = await withStoreDeadline(
-    () => store.acquire(key, options.fingerprint, options.leaseMs),
-    'acquire',
-    options.storeTimeoutMs,
-  );
-  return claim.acquired ? claim.token : null;
 }

@@ -14,6 +14,12 @@ export interface BatcherContext {
   readonly onStop: () => void;
   /** An append was fenced: a successor holds the intent. */
   readonly onFenced: () => void;
+  /**
+   * An append found the record gone (`record`: the store lost it), or the record there
+   * but not the log (`log`: the log alone was evicted). This batcher is closed; the run
+   * may claim the intent again and open a new one.
+   */
+  readonly onLost: (what: 'record' | 'log') => void;
   /** Every append renews the lease to this (§ 14.9), so the heartbeat need not while they flow. */
   readonly leaseMs: number;
   /** An append renewed the lease. */
@@ -24,7 +30,8 @@ export interface BatcherContext {
  * The holder's appends to the log (PROTOCOL.md § 14.2): batches due `flushMs` after their
  * first byte (the head's batch: after the head) or at `flushBytes`, at most one append in
  * flight, in order; a batch whose append threw is sent again alone at the same offset.
- * It stops for good once an append says `fenced` or `gone`. Each append carries `leaseMs`,
+ * It stops for good once an append says `fenced`, `gone` or `offset` (telling the run which).
+ * Each append carries `leaseMs`,
  * renewing the holder's lease in the same round trip.
  */
 export class LogBatcher {
@@ -133,6 +140,7 @@ export class LogBatcher {
       } else {
         this.#open = false;
         if (result.reason === 'fenced') this.#context.onFenced();
+        else this.#context.onLost(result.reason === 'gone' ? 'record' : 'log');
       }
     } catch (error) {
       this.#context.report({ type: 'store-error', key, operation: 'append', error });

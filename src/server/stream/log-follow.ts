@@ -7,7 +7,27 @@ import type { LogPosition, LogSnapshot, StreamStore } from '../store/stream-stor
 
 /** How long one read of a follower waits before it looks again (the lease bounds the loop). */
 const FOLLOW_WAIT_MS = 30_000;
+/** The first pause before a reader looks again for a record the store lost or a store that failed; it doubles, up to a second. */
+const LOST_RETRY_MS = 50;
 const EMPTY = new Uint8Array(0);
+
+/** What a follower starts with, and how long it waits for a record the store lost. */
+export interface FollowOptions {
+  /** The head says the body is an event stream: markers, not aborts. */
+  readonly sse: boolean;
+  /** The bytes already in hand, from `from`'s offset. */
+  readonly first?: Uint8Array;
+  /** A marker to send first (the restart marker, § 14.5); it takes no offset. */
+  readonly marker?: Uint8Array | undefined;
+  /**
+   * How long a reader that finds the record gone, or the store failing, looks again
+   * before it ends with the error marker: a live holder claims its record again at its
+   * next write (§ 7.2), so the reader gets the answer rather than a resend that would
+   * run the work a second time. The handler passes its `leaseMs`.
+   * @default 0
+   */
+  readonly patienceMs?: number;
+}
 
 /**
  * A reader's body (PROTOCOL.md § 14.6, § 14.7): the bytes of generation `from` from its
@@ -22,14 +42,25 @@ export function followLog(
   store: StreamStore,
   key: string,
   from: LogPosition,
-  sse: boolean,
-  first: Uint8Array,
-  marker?: Uint8Array,
+  options: FollowOptions,
 ): ReadableStream<Uint8Array> {
+  const { sse, first = EMPTY, patienceMs = 0 } = options;
   let { generation, offset } = from;
   let pendingFirst: Uint8Array | undefined = first.byteLength > 0 ? first : undefined;
-  let pendingMarker = marker;
+  let pendingMarker = options.marker;
   const cancelled = new AbortController();
+  /** Since when the record has been gone or the store failing, and the next pause. */
+  let lostSince: number | undefined;
+  let pause = LOST_RETRY_MS;
+  /** Whether to look again (after a pause) for a lost record or a failed store, within `patienceMs`. */
+  const lookAgain = async (): Promise<boolean> => {
+    lostSince ??= Date.now();
+    const left = lostSince + patienceMs - Date.now();
+    if (left <= 0) return false;
+    await sleep(Math.min(pause, left), cancelled.signal);
+    pause = Math.min(pause * 2, 1_000);
+    return true;
+  };
 
   const end = (controller: ReadableStreamDefaultController<Uint8Array>, status: number, code?: string): void => {
     if (sse) {
@@ -59,11 +90,17 @@ export function followLog(
         try {
           snapshot = await store.read(key, { generation, offset }, { waitMs: FOLLOW_WAIT_MS, signal: cancelled.signal });
         } catch {
+          if (await lookAgain()) continue;
           return end(controller, 503); // the store failed: resend (the answer is not lost)
         }
         if (cancelled.signal.aborted) return;
         const { record, log } = snapshot;
-        if (!record) return end(controller, 503);
+        if (!record) {
+          if (await lookAgain()) continue; // its holder claims it again at its next write
+          return end(controller, 503);
+        }
+        lostSince = undefined;
+        pause = LOST_RETRY_MS;
         // Nothing more will run: a resend gets the final 409 (§ 5.7).
         if (isExhausted(record)) return end(controller, 409, 'intent-exhausted');
         if (record.generation !== generation) {
@@ -127,4 +164,17 @@ export function followLog(
 /** Whether a logged head or stored headers say the body is an event stream. */
 export function headIsEventStream(headers: readonly (readonly [string, string])[]): boolean {
   return isEventStream(headers.find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? null);
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }

@@ -1,12 +1,14 @@
 import { GENERATION_HEADER, RESTARTED_HEADER } from '../../core/headers.js';
 import { encodeHead, headOf } from '../format/answer-head.js';
 import { ByteRuns, concat } from '../format/body.js';
+import type { Holder } from '../run/holder.js';
+import { CallerBody } from './caller-body.js';
 import { type BatcherContext, LogBatcher } from './log-batcher.js';
 import { EventFramer } from './event-framer.js';
 import { isEventStream } from '../../core/stream-protocol.js';
 import { isNullBodyStatus } from '../../core/null-body.js';
 import { ReservedEventFilter } from './reserved-events.js';
-import { errorMarker, restartMarker, stopMarker } from '../format/sse-frame.js';
+import { restartMarker, stopMarker } from '../format/sse-frame.js';
 import { stoppedBody } from '../format/stop-cut.js';
 import { type StoredResponse, storedAnswer } from '../format/stored-response.js';
 
@@ -19,10 +21,21 @@ const READY_TURNS = 8;
  */
 const READY_READS = 16;
 
-/** What the batcher needs (its `onFenced` also stops this producer's reading), and the attempt's generation and limits. */
-export interface ProduceContext extends BatcherContext {
+/**
+ * What the batcher needs (its `onFenced` also stops this producer's reading; a lost
+ * record or log is handled here), the run's claim, and the attempt's generation and limits.
+ */
+export interface ProduceContext extends Omit<BatcherContext, 'onLost'> {
+  /**
+   * The run's claim: `token` is the one it held when the work answered. An append that
+   * finds the record gone claims it again through it (§ 7.2); a claim made elsewhere (a
+   * heartbeat's) reopens the log through `reopen`.
+   */
+  readonly holder: Holder;
   readonly generation: number;
   readonly maxResponseBytes: number;
+  /** The most bytes queued for the attempt's connection before it reads on from the log. */
+  readonly maxQueuedBytes: number;
   readonly replayHeaders: ReadonlySet<string>;
   /** The request named a position of another generation: it gets the restart first (§ 14.5). */
   readonly restarted: boolean;
@@ -48,6 +61,8 @@ export type Production =
       readonly delivered: Response;
       readonly produced: Promise<AnswerEnd>;
       settle(outcome: { readonly ok: boolean; readonly fenced: boolean }): void;
+      /** The run holds the intent again under `token` and `generation` (its record or log vanished): log anew. */
+      reopen(token: string, generation: number): void;
     };
 
 type Read =
@@ -90,8 +105,7 @@ export async function produce(response: Response, context: ProduceContext): Prom
   const sse = isEventStream(response.headers.get('content-type'));
   const head = headOf(response, context.replayHeaders);
   const reader = response.body?.getReader();
-  let caller: ReadableStreamDefaultController<Uint8Array> | undefined; // once streaming
-  let callerOpen = true;
+  let caller: CallerBody | undefined; // once streaming
   /** The restart marker, the attempt's first unit when it named an older generation (§ 14.5); never logged. */
   const marker = context.restarted && sse ? restartMarker(generation) : undefined;
   /** What the work produced before it streams (all of it, for a body that is all there at once). */
@@ -99,17 +113,29 @@ export async function produce(response: Response, context: ProduceContext): Prom
   let kept: ByteRuns | undefined = new ByteRuns();
   let fenced = false;
   let batcher: LogBatcher | undefined; // once streaming
+  /** The log's generation: the caller's, until the run claims a vanished record again under a new one. */
+  let logGeneration = generation;
+  /** After such a claim (event streams): re-frames what the caller gets in the log's generation. */
+  let relog: EventFramer | undefined;
 
-  const out = (bytes: Uint8Array): void => {
-    if (fenced) return; // never a zombie's byte after the successor took over
-    if (!caller) early.push(bytes);
-    else if (callerOpen) caller.enqueue(bytes);
+  /** For the record (up to `maxResponseBytes`) and, once streaming, the log. */
+  const keep = (bytes: Uint8Array): void => {
     if (kept) {
       if (kept.byteLength + bytes.byteLength <= maxResponseBytes) kept.push(bytes);
       else kept = undefined;
       if (!kept && batcher) batcher.retainBytes = maxResponseBytes;
     }
     batcher?.push(bytes);
+  };
+  const toCaller = (bytes: Uint8Array): void => {
+    if (!caller) early.push(bytes);
+    else caller.push(bytes);
+  };
+  const out = (bytes: Uint8Array): void => {
+    if (fenced) return; // never a zombie's byte after the successor took over
+    toCaller(bytes);
+    if (relog) relog.write(bytes);
+    else keep(bytes);
   };
   const framer = sse ? new EventFramer(generation, out) : undefined;
   /** The handler's `answer-once.` event types never reach the framer: only the server writes markers (§ 14.4). */
@@ -119,10 +145,22 @@ export async function produce(response: Response, context: ProduceContext): Prom
   const endBody = (): boolean => {
     if (framer && reserved) framer.write(reserved.end());
     framer?.end();
+    relog?.end();
     const stopped = context.stopSignal.aborted;
-    if (stopped && framer) framer.writeOwn(stopMarker(generation, framer.offset));
+    if (stopped) writeStopMarker();
     return stopped;
   };
+  /** The stop marker (§ 14.8): the attempt's last unit, and the log's, in the log's generation. */
+  function writeStopMarker(): void {
+    if (!framer || fenced) return;
+    const own = stopMarker(generation, framer.offset);
+    if (!relog) {
+      framer.writeOwn(own);
+      return;
+    }
+    toCaller(own);
+    relog.writeOwn(stopMarker(logGeneration, relog.offset));
+  }
   const answered = (body: Uint8Array | undefined, stopped: boolean): AnswerEnd => ({
     ok: true,
     stored: storedAnswer(head.status, head.headers, body, stopped),
@@ -150,12 +188,15 @@ export async function produce(response: Response, context: ProduceContext): Prom
     return delivered;
   };
 
-  // What is there already, read without waiting on I/O.
+  // What is there already, read without waiting on I/O — up to `maxQueuedBytes`: a body
+  // larger than that streams, as one that waits does, so it is never all held at once.
   if (!reader) return whole();
   let pending: Promise<Read>;
   for (let reads = 0; ; reads += 1) {
-    if (reads === READY_READS || early.byteLength >= context.flushBytes) {
-      pending = settled(reader.read()); // a batch is due already: stream from here
+    // A batch is due already, or the reads ran long, or more is held than one caller may
+    // queue: stream from here.
+    if (reads === READY_READS || early.byteLength >= context.flushBytes || early.byteLength > context.maxQueuedBytes) {
+      pending = settled(reader.read());
       break;
     }
     const read = await ready(reader.read());
@@ -178,34 +219,69 @@ export async function produce(response: Response, context: ProduceContext): Prom
   const stopReading = (reason: unknown): void => {
     void source.cancel(reason).catch(() => undefined);
   };
-  batcher = new LogBatcher(
-    {
-      ...context,
-      onFenced: () => {
-        fenced = true;
-        stopReading(new Error('answer-once: another worker took this intent over.'));
-        context.onFenced();
+  const { holder } = context;
+  const fence = (): void => {
+    fenced = true;
+    stopReading(new Error('answer-once: another worker took this intent over.'));
+    context.onFenced();
+  };
+  /** The log under `token`: its appends answered fenced, gone or offset are judged against the claim as it is then. */
+  const logFor = (token: string, since: number): LogBatcher => {
+    const opened = new LogBatcher(
+      {
+        ...context,
+        token,
+        // A batcher of an older claim (replaced since, or while a claim is in flight) is not fenced: the run still holds it.
+        onFenced: () => void holder.settled().then(() => holder.token === token && fence()),
+        onLost: (what) => {
+          if (what === 'log') {
+            if (holder.token === token) reopen(token, logGeneration);
+            return;
+          }
+          holder.reclaim('append', token).then(
+            (held) => held || fence(),
+            (error: unknown) => context.report({ type: 'store-error', key: context.key, operation: 'acquire', error }),
+          );
+        },
       },
-    },
-    encodeHead(head),
-    startedAt,
-  );
-  if (!kept) batcher.retainBytes = maxResponseBytes;
+      encodeHead(head),
+      since,
+    );
+    if (!kept) opened.retainBytes = maxResponseBytes;
+    return opened;
+  };
+  batcher = logFor(context.token, startedAt);
   const first = early.byteLength > 0 ? early.join() : undefined;
   if (first) batcher.push(first);
   batcher.schedule();
-  const callerStream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      caller = controller;
-      if (marker) controller.enqueue(marker);
-      if (first) controller.enqueue(first);
-    },
-    cancel() {
-      callerOpen = false; // the client went away: the answer goes on into the log
-    },
-  });
+  /**
+   * The record (or only its log) vanished and the run holds the intent again under `token`:
+   * the log starts over with what was kept, re-framed when the generation is new, so
+   * readers get the whole answer (a restart marker first) and the record what they get.
+   * An answer past `maxResponseBytes` cannot start over: it is no longer logged.
+   */
+  const reopen = (token: string, reclaimed: number): void => {
+    batcher?.cancel();
+    batcher = undefined;
+    if (fenced || !kept) return;
+    const sofar = kept.join();
+    kept = new ByteRuns();
+    batcher = logFor(token, Date.now());
+    if (sse && reclaimed !== logGeneration) {
+      relog?.end();
+      relog = new EventFramer(reclaimed, keep);
+      relog.write(sofar);
+    } else {
+      keep(sofar);
+    }
+    logGeneration = reclaimed;
+    batcher.schedule();
+  };
+  const body = new CallerBody({ ...context, sse });
+  if (marker) body.marker(marker);
+  if (first) body.push(first);
+  caller = body;
 
-  const log = batcher;
   const produced = (async (): Promise<AnswerEnd> => {
     const onStop = (): void => stopReading(context.stopSignal.reason);
     context.stopSignal.addEventListener('abort', onStop, { once: true });
@@ -213,46 +289,39 @@ export async function produce(response: Response, context: ProduceContext): Prom
     try {
       for (let next = await pending; ; next = await settled(source.read())) {
         if (!next.ok && !context.stopSignal.aborted) {
-          await log.drain(true); // readers get every byte the caller got before the error marker
+          await batcher?.drain(true); // readers get every byte the caller got before the error marker
           return { ok: false, error: next.error };
         }
         if (!next.ok || next.next.done || fenced) break;
         feed(next.next.value);
       }
       framer?.end();
+      relog?.end();
       const stopped = context.stopSignal.aborted;
       if (!stopped) return await finish(answered(kept?.join(), false));
       const produced = kept?.join(); // before the stop marker
-      if (framer) framer.writeOwn(stopMarker(generation, framer.offset)); // the attempt's and the log's last unit
+      writeStopMarker(); // the attempt's and the log's last unit
       // The stored answer ends where the stopping reader was, when the stop said so (§ 14.8).
-      const body = kept && produced && stoppedBody(produced, await context.stopAt(), sse, generation);
-      return await finish(answered(body, true));
+      const cut = kept && produced && stoppedBody(produced, await context.stopAt(), sse, logGeneration);
+      return await finish(answered(cut, true));
     } finally {
       context.stopSignal.removeEventListener('abort', onStop);
-      log.cancel();
+      batcher?.cancel();
     }
   })();
   /** The answer is known: readers finish from the log when it is not replayable, so its last batch goes there first. */
   async function finish(outcome: AnswerEnd): Promise<AnswerEnd> {
-    await log.drain(kept === undefined);
+    await batcher?.drain(kept === undefined);
     return outcome;
   }
 
   return {
     whole: false,
-    delivered: deliver(callerStream),
+    delivered: deliver(body.stream),
     produced,
     settle({ ok, fenced: lost }) {
-      if (!callerOpen || !caller) return;
-      callerOpen = false;
-      if (ok && !lost) {
-        caller.close();
-      } else if (sse) {
-        caller.enqueue(errorMarker(lost ? 503 : 502));
-        caller.close();
-      } else {
-        caller.error(new Error('answer-once: this answer broke off; resend to get it.'));
-      }
+      body.end(ok && !lost ? { ok: true } : { ok: false, status: lost ? 503 : 502 });
     },
+    reopen,
   };
 }

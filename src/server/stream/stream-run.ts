@@ -3,6 +3,7 @@ import { LeaseLostError } from '../errors.js';
 import type { Reporter } from '../events.js';
 import type { EarlyAnswer } from '../run/early-answer.js';
 import type { WorkOutcome } from '../run/held-run.js';
+import type { Holder } from '../run/holder.js';
 import { problemResponse } from '../problem.js';
 import { type ProduceContext, produce, type Production } from './stream-produce.js';
 import { storedAnswer, storedResult } from '../format/stored-response.js';
@@ -23,6 +24,7 @@ export interface StreamedRunOptions {
   readonly flushMs: number;
   readonly flushBytes: number;
   readonly maxResponseBytes: number;
+  readonly maxQueuedBytes: number;
   readonly replayHeaders: ReadonlySet<string>;
   readonly report: Reporter;
 }
@@ -36,7 +38,7 @@ export interface StreamedRunOptions {
 export class StreamedRun {
   readonly #store: StreamStore;
   readonly #key: string;
-  readonly #token: string;
+  readonly #holder: Holder;
   readonly #generation: number;
   readonly #restarted: boolean;
   readonly #options: StreamedRunOptions;
@@ -50,17 +52,23 @@ export class StreamedRun {
   constructor(
     store: StreamStore,
     key: string,
-    token: string,
+    holder: Holder,
     generation: number,
     restarted: boolean,
     options: StreamedRunOptions,
   ) {
     this.#store = store;
     this.#key = key;
-    this.#token = token;
+    this.#holder = holder;
     this.#generation = generation;
     this.#restarted = restarted;
     this.#options = options;
+    // Claimed again after the store lost the record (§ 7.2): the log starts over, the stop
+    // watch follows the new token.
+    holder.onReclaimed((token, reclaimed) => {
+      this.#production?.reopen(token, reclaimed ?? this.#generation);
+      if (this.#done && !this.#done.signal.aborted) void this.#watchStop();
+    });
     // A stop reaches the holder within a flush window (§ 14.8): an answer done sooner
     // never pays for the watch.
     this.#watchTimer = setTimeout(() => void this.#watchStop(), options.flushMs);
@@ -96,8 +104,10 @@ export class StreamedRun {
       ...this.#options,
       store: this.#store,
       key: this.#key,
-      token: this.#token,
-      generation: this.#generation,
+      // Claimed again before the work answered: its answer is the new generation's.
+      holder: this.#holder,
+      token: this.#holder.token,
+      generation: this.#holder.generation ?? this.#generation,
       restarted: this.#restarted,
       stopSignal: this.#stop.signal,
       onStop: () => this.#requestStop(),
@@ -158,7 +168,7 @@ export class StreamedRun {
   async #stopAt(): Promise<number | undefined> {
     try {
       const record = await this.#store.get(this.#key);
-      const held = record?.state === 'processing' && record.token === this.#token;
+      const held = record?.state === 'processing' && record.token === this.#holder.token;
       return held ? record.stopAt : undefined;
     } catch (error) {
       this.#options.report({ type: 'store-error', key: this.#key, operation: 'get', error });
@@ -167,13 +177,13 @@ export class StreamedRun {
   }
 
   async #watchStop(): Promise<void> {
-    this.#done = new AbortController();
+    this.#done ??= new AbortController();
     const done = this.#done.signal;
     // Bounded by the run: each turn waits for a stop, STOP_WATCH_MS, or the run's end.
     while (!done.aborted && !this.#stop.signal.aborted) {
       const started = Date.now();
       try {
-        if (await this.#store.watchStop(this.#key, this.#token, STOP_WATCH_MS, done)) return this.#requestStop();
+        if (await this.#store.watchStop(this.#key, this.#holder.token, STOP_WATCH_MS, done)) return this.#requestStop();
       } catch (error) {
         this.#options.report({ type: 'store-error', key: this.#key, operation: 'watchStop', error });
         return; // appends still carry a stop

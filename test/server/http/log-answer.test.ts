@@ -161,7 +161,7 @@ describe('attachToLog: what a snapshot of the store can be attached to', () => {
   });
   const fromByte = (offset: number): RequestedPosition => ({ by: 'range', generation: G, offset });
   const attach = (record: IdempotencyRecord, log: LogSlice | null, position?: RequestedPosition) =>
-    attachToLog(failing, KEY, { record, log }, position, context);
+    attachToLog(failing, KEY, { record, log }, position, context, 0);
 
   afterEach(() => {
     vi.useRealTimers();

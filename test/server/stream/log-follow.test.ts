@@ -104,7 +104,12 @@ const restartEvent = (generation: number) =>
   `event: answer-once.restart\ndata: {"generation":${generation}}\nid: ${generation}.0\n\n`;
 
 const follow = (store: StreamStore, offset: number, sse: boolean, first = '', marker?: string) =>
-  followLog(store, KEY, { generation: G, offset }, sse, bytes(first), marker === undefined ? undefined : bytes(marker));
+  followLog(
+    store,
+    KEY,
+    { generation: G, offset },
+    { sse, first: bytes(first), marker: marker === undefined ? undefined : bytes(marker) },
+  );
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['Date'] }); // only the clock: the leases above are read against NOW
@@ -171,6 +176,22 @@ describe('followLog: what an attached reader is sent', () => {
     const { store } = scripted(step as Step);
     expect(await drain(follow(store, 9, true))).toBe(errorEvent(status));
   });
+
+  it.each([
+    ['the record vanished', { record: null, log: null }],
+    ['the store failed', new Error('store down')],
+  ])(
+    'looks again within its patience when %s: the holder that claims it back gets its readers the answer',
+    async (_, step) => {
+      const { store, calls } = scripted(step as Step, step as Step, {
+        record: replayable('data: a\n\ndata: b\n\n'),
+        log: null,
+      });
+      const body = followLog(store, KEY, { generation: G, offset: 9 }, { sse: true, patienceMs: 10_000 });
+      expect(await drain(body)).toBe('data: b\n\n');
+      expect(calls).toHaveLength(3);
+    },
+  );
 
   it('ends with the 503 marker when the lease ran out with nothing new, without reading again', async () => {
     const { store, calls } = scripted(

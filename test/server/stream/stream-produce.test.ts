@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LogAppend, LogAppendResult, StreamStore } from 'answer-once/server';
+import { Holder } from '../../../src/server/run/holder.js';
 import { type ProduceContext, type Production, produce } from '../../../src/server/stream/stream-produce.js';
 import { parseEvents, tokens } from '../../support/stream-support.js';
 
@@ -64,8 +65,15 @@ function contextFor(store: StreamStore, overrides: Partial<ProduceContext> = {})
     onFenced,
     leaseMs: 30_000,
     onRenewed: () => undefined,
+    holder: new Holder(store, 'key', 'token', 7, {
+      fingerprint: 'fp',
+      leaseMs: 30_000,
+      storeTimeoutMs: 5_000,
+      report: () => undefined,
+    }),
     generation: 7,
     maxResponseBytes: 1_000,
+    maxQueuedBytes: 1_048_576,
     replayHeaders: new Set(['content-type']),
     restarted: false,
     stopSignal: stop.signal,

@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { StreamStore } from 'answer-once/server';
+import { Holder } from '../../../src/server/run/holder.js';
 import { StreamedRun } from '../../../src/server/stream/stream-run.js';
 
 const FLUSH_MS = 25;
@@ -33,11 +34,18 @@ function watchedStore(options: { timesOut?: boolean } = {}) {
 }
 
 function runOn(store: StreamStore): StreamedRun {
-  return new StreamedRun(store, 'key', 'token', 7, false, {
+  const holder = new Holder(store, 'key', 'token', 7, {
+    fingerprint: 'fp',
+    leaseMs: 30_000,
+    storeTimeoutMs: 5_000,
+    report: () => undefined,
+  });
+  return new StreamedRun(store, 'key', holder, 7, false, {
     leaseMs: 30_000,
     flushMs: FLUSH_MS,
     flushBytes: 65_536,
     maxResponseBytes: 1_000,
+    maxQueuedBytes: 1_048_576,
     replayHeaders: new Set(['content-type']),
     report: () => undefined,
   });

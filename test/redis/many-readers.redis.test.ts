@@ -1,0 +1,105 @@
+/**
+ * Thousands of readers attached to one live intent on one instance over RedisStore
+ * (PROTOCOL.md § 13, § 14.6): every append wakes them all at once; they share one read
+ * of the new batch instead of sending one each, so Redis does per append what it does
+ * for one reader, and every reader gets the whole answer.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'redis';
+import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
+import { createIdempotencyHandler } from 'answer-once/server';
+import { RedisServer, requireRedisServer } from '../support/redis-server.js';
+import { measureCalls, scriptRoundTrips } from '../support/redis-stats.js';
+
+const hasRedis = requireRedisServer();
+const READERS = 5_000;
+const EVENTS = 40;
+const encoder = new TextEncoder();
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.skipIf(!hasRedis)('5,000 readers attached to one intent over RedisStore', () => {
+  let server: RedisServer;
+  let client: RedisStoreClient & { close(): Promise<void> };
+  let store: RedisStore;
+
+  beforeAll(async () => {
+    server = await RedisServer.start();
+    client = await createClient({ url: server.url })
+      .on('error', () => {})
+      .connect();
+    store = new RedisStore({ client });
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    await client?.close();
+    await server?.stop();
+  });
+
+  it('gives every reader the whole answer, byte for byte, with Redis reads per append, not per reader', async () => {
+    let calls = 0;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const handle = createIdempotencyHandler({
+      store,
+      scope: () => ({ user: 'alice' }),
+      handler: () => {
+        calls += 1;
+        let index = 0;
+        const body = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            if (index === 1) await held;
+            if (index > 1) await sleep(10);
+            if (index >= EVENTS) return controller.close();
+            controller.enqueue(encoder.encode(`data: token ${index} of the answer\n\n`));
+            index += 1;
+          },
+        });
+        return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
+      },
+    });
+    const id = 'many-readers-0001';
+    const first = await handle(
+      new Request('http://app.test/api/chat', {
+        method: 'POST',
+        headers: { 'X-Request-Id': id, 'Content-Type': 'application/json' },
+        body: '{"question":"hi"}',
+      }),
+    );
+    const firstBody = first.arrayBuffer();
+    await sleep(100); // the head and the first event are logged
+    const readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
+    for (let batch = 0; batch < READERS; batch += 500) {
+      const attached = await Promise.all(
+        Array.from({ length: 500 }, () => handle(new Request(`http://app.test/api/status/${id}`))),
+      );
+      for (const response of attached) {
+        expect(response.headers.get('x-idempotent-attached')).toBe('true');
+        readers.push(response.body!.getReader());
+      }
+    }
+    const bodies: Buffer[] = [];
+    const roundTrips = scriptRoundTrips(
+      await measureCalls([server.port], async () => {
+        release();
+        await firstBody;
+        bodies.push(
+          ...(await Promise.all(
+            readers.map(async (reader) => {
+              const chunks: Uint8Array[] = [];
+              for (let next = await reader.read(); !next.done; next = await reader.read()) chunks.push(next.value);
+              return Buffer.concat(chunks);
+            }),
+          )),
+        );
+      }),
+    );
+    const stored = Buffer.from(await (await handle(new Request(`http://app.test/api/status/${id}`))).arrayBuffer());
+    expect(stored.toString()).toContain(`data: token ${EVENTS - 1} of the answer`);
+    expect(bodies.filter((body) => !body.equals(stored))).toHaveLength(0);
+    expect(calls).toBe(1);
+    // One reader per append would be 5,000 reads for each of the answer's batches.
+    expect(roundTrips).toBeLessThan(READERS / 2);
+    console.info(`[many readers] ${READERS} readers followed the answer in ${roundTrips} script round trips`);
+  });
+});
