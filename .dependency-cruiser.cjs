@@ -74,6 +74,23 @@ module.exports = {
 
     browserSafe('client', 'src/client runs in browsers: no Node built-ins.'),
 
+    {
+      name: 'idb-only-in-the-outbox',
+      comment:
+        'Only src/client/outbox (answer-once/outbox) imports idb: its module runs code when loaded, so anywhere else every bundle of createClient would carry it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/client/outbox/' },
+      to: { path: pkg('idb') },
+    },
+    {
+      name: 'the-client-leaves-the-outbox-to-its-entry',
+      comment:
+        'The client reaches the outbox only through the `outbox` option (its types): a value import would put the outbox, and idb, into answer-once.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/client/outbox/' },
+      to: { path: '^src/client/outbox/', dependencyTypesNot: ['type-only'] },
+    },
+
     layerForbids(
       'server-stands-alone',
       'src/server (answer-once/server) runs on any Fetch runtime without the client, Redis or React: stores plug in through its IdempotencyStore interface.',

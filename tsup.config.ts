@@ -14,6 +14,7 @@ export default defineConfig({
     testing: 'src/testing/index.ts',
     msw: 'src/msw/index.ts',
     ai: 'src/ai/index.ts',
+    outbox: 'src/client/outbox/index.ts',
     otel: 'src/otel/index.ts',
   },
   format: ['esm', 'cjs'],

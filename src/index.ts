@@ -31,6 +31,7 @@ export {
 } from './client/errors/guards.js';
 export { memoryStorageAdapter } from './client/storage/memory.js';
 export { localStorageAdapter, sessionStorageAdapter, webStorageAdapter } from './client/storage/web.js';
+export { shareTabs } from './client/tabs/tab-sharing.js';
 export { newRequestId } from './core/ids.js';
 export { isValidRequestId } from './core/request-id.js';
 
@@ -43,6 +44,7 @@ export type {
   AcceptedEvent,
   AttemptEvent,
   PollEvent,
+  QueuedEvent,
   ReconnectEvent,
   ReplayedEvent,
   RestartEvent,
@@ -58,6 +60,8 @@ export type { SendResult } from './client/run-intent.js';
 export type { SendOptions } from './client/send-options.js';
 export type { IntentStorage, StoredIntent } from './client/storage/types.js';
 export type { WebStorageAdapterOptions } from './client/storage/web.js';
+export type { TabSharingOptions } from './client/tabs/tab-sharing.js';
+export type { Outbox, TabChannel, TabLocks, TabSharing } from './client/extensions.js';
 export type { ProblemCode, ProblemDetails } from './core/problems.js';
 
 // ── Send controller: the framework-free state

@@ -15,9 +15,9 @@ import { runIntent, type SendResult } from './run-intent.js';
 import { normalizeSendOptions, type NormalizedSendOptions, type SendOptions } from './send-options.js';
 import { createStop, type StopOptions, type StopResult } from './stop.js';
 import { unstorableBodyKind } from './storable-body.js';
-import { persister, storedRequest } from './storage/persist.js';
+import { persister, storedIntentOf, storedRequest, type Persist } from './storage/persist.js';
 import { stoppedIntents } from './storage/stopped.js';
-import type { StoredIntent } from './storage/types.js';
+import { byCreatedAt, type StoredIntent } from './storage/types.js';
 import { storedIntentProblem } from './storage/validate.js';
 import { type AnswerStream, answerStream } from './stream/answer-stream.js';
 import { createIntentFetch, type DispatchInternals, openAnswer } from './stream/intent-fetch.js';
@@ -126,6 +126,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   });
   const join = createJoiner<SendResult>((signal, progress) => new AbortError(progress, signal.reason));
   const stopped = stoppedIntents(storage);
+  const { outbox } = options;
 
   async function run(
     requestId: string,
@@ -148,8 +149,10 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     const json = send.json !== undefined;
     const body = json ? (stringifyJson ?? JSON.stringify)(send.json) : send.body;
     const headers = requestHeaders(send.headers, options.headerName, options.formatId(requestId), json);
-    try {
-      const result = await runIntent(options, instance, baseFetch, {
+    const persist =
+      storage && internal.persist !== false ? persister(storage, stopped, requestId, label, send.headers) : undefined;
+    const attempt = (fetch: typeof baseFetch, keep?: Persist) =>
+      runIntent(options, instance, fetch, {
         requestId,
         input,
         method: send.method,
@@ -159,9 +162,17 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
         parse: send.parse ?? options.parse,
         signal,
         emit,
-        persist:
-          storage && internal.persist !== false ? persister(storage, stopped, requestId, label, send.headers) : undefined,
+        persist: keep && persist ? (request) => keep(request).then(() => persist(request)) : (keep ?? persist),
       });
+    try {
+      // With an outbox, a send that finds no network waits there for it (a position
+      // reconnect of a body already read never does: its intent went out).
+      const result =
+        outbox && internal.persist !== false
+          ? await outbox.carry(requestId, signal ?? options.signal, emit, baseFetch, ({ fetch, keep }) =>
+              attempt(fetch, async (request) => keep(await storedIntentOf(request, requestId, label, send.headers))),
+            )
+          : await attempt(baseFetch);
       // A streamed body (client.fetch) settles when it ends, not when its headers arrive.
       if (internal.bodyPending) return result;
       emit?.({
@@ -288,8 +299,16 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     });
   }
 
+  /** Pending intents in storage and the outbox's sends, oldest first. */
+  async function waiting(): Promise<readonly StoredIntent[]> {
+    const stored = storage ? await storage.list() : [];
+    if (!outbox) return stored;
+    const ids = new Set(stored.map((intent) => intent.requestId));
+    return [...stored, ...(await outbox.list()).filter((intent) => !ids.has(intent.requestId))].sort(byCreatedAt);
+  }
+
   async function resume<TData>(resumeOptions: ResumeOptions = {}): Promise<ResumeOutcome<TData>[]> {
-    const intents = storage ? await storage.list() : [];
+    const intents = await waiting();
     return Promise.all(
       intents.map(async (stored) => {
         const base = { requestId: stored.requestId, input: stored.input };
@@ -303,7 +322,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   }
 
   async function pending(input: string, match?: (intent: StoredIntent) => boolean): Promise<StoredIntent | undefined> {
-    return (storage ? await storage.list() : []).find(
+    return (await waiting()).find(
       (intent) =>
         storedIntentProblem(intent, undefined) === undefined && intent.input === input && (match?.(intent) ?? true),
     );

@@ -3,13 +3,15 @@
  *
  * It owns the intent's ID, so it can honour the rules a UI needs without any framework:
  * - `send()` while a send is in flight returns that same promise (a double click is one
- *   request);
+ *   request); a send waiting `offline` in the client's outbox is not in flight: the next
+ *   `send()` is a new intent queued after it, and each takes the stage when it goes;
  * - `send()` after a failure resends the same intent — the same `requestId`, the same
  *   request — which the server runs again because its record is FAILED; after a failure
  *   that is final for the intent (409 `intent-exhausted`: it ran as often as the server
  *   allows) it starts a new intent with a new ID (and the failed one's `json`, unless given);
  * - `send()` after an answer, or after `reset()`, starts a new intent with a new ID;
- * - `resume()` finishes an intent a previous page left pending in the client's storage;
+ * - `resume()` finishes the intents a previous page left pending in the client's storage
+ *   or outbox, one after the other;
  * - `stop()` stops the intent in flight on the server (`client.stop`): a streamed answer
  *   ends `answered` with its partial text and `stopped: true`; the next `send()` is a
  *   new intent.
@@ -62,6 +64,8 @@ function toSendAction(event: SendEvent): SendAction<never, never> | undefined {
       return { type: 'poll', polls: 0 };
     case 'poll':
       return { type: 'poll', polls: event.polls };
+    case 'queued':
+      return { type: 'queued', queued: event.queued };
     default:
       return undefined;
   }
@@ -202,10 +206,11 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
   };
 
   /**
-   * Finishes the intent a previous page left pending in the client's storage adapter
-   * (the first one sent to this controller's input), with its original ID. Resolves
-   * with the settled state, or the current one when nothing was pending. Runs at most
-   * once per controller, so React StrictMode's doubled effects resume once.
+   * Finishes the intents a previous page left pending in the client's storage adapter or
+   * outbox for this controller's input, oldest first, one after the other, each with its
+   * original ID. Resolves with the last one's settled state, or the current one when
+   * nothing was pending. Runs at most once per controller, so React StrictMode's doubled
+   * effects resume once.
    */
   resume = (): Promise<SendState<TData, TJson>> => {
     this.#resumed ??= this.#resume();
@@ -214,31 +219,53 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
 
   async #resume(): Promise<SendState<TData, TJson>> {
     if (this.#inFlight) return this.#inFlight;
-    const stored = await this.#client.pending?.(this.#input);
-    // A send the user started while storage was read wins: resuming now would be a second intent.
-    if (!stored || !this.#client.resend || this.#state.status !== 'idle') return this.#state;
-    // The stored request goes again as it first left (URL and query, headers, body byte
-    // for byte: the server fingerprints them); the state shows its body as JSON.
-    const { signal, onEvent: own } = this.#defaults;
-    this.#dispatch = (onEvent, onText, shown) => {
-      const options = { ...(signal && { signal }), onEvent: chain(own, onEvent) };
-      const stream = this.#streamer();
-      if (stream) return readStreamed<TData>(stream(stored, options), this.#stream!, onText, shown);
-      return this.#client.resend!<TData>(stored, options);
-    };
-    return this.#run(stored.requestId, this.#dispatch, storedJson(stored) as TJson);
+    const done = new Set<string>();
+    // Bounded: each round finishes one stored intent, never the same one twice.
+    for (let round = 0; round < MAX_RESUMED; round++) {
+      const stored = await this.#client.pending?.(this.#input, (intent) => !done.has(intent.requestId));
+      // A send the user started while storage was read wins: resuming now would be a second intent.
+      // After the first, the next goes once the last answer is shown (a failure stays on screen).
+      const free = this.#state.status === 'idle' || (round > 0 && this.#state.status === 'answered');
+      if (!stored || done.has(stored.requestId) || !this.#client.resend || this.#inFlight || !free) break;
+      done.add(stored.requestId);
+      // The stored request goes again as it first left (URL and query, headers, body byte
+      // for byte: the server fingerprints them); the state shows its body as JSON.
+      const { signal, onEvent: own } = this.#defaults;
+      this.#dispatch = (onEvent, onText, shown) => {
+        const options = { ...(signal && { signal }), onEvent: chain(own, onEvent) };
+        const stream = this.#streamer();
+        if (stream) return readStreamed<TData>(stream(stored, options), this.#stream!, onText, shown);
+        return this.#client.resend!<TData>(stored, options);
+      };
+      await this.#run(stored.requestId, this.#dispatch, storedJson(stored) as TJson);
+      // The UI sees this answer before the next one starts.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    return this.#state;
   }
 
   #run(requestId: string, dispatch: Dispatch<TData>, json: TJson | undefined): Promise<SendState<TData, TJson>> {
-    const generation = this.#generation;
+    let generation = this.#generation;
+    let promise: Promise<SendState<TData, TJson>> | undefined;
     // Each send keeps its own line of states; it is shown only while it is current.
     let own = sendReducer(this.#state, { type: 'start', requestId, json });
+    const shown = new Shown();
     const apply = (action: SendAction<TData, TJson>) => {
+      const waited = own.status === 'offline';
       own = sendReducer(own, action);
+      if (own.status === 'offline' && this.#inFlight === promise) {
+        // Safe in the outbox: the next send is a new intent, queued after this one.
+        this.#inFlight = undefined;
+      } else if (waited && own.status !== 'offline') {
+        // Back online, it goes (the outbox sends one at a time, in order): it takes the
+        // stage again, whatever was shown or reset meanwhile.
+        generation = this.#generation;
+        this.#inFlight = promise;
+        this.#shown = shown;
+      }
       if (generation === this.#generation) this.#publish(own);
     };
     this.#publish(own);
-    const shown = new Shown();
     this.#shown = shown;
     // Async, so a client whose send() throws synchronously still ends this send `failed`.
     const sent = (async () =>
@@ -250,14 +277,14 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
         (text) => apply({ type: 'text', text }),
         shown,
       ))();
-    const promise = sent
+    promise = sent
       .then(
         (result) =>
           apply({ type: 'answer', data: result.data, replayed: result.replayed, stopped: result.stopped ?? false }),
         (error: unknown) => apply({ type: 'fail', error: toError(error) }),
       )
       .then(() => {
-        if (generation === this.#generation) this.#inFlight = undefined;
+        if (this.#inFlight === promise) this.#inFlight = undefined;
         return own;
       });
     this.#inFlight = promise;
@@ -270,6 +297,9 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
     for (const listener of this.listeners) listener();
   }
 }
+
+/** At most this many stored intents are finished by one `resume()`. */
+const MAX_RESUMED = 50;
 
 /** The caller's listener first, then the controller's. */
 function chain(first: SendEventListener | undefined, then: SendEventListener): SendEventListener {

@@ -122,8 +122,20 @@ export type RestartEvent = {
   readonly generation: number;
 };
 
+/**
+ * The send found the browser offline (or every attempt failed on the network): it waits
+ * in the client's `outbox`, with its ID and request as first minted, and goes when the
+ * browser is back online. `queued` is how many sends the outbox holds now.
+ */
+export type QueuedEvent = {
+  readonly type: 'queued';
+  readonly requestId: string;
+  readonly queued: number;
+};
+
 export type SendEvent =
   | AttemptEvent
+  | QueuedEvent
   | RetryEvent
   | AcceptedEvent
   | PollEvent

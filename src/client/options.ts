@@ -18,6 +18,7 @@ import {
 } from '../core/options.js';
 import type { ParseMode } from './parse.js';
 import type { IntentStorage } from './storage/types.js';
+import type { Outbox, TabSharing } from './extensions.js';
 
 /** The two headers a server reads the intent's ID from. */
 export type RequestIdHeaderName = 'X-Request-Id' | 'Idempotency-Key';
@@ -149,6 +150,22 @@ export interface ClientOptions
    */
   storage?: IntentStorage;
   /**
+   * Share each streamed answer between the tabs of the origin (`shareTabs()`): tabs that
+   * read the same intent (a reload in two tabs, a duplicated tab, a resume in every tab)
+   * make one network stream; when the reading tab closes, another carries on from its
+   * last event. Where the browser has no Web Locks, every tab reads its own.
+   * @default undefined (every tab reads its own stream)
+   */
+  tabs?: TabSharing;
+  /**
+   * Where a send made offline waits (`indexedDbOutbox()`): a send that finds the browser
+   * offline, or whose every attempt failed on the network, is kept there with its ID and
+   * request and goes when the browser is back online, in the order sends were made; its
+   * promise settles then. `resume()` and `pending()` include the sends it holds.
+   * @default undefined (an offline send fails with `ConnectionError`)
+   */
+  outbox?: Outbox;
+  /**
    * Receives the events of every intent this client sends.
    * @default undefined
    */
@@ -184,6 +201,8 @@ export interface ResolvedClientOptions {
   readonly minPollInterval: number;
   readonly statusUrl: ((requestId: string) => string | URL) | undefined;
   readonly storage: IntentStorage | undefined;
+  readonly tabs: TabSharing | undefined;
+  readonly outbox: Outbox | undefined;
   readonly onEvent: SendEventListener | undefined;
   readonly parse: ParseMode;
   readonly parseJson: KyOptions['parseJson'];
@@ -272,6 +291,8 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
     minPollInterval = DEFAULTS.minPollInterval,
     statusUrl,
     storage,
+    tabs,
+    outbox,
     onEvent,
     parse = DEFAULTS.parse,
     ...kyOptions
@@ -291,6 +312,9 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
   if (storage !== undefined && (typeof storage !== 'object' || storage === null || typeof storage.save !== 'function')) {
     invalidOption('storage', 'an IntentStorage adapter ({ save, remove, list })', storage);
   }
+  if (tabs !== undefined && typeof tabs?.share !== 'function') invalidOption('tabs', 'shareTabs()', tabs);
+  if (outbox !== undefined && typeof outbox?.list !== 'function')
+    invalidOption('outbox', 'an outbox (indexedDbOutbox())', outbox);
   return {
     ky: base,
     kyOptions,
@@ -306,6 +330,8 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
     minPollInterval: timerOption(minPollInterval, 'minPollInterval', 1),
     statusUrl: functionOption(statusUrl, 'statusUrl'),
     storage,
+    tabs,
+    outbox,
     onEvent: functionOption(onEvent, 'onEvent'),
     parse: parseOption(parse, 'parse'),
     parseJson: functionOption(kyOptions.parseJson, 'parseJson'),

@@ -5,7 +5,9 @@
  *                   │  └──────poll→ waiting (202: the server is still generating)
  *                   ├─text→   streaming  (a streamed send: the answer's text so far)
  *                   ├─answer→ answered   (data, replayed, stopped)
- *                   └─fail→   failed     (error; sending again keeps the requestId)
+ *                   ├─fail→   failed     (error; sending again keeps the requestId)
+ *                   └─queued→ offline    (no network: kept in the outbox, `queued` sends wait)
+ *                                ─attempt→ sending (back online: it goes, same requestId)
  *
  * `SendState` is the whole snapshot, a union keyed on `status`: `data` is typed only in
  * `answered`, `error` only in `failed`, `retry` only in `retrying`; the other fields are
@@ -16,7 +18,7 @@
  * starts them at 0 again, as the client's own numbers do.
  */
 
-export type SendStatus = 'idle' | 'sending' | 'retrying' | 'waiting' | 'streaming' | 'answered' | 'failed';
+export type SendStatus = 'idle' | 'sending' | 'retrying' | 'waiting' | 'streaming' | 'offline' | 'answered' | 'failed';
 
 /** Why and when the client tries again, as the client reported it. */
 export interface RetryInfo {
@@ -51,12 +53,15 @@ interface Quiet {
   readonly data: undefined;
   readonly error: undefined;
   readonly retry: undefined;
+  readonly queued: undefined;
 }
 
 export type SendState<TData = unknown, TJson = unknown> =
   | (Fields<TJson> & Quiet & { readonly status: 'idle' })
   | (Fields<TJson> & Quiet & { readonly status: 'sending' | 'waiting' | 'streaming' })
   | (Fields<TJson> & Omit<Quiet, 'retry'> & { readonly status: 'retrying'; readonly retry: RetryInfo })
+  /** No network: the send waits in the client's outbox with `queued` sends (itself included) and goes when it is back. */
+  | (Fields<TJson> & Omit<Quiet, 'queued'> & { readonly status: 'offline'; readonly queued: number })
   | (Fields<TJson> & Omit<Quiet, 'data'> & { readonly status: 'answered'; readonly data: TData })
   | (Fields<TJson> & Omit<Quiet, 'error'> & { readonly status: 'failed'; readonly error: Error });
 
@@ -76,6 +81,8 @@ export type SendAction<TData = unknown, TJson = unknown> =
       readonly reason: string;
       readonly delayMs: number;
     }
+  /** The browser is offline: the send waits in the outbox, which now holds `queued` sends. */
+  | { readonly type: 'queued'; readonly queued: number }
   /** The server answered 202: the intent is running; the client polls its status. */
   | { readonly type: 'poll'; readonly polls?: number }
   /** A streamed answer's text so far (all of it, not the new piece); `''` after a restart. */
@@ -94,6 +101,7 @@ const IDLE: Extract<SendState<never, never>, { status: 'idle' }> = Object.freeze
   polls: 0,
   replayed: false,
   retry: undefined,
+  queued: undefined,
   text: undefined,
   stopped: false,
   data: undefined,
@@ -105,7 +113,10 @@ export function initialSendState<TData = unknown, TJson = unknown>(): SendState<
   return IDLE;
 }
 
-/** True while a send is in flight (a second `send()` joins it). */
+/**
+ * True while a send is in flight (a second `send()` joins it). A send waiting `offline`
+ * is not: it is safe in the outbox, and the next `send()` is a new intent queued after it.
+ */
 export function isInFlight(state: SendState<unknown, unknown>): boolean {
   return (
     state.status === 'sending' || state.status === 'retrying' || state.status === 'waiting' || state.status === 'streaming'
@@ -115,8 +126,8 @@ export function isInFlight(state: SendState<unknown, unknown>): boolean {
 /**
  * Applies one action. Pure: returns a new state, or the same object when nothing
  * changed, so subscribers can compare by identity. Progress actions (`attempt`,
- * `retry`, `poll`) arriving when no send is in flight are ignored: they belong to a
- * send that was reset or already settled.
+ * `retry`, `poll`, `queued`) arriving when no send is in flight or waiting offline are
+ * ignored: they belong to a send that was reset or already settled.
  */
 export function sendReducer<TData, TJson>(
   state: SendState<TData, TJson>,
@@ -135,7 +146,7 @@ export function sendReducer<TData, TJson>(
   }
   // One idle state: a reset of it is the same object.
   if (action.type === 'reset') return IDLE;
-  if (!isInFlight(state)) return state;
+  if (!isInFlight(state) && state.status !== 'offline') return state;
   const fields = progressFields(state);
   switch (action.type) {
     case 'attempt':
@@ -155,6 +166,10 @@ export function sendReducer<TData, TJson>(
       };
     case 'poll':
       return { ...fields, status: 'waiting', polls: action.polls ?? state.polls + 1 };
+    case 'queued':
+      return state.status === 'offline' && state.queued === action.queued
+        ? state
+        : { ...fields, status: 'offline', queued: action.queued };
     case 'text':
       return state.status === 'streaming' && state.text === action.text
         ? state
@@ -185,6 +200,7 @@ function progressFields<TJson>(state: SendState<unknown, TJson>): Fields<TJson> 
     text,
     stopped,
     retry: undefined,
+    queued: undefined,
     data: undefined,
     error: undefined,
   };

@@ -7,9 +7,10 @@ import type { StopResult } from '../client/stop.js';
 
 export interface UseSendOptions extends SendControllerOptions {
   /**
-   * On mount, finish the intent a previous page left pending in the client's storage
-   * adapter, with its original ID; if it was answered while the page was away, the
-   * answer shows with `replayed: true`. Runs once per mounted hook, StrictMode included.
+   * On mount, finish the intents a previous page left pending in the client's storage
+   * adapter or outbox for this input, one after the other, each with its original ID; one
+   * answered while the page was away shows with `replayed: true`. Runs once per mounted
+   * hook, StrictMode included.
    * @default false
    */
   readonly resume?: boolean;

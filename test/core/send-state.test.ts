@@ -153,3 +153,25 @@ describe('sendReducer, streamed', () => {
     expect(run([start, { type: 'answer', data: 'x', replayed: false, stopped: true }]).stopped).toBe(true);
   });
 });
+
+describe('sendReducer, offline', () => {
+  it('goes offline with the number queued (not failed, not in flight), and back to sending when it goes, same intent', () => {
+    const offline = run([start, { type: 'attempt', attempt: 1 }, { type: 'queued', queued: 2 }]);
+    expect(offline).toMatchObject({ status: 'offline', queued: 2, requestId: 'intent-0001', error: undefined });
+    expect(isInFlight(offline)).toBe(false);
+    expect(sendReducer(offline, { type: 'queued', queued: 2 })).toBe(offline);
+    const going = sendReducer(offline, { type: 'attempt', attempt: 1 });
+    expect(going).toMatchObject({ status: 'sending', requestId: 'intent-0001', queued: undefined });
+    expect(sendReducer(going, { type: 'answer', data: 'hello', replayed: false })).toMatchObject({
+      status: 'answered',
+      data: 'hello',
+    });
+  });
+
+  it('ignores a queued count when nothing is in flight', () => {
+    const idle = initialSendState<string, { content: string }>();
+    expect(sendReducer(idle, { type: 'queued', queued: 1 })).toBe(idle);
+    const answered = run([start, { type: 'answer', data: 'a', replayed: false }]);
+    expect(sendReducer(answered, { type: 'queued', queued: 1 })).toBe(answered);
+  });
+});

@@ -135,13 +135,14 @@ describe.skipIf(!chromiumAvailable())('chat demo streaming in Chromium', () => {
     expect(await footerModelCalls(page, demo)).toBe(before.modelCalls + 1);
   });
 
-  it('shows one answer in two tabs resuming the same pending intent, for one model call', async () => {
+  it('shows one answer in two tabs resuming the same pending intent, over one stream, for one model call', async () => {
     const { demo, context, page, chatPosts } = chat;
     await page.goto(demo.url);
     const before = await demo.stats();
     await ask(page, 'Two tabs, one answer?');
     await streamed(page, 10);
-    // The second tab gets this tab's pending intent (sessionStorage is per tab).
+    // A duplicated tab: the browser copies sessionStorage into it (the demo keeps its
+    // pending intents in localStorage, which every tab of the origin shares anyway).
     const entries = await page.evaluate(() => Object.entries(sessionStorage));
     const other = await context.newPage();
     const otherPosts = trackChatPosts(other);
@@ -159,6 +160,8 @@ describe.skipIf(!chromiumAvailable())('chat demo streaming in Chromium', () => {
     expect(await answerText(page)).toBe(call.text);
     expect(await answerText(other)).toBe(call.text);
     expect(new Set([...chatPosts, ...otherPosts].map((post) => post.requestId)).size).toBe(1);
+    // The send, then one stream for both tabs after the reload: one reads, one follows.
+    expect([...chatPosts, ...otherPosts]).toHaveLength(2);
     expect(await footerModelCalls(other, demo)).toBe(before.modelCalls + 1);
   });
 });

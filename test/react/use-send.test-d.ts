@@ -14,6 +14,12 @@ describe('useSend() result', () => {
     if (chat.status === 'sending') expectTypeOf(chat.retry).toEqualTypeOf<undefined>();
   });
 
+  it('narrows queued on status offline (the outbox holds the send), and nowhere else', () => {
+    const chat = {} as Chat;
+    if (chat.status === 'offline') expectTypeOf(chat.queued).toEqualTypeOf<number>();
+    if (chat.status === 'failed') expectTypeOf(chat.queued).toEqualTypeOf<undefined>();
+  });
+
   it('carries send, stop and reset beside the state, and the same fields in every status', () => {
     const chat = {} as Chat;
     expectTypeOf(chat.send).returns.resolves.toEqualTypeOf<SendState<{ answer: string }, { content: string }>>();

@@ -173,7 +173,8 @@ export function describeUseChatDemo(
       await ask(question);
       await streamedSome(page, 5);
       // A second tab of the same browser profile: it shares localStorage, so it finds the
-      // pending intent and resumes it while the first tab still reads it.
+      // pending intent and resumes it while the first tab still reads it — by following the
+      // first tab's stream (the page's client has `tabs: shareTabs()`), not with a request.
       const second = await context.newPage();
       await second.goto(demo.url);
 
@@ -184,7 +185,7 @@ export function describeUseChatDemo(
       await expect(second.getByTestId('answer').count()).resolves.toBe(1);
       expect((await demo.stats()).modelCalls).toBe(before.modelCalls + 1);
       expect(new Set(chatPosts).size).toBe(1);
-      expect(chatPosts.length).toBe(2); // the first tab's send, the second tab's resume
+      expect(chatPosts.length).toBe(1); // the first tab's send: the second tab follows it
     });
   });
 }

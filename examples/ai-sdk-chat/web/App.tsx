@@ -1,7 +1,17 @@
 import { useChat } from '@ai-sdk/react';
 import type { UIMessage } from 'ai';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { CHAT_ID, loadMessages, loadStopped, saveMessages, saveStopped, seamStore, seams, transport } from './chat.js';
+import {
+  CHAT_ID,
+  loadMessages,
+  loadStopped,
+  outboxCount,
+  saveMessages,
+  saveStopped,
+  seamStore,
+  seams,
+  transport,
+} from './chat.js';
 import { savingsText, type Trouble, useServer } from './use-server.js';
 
 const textOf = (message: UIMessage) => message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
@@ -142,6 +152,11 @@ export function App() {
             </span>
           </div>
         ))}
+        {outboxCount() > 0 && (
+          <p className="offline" data-testid="offline">
+            waiting for a connection · {outboxCount()} queued
+          </p>
+        )}
         {error && (
           <p className="error" data-testid="error">
             {error.message}

@@ -1,7 +1,8 @@
 /**
  * The page's answer-once client and the `useChat` transport over it — the part to copy.
  */
-import { createClient, localStorageAdapter, type SendEvent } from 'answer-once';
+import { createClient, localStorageAdapter, shareTabs, type SendEvent } from 'answer-once';
+import { indexedDbOutbox } from 'answer-once/outbox';
 import { answerOnceTransport } from 'answer-once/ai';
 import type { UIMessage } from 'ai';
 
@@ -9,8 +10,15 @@ const client = createClient({
   // Pending intents survive a reload here, and every tab of the page sees them: a reload
   // (or a second tab) resumes the answer still streaming instead of asking again.
   storage: localStorageAdapter({ prefix: 'answer-once-ai-demo:intent:' }),
+  // Tabs reading the same answer share one stream: one reads, the others follow.
+  tabs: shareTabs(),
+  // A message sent offline waits in IndexedDB and goes, with its ID, once back online.
+  outbox: indexedDbOutbox({ name: 'answer-once-ai-demo-outbox' }),
   retry: { limit: 5, delay: 300 },
-  onEvent: noteSeam,
+  onEvent: (event) => {
+    noteSeam(event);
+    noteQueued(event);
+  },
 });
 
 // Each user message is one intent (its id is the request ID); the stream resumes itself
@@ -37,7 +45,22 @@ function noteSeam(event: SendEvent): void {
   for (const listener of seamListeners) listener();
 }
 
-/** For `useSyncExternalStore`: a number that changes whenever `seams` does. */
+/** The messages waiting in the outbox for a connection (by request ID). */
+const outboxed = new Set<string>();
+
+function noteQueued(event: SendEvent): void {
+  const before = outboxed.size;
+  if (event.type === 'queued') outboxed.add(event.requestId);
+  else if (event.type === 'attempt' || event.type === 'settled') outboxed.delete(event.requestId);
+  if (outboxed.size === before) return;
+  seamVersion += 1;
+  for (const listener of seamListeners) listener();
+}
+
+/** How many messages wait for a connection. */
+export const outboxCount = () => outboxed.size;
+
+/** For `useSyncExternalStore`: a number that changes whenever `seams` or the queue does. */
 export const seamStore = {
   subscribe(listener: () => void) {
     seamListeners.add(listener);

@@ -4,8 +4,8 @@ import { useSend } from 'answer-once/react';
 import { apiBase, callOf, type ChatQuestion, savingsText } from './api.js';
 import { client } from './client.js';
 import { Composer } from './Composer.js';
-import { addTurn, loadTurns, saveTurns, type Turn } from './history.js';
-import { Transcript } from './Transcript.js';
+import { addTurn, loadTurns, mergeTurns, onOtherTabTurns, saveTurns, type Turn } from './history.js';
+import { type OutboxedQuestion, Transcript } from './Transcript.js';
 import { TroubleSwitch } from './TroubleSwitch.js';
 import { useServerStatus } from './use-server-status.js';
 
@@ -26,11 +26,14 @@ export function App() {
   const { reset } = chat;
   const snapshot = chat;
   const [turns, setTurns] = useState<readonly Turn[]>(loadTurns);
+  // The questions sent offline, in order: each waits in the outbox until it goes.
+  const [outboxed, setOutboxed] = useState<readonly OutboxedQuestion[]>([]);
   const [draft, setDraft] = useState('');
   // Messages sent while an answer streams: shown as queued, sent one by one as answers end.
   const [queued, setQueued] = useState<readonly string[]>([]);
   const server = useServerStatus();
   const bottom = useRef<HTMLDivElement>(null);
+  // Offline is not busy: the message waits in the outbox, and the next one queues after it.
   const busy =
     snapshot.status === 'sending' ||
     snapshot.status === 'retrying' ||
@@ -63,8 +66,16 @@ export function App() {
   }, [snapshot, reset]);
 
   useEffect(() => {
+    const { status, requestId, json } = snapshot;
+    if (status !== 'offline' || requestId === undefined || outboxed.some((q) => q.id === requestId)) return;
+    setOutboxed([...outboxed, { id: requestId, question: json?.content ?? '' }]);
+  }, [snapshot, outboxed]);
+
+  useEffect(() => {
     saveTurns(turns);
   }, [turns]);
+  // Another tab's answers join this tab's conversation.
+  useEffect(() => onOtherTabTurns((theirs) => setTurns((mine) => mergeTurns(mine, theirs))), []);
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new turn or status is when to scroll, not an input
   useEffect(() => {
     // Braces matter: recent Chromium returns a promise from scrollIntoView.
@@ -116,7 +127,13 @@ export function App() {
         <TroubleSwitch value={server.trouble} onChange={server.setTrouble} />
       </header>
       <main className="chat">
-        <Transcript turns={turns} pending={snapshot} queued={queued} onRetry={() => void chat.send()} />
+        <Transcript
+          turns={turns}
+          pending={snapshot}
+          queued={queued}
+          outboxed={outboxed.filter((q) => !turns.some((turn) => turn.id === q.id))}
+          onRetry={() => void chat.send()}
+        />
         <div className="end" ref={bottom} />
       </main>
       <div className="dock">

@@ -2,12 +2,20 @@ import type { SendState } from 'answer-once/react';
 import type { ChatQuestion } from './api.js';
 import type { Turn } from './history.js';
 
+/** A question sent offline, waiting in the outbox for a connection. */
+export interface OutboxedQuestion {
+  readonly id: string;
+  readonly question: string;
+}
+
 export interface TranscriptProps {
   readonly turns: readonly Turn[];
   /** The intent in flight or failed, if any. */
   readonly pending: SendState<string, ChatQuestion>;
   /** Messages sent while an answer streams, waiting for it to end. */
   readonly queued: readonly string[];
+  /** Questions sent offline and not answered yet, in the order they were sent (the pending one among them). */
+  readonly outboxed: readonly OutboxedQuestion[];
   readonly onRetry: () => void;
 }
 
@@ -20,6 +28,8 @@ function pendingLabel(state: SendState<string, ChatQuestion>): string {
       return 'still generating…';
     case 'streaming':
       return 'writing…';
+    case 'offline':
+      return `waiting for a connection · ${state.queued} queued`;
     default:
       return 'thinking…';
   }
@@ -29,9 +39,18 @@ function shortId(id: string): string {
   return `${id.slice(0, 6)}…${id.slice(-4)}`;
 }
 
-export function Transcript({ turns, pending, queued, onRetry }: TranscriptProps) {
+export function Transcript({ turns, pending, queued, outboxed, onRetry }: TranscriptProps) {
   const showPending = pending.status !== 'idle' && pending.status !== 'answered';
-  if (turns.length === 0 && !showPending && queued.length === 0) {
+  // The pending send shows in its place among the questions sent offline (it may be one of them).
+  const before = outboxed.findIndex((q) => q.id === pending.requestId);
+  const waiting = (from: number, to: number) =>
+    outboxed.slice(from, to).map((q) => (
+      <article key={q.id} className="turn" data-testid="outboxed">
+        <p className="bubble user">{q.question}</p>
+        <p className="queued-note">waiting in the outbox</p>
+      </article>
+    ));
+  if (turns.length === 0 && !showPending && queued.length === 0 && outboxed.length === 0) {
     return (
       <section className="transcript empty" aria-live="polite">
         <h2>Same question sent twice: answered once.</h2>
@@ -78,6 +97,7 @@ export function Transcript({ turns, pending, queued, onRetry }: TranscriptProps)
           </div>
         </article>
       ))}
+      {waiting(0, before === -1 ? outboxed.length : before)}
       {showPending && (
         <article className="turn" data-testid="pending">
           {pending.json && <p className="bubble user">{pending.json.content}</p>}
@@ -115,6 +135,7 @@ export function Transcript({ turns, pending, queued, onRetry }: TranscriptProps)
           )}
         </article>
       )}
+      {before !== -1 && waiting(before + 1, outboxed.length)}
       {queued.map((question, index) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: the same question may be queued twice; order is identity here
         <article key={index} className="turn queued" data-testid="queued">

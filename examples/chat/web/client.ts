@@ -1,13 +1,21 @@
 /**
- * The page's answer-once client: the API on `apiBase`, pending intents in
- * sessionStorage (so a reload mid-answer resumes the same intent), up to 5 retries.
+ * The page's answer-once client: the API on `apiBase`, up to 5 retries, and:
+ * - pending intents in localStorage, so a reload — or a second tab — resumes the answer
+ *   still streaming with its original ID;
+ * - `shareTabs()`: tabs reading the same intent share one stream (one tab reads, the
+ *   others follow; if it closes, another carries on from its last event);
+ * - `indexedDbOutbox()`: a message sent offline waits in IndexedDB (it survives a closed
+ *   tab) and goes, in order and with its ID, when the browser is back online.
  */
-import { createClient, sessionStorageAdapter } from 'answer-once';
+import { createClient, localStorageAdapter, shareTabs } from 'answer-once';
+import { indexedDbOutbox } from 'answer-once/outbox';
 import { apiBase } from './api.js';
 
 export const client = createClient({
   baseUrl: `${apiBase}/`,
-  storage: sessionStorageAdapter({ prefix: 'answer-once-demo:intent:' }),
+  storage: localStorageAdapter({ prefix: 'answer-once-demo:intent:' }),
+  tabs: shareTabs(),
+  outbox: indexedDbOutbox({ name: 'answer-once-demo-outbox' }),
   retry: { limit: 5, delay: 400 },
   // Long-poll the status route while the model is still generating.
   pollWait: 10,

@@ -1,7 +1,8 @@
 /**
- * The conversation so far (answered turns only), kept in sessionStorage so a reload
- * shows it again. The pending turn is not stored here: the client's storage adapter
- * keeps the pending intent, and `useSend(..., { resume: true })` finishes it.
+ * The conversation so far (answered turns only), kept in localStorage so a reload — and
+ * every other tab of the page — shows it. The pending turn is not stored here: the
+ * client's storage adapter keeps the pending intent, and `useSend(..., { resume: true })`
+ * finishes it (in a second tab, by following the first tab's stream).
  */
 export interface Turn {
   /** The intent's requestId: one turn per intent. */
@@ -24,7 +25,7 @@ const KEY = 'answer-once-demo:turns';
 
 export function loadTurns(): readonly Turn[] {
   try {
-    const parsed: unknown = JSON.parse(sessionStorage.getItem(KEY) ?? '[]');
+    const parsed: unknown = JSON.parse(localStorage.getItem(KEY) ?? '[]');
     return Array.isArray(parsed) ? (parsed as Turn[]) : [];
   } catch {
     return [];
@@ -32,7 +33,21 @@ export function loadTurns(): readonly Turn[] {
 }
 
 export function saveTurns(turns: readonly Turn[]): void {
-  sessionStorage.setItem(KEY, JSON.stringify(turns));
+  localStorage.setItem(KEY, JSON.stringify(turns));
+}
+
+/** Calls `listener` with the turns whenever another tab saved them; returns the unsubscribe. */
+export function onOtherTabTurns(listener: (turns: readonly Turn[]) => void): () => void {
+  const onStorage = (event: StorageEvent) => {
+    if (event.key === KEY) listener(loadTurns());
+  };
+  addEventListener('storage', onStorage);
+  return () => removeEventListener('storage', onStorage);
+}
+
+/** `mine` with the turns of `theirs` it lacks, in their order. */
+export function mergeTurns(mine: readonly Turn[], theirs: readonly Turn[]): readonly Turn[] {
+  return theirs.reduce(addTurn, mine);
 }
 
 /** Appends `turn` unless a turn of the same intent is already there. */

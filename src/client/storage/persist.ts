@@ -9,11 +9,7 @@ import type { IntentStorage, StoredIntent } from './types.js';
 /** Saves the request of one intent: what `runIntent` calls with the first request it builds. */
 export type Persist = (request: Request) => Promise<void>;
 
-/**
- * The saver of one intent. `headers` are the caller's (the stored set, without ky's own);
- * the request's content type is added when the caller set none. The body is the text the
- * request carries, read from a clone (`unstorableBodyKind` refused the bodies text cannot hold).
- */
+/** The saver of one intent (see {@link storedIntentOf}). */
 export function persister(
   storage: IntentStorage,
   stopped: StoppedIntents,
@@ -21,23 +17,38 @@ export function persister(
   input: string,
   headersInit: HeadersInit | undefined,
 ): Persist {
-  const headers = [...new Headers(headersInit)];
   return async (request) => {
-    const type = request.headers.get('content-type');
-    const text = request.body ? await request.clone().text() : undefined;
-    const intent: StoredIntent = {
-      v: 1,
-      requestId,
-      input,
-      url: request.url,
-      method: request.method,
-      headers: type === null || headers.some(([k]) => k === 'content-type') ? headers : [['content-type', type], ...headers],
-      ...(text !== undefined && { body: text }),
-      createdAt: Date.now(),
-    };
+    const intent = await storedIntentOf(request, requestId, input, headersInit);
     await storage.save(intent);
     // A stopped intent sent to the same input is over: the new one is what a reload resumes.
     await stopped.saved(intent).catch(() => undefined);
+  };
+}
+
+/**
+ * The record of one intent's request. `headers` are the caller's (the stored set, without
+ * ky's own); the request's content type is added when the caller set none. The body is the
+ * text the request carries, read from a clone (`unstorableBodyKind` refused the bodies text
+ * cannot hold).
+ */
+export async function storedIntentOf(
+  request: Request,
+  requestId: string,
+  input: string,
+  headersInit: HeadersInit | undefined,
+): Promise<StoredIntent> {
+  const headers = [...new Headers(headersInit)];
+  const type = request.headers.get('content-type');
+  const text = request.body ? await request.clone().text() : undefined;
+  return {
+    v: 1,
+    requestId,
+    input,
+    url: request.url,
+    method: request.method,
+    headers: type === null || headers.some(([k]) => k === 'content-type') ? headers : [['content-type', type], ...headers],
+    ...(text !== undefined && { body: text }),
+    createdAt: Date.now(),
   };
 }
 

@@ -7,7 +7,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { ATTACHED_HEADER, GENERATION_HEADER, isTrueHeader, STOPPED_HEADER } from '../../core/headers.js';
 import { RESTART_EVENT, restartGeneration, STOPPED_EVENT } from '../../core/stream-events.js';
 import { isEventStream, parseGeneration } from '../../core/stream-protocol.js';
-import type { OpenedAnswer } from './intent-fetch.js';
+import type { OpenedAnswer } from '../extensions.js';
 
 /** One piece of a streamed answer. */
 export type StreamPart =

@@ -10,12 +10,14 @@ import { isValidRequestId, unquote } from '../../core/request-id.js';
 import { isNullBodyStatus } from '../../core/null-body.js';
 import { invalidOption } from '../../core/options.js';
 import { isEventStream } from '../../core/stream-protocol.js';
+import { AbortError } from '../errors/abort-error.js';
 import { ResponseError } from '../errors/response-error.js';
 import type { SendEvent } from '../events.js';
 import { notify } from '../join.js';
 import type { ResolvedClientOptions } from '../options.js';
 import type { SendResult } from '../run-intent.js';
 import type { SendOptions } from '../send-options.js';
+import type { OpenAnswer, OpenedAnswer } from '../extensions.js';
 import { resumableBody } from './resumable-body.js';
 
 /** How client.fetch's sends differ from `send`'s; internal to the client. */
@@ -118,23 +120,51 @@ function answerOf(error: unknown): Response | undefined {
   });
 }
 
-/** One intent sent with its body still to read, answered with a resumable Response. */
-export interface OpenedAnswer {
-  readonly requestId: string;
-  /** The answer, its body resumable; for an empty answer (204, HEAD…) the response as it came. */
-  readonly response: Response;
-  readonly replayed: boolean;
-}
-
 /**
  * Sends one intent (`options.requestId` set) as `send` would, its body unread, and wraps
  * the answer's body so it resumes itself. Rejects as `send` does.
  */
-export async function openAnswer(
+export function openAnswer(
+  deps: IntentFetchDeps,
+  url: string | URL,
+  label: string,
+  options: SendOptions & { readonly requestId: string },
+): Promise<OpenedAnswer> {
+  const { requestId, signal } = options;
+  const emit = (event: SendEvent) => {
+    notify(deps.clientOptions.onEvent, event);
+    notify(options.onEvent, event);
+  };
+  // Shared with the other tabs of the origin (`tabs`): one of them reads, the others follow.
+  const shared = deps.clientOptions.tabs?.share(
+    requestId,
+    (resume, onChunk) => openOwn(deps, url, label, options, resume, onChunk),
+    {
+      signal,
+      aborted: (reason) => new AbortError({ requestId, attempts: 0, polls: 0 }, reason),
+      followed(error) {
+        emit(
+          error === undefined
+            ? { type: 'settled', requestId, outcome: 'answered', replayed: false, attempts: 0, polls: 0 }
+            : { type: 'settled', requestId, outcome: 'failed', error: toError(error), attempts: 0, polls: 0 },
+        );
+        void deps.forget(requestId, false);
+      },
+    },
+  );
+  return shared ?? openOwn(deps, url, label, options, undefined, undefined);
+}
+
+const toError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)));
+
+/** This tab's own read of the answer: from its start, or from `resume`'s position (a takeover). */
+async function openOwn(
   { clientOptions, dispatch, forget }: IntentFetchDeps,
   url: string | URL,
   label: string,
   options: SendOptions & { readonly requestId: string },
+  resume: Parameters<OpenAnswer>[0],
+  onChunk: Parameters<OpenAnswer>[1] | undefined,
 ): Promise<OpenedAnswer> {
   const { requestId, signal } = options;
   // Over every send of the intent: the first, and each reconnect's.
@@ -152,7 +182,12 @@ export async function openAnswer(
     for (const [name, value] of Object.entries(extra)) headers.set(name, value);
     return { ...options, headers, parse: 'none', onEvent, ...(halt && { signal: halt }) };
   };
-  const result = await dispatch(url, label, withPosition(), { bodyPending: true });
+  const result = await dispatch(
+    url,
+    label,
+    withPosition(resume?.headers),
+    resume ? { bodyPending: true, persist: false } : { bodyPending: true },
+  );
   const { response, replayed } = result;
   const emit = (event: SendEvent) => {
     notify(clientOptions.onEvent, event);
@@ -166,7 +201,7 @@ export async function openAnswer(
             type: 'settled',
             requestId,
             outcome: 'failed',
-            error: error instanceof Error ? error : new Error(String(error)),
+            error: toError(error),
             attempts,
             polls,
           },
@@ -185,6 +220,8 @@ export async function openAnswer(
     emit,
     attempts: () => attempts,
     settle,
+    ...(resume && { from: resume.at }),
+    ...(onChunk && { onChunk }),
     async reconnect(extra, halt) {
       // `halt` carries the caller's signal and the body's idle deadline.
       const next = await dispatch(url, label, withPosition(extra, halt), {

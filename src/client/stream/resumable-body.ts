@@ -44,6 +44,7 @@ import { ProtocolError } from '../errors/protocol-error.js';
 import type { ResolvedRetryPolicy } from '../options.js';
 import type { SendEvent } from '../events.js';
 import { bodyModeOf, joinBytes, sleep } from './byte-resume.js';
+import { headersAt, type BodyPosition } from './position.js';
 import { concat, EventUnits } from './event-units.js';
 import { isFinalMarker, markerFailure, type MarkerData } from './marker-error.js';
 import { hasField, type UnitPosition } from './unit-fields.js';
@@ -69,15 +70,22 @@ export interface ResumableBodyOptions {
   readonly settle: (error: unknown) => void;
   /** Requests made so far for the intent, for errors' context. */
   readonly attempts: () => number;
+  /**
+   * Where the reader already is: `first` is the answer sent again from there (its
+   * position headers, `positionHeaders`), so the body carries on from it.
+   */
+  readonly from?: BodyPosition;
+  /** Told the position just after each chunk, as the chunk is handed on (one call per chunk, in order). */
+  readonly onChunk?: (at: BodyPosition) => void;
 }
 
 /** The body of `first`, resumable; `first`'s body must not have been read. */
 export function resumableBody(first: Response, options: ResumableBodyOptions): ReadableStream<Uint8Array> {
   const { requestId, retry, signal, emit, idleTimeout = false } = options;
   const mode = bodyModeOf(first);
-  let generation = parseGeneration(first.headers.get(GENERATION_HEADER));
+  let generation = options.from ? options.from.generation : parseGeneration(first.headers.get(GENERATION_HEADER));
   /** Bytes of the current generation handed on (range / replay), or the event position's offset. */
-  let offset = 0;
+  let offset = options.from?.offset ?? 0;
   /** Bytes of the current generation to drop from the next body (replay mode only). */
   let skip = 0;
   /** Breaks in a row with no new answer bytes handed on in between; bounded by `retry.limit`. */
@@ -88,7 +96,7 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
   let counted = false;
   let reconnects = 0;
   let response = first;
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined = first.body!.getReader();
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let units: EventUnits | undefined;
   let pending: Uint8Array[] = [];
   /** `pending` holds new answer bytes (an event, or any bytes of a body that is not an event stream). */
@@ -156,12 +164,11 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
       resumed ? { generation: generation!, misplaced } : undefined,
     );
   }
-  if (mode === 'events') startUnits(0, false);
-
-  function positionHeaders(): Record<string, string> {
-    if (generation === undefined) return {};
-    if (mode === 'events') return { [LAST_EVENT_ID_HEADER]: formatPosition(generation, offset) };
-    return offset === 0 ? {} : { [RANGE_HEADER]: `bytes=${offset}-`, [GENERATION_HEADER]: String(generation) };
+  // A body from a position carries on as a reconnect's would; a first body starts at 0.
+  if (options.from) adopt(first);
+  else {
+    if (mode === 'events') startUnits(0, false);
+    reader = first.body!.getReader();
   }
 
   /** Takes the next response after a break; leaves no reader when the answer is already whole. */
@@ -176,7 +183,7 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
       throw new ConnectionError(context(), cause, 'cut');
     }
     reconnects += 1;
-    const headers = positionHeaders();
+    const headers = headersAt(mode, { generation, offset });
     const at = headers[LAST_EVENT_ID_HEADER] ?? (headers[RANGE_HEADER] && formatPosition(generation!, offset));
     emit({ type: 'reconnect', requestId, reconnects, reason, position: at });
     // The first reconnect leaves at once (the server has the log); a body that keeps
@@ -278,6 +285,7 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
     // One chunk per read, as it came: a reader pays per chunk, not per event.
     let size = 0;
     for (const bytes of pending) size += bytes.byteLength;
+    options.onChunk?.({ generation, offset });
     controller.enqueue(concat(pending, size));
     pending = [];
     const fresh = news;

@@ -1,0 +1,85 @@
+/**
+ * `indexedDbOutbox()`: where sends made offline wait (`createClient({ outbox })`). Each
+ * one is kept in IndexedDB (through `idb`) exactly as it was first minted — its ID, URL,
+ * method, headers and body — so it survives a reload and a closed tab, and goes once,
+ * with that ID, when the browser is back online.
+ */
+import { openDB, type IDBPDatabase } from 'idb';
+import { functionOption, invalidOption, optionsObject, stringOption } from '../../core/options.js';
+import type { Outbox, TabLocks } from '../extensions.js';
+import { byCreatedAt, claimsStoredIntent } from '../storage/types.js';
+import { createOutboxQueue, type OutboxNetwork, type OutboxStore } from './outbox-queue.js';
+
+export interface IndexedDbOutboxOptions {
+  /**
+   * The IndexedDB database the outbox keeps its sends in (one object store, `sends`).
+   * @default 'answer-once-outbox'
+   */
+  name?: string;
+  /**
+   * What says the browser is offline and back online.
+   * @default navigator.onLine and the window's `online` event
+   */
+  network?: OutboxNetwork;
+  /**
+   * The lock manager: one tab of the origin sends the outbox at a time.
+   * @default globalThis.navigator?.locks (without it, each tab sends its own)
+   */
+  locks?: TabLocks;
+}
+
+const STORE = 'sends';
+
+const browserNetwork: OutboxNetwork = {
+  online: () => (globalThis as { navigator?: { onLine?: boolean } }).navigator?.onLine !== false,
+  onOnline(listener) {
+    const target = globalThis as {
+      addEventListener?: typeof addEventListener;
+      removeEventListener?: typeof removeEventListener;
+    };
+    target.addEventListener?.('online', listener);
+    return () => target.removeEventListener?.('online', listener);
+  },
+};
+
+/**
+ * Sends made offline, in IndexedDB. The database opens on first use, so creating the
+ * outbox during server-side rendering is safe.
+ */
+export function indexedDbOutbox(options: IndexedDbOutboxOptions = {}): Outbox {
+  return createOutboxQueue(indexedDbStore(options));
+}
+
+function indexedDbStore(options: IndexedDbOutboxOptions): OutboxStore {
+  const { name = 'answer-once-outbox', network = browserNetwork, locks } = optionsObject(options, 'options');
+  stringOption(name, 'name', 'a non-empty string', (value) => value !== '');
+  if (typeof network !== 'object' || network === null) invalidOption('network', 'an object { online, onOnline }', network);
+  functionOption(network.online, 'network.online', false);
+  functionOption(network.onOnline, 'network.onOnline', false);
+  if (locks !== undefined && (typeof locks !== 'object' || locks === null || typeof locks.request !== 'function'))
+    invalidOption('locks', 'a lock manager ({ request }, as navigator.locks)', locks);
+  let db: Promise<IDBPDatabase> | undefined;
+  const open = () =>
+    (db ??= openDB(name, 1, {
+      upgrade(database) {
+        database.createObjectStore(STORE, { keyPath: 'requestId' });
+      },
+    }));
+  return {
+    network,
+    locks: locks ?? (globalThis as { navigator?: { locks?: TabLocks } }).navigator?.locks,
+    async add(intent) {
+      const database = await open();
+      const tx = database.transaction(STORE, 'readwrite');
+      if ((await tx.store.getKey(intent.requestId)) === undefined) await tx.store.add(intent);
+      await tx.done;
+    },
+    async remove(requestId) {
+      await (await open()).delete(STORE, requestId);
+    },
+    async list() {
+      const all: unknown[] = await (await open()).getAll(STORE);
+      return all.filter(claimsStoredIntent).sort(byCreatedAt);
+    },
+  };
+}

@@ -1,0 +1,181 @@
+/**
+ * The client's side of the outbox: a send that finds the browser offline, or whose every
+ * attempt failed on the network, is kept in the outbox and waits there; when the browser
+ * is back online, the tab holding the outbox's lock wakes its waiting sends one by one, in
+ * the order they were made, and each goes again with its original ID and request. A send
+ * kept by a tab that closed waits until a page resumes it (`client.resume()`,
+ * `useSend`'s `resume`, the AI SDK's reconnect), then goes in its turn.
+ */
+import { isNetworkError } from '../ky.js';
+import { AbortError } from '../errors/abort-error.js';
+import { ConnectionError } from '../errors/connection-error.js';
+import type { SendEvent } from '../events.js';
+import type { StoredIntent } from '../storage/types.js';
+import type { Outbox, TabLocks } from '../extensions.js';
+
+type Fetch = typeof globalThis.fetch;
+
+/** Thrown by the offline fetch: the browser says there is no network, so nothing was sent. */
+class Offline extends Error {
+  override name = 'Offline';
+}
+
+/** True when `error` says the send never reached the server for want of a network. */
+function isOffline(error: unknown): boolean {
+  return error instanceof Offline || (error instanceof ConnectionError && isNetworkError(error.cause));
+}
+
+/** Whether the browser has a network, and when it comes back. */
+export interface OutboxNetwork {
+  /** False when the browser knows it is offline. */
+  online(): boolean;
+  /** Calls `listener` each time the browser is back online; returns the unsubscribe. */
+  onOnline(listener: () => void): () => void;
+}
+
+/** Where an outbox keeps its sends, and what it knows of the network and the other tabs. */
+export interface OutboxStore {
+  readonly network: OutboxNetwork;
+  readonly locks: TabLocks | undefined;
+  /** Keeps `intent` (a send already kept stays as first minted). */
+  add(intent: StoredIntent): Promise<void>;
+  /** Forgets the send `requestId`; a no-op when unknown. */
+  remove(requestId: string): Promise<void>;
+  /** Every waiting send, in the order they were made. */
+  list(): Promise<StoredIntent[]>;
+}
+
+const LOCK = 'answer-once:outbox';
+/** Bounds of the retry while the browser says online and nothing gets through. */
+const FIRST_LATER_MS = 5_000;
+const LAST_LATER_MS = 60_000;
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+export function createOutboxQueue(outbox: OutboxStore): Outbox {
+  /** Sends of this tab waiting for their turn: waking one resolves with how to report its outcome. */
+  const waiters = new Map<string, () => Promise<'sent' | 'offline'>>();
+  let running: Promise<void> | undefined;
+  let again = false;
+  /** The next try while the browser says online but the network fails (a captive portal, a dead route). */
+  let later: ReturnType<typeof setTimeout> | undefined;
+  let laterMs = FIRST_LATER_MS;
+  outbox.network.onOnline(() => {
+    laterMs = FIRST_LATER_MS;
+    void flush();
+  });
+
+  /**
+   * The browser says online, yet nothing got through (a captive portal, a dead route):
+   * the waiting sends try again later, each time later (bounded), or at the next `online`.
+   */
+  function retryLater(): void {
+    if (!outbox.network.online() || later !== undefined) return;
+    later = setTimeout(() => {
+      later = undefined;
+      void flush();
+    }, laterMs);
+    laterMs = Math.min(laterMs * 2, LAST_LATER_MS);
+  }
+
+  /** One pass over the outbox, in order; stops at the first send that finds no network. */
+  async function pass(): Promise<void> {
+    for (const intent of await outbox.list()) {
+      if (!outbox.network.online()) return;
+      const wake = waiters.get(intent.requestId);
+      if (!wake) continue;
+      waiters.delete(intent.requestId);
+      if ((await wake()) === 'offline') return retryLater();
+      laterMs = FIRST_LATER_MS;
+      await outbox.remove(intent.requestId);
+      // One answer shows before the next send leaves.
+      await nextTask();
+    }
+  }
+
+  function flush(): Promise<void> {
+    if (running) {
+      again = true;
+      return running;
+    }
+    const { locks } = outbox;
+    const run = async () => {
+      do {
+        again = false;
+        await (locks ? locks.request(LOCK, {}, pass) : pass());
+      } while (again && outbox.network.online());
+    };
+    running = run().finally(() => {
+      running = undefined;
+    });
+    return running;
+  }
+
+  /**
+   * Waits for `requestId`'s turn (in a pass started `now`, or the next one); resolves with
+   * the function that reports how its send went.
+   */
+  function turn(
+    requestId: string,
+    signal: AbortSignal | undefined,
+    now: boolean,
+  ): Promise<(outcome: 'sent' | 'offline') => void> {
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        waiters.delete(requestId);
+        // A send its caller gave up on while it waited is not sent later.
+        const error = new AbortError({ requestId, attempts: 0, polls: 0 }, signal!.reason);
+        void outbox.remove(requestId).finally(() => reject(error));
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      waiters.set(
+        requestId,
+        () =>
+          new Promise((finished) => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve(finished);
+          }),
+      );
+      if (now && outbox.network.online()) void flush();
+    });
+  }
+
+  async function queued(requestId: string, emit: ((event: SendEvent) => void) | undefined): Promise<void> {
+    if (emit) emit({ type: 'queued', requestId, queued: (await outbox.list()).length });
+  }
+
+  return {
+    list: () => outbox.list(),
+    flush,
+    async carry(requestId, signal, emit, baseFetch, go) {
+      const offlineFetch: Fetch = (input, init) =>
+        outbox.network.online() ? (baseFetch ?? globalThis.fetch)(input, init) : Promise.reject(new Offline());
+      let kept = (await outbox.list()).find((intent) => intent.requestId === requestId);
+      let report: ((outcome: 'sent' | 'offline') => void) | undefined;
+      if (kept) {
+        // Kept before (a reload, another page): it goes in its turn.
+        await queued(requestId, emit);
+        report = await turn(requestId, signal, true);
+      }
+      for (;;) {
+        try {
+          const result = await go({ fetch: offlineFetch, keep: (intent) => (kept ??= intent) });
+          report?.('sent');
+          return result;
+        } catch (error) {
+          if (!kept || !isOffline(error) || signal?.aborted) {
+            report?.('sent');
+            throw error;
+          }
+          await outbox.add(kept);
+          await queued(requestId, emit);
+          // It waits for the browser's next `online`, or the retry later when the browser
+          // already says online (a woken send reports it: its pass ends and schedules it).
+          if (report) report('offline');
+          else retryLater();
+          report = await turn(requestId, signal, false);
+        }
+      }
+    },
+  };
+}

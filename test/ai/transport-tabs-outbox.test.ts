@@ -1,0 +1,113 @@
+/**
+ * answerOnceTransport over a client with `tabs` and `outbox`: the AI SDK's resume in
+ * every tab makes one request; a message sent offline waits and streams once back online,
+ * and after a closed tab the reopened chat's reconnect sends it. Real `ai` package, the
+ * reference handler on 127.0.0.1; fake Web Locks and channels, fake-indexeddb.
+ */
+import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient, memoryStorageAdapter, shareTabs, type IntentStorage, type SendEvent } from 'answer-once';
+import { answerOnceTransport } from 'answer-once/ai';
+import { indexedDbOutbox } from 'answer-once/outbox';
+import { startAiChatServer, WORDS } from '../support/ai-chat-server.js';
+import { fakeOrigin } from '../support/fake-tabs.js';
+import { freshDatabase, networkSwitch } from '../support/outbox-rig.js';
+
+let server: Awaited<ReturnType<typeof startAiChatServer>> | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const user: UIMessage = { id: 'msg-user-00000001', role: 'user', parts: [{ type: 'text', text: 'hi' }] };
+const FULL = WORDS.join('');
+const posts = () => server!.requests.filter((request) => request.method === 'POST');
+
+async function textOf(stream: ReadableStream<UIMessageChunk>): Promise<string> {
+  let message: UIMessage | undefined;
+  for await (const next of readUIMessageStream({ stream })) message = next;
+  return (message?.parts ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+const send = (transport: ReturnType<typeof answerOnceTransport>) =>
+  transport.sendMessages({
+    trigger: 'submit-message',
+    chatId: 'chat-1',
+    messageId: undefined,
+    messages: [user],
+    abortSignal: undefined,
+  });
+
+async function until(check: () => boolean | Promise<boolean>, what: string, ms = 5_000) {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe('answerOnceTransport with shareTabs', () => {
+  it('the resume in every tab (shared localStorage) reads one stream: one request for all tabs, one model call, each whole', async () => {
+    server = await startAiChatServer({ delayMs: 15 });
+    const storage = memoryStorageAdapter(); // what the tabs share: localStorage
+    const origin = fakeOrigin();
+    const page = (shared: IntentStorage) => {
+      const tab = origin.tab();
+      const client = createClient({ storage: shared, tabs: shareTabs({ locks: tab.locks, channel: tab.channel }) });
+      return answerOnceTransport({ client, api: server!.api });
+    };
+    const first = send(page(storage));
+    await until(() => posts().length === 1, 'the first send');
+    const tabs = [page(storage), page(storage)];
+    const resumed = await Promise.all(tabs.map((tab) => tab.reconnectToStream({ chatId: 'chat-1' })));
+    const texts = await Promise.all([first.then(textOf), ...resumed.map((stream) => textOf(stream!))]);
+    expect(texts).toEqual([FULL, FULL, FULL]);
+    expect(posts()).toHaveLength(1);
+    expect(server.calls()).toBe(1);
+  });
+});
+
+describe('answerOnceTransport with an outbox', () => {
+  it('a message sent offline waits (a queued event, no request), then streams once when the browser is back online', async () => {
+    server = await startAiChatServer({ delayMs: 2 });
+    const network = networkSwitch(false);
+    const events: SendEvent[] = [];
+    const client = createClient({
+      storage: memoryStorageAdapter(),
+      outbox: indexedDbOutbox({ name: freshDatabase(), network }),
+      onEvent: (event) => events.push(event),
+    });
+    const stream = send(answerOnceTransport({ client, api: server.api }));
+    await until(() => events.some((event) => event.type === 'queued'), 'queued');
+    expect(posts()).toHaveLength(0);
+    network.set(true);
+    expect(await textOf(await stream)).toBe(FULL);
+    expect(server.calls()).toBe(1);
+  });
+
+  it('after a closed tab, the reopened chat’s reconnectToStream sends what waited in the outbox, with its ID', async () => {
+    server = await startAiChatServer({ delayMs: 2 });
+    const name = freshDatabase();
+    const closed = createClient({
+      storage: memoryStorageAdapter(), // sessionStorage: gone with the tab
+      outbox: indexedDbOutbox({ name, network: networkSwitch(false) }),
+    });
+    void send(answerOnceTransport({ client: closed, api: server.api }));
+    await until(async () => (await closed.pending(server!.api)) !== undefined, 'kept');
+    const kept = (await closed.pending(server.api))?.requestId;
+    expect(kept?.startsWith(user.id)).toBe(true); // the message's intent (its id, and its content's)
+    expect(posts()).toHaveLength(0);
+
+    const reopened = createClient({
+      storage: memoryStorageAdapter(),
+      outbox: indexedDbOutbox({ name, network: networkSwitch(true) }),
+    });
+    const stream = await answerOnceTransport({ client: reopened, api: server.api }).reconnectToStream({
+      chatId: 'chat-1',
+    });
+    expect(await textOf(stream!)).toBe(FULL);
+    expect(posts()).toHaveLength(1);
+    expect(server.calls()).toBe(1);
+    expect(await reopened.pending(server.api)).toBeUndefined(); // sent with that ID, and settled
+  });
+});
