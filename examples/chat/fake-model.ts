@@ -139,8 +139,11 @@ export class FakeModel {
           controller.close();
         }
       },
+      // Its reader let go before the last token (a stop that reached the answer's stream
+      // before the model's signal): the call ended early, as a stopped one does.
       cancel() {
-        record({ done: true });
+        record({ done: true, stopped: index < words.length });
+        bill();
       },
     });
     return { call, tokens };
