@@ -207,7 +207,11 @@ describe('a stored intent sent again', () => {
       const hanging = stub(
         undefined,
         (request) =>
-          new Promise((_, reject) => request.signal.addEventListener('abort', () => reject(request.signal.reason))),
+          new Promise((_, reject) => {
+            // As a real fetch: a signal aborted before the request was made rejects at once.
+            if (request.signal.aborted) reject(request.signal.reason);
+            request.signal.addEventListener('abort', () => reject(request.signal.reason));
+          }),
       );
       const pending = again(createClient({ baseUrl: BASE, fetch: hanging.fetch, retry: 0 }), stored, {
         signal: controller.signal,
