@@ -18,6 +18,7 @@ import {
   type SendEvent,
 } from 'answer-once';
 import { advance } from '../support/protocol-fake.js';
+import { untilAborted } from '../support/in-flight.js';
 
 const BASE = 'http://127.0.0.1:9/';
 
@@ -37,13 +38,7 @@ function stub(answer: (request: Request, n: number) => Response | Promise<Respon
 }
 
 /** A fetch that never answers, failing only when its request is aborted, as a real one does. */
-const hanging = stub(
-  (request) =>
-    new Promise<Response>((_, reject) => {
-      if (request.signal.aborted) reject(request.signal.reason);
-      request.signal.addEventListener('abort', () => reject(request.signal.reason));
-    }),
-);
+const hanging = stub(untilAborted);
 
 const status = (code: number, headers: Record<string, string> = {}) => new Response(null, { status: code, headers });
 

@@ -20,6 +20,7 @@ import {
   type SendEvent,
 } from 'answer-once';
 import { cutBody, refused, scripted, watchedBody } from '../support/scripted-fetch.js';
+import { untilAborted, whenAborted } from '../support/in-flight.js';
 
 const BASE = 'http://127.0.0.1:9/';
 /** Backoff that always draws its ceiling: the first retry waits `delay - 1` ms. */
@@ -83,11 +84,7 @@ describe('retries that wait what they announced', () => {
 describe('give-ups', () => {
   it('announces timed-out attempts as timeouts and, retries spent long before totalTimeout, rejects with a ConnectionError', async () => {
     const { retries, onEvent } = listen();
-    const hang = (request: Request) =>
-      new Promise<Response>((_resolve, reject) =>
-        request.signal.addEventListener('abort', () => reject(request.signal.reason)),
-      );
-    const server = scripted(hang);
+    const server = scripted(untilAborted);
     const client = createClient({
       baseUrl: BASE,
       fetch: server.fetch,
@@ -110,7 +107,7 @@ describe('give-ups', () => {
       const body = new ReadableStream<Uint8Array>({
         start: (stream) => {
           stream.enqueue(new TextEncoder().encode('{"partial'));
-          request.signal.addEventListener('abort', () => stream.error(request.signal.reason));
+          whenAborted(request, (reason) => stream.error(reason));
         },
       });
       setTimeout(() => controller.abort(), 20);
@@ -129,7 +126,7 @@ describe('give-ups', () => {
     const server = scripted(
       (request) =>
         new Promise<Response>((_resolve, reject) => {
-          request.signal.addEventListener('abort', () => reject(new TypeError('fetch failed')));
+          whenAborted(request, () => reject(new TypeError('fetch failed')));
           setTimeout(() => controller.abort(), 20);
         }),
     );

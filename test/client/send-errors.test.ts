@@ -27,7 +27,8 @@ function clientAnswering(answer: (signal: AbortSignal) => Promise<Response> | Re
   let requests = 0;
   const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     requests += 1;
-    return answer(init?.signal ?? new Request(input, init).signal);
+    // ky hands over its own Request, held while in flight: a copy's signal would follow it only while held.
+    return answer(init?.signal ?? (input instanceof Request ? input : new Request(input, init)).signal);
   }) as typeof globalThis.fetch;
   const client = createClient({ baseUrl: BASE, fetch, retry: { limit: 0 }, ...extra });
   return { client, requests: () => requests };

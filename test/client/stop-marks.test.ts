@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createClient, isAbortError, memoryStorageAdapter, type IntentStorage, type StoredIntent } from 'answer-once';
+import { whenAborted } from '../support/in-flight.js';
 
 const BASE = 'http://127.0.0.1:9/';
 const STOPPING = () => new Response(null, { status: 202 });
@@ -115,7 +116,7 @@ describe('the stop request', () => {
     const stub = route(
       (request) =>
         new Promise<Response>((_, reject) => {
-          request.signal.addEventListener('abort', () => reject(request.signal.reason));
+          whenAborted(request, reject);
           controller.abort(new Error('user left'));
         }),
     );

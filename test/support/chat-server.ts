@@ -55,7 +55,10 @@ export function createChatServer({ modelMs }: { modelMs: number }): ChatServer {
     if (request.method === 'POST' && request.url === CHAT_URL) {
       sentIds.push(request.headers.get('X-Request-Id') ?? '(none)');
     }
-    const response = await abortable(getResponse([...mock.handlers], request), init?.signal ?? request.signal);
+    // The caller's own signal: ky hands over its Request and holds it while in flight, whereas
+    // the copy made here follows it only while something holds the copy.
+    const signal = init?.signal ?? (input instanceof Request ? input : request).signal;
+    const response = await abortable(getResponse([...mock.handlers], request), signal);
     if (response === undefined) throw new TypeError(`no handler for ${request.method} ${request.url}`);
     // msw's HttpResponse.error(): the response was lost on the way (a network error).
     if (response.type === 'error') throw new TypeError('Failed to fetch');

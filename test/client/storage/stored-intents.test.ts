@@ -18,6 +18,7 @@ import {
   type StoredIntent,
 } from 'answer-once';
 import { startStreamFake } from '../../support/stream-fake.js';
+import { untilAborted } from '../../support/in-flight.js';
 
 const BASE = 'http://127.0.0.1:9/';
 const REPLAYED = { 'x-idempotent-replayed': 'true' };
@@ -204,15 +205,7 @@ describe('a stored intent sent again', () => {
       expect(events[0]).toMatchObject({ type: 'attempt', requestId: stored.requestId, attempt: 1 });
 
       const controller = new AbortController();
-      const hanging = stub(
-        undefined,
-        (request) =>
-          new Promise((_, reject) => {
-            // As a real fetch: a signal aborted before the request was made rejects at once.
-            if (request.signal.aborted) reject(request.signal.reason);
-            request.signal.addEventListener('abort', () => reject(request.signal.reason));
-          }),
-      );
+      const hanging = stub(undefined, untilAborted);
       const pending = again(createClient({ baseUrl: BASE, fetch: hanging.fetch, retry: 0 }), stored, {
         signal: controller.signal,
       });
