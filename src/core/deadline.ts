@@ -4,9 +4,18 @@
  * the timer never outlives the promise.
  */
 export function withDeadline<T>(promise: Promise<T>, timeoutMs: number, timedOut: () => Error): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(timedOut()), timeoutMs);
+  // One promise and one timer, no race: this wraps every store call of every request.
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(timedOut()), timeoutMs);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
   });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
