@@ -65,7 +65,7 @@ export async function protect(setup: HandlerSetup, intent: Intent): Promise<Resp
       if (waitMs > 0) waitedSeconds = waitMs / 1000;
       const held = { ...answer, waitedSeconds };
       const live = await attachLive(
-        { options, streamStore },
+        { ...setup, streamStore },
         key,
         intent.position,
         waitMs,
@@ -106,11 +106,21 @@ async function run(
   },
   answer: AnswerContext,
 ): Promise<Response> {
-  const { options, streamStore, keep } = setup;
+  const { options, streamStore, keep, lease } = setup;
   const { store } = options;
   const { key, requestId, scope, fingerprint, report, context } = intent;
   const { generation, runs } = attempt;
-  const holder = new Holder(store, key, token, generation, { ...options, fingerprint, report });
+  // The work's request is made from these alone: a run that outlives its request (a
+  // streamed answer) holds neither the caller's Request nor its spent body stream.
+  const { url, method, headers } = intent.request;
+  const { body } = intent;
+  // Each part keeps only the options it reads: a held stream keeps them for its whole life.
+  const holder = new Holder(store, key, token, generation, {
+    fingerprint,
+    report,
+    leaseMs: lease.leaseMs,
+    storeTimeoutMs: lease.storeTimeoutMs,
+  });
   /** A failed attempt's answer: resend (§ 9), or — the last run `maxRuns` allows — final (§ 5.7). */
   const failOutcome = (failure: StoredFailure, cause: unknown): WorkOutcome<Response> => ({
     kind: 'fail',
@@ -121,7 +131,12 @@ async function run(
   const streamed =
     streamStore && generation !== undefined
       ? new StreamedRun(streamStore, key, holder, generation, isRestart(intent.position, generation), {
-          ...options,
+          leaseMs: lease.leaseMs,
+          flushMs: options.flushMs,
+          flushBytes: options.flushBytes,
+          maxResponseBytes: options.maxResponseBytes,
+          maxQueuedBytes: options.maxQueuedBytes,
+          replayHeaders: options.replayHeaders,
           report,
         })
       : undefined;
@@ -137,11 +152,7 @@ async function run(
       const signal = streamed ? streamed.signal(lease) : lease;
       // A fresh Request over the buffered body, not tied to the client's connection:
       // a client that disconnects does not cancel the work whose answer it will ask for again.
-      const request = new Request(intent.request.url, {
-        method: intent.request.method,
-        headers: intent.request.headers,
-        ...(intent.body.byteLength > 0 ? { body: intent.body } : {}),
-      });
+      const request = new Request(url, { method, headers, ...(body.byteLength > 0 ? { body } : {}) });
       let response: Response;
       try {
         response = await options.handler(request, {
@@ -201,7 +212,7 @@ async function run(
       }
     },
     (reason) => failOutcome({ status: 504 }, reason),
-    { ...options, fingerprint, runs, report, renewedAt: streamed?.renewedAt, holder },
+    { ...lease, fingerprint, runs, report, renewedAt: streamed?.renewedAt, holder },
   );
   const settled = streamed
     ? running.then(

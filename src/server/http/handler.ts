@@ -12,6 +12,7 @@ import { problemResponse } from '../problem.js';
 import { statusRoute } from './status-route.js';
 import { stopAnswer } from './stop-route.js';
 import { isStreamStore } from '../store/stream-store.js';
+import { leaseOf } from '../run/lease-options.js';
 
 /** The methods that read an intent on the status route (DELETE stops it): none runs anything. */
 const STATUS_METHODS = new Set(['GET', 'HEAD']);
@@ -43,7 +44,11 @@ export function createIdempotencyHandler(
   const statusPrefix = `${options.statusPath}/`;
   const allow = options.cors ? 'GET, HEAD, DELETE, OPTIONS' : 'GET, HEAD, DELETE';
   // A store that keeps answer logs streams every answer through (PROTOCOL.md § 14).
-  const setup: HandlerSetup = { options, streamStore: isStreamStore(options.store) ? options.store : undefined };
+  const setup: HandlerSetup = {
+    options,
+    streamStore: isStreamStore(options.store) ? options.store : undefined,
+    lease: leaseOf(options),
+  };
 
   async function handle(request: Request, call?: HandleOptions): Promise<Response> {
     const waitUntil = hostOf(call, options.waitUntil);

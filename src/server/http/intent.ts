@@ -7,6 +7,7 @@ import { type Reporter, reporter } from '../events.js';
 import type { WaitUntil } from './background.js';
 import { fingerprintRequest } from './fingerprint.js';
 import type { ResolvedHandlerOptions } from './handler-options.js';
+import type { ResolvedLeaseOptions } from '../run/lease-options.js';
 import { assertScope, encodeKey, type Scope } from '../store/key.js';
 import { readPosition, type RequestedPosition } from './position.js';
 import { readRequestId } from './request-id.js';
@@ -19,6 +20,8 @@ export interface HandlerSetup {
   readonly options: ResolvedHandlerOptions;
   /** The store, when it keeps answer logs: every answer streams through (PROTOCOL.md § 14). */
   readonly streamStore: StreamStore | undefined;
+  /** The options' lease fields alone: what each run is given (`leaseOf`). */
+  readonly lease: ResolvedLeaseOptions;
   /** This request's meter, when the app listens for events (request-meter.ts). */
   readonly meter?: RequestMeter | undefined;
   /** Keeps what this request's run does after its answer alive: the runtime's `waitUntil` (background.ts). */

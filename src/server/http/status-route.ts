@@ -23,7 +23,7 @@ export async function statusRoute(setup: HandlerSetup, request: Request, request
   const answer: AnswerContext = { requestId, waitedSeconds: undefined, statusRoute: true };
   let record: IdempotencyRecord | null;
   if (streamStore) {
-    const live = await attachLive({ options, streamStore }, key, position, 0, request.signal, answer, report, context);
+    const live = await attachLive({ ...setup, streamStore }, key, position, 0, request.signal, answer, report, context);
     if (live instanceof Response) return live;
     record = live;
   } else {
@@ -34,7 +34,7 @@ export async function statusRoute(setup: HandlerSetup, request: Request, request
     waited = { ...answer, waitedSeconds: waitMs / 1000 };
     if (streamStore) {
       const live = await attachLive(
-        { options, streamStore },
+        { ...setup, streamStore },
         key,
         position,
         waitMs,

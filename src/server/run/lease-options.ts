@@ -59,6 +59,15 @@ export interface ResolvedLeaseOptions {
   readonly storeTimeoutMs: number;
 }
 
+/**
+ * Only the lease options of a larger options object: what a run keeps for its whole life
+ * (a held stream's), rather than a copy of every handler option.
+ */
+export function leaseOf(options: ResolvedLeaseOptions): ResolvedLeaseOptions {
+  const { leaseMs, heartbeatMs, completedTtlMs, failedTtlMs, maxRunMs, maxRuns, storeTimeoutMs } = options;
+  return { leaseMs, heartbeatMs, completedTtlMs, failedTtlMs, maxRunMs, maxRuns, storeTimeoutMs };
+}
+
 /** The defaults of {@link LeaseOptions} (`heartbeatMs` is derived from `leaseMs`). */
 const LEASE_DEFAULTS = Object.freeze({
   leaseMs: 10_000,

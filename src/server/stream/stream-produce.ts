@@ -229,7 +229,14 @@ export async function produce(response: Response, context: ProduceContext): Prom
   const logFor = (token: string, since: number): LogBatcher => {
     const opened = new LogBatcher(
       {
-        ...context,
+        store: context.store,
+        key: context.key,
+        flushMs: context.flushMs,
+        flushBytes: context.flushBytes,
+        leaseMs: context.leaseMs,
+        report: context.report,
+        onStop: context.onStop,
+        onRenewed: context.onRenewed,
         token,
         // A batcher of an older claim (replaced since, or while a claim is in flight) is not fenced: the run still holds it.
         onFenced: () => void holder.settled().then(() => holder.token === token && fence()),
@@ -277,7 +284,8 @@ export async function produce(response: Response, context: ProduceContext): Prom
     logGeneration = reclaimed;
     batcher.schedule();
   };
-  const body = new CallerBody({ ...context, sse });
+  const { store, key, maxQueuedBytes, leaseMs } = context;
+  const body = new CallerBody({ store, key, generation, sse, maxQueuedBytes, leaseMs });
   if (marker) body.marker(marker);
   if (first) body.push(first);
   caller = body;
