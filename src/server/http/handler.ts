@@ -68,7 +68,9 @@ export function createIdempotencyHandler(
     if (!onEvent) return route(request, setup);
     const resumed = readPosition(request.headers) !== undefined;
     const meter = new RequestMeter(onEvent, options.store, options.storeTimeoutMs, resumed);
-    return meter.answer(await route(request, { ...setup, meter }));
+    const answered = meter.answer(await route(request, { ...setup, meter }));
+    setup.keep?.(meter.reported); // its event may go out after the body ended
+    return answered;
   }
 
   async function route(request: Request, setup: HandlerSetup): Promise<Response> {

@@ -33,6 +33,13 @@ export class RequestMeter {
   #usage: Usage | undefined;
   /** The key of the live answer this request attached to: its usage is read once it ends. */
   #attachedKey: string | undefined;
+  #reported!: () => void;
+  /**
+   * Settles once the request's `answered` event went out, or at once for a request that
+   * reports none: what the runtime's `waitUntil` keeps, since an attach's event waits on a
+   * store read after its body ended.
+   */
+  readonly reported = new Promise<void>((resolve) => (this.#reported = resolve));
 
   /** `resumed`: the request named a position it already had (§ 14.5). */
   constructor(listener: IdempotencyEventListener, store: IdempotencyStore, storeTimeoutMs: number, resumed: boolean) {
@@ -66,7 +73,10 @@ export class RequestMeter {
    * nothing: it was no intent.
    */
   answer(response: Response): Response {
-    if (this.#subject === undefined) return response;
+    if (this.#subject === undefined) {
+      this.#reported();
+      return response;
+    }
     const outcome = this.#outcome ?? outcomeOf(response);
     const source = response.body;
     if (source === null) {
@@ -117,6 +127,7 @@ export class RequestMeter {
 
   #emit(outcome: AnswerOutcome, firstByteMs: number, usage: Usage | undefined): void {
     this.#report({ type: 'answered', outcome, firstByteMs, ...(usage === undefined ? {} : { usage }) });
+    this.#reported();
   }
 }
 

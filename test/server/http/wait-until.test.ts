@@ -93,7 +93,41 @@ describe('createIdempotencyHandler: waitUntil', () => {
     const unsigned = await app.handle(chatRequest({ user: '' }));
     expect([replay.status, unsigned.status]).toEqual([200, 401]);
     expect(runtime.handed).toHaveLength(3);
+    // As a runtime does, the bodies are sent: the replay's `answered` event goes out at its end.
+    await Promise.all([replay.text(), unsigned.text()]);
     await until(() => runtime.handed.every((entry) => entry.settled));
+  });
+
+  it('an attached request: its `answered` event, with the usage its run reported, goes out inside its own promise', async () => {
+    const runtime = fakeRuntime();
+    const app = chatApp({
+      waitUntil: runtime.waitUntil,
+      work: ({ context }) => {
+        context.reportUsage({ inputTokens: 12, outputTokens: 30 });
+        return sseAnswer(10, { delayMs: 10 });
+      },
+    });
+    const running = await app.handle(chatRequest());
+    await sleep(40); // its first batch is in the log: a resend attaches to it
+    const attached = await app.handle(chatRequest());
+    const answeredWhenSettled: unknown[][] = [];
+    for (const entry of runtime.handed) {
+      void entry.promise.then(() =>
+        answeredWhenSettled.push(app.events.filter((event) => event.type === 'answered').map((event) => event.outcome)),
+      );
+    }
+    await Promise.all([running.text(), attached.text()]);
+    await Promise.all(runtime.handed.map((entry) => entry.promise));
+    await until(() => answeredWhenSettled.length === 2);
+    // Each promise settled only once its own request's event had gone out.
+    expect(answeredWhenSettled.map((outcomes) => [...outcomes].sort())).toEqual([
+      ['attached', 'ran'],
+      ['attached', 'ran'],
+    ]);
+    expect(app.events.find((event) => event.type === 'answered' && event.outcome === 'attached')).toMatchObject({
+      usage: { inputTokens: 12, outputTokens: 30 },
+    });
+    expect(app.calls).toHaveLength(1);
   });
 
   it('takes a Workers ctx per call — `handle(request, ctx)` calls its waitUntil as a method — over the option', async () => {
