@@ -88,8 +88,7 @@ export class MemoryStore implements StreamStore {
     const now = this.#options.now();
     const current = this.#held(key, token, now);
     if (typeof current === 'string') return current;
-    const record: ProcessingRecord = { ...current, leaseExpiresAt: now + leaseMs };
-    this.#write(key, record, record.leaseExpiresAt + this.#options.abandonedTtlMs);
+    this.#renew(key, current, now + leaseMs);
     return 'written';
   }
 
@@ -149,12 +148,8 @@ export class MemoryStore implements StreamStore {
     if (typeof current === 'string') return { ok: false, reason: current };
     const appended = this.#logs.append(key, current.generation ?? 0, batch);
     if (!appended) return { ok: false, reason: 'offset' };
-    if (batch.leaseMs !== undefined) {
-      const record: ProcessingRecord = { ...current, leaseExpiresAt: now + batch.leaseMs };
-      this.#write(key, record, record.leaseExpiresAt + this.#options.abandonedTtlMs);
-    } else {
-      this.#waiters.wake(key);
-    }
+    if (batch.leaseMs !== undefined) this.#renew(key, current, now + batch.leaseMs);
+    else this.#waiters.wake(key);
     return { ok: true, length: appended.length, stopRequested: current.stopRequested === true };
   }
 
@@ -257,6 +252,17 @@ export class MemoryStore implements StreamStore {
     let keys = this.#scopes.get(scope);
     if (!keys) this.#scopes.set(scope, (keys = new Set()));
     keys.add(key);
+    this.#waiters.wake(key);
+  }
+
+  /**
+   * A held record's lease moved to `leaseExpiresAt`, in place: a renewal (a streamed
+   * answer's every append carries one) is no write of the answer, so the record keeps its
+   * place in the eviction order, which its completion moves.
+   */
+  #renew(key: string, current: ProcessingRecord, leaseExpiresAt: number): void {
+    const record: ProcessingRecord = { ...current, leaseExpiresAt };
+    this.#entries.set(key, { record, expiresAt: leaseExpiresAt + this.#options.abandonedTtlMs });
     this.#waiters.wake(key);
   }
 

@@ -20,9 +20,14 @@ export class KeyWaiters {
     this.#now = now;
   }
 
-  /** Re-checks every sleeper on `key`. */
+  /**
+   * Re-checks every sleeper on `key` (a streamed answer's every append). A sleeper that
+   * settles leaves the set as it is walked, which a `Set` allows; none joins meanwhile
+   * (a settled sleeper's caller runs later, on the microtask queue).
+   */
   wake(key: string): void {
-    for (const wake of [...(this.#waiters.get(key) ?? [])]) wake();
+    const wakes = this.#waiters.get(key);
+    if (wakes) for (const wake of wakes) wake();
   }
 
   /** Ends every sleeper with its `onEnd()`; sleepers after this end at once. */
@@ -39,6 +44,8 @@ export class KeyWaiters {
   sleepUntil<T>(key: string, signal: AbortSignal | undefined, check: () => SleepVerdict<T>, onEnd: () => T): Promise<T> {
     return new Promise((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
+      /** When `timer` fires: a wake that names the same time leaves it armed. */
+      let timerAt: number | undefined;
       const finish = (value: T): void => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', abort);
@@ -56,10 +63,18 @@ export class KeyWaiters {
           finish(verdict.settled);
           return;
         }
+        if (verdict.sleepUntil === timerAt) return;
         clearTimeout(timer);
+        timerAt = verdict.sleepUntil;
         // Timers hold at most 2³¹−1 ms; a longer sleep wakes early and sleeps again.
         const delay = verdict.sleepUntil - this.#now();
-        timer = setTimeout(wake, Math.min(MAX_TIMER_MS, Math.max(1, delay)));
+        timer = setTimeout(
+          () => {
+            timerAt = undefined;
+            wake();
+          },
+          Math.min(MAX_TIMER_MS, Math.max(1, delay)),
+        );
       };
       if (signal?.aborted) return resolve(onEnd());
       signal?.addEventListener('abort', abort); // `finish` removes it; an AbortSignal fires once
