@@ -46,6 +46,18 @@ describe.skipIf(!hasRedis)('the stop watch on Redis', () => {
     expect(used.subscribe ?? 0).toBe(1);
   });
 
+  it('ends a lapsed holder’s watch at once when a takeover claims the intent through the same store', async () => {
+    const store = await open();
+    const key = newKey();
+    const lapsed = tokenOf(await store.acquire(key, 'fp', 200));
+    const watching = store.watchStop(key, lapsed, 30_000);
+    await sleep(300); // past the lease: the holder stalled
+    expect(await store.acquire(key, 'fp', LEASE)).toMatchObject({ acquired: true, takeover: true });
+    const tookOverAt = Date.now();
+    expect(await watching).toBe(false);
+    expect(Date.now() - tookOverAt).toBeLessThan(1_000); // not at the watch's 30 s timeout
+  });
+
   it('adds no subscription to a first run whose model takes longer than a flush window: acquire, one look, complete', async () => {
     const store = await open();
     const handle = createIdempotencyHandler({
