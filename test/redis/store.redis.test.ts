@@ -276,6 +276,21 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     expect(Date.now() - restartedAt).toBeLessThan(3_000);
   });
 
+  it('looks again after its subscriber reconnects: a stop watch whose record was lost meanwhile ends, not at its timeout', async () => {
+    const client = createClient({ url: redis.server.url, socket: { reconnectStrategy: 50 } });
+    await client.on('error', () => {}).connect();
+    track(client);
+    const store = await open({ client });
+    const key = newKey();
+    const token = tokenOf(await store.acquire(key, 'fp', 30_000));
+    const watching = store.watchStop(key, token, 30_000);
+    await sleep(100);
+    await redis.server.restart(); // no persistence in this suite: the record is gone after it
+    const restartedAt = Date.now();
+    expect(await watching).toBe(false);
+    expect(Date.now() - restartedAt).toBeLessThan(3_000);
+  });
+
   it('fails at once while Redis is down (disableOfflineQueue) and works again once it is back', async () => {
     const client = createClient({ url: redis.server.url, disableOfflineQueue: true, socket: { reconnectStrategy: 50 } });
     await client.on('error', () => {}).connect();
