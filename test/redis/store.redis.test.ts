@@ -156,6 +156,19 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     expect(during).toMatchObject({ ssubscribe: 1, spublish: 1 });
   });
 
+  it('answers a wait of 0 ms, or one already aborted, with one read and no subscription', async () => {
+    const store = await open();
+    const key = newKey();
+    await warmUp(store);
+    tokenOf(await store.acquire(key, 'fp', 30_000));
+    const used = await calls(async () => {
+      expect(await store.wait(key, 0)).toMatchObject({ state: 'processing' });
+      expect(await store.wait(key, 30_000, AbortSignal.abort())).toMatchObject({ state: 'processing' });
+    });
+    expect(scriptRoundTrips(used)).toBe(2);
+    expect(used).not.toHaveProperty('ssubscribe');
+  });
+
   it('lets exactly one of 60 concurrent acquirers on 6 connections win, on a fresh key and on an expired lease', async () => {
     const instances = await Promise.all(Array.from({ length: 6 }, () => open()));
     const race = (key: string) =>
