@@ -156,6 +156,21 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     expect(during).toMatchObject({ ssubscribe: 1, spublish: 1 });
   });
 
+  it('leaves a key’s channel a few seconds after its last waiter is done, so subscriptions do not pile up', async () => {
+    const waiter = await open();
+    const worker = await open();
+    const key = newKey();
+    const token = tokenOf(await worker.acquire(key, 'fp', 30_000));
+    const subscribers = async (): Promise<string> => rawCommand(redis.server.port, `PUBSUB SHARDNUMSUB ${key}`);
+    const waiting = waiter.wait(key, 30_000);
+    await sleep(100);
+    expect(await subscribers()).toMatch(/\r\n:1\r\n$/);
+    await worker.complete(key, token, 'answer', TTL);
+    expect(await waiting).toMatchObject({ state: 'completed' });
+    expect(await subscribers()).toMatch(/\r\n:1\r\n$/); // kept a while for the next waiter
+    await vi.waitFor(async () => expect(await subscribers()).toMatch(/\r\n:0\r\n$/), { timeout: 10_000, interval: 200 });
+  });
+
   it('answers a wait of 0 ms, or one already aborted, with one read and no subscription', async () => {
     const store = await open();
     const key = newKey();
