@@ -9,6 +9,9 @@ import { logKeyOf } from '../../src/redis/log-key.js';
 describe('logKeyOf', () => {
   it('keeps a key’s hash tag and adds the suffix after it', () => {
     expect(logKeyOf('answer-once:{user::id}')).toBe('answer-once:{user::id}:log');
+    expect(logKeyOf('{user::id}:x')).toBe('{user::id}:x:log');
+    // Redis's tag is the first `{` and the first `}` after it; a `}` before the `{` is plain text.
+    expect(logKeyOf('x}{tag}')).toBe('x}{tag}:log');
   });
 
   it('wraps a key without a hash tag in one, so the log hashes as the whole key', () => {
@@ -19,5 +22,9 @@ describe('logKeyOf', () => {
     expect(() => logKeyOf('user}1')).toThrow(TypeError);
     expect(() => logKeyOf('user}1')).toThrow(/`key`/);
     expect(() => logKeyOf('}{')).toThrow(/`key`/);
+  });
+
+  it('refuses a key whose only tag is empty (`{}`: Redis then hashes the whole key)', () => {
+    expect(() => logKeyOf('a{}b')).toThrow(/`key`/);
   });
 });
