@@ -44,6 +44,11 @@ describe('RedisStore’s argument checks', () => {
     ['watchStop', 'timeoutMs', (store: RedisStore) => store.watchStop(KEY, 't', Number.POSITIVE_INFINITY)],
     ['watchStop', 'token', (store: RedisStore) => store.watchStop(KEY, 1 as never, 1_000)],
     ['get', 'key', (store: RedisStore) => store.get('')],
+    ['complete', 'result', (store: RedisStore) => store.complete(KEY, 't', 42 as never, 1_000)],
+    ['fail', 'error', (store: RedisStore) => store.fail(KEY, 't', { message: 'boom' } as never, 1_000)],
+    ['read', 'from', (store: RedisStore) => store.read(KEY, { generation: 1.5, offset: 0 })],
+    ['read', 'from', (store: RedisStore) => store.read(KEY, { generation: 1, offset: Number.NaN })],
+    ['read', 'from', (store: RedisStore) => store.read(KEY, { generation: 1, offset: -1 })],
   ])('%s rejects a bad `%s` with a TypeError naming it, sending nothing to Redis', async (_, name, call) => {
     const { store, calls } = offlineStore();
     const error = await call(store).catch((caught: unknown) => caught);
