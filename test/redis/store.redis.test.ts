@@ -263,7 +263,14 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     const store = await open();
     const key = newKey();
     await rawCommand(redis.server.port, `SET ${key} not-a-hash`);
-    const error = await store.acquire(key, 'fp', LEASE).catch((caught: unknown) => caught);
+    await store.acquire(newKey(), 'fp', LEASE); // Redis's script cache
+    let error: unknown;
+    const used = await calls(async () => {
+      error = await store.acquire(key, 'fp', LEASE).catch((caught: unknown) => caught);
+    });
+    // An error reply other than NOSCRIPT is final: no EVAL sent after it.
+    expect(used).toMatchObject({ evalsha: 1 });
+    expect(used).not.toHaveProperty('eval');
     expect(error).toBeInstanceOf(RedisStoreError);
     expect(error).not.toBeInstanceOf(RedisStoreUnavailableError);
     expect((error as Error).message).toMatch(/WRONGTYPE/);
