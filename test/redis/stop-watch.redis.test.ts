@@ -58,6 +58,19 @@ describe.skipIf(!hasRedis)('the stop watch on Redis', () => {
     expect(Date.now() - tookOverAt).toBeLessThan(1_000); // not at the watch's 30 s timeout
   });
 
+  it('keeps the new holder’s watch when the lapsed holder’s late complete is fenced on the same store', async () => {
+    const store = await open();
+    const key = newKey();
+    const lapsed = tokenOf(await store.acquire(key, 'fp', 200));
+    await sleep(300); // past the lease: the holder stalled
+    const holder = tokenOf(await store.acquire(key, 'fp', LEASE));
+    const watching = store.watchStop(key, holder, 10 * LEASE);
+    await sleep(100);
+    expect(await store.complete(key, lapsed, 'late answer', LEASE)).toBe('fenced');
+    expect(await store.stop(key)).toBe('stopping');
+    expect(await watching).toBe(true); // still watching: the stop reached it
+  });
+
   it('answers a watch of 0 ms, or one already aborted, with one look: whether a stop was asked, subscribing to nothing', async () => {
     await (await open()).watchStop(newKey(), 't', 0); // Redis's script cache, from another store
     const holder = await open(); // no watch yet: a look that subscribed would show below
