@@ -10,12 +10,21 @@ const wanted = new Set(['unit', 'react', ...((process.env.MUTATE ?? '').includes
 // mutant; the specs that state each behaviour are what should kill a mutant.
 const SLOW = ['test/server/chaos.test.ts', 'test/client/loss.test.ts', 'test/examples/queue.test.ts'];
 
+// Redis suites whose servers all run in child processes (test/support/redis-instances.ts):
+// Stryker switches a mutant on in the test process only, so no mutant runs there and these
+// can kill none; they would only add their ~70 s to every initial run.
+const CHILD_PROCESSES = [
+  'test/redis/multi-instance.redis.test.ts',
+  'test/redis/stream-instances.redis.test.ts',
+  'test/redis/stream-chaos.redis.test.ts',
+];
+
 type Project = { test?: { name?: string; exclude?: string[] } };
 const projects = ((base.test?.projects ?? []) as Project[])
   .filter((project) => wanted.has(project.test?.name ?? ''))
   .map((project) => ({
     ...project,
-    test: { ...project.test, exclude: [...(project.test?.exclude ?? configDefaults.exclude), ...SLOW] },
+    test: { ...project.test, exclude: [...(project.test?.exclude ?? configDefaults.exclude), ...SLOW, ...CHILD_PROCESSES] },
   }));
 
 export default defineConfig({ ...base, test: { ...base.test, projects: projects as never } });

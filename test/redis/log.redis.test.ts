@@ -5,7 +5,7 @@
  * kept exactly, and a 2,000-event answer read back byte for byte from any event.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AcquireResult } from 'answer-once/server';
 import { rawCommand, requireRedisServer } from '../support/redis-server.js';
 import { scriptRoundTrips } from '../support/redis-stats.js';
@@ -73,6 +73,48 @@ describe.skipIf(!hasRedis)('RedisStore answer logs on redis-server', () => {
     expect(scriptRoundTrips(next)).toBe(3);
     expect(next).not.toHaveProperty('ssubscribe');
     expect(next).not.toHaveProperty('sunsubscribe');
+  });
+
+  it('answers a read without a wait, or with its signal already aborted, in one round trip and no subscription', async () => {
+    const store = await instance();
+    const key = newKey();
+    const { token, generation } = claimOf(await store.acquire(key, 'fp', 30_000));
+    await store.append(key, token, { offset: 0, data: bytes('ab'), head: 'h' });
+    await store.read(key, null); // script cache
+    const used = await calls(async () => {
+      expect((await store.read(key, { generation, offset: 2 })).log).toMatchObject({ length: 2 });
+      const aborted = await store.read(key, { generation, offset: 2 }, { waitMs: 30_000, signal: AbortSignal.abort() });
+      expect(aborted.log).toMatchObject({ length: 2 });
+    });
+    expect(scriptRoundTrips(used)).toBe(2);
+    expect(used).not.toHaveProperty('ssubscribe');
+  });
+
+  it('gives concurrent reads of different intents each its own intent’s log', async () => {
+    const store = await instance();
+    const keys = [newKey(), newKey()];
+    for (const [index, key] of keys.entries()) {
+      const { token } = claimOf(await store.acquire(key, 'fp', 30_000));
+      await store.append(key, token, { offset: 0, data: bytes(`answer ${index}`), head: 'h' });
+    }
+    const snapshots = await Promise.all(keys.map((key) => store.read(key, null)));
+    expect(snapshots.map(({ log }) => new TextDecoder().decode(log?.data))).toEqual(['answer 0', 'answer 1']);
+  });
+
+  it('leaves a reader’s channels a few seconds after its read is done, so subscriptions do not pile up', async () => {
+    const producer = await instance();
+    const reader = await instance();
+    const key = newKey();
+    const { token, generation } = claimOf(await producer.acquire(key, 'fp', 30_000));
+    await producer.append(key, token, { offset: 0, data: bytes('ab'), head: 'h' });
+    const subscribers = async (): Promise<string> => rawCommand(redis.server.port, `PUBSUB SHARDNUMSUB ${key} ${key}:log`);
+    // Nothing new past offset 2: the read listens on the record's and the log's channels, then times out.
+    expect((await reader.read(key, { generation, offset: 2 }, { waitMs: 200 })).log).toMatchObject({ length: 2 });
+    expect(await subscribers()).toMatch(/\r\n:1\r\n\$\d+\r\n.*\r\n:1\r\n$/);
+    await vi.waitFor(async () => expect(await subscribers()).toMatch(/\r\n:0\r\n\$\d+\r\n.*\r\n:0\r\n$/), {
+      timeout: 10_000,
+      interval: 200,
+    });
   });
 
   it('tells the holder on one instance of a stop sent to another, and never wakes it for its own appends', async () => {

@@ -46,6 +46,64 @@ describe.skipIf(!hasRedis)('the stop watch on Redis', () => {
     expect(used.subscribe ?? 0).toBe(1);
   });
 
+  it('ends a lapsed holder’s watch at once when a takeover claims the intent through the same store', async () => {
+    const store = await open();
+    const key = newKey();
+    const lapsed = tokenOf(await store.acquire(key, 'fp', 200));
+    const watching = store.watchStop(key, lapsed, 30_000);
+    await sleep(300); // past the lease: the holder stalled
+    expect(await store.acquire(key, 'fp', LEASE)).toMatchObject({ acquired: true, takeover: true });
+    const tookOverAt = Date.now();
+    expect(await watching).toBe(false);
+    expect(Date.now() - tookOverAt).toBeLessThan(1_000); // not at the watch's 30 s timeout
+  });
+
+  it('keeps the new holder’s watch when the lapsed holder’s late complete is fenced on the same store', async () => {
+    const store = await open();
+    const key = newKey();
+    const lapsed = tokenOf(await store.acquire(key, 'fp', 200));
+    await sleep(300); // past the lease: the holder stalled
+    const holder = tokenOf(await store.acquire(key, 'fp', LEASE));
+    const watching = store.watchStop(key, holder, 10 * LEASE);
+    await sleep(100);
+    expect(await store.complete(key, lapsed, 'late answer', LEASE)).toBe('fenced');
+    expect(await store.stop(key)).toBe('stopping');
+    expect(await watching).toBe(true); // still watching: the stop reached it
+  });
+
+  it('answers a watch of 0 ms, or one already aborted, with one look: whether a stop was asked, subscribing to nothing', async () => {
+    await (await open()).watchStop(newKey(), 't', 0); // Redis's script cache, from another store
+    const holder = await open(); // no watch yet: a look that subscribed would show below
+    const key = newKey();
+    const token = tokenOf(await holder.acquire(key, 'fp', LEASE));
+    const before = await calls(async () => {
+      expect(await holder.watchStop(key, token, 0)).toBe(false);
+      expect(await holder.watchStop(key, token, 10 * LEASE, AbortSignal.abort())).toBe(false);
+    });
+    expect(await holder.stop(key)).toBe('stopping');
+    const after = await calls(async () => {
+      expect(await holder.watchStop(key, token, 0)).toBe(true);
+      expect(await holder.watchStop(key, token, 10 * LEASE, AbortSignal.abort())).toBe(true);
+    });
+    for (const used of [before, after]) {
+      expect(used.evalsha).toBe(2);
+      expect(used.subscribe ?? 0).toBe(0);
+    }
+  });
+
+  it('ends pending stop watches at once on close(), and refuses new ones', async () => {
+    const holder = await open();
+    const key = newKey();
+    const token = tokenOf(await holder.acquire(key, 'fp', LEASE));
+    const watching = holder.watchStop(key, token, 10 * LEASE);
+    await sleep(100);
+    const closedAt = Date.now();
+    await holder.close();
+    expect(await watching).toBe(false);
+    expect(Date.now() - closedAt).toBeLessThan(1_000); // ended by close(), not by the watch's timeout
+    await expect(holder.watchStop(key, token, LEASE)).rejects.toThrow(/closed/);
+  });
+
   it('adds no subscription to a first run whose model takes longer than a flush window: acquire, one look, complete', async () => {
     const store = await open();
     const handle = createIdempotencyHandler({

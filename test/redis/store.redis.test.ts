@@ -156,6 +156,34 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     expect(during).toMatchObject({ ssubscribe: 1, spublish: 1 });
   });
 
+  it('leaves a key’s channel a few seconds after its last waiter is done, so subscriptions do not pile up', async () => {
+    const waiter = await open();
+    const worker = await open();
+    const key = newKey();
+    const token = tokenOf(await worker.acquire(key, 'fp', 30_000));
+    const subscribers = async (): Promise<string> => rawCommand(redis.server.port, `PUBSUB SHARDNUMSUB ${key}`);
+    const waiting = waiter.wait(key, 30_000);
+    await sleep(100);
+    expect(await subscribers()).toMatch(/\r\n:1\r\n$/);
+    await worker.complete(key, token, 'answer', TTL);
+    expect(await waiting).toMatchObject({ state: 'completed' });
+    expect(await subscribers()).toMatch(/\r\n:1\r\n$/); // kept a while for the next waiter
+    await vi.waitFor(async () => expect(await subscribers()).toMatch(/\r\n:0\r\n$/), { timeout: 10_000, interval: 200 });
+  });
+
+  it('answers a wait of 0 ms, or one already aborted, with one read and no subscription', async () => {
+    const store = await open();
+    const key = newKey();
+    await warmUp(store);
+    tokenOf(await store.acquire(key, 'fp', 30_000));
+    const used = await calls(async () => {
+      expect(await store.wait(key, 0)).toMatchObject({ state: 'processing' });
+      expect(await store.wait(key, 30_000, AbortSignal.abort())).toMatchObject({ state: 'processing' });
+    });
+    expect(scriptRoundTrips(used)).toBe(2);
+    expect(used).not.toHaveProperty('ssubscribe');
+  });
+
   it('lets exactly one of 60 concurrent acquirers on 6 connections win, on a fresh key and on an expired lease', async () => {
     const instances = await Promise.all(Array.from({ length: 6 }, () => open()));
     const race = (key: string) =>
@@ -235,7 +263,14 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     const store = await open();
     const key = newKey();
     await rawCommand(redis.server.port, `SET ${key} not-a-hash`);
-    const error = await store.acquire(key, 'fp', LEASE).catch((caught: unknown) => caught);
+    await store.acquire(newKey(), 'fp', LEASE); // Redis's script cache
+    let error: unknown;
+    const used = await calls(async () => {
+      error = await store.acquire(key, 'fp', LEASE).catch((caught: unknown) => caught);
+    });
+    // An error reply other than NOSCRIPT is final: no EVAL sent after it.
+    expect(used).toMatchObject({ evalsha: 1 });
+    expect(used).not.toHaveProperty('eval');
     expect(error).toBeInstanceOf(RedisStoreError);
     expect(error).not.toBeInstanceOf(RedisStoreUnavailableError);
     expect((error as Error).message).toMatch(/WRONGTYPE/);
@@ -273,6 +308,21 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     await redis.server.restart(); // no persistence in this suite: the record is gone after it
     const restartedAt = Date.now();
     expect(await waiting).toBeNull();
+    expect(Date.now() - restartedAt).toBeLessThan(3_000);
+  });
+
+  it('looks again after its subscriber reconnects: a stop watch whose record was lost meanwhile ends, not at its timeout', async () => {
+    const client = createClient({ url: redis.server.url, socket: { reconnectStrategy: 50 } });
+    await client.on('error', () => {}).connect();
+    track(client);
+    const store = await open({ client });
+    const key = newKey();
+    const token = tokenOf(await store.acquire(key, 'fp', 30_000));
+    const watching = store.watchStop(key, token, 30_000);
+    await sleep(100);
+    await redis.server.restart(); // no persistence in this suite: the record is gone after it
+    const restartedAt = Date.now();
+    expect(await watching).toBe(false);
     expect(Date.now() - restartedAt).toBeLessThan(3_000);
   });
 
