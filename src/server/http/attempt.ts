@@ -106,7 +106,7 @@ async function run(
   },
   answer: AnswerContext,
 ): Promise<Response> {
-  const { options, streamStore, keep, lease } = setup;
+  const { options, streamStore, keep, lease: leaseOptions } = setup;
   const { store } = options;
   const { key, requestId, scope, fingerprint, report, context } = intent;
   const { generation, runs } = attempt;
@@ -118,8 +118,8 @@ async function run(
   const holder = new Holder(store, key, token, generation, {
     fingerprint,
     report,
-    leaseMs: lease.leaseMs,
-    storeTimeoutMs: lease.storeTimeoutMs,
+    leaseMs: leaseOptions.leaseMs,
+    storeTimeoutMs: leaseOptions.storeTimeoutMs,
   });
   /** A failed attempt's answer: resend (§ 9), or — the last run `maxRuns` allows — final (§ 5.7). */
   const failOutcome = (failure: StoredFailure, cause: unknown): WorkOutcome<Response> => ({
@@ -131,7 +131,7 @@ async function run(
   const streamed =
     streamStore && generation !== undefined
       ? new StreamedRun(streamStore, key, holder, generation, isRestart(intent.position, generation), {
-          leaseMs: lease.leaseMs,
+          leaseMs: leaseOptions.leaseMs,
           flushMs: options.flushMs,
           flushBytes: options.flushBytes,
           maxResponseBytes: options.maxResponseBytes,
@@ -212,7 +212,7 @@ async function run(
       }
     },
     (reason) => failOutcome({ status: 504 }, reason),
-    { ...lease, fingerprint, runs, report, renewedAt: streamed?.renewedAt, holder },
+    { ...leaseOptions, fingerprint, runs, report, renewedAt: streamed?.renewedAt, holder },
   );
   const settled = streamed
     ? running.then(
