@@ -47,6 +47,8 @@ describe.skipIf(!hasRedis)('RedisStore on a 3-master Redis Cluster', () => {
     await cluster?.stop();
   });
 
-  describeStoreContract('RedisStore (Cluster)', () => new RedisStore({ client }));
+  // Each call crosses the cluster's sockets and a wake-up a sharded pub/sub hop: on a loaded
+  // 2-core machine a wait that answers at once was seen 234 ms after it was asked.
+  describeStoreContract('RedisStore (Cluster)', () => new RedisStore({ client }), { slackMs: 250 });
   describeStreamStoreContract('RedisStore (Cluster)', () => new RedisStore({ client }), { slackMs: 250 });
 });
