@@ -16,9 +16,10 @@ export function text(value: unknown): string | null {
   throw new RedisStoreReplyError(`answer-once/redis: expected a string reply, got ${typeof value}`);
 }
 
-/** An integer reply, or an integer stored as text (the record's time fields). */
+/** An integer reply, or an integer stored as text (the record's time fields); nil or empty text is none. */
 export function integer(value: unknown): number {
-  const number = typeof value === 'number' ? value : Number(typeof value === 'bigint' ? value : text(value));
+  const source = typeof value === 'number' || typeof value === 'bigint' ? value : text(value);
+  const number = source === null || source === '' ? Number.NaN : Number(source);
   if (!Number.isSafeInteger(number)) {
     throw new RedisStoreReplyError(`answer-once/redis: expected an integer reply, got ${String(value)}`);
   }
