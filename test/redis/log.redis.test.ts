@@ -26,6 +26,13 @@ describe.skipIf(!hasRedis)('RedisStore answer logs on redis-server', () => {
   /** One server instance's store: its own connection, as a second process would have. */
   const instance = () => redis.open();
   const { calls } = redis;
+  /** A new intent claimed on `store`, its log holding `ab` (head `h`). */
+  async function loggedAb(store: Awaited<ReturnType<typeof instance>>) {
+    const key = newKey();
+    const { token, generation } = claimOf(await store.acquire(key, 'fp', 30_000));
+    await store.append(key, token, { offset: 0, data: bytes('ab'), head: 'h' });
+    return { key, token, generation };
+  }
   const pttl = async (key: string): Promise<number> =>
     Number(/^:(-?\d+)/.exec(await rawCommand(redis.server.port, `PTTL ${key}`))?.[1]);
 
@@ -45,9 +52,7 @@ describe.skipIf(!hasRedis)('RedisStore answer logs on redis-server', () => {
   it('wakes a reader on another instance with the appended bytes, without polling Redis', async () => {
     const producer = await instance();
     const reader = await instance();
-    const key = newKey();
-    const { token, generation } = claimOf(await producer.acquire(key, 'fp', 30_000));
-    await producer.append(key, token, { offset: 0, data: bytes('ab'), head: 'h' });
+    const { key, token, generation } = await loggedAb(producer);
     let wokeAfter = 0;
     const during = await calls(async () => {
       const reading = reader.read(key, { generation, offset: 2 }, { waitMs: 30_000 });
@@ -77,9 +82,7 @@ describe.skipIf(!hasRedis)('RedisStore answer logs on redis-server', () => {
 
   it('answers a read without a wait, or with its signal already aborted, in one round trip and no subscription', async () => {
     const store = await instance();
-    const key = newKey();
-    const { token, generation } = claimOf(await store.acquire(key, 'fp', 30_000));
-    await store.append(key, token, { offset: 0, data: bytes('ab'), head: 'h' });
+    const { key, generation } = await loggedAb(store);
     await store.read(key, null); // script cache
     const used = await calls(async () => {
       expect((await store.read(key, { generation, offset: 2 })).log).toMatchObject({ length: 2 });
@@ -104,9 +107,7 @@ describe.skipIf(!hasRedis)('RedisStore answer logs on redis-server', () => {
   it('leaves a reader’s channels a few seconds after its read is done, so subscriptions do not pile up', async () => {
     const producer = await instance();
     const reader = await instance();
-    const key = newKey();
-    const { token, generation } = claimOf(await producer.acquire(key, 'fp', 30_000));
-    await producer.append(key, token, { offset: 0, data: bytes('ab'), head: 'h' });
+    const { key, generation } = await loggedAb(producer);
     const subscribers = async (): Promise<string> => rawCommand(redis.server.port, `PUBSUB SHARDNUMSUB ${key} ${key}:log`);
     // Nothing new past offset 2: the read listens on the record's and the log's channels, then times out.
     expect((await reader.read(key, { generation, offset: 2 }, { waitMs: 200 })).log).toMatchObject({ length: 2 });

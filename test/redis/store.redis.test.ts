@@ -34,6 +34,13 @@ async function warmUp(store: RedisStore): Promise<void> {
 describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
   const redis = useRedisSuite();
   const { open, calls, track } = redis;
+  /** A store on its own client, which reconnects 50 ms after its connection drops. */
+  async function reconnecting() {
+    const client = createClient({ url: redis.server.url, socket: { reconnectStrategy: 50 } });
+    await client.on('error', () => {}).connect();
+    track(client);
+    return open({ client });
+  }
 
   it('runs a first attempt in acquire + renewals + complete round trips, and replays in one', async () => {
     const store = await open();
@@ -297,10 +304,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
   });
 
   it('re-reads after its subscriber reconnects, since publishes made meanwhile are lost', async () => {
-    const client = createClient({ url: redis.server.url, socket: { reconnectStrategy: 50 } });
-    await client.on('error', () => {}).connect();
-    track(client);
-    const store = await open({ client });
+    const store = await reconnecting();
     const key = newKey();
     tokenOf(await store.acquire(key, 'fp', 30_000));
     const waiting = store.wait(key, 30_000);
@@ -312,10 +316,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
   });
 
   it('looks again after its subscriber reconnects: a stop watch whose record was lost meanwhile ends, not at its timeout', async () => {
-    const client = createClient({ url: redis.server.url, socket: { reconnectStrategy: 50 } });
-    await client.on('error', () => {}).connect();
-    track(client);
-    const store = await open({ client });
+    const store = await reconnecting();
     const key = newKey();
     const token = tokenOf(await store.acquire(key, 'fp', 30_000));
     const watching = store.watchStop(key, token, 30_000);
