@@ -7,7 +7,7 @@
  * client's transcript must equal the stored answer, with no event twice or missing, and
  * the model must have run once per intent plus once per killed producer.
  *
- * CI runs 120 intents; `PG_CHAOS_INTENTS=1000 npx vitest run test/postgres/chaos.test.ts`
+ * CI runs 120 intents; `PG_CHAOS_INTENTS=1000 npx vitest run test/postgres/chaos.postgres.test.ts`
  * is a longer run.
  */
 import { randomUUID } from 'node:crypto';
