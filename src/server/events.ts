@@ -2,15 +2,21 @@ import type { Usage } from './usage.js';
 
 /**
  * What became of one request (or one `runOnce` call), as the `answered` event says:
- * - `ran`: this request ran the work (a model call);
+ * - `ran`: this request ran the work (a model call) and answered with what it made;
  * - `replayed`, `attached`, `resumed`: answered without running it — a stored answer, the
  *   live answer another request is producing, or either from a position the client
  *   already had (`Last-Event-ID`, `Range`): each a model call avoided;
  * - `in_progress`: told to come back (202, or `IntentInProgressError`);
  * - `conflict`: the ID was used with another request (422);
- * - `failed`: the run failed, or the intent's last run had (resend), or the store did;
- * - `stopped`: the intent was stopped before it answered;
+ * - `failed`: the answer this request got failed — its own run failed (a model call all
+ *   the same), the live answer it attached to did (error marker, aborted body), the
+ *   intent's last run had (resend), or the store did;
+ * - `stopped`: the answer it got was stopped (409 `intent-stopped`, or an event stream
+ *   that ends in the stop marker), its own run's or not;
  * - `exhausted`: the intent ran as often as allowed (`intent-exhausted`).
+ *
+ * Runs are counted apart from outcomes (the `acquired` event): a request that ran the work
+ * and failed or was stopped is a model call too.
  */
 export type AnswerOutcome =
   | 'ran'

@@ -72,6 +72,11 @@ function chatHandler(options: { words?: number; delayMs?: number; onEvent: (even
   return { handle, calls: () => calls };
 }
 
+/** `createIdempotencyHandler(options)` as `{ handle }`, as chatHandler gives it. */
+const handlerOf = (options: Parameters<typeof createIdempotencyHandler>[0]) => ({
+  handle: createIdempotencyHandler(options),
+});
+
 const send = (id: string, headers: Record<string, string> = {}): Request =>
   new Request('http://app.test/api/chat', {
     method: 'POST',
@@ -107,7 +112,7 @@ describe('otelMetrics', () => {
     const firstBytes = await rig.points('answer_once.first_byte.duration');
     const ran = firstBytes.find(({ attributes }) => attributes['answer_once.outcome'] === 'ran');
     expect(ran?.value).toMatchObject({ count: 10 });
-  });
+  }, 20_000);
 
   it('never puts the user, the session or the request ID on an attribute', async () => {
     rig = metricsRig();
@@ -128,7 +133,7 @@ describe('otelMetrics', () => {
     expect(attributes.every((a) => a['http.route'] === '/api/chat')).toBe(true);
   });
 
-  it('tells a resume by position, an in-progress answer and a reused ID apart', async () => {
+  it('tells a resume by position and a reused ID apart', async () => {
     rig = metricsRig();
     const app = chatHandler({ words: 4, delayMs: 5, onEvent: otelMetrics({ meter: rig.meter }) });
     const text = await (await app.handle(send('resume-00001'))).text();
@@ -147,6 +152,114 @@ describe('otelMetrics', () => {
     expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'conflict' })).toBe(1);
     expect(await rig.total('answer_once.model.calls_avoided')).toBe(1);
     expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'output' })).toBe(50);
+  });
+
+  it('counts a send told to come back (202) as in progress, and one that waited for the answer (Prefer: wait) as a call avoided', async () => {
+    rig = metricsRig();
+    let release = (): void => undefined;
+    const app = handlerOf({
+      scope: () => ({ user: 'ada', session: 's1' }),
+      onEvent: otelMetrics({ meter: rig.meter }),
+      handler: async (_request, ctx) => {
+        await new Promise<void>((resolve) => (release = resolve));
+        ctx.reportUsage({ inputTokens: 70, outputTokens: 30 });
+        return Response.json({ answer: 'forty-two' });
+      },
+    });
+    const first = app.handle(send('poll-000001'));
+    await sleep(20);
+    const told = await app.handle(send('poll-000001'));
+    expect(told.status).toBe(202);
+    await told.text();
+    const waiting = app.handle(send('poll-000001', { Prefer: 'wait=5' }));
+    await sleep(20);
+    release();
+    await (await first).text();
+    const waited = await waiting;
+    expect(waited.headers.get('X-Idempotent-Replayed')).toBe('true');
+    expect(await waited.json()).toEqual({ answer: 'forty-two' });
+    expect(await rig.total('answer_once.model.calls')).toBe(1);
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'in_progress' })).toBe(1);
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'replayed' })).toBe(1);
+    expect(await rig.total('answer_once.model.calls_avoided')).toBe(1);
+    expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'input' })).toBe(70);
+  });
+
+  it('counts a run that failed, and the answer attached to it, as failed: a model call made, none avoided', async () => {
+    rig = metricsRig();
+    let calls = 0;
+    const app = handlerOf({
+      scope: () => ({ user: 'ada', session: 's1' }),
+      onEvent: otelMetrics({ meter: rig.meter }),
+      handler: () => {
+        calls += 1;
+        let sent = 0;
+        const body = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            await sleep(15);
+            if (sent === 6) return controller.error(new Error('the provider broke'));
+            controller.enqueue(encoder.encode(`data: word${sent++}\n\n`));
+          },
+        });
+        return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
+      },
+    });
+    const first = await app.handle(send('broke-000001'));
+    await sleep(40); // its head is in the log: the resend attaches
+    const attached = await app.handle(send('broke-000001'));
+    expect(attached.headers.get('X-Idempotent-Attached')).toBe('true');
+    const [mine, theirs] = await Promise.all([first.text(), attached.text()]);
+    expect(mine).toContain('event: answer-once.error');
+    expect(theirs).toContain('event: answer-once.error');
+    const buffered = handlerOf({
+      scope: () => ({ user: 'ada', session: 's1' }),
+      onEvent: otelMetrics({ meter: rig.meter }),
+      handler: () => new Response('overloaded', { status: 503 }),
+    });
+    const overloaded = await buffered.handle(send('busy-0000001'));
+    expect(overloaded.status).toBe(503);
+    await overloaded.text();
+    expect(calls).toBe(1);
+    expect(await rig.total('answer_once.model.calls')).toBe(2);
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'failed' })).toBe(3);
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'ran' })).toBe(0);
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'attached' })).toBe(0);
+    expect(await rig.total('answer_once.model.calls_avoided')).toBe(0);
+  });
+
+  it('counts a stopped answer as stopped, its run and its replays alike: a model call made, none avoided', async () => {
+    rig = metricsRig();
+    const app = chatHandler({ words: 200, delayMs: 10, onEvent: otelMetrics({ meter: rig.meter }) });
+    const stop = (id: string) =>
+      app.handle(new Request(`http://app.test/api/status/${id}`, { method: 'DELETE' })).then((r) => r.status);
+    // Stopped mid-answer: the body ends in the stop marker, and so does its replay.
+    const streaming = await app.handle(send('stop-0000001'));
+    const reading = streaming.text();
+    await sleep(60);
+    expect(await stop('stop-0000001')).toBe(202);
+    expect(await reading).toContain('event: answer-once.stopped');
+    const replay = await app.handle(send('stop-0000001'));
+    expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
+    expect(await replay.text()).toContain('event: answer-once.stopped');
+    // Stopped before its first byte: 409 intent-stopped, for the run and for its resend.
+    const silent = handlerOf({
+      scope: () => ({ user: 'ada', session: 's1' }),
+      onEvent: otelMetrics({ meter: rig.meter }),
+      handler: (_request, ctx) =>
+        new Promise<Response>((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))),
+    });
+    const waiting = silent.handle(send('stop-0000002'));
+    await sleep(20);
+    expect((await silent.handle(new Request('http://app.test/api/status/stop-0000002', { method: 'DELETE' }))).status).toBe(
+      202,
+    );
+    for (const answer of [await waiting, await silent.handle(send('stop-0000002'))]) {
+      expect(answer.status).toBe(409);
+      expect(await answer.json()).toMatchObject({ code: 'intent-stopped' });
+    }
+    expect(await rig.total('answer_once.model.calls')).toBe(2);
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'stopped' })).toBe(4);
+    expect(await rig.total('answer_once.model.calls_avoided')).toBe(0);
   });
 
   it('counts runOnce: a redelivered message is a model call avoided, with the usage its run reported', async () => {
@@ -189,7 +302,8 @@ describe('otelMetrics', () => {
       await runOnce(store, 'flaky-1', failing, { onEvent, maxRuns: 2 }).catch(() => undefined);
     }
     expect(await rig.total('answer_once.model.calls')).toBe(2);
-    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'ran' })).toBe(2);
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'failed' })).toBe(2);
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'ran' })).toBe(0);
     expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'exhausted' })).toBe(2);
     expect(await rig.total('answer_once.model.calls_avoided')).toBe(0);
   });

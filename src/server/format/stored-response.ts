@@ -184,6 +184,14 @@ export function storedBody(stored: Extract<StoredResponse, { replayable: true }>
   return bytes.byteLength === 0 && isNullBodyStatus(stored.status) ? null : bytes;
 }
 
+/** Statuses that are transient by definition: not an answer, the intent may run again. */
+const TRANSIENT_STATUSES = new Set([408, 425, 429]);
+
+/** Whether a work's answer of `status` is a failure, stored FAILED (§ 7.1): a 5xx, 408, 425 or 429. */
+export function isFailureStatus(status: number): boolean {
+  return status >= 500 || TRANSIENT_STATUSES.has(status);
+}
+
 /** What the handler stores in a FAILED record. */
 export interface StoredFailure {
   readonly status: number;

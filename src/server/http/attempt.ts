@@ -16,13 +16,10 @@ import { answerRecord, attachLive } from './record-answer.js';
 import { withoutReservedEvents } from '../stream/reserved-events.js';
 import { settleExhausted } from '../run/run-bound.js';
 import { storeCall } from '../store/store-call.js';
-import { captureResponse, type StoredFailure, storedResult } from '../format/stored-response.js';
+import { captureResponse, isFailureStatus, type StoredFailure, storedResult } from '../format/stored-response.js';
 import { StreamedRun } from '../stream/stream-run.js';
 import { EarlyAnswer } from '../run/early-answer.js';
 import { UsageReport } from '../usage.js';
-
-/** Statuses that are transient by definition: not an answer, the intent may run again. */
-const TRANSIENT_STATUSES = new Set([408, 425, 429]);
 
 /**
  * The attempt path (PROTOCOL.md § 5–§ 7): claims the intent in the store and runs the work
@@ -175,7 +172,7 @@ async function run(
         await discardBody(response);
         return streamed.stoppedOutcome(requestId, usage);
       }
-      if (response.status >= 500 || TRANSIENT_STATUSES.has(response.status)) {
+      if (isFailureStatus(response.status)) {
         const retryAfter = response.headers.get(RETRY_AFTER_HEADER);
         const failure: StoredFailure = { status: response.status, ...(retryAfter === null ? {} : { retryAfter }) };
         if (response.status >= 500) {

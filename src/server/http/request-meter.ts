@@ -1,9 +1,12 @@
+import { isTrueHeader, STOPPED_HEADER } from '../../core/headers.js';
 import type { ProblemCode } from '../../core/problems.js';
+import { ERROR_EVENT, STOPPED_EVENT } from '../../core/stream-events.js';
+import { isEventStream } from '../../core/stream-protocol.js';
 import type { AnswerOutcome, EventSubject, IdempotencyEventListener, Reporter } from '../events.js';
 import { reporter } from '../events.js';
 import { problemCodeOf } from '../problem.js';
 import { storeCall } from '../store/store-call.js';
-import { storedUsage } from '../format/stored-response.js';
+import { isFailureStatus, storedUsage } from '../format/stored-response.js';
 import type { IdempotencyStore } from '../store/store.js';
 import type { Usage } from '../usage.js';
 
@@ -77,33 +80,39 @@ export class RequestMeter {
       this.#reported();
       return response;
     }
-    const outcome = this.#outcome ?? outcomeOf(response);
+    const outcome = outcomeOf(response, this.#outcome);
     const source = response.body;
     if (source === null) {
       this.#answered(outcome, performance.now());
       return response;
     }
     const reader = source.getReader();
+    const events = isEventStream(response.headers.get('Content-Type'));
     let firstByteAt: number | undefined;
-    const end = (): void => this.#answered(outcome, firstByteAt ?? performance.now());
+    // The last two chunks: an event stream's last unit (a marker is one short unit) is in them.
+    let last: Uint8Array | undefined;
+    let beforeLast: Uint8Array | undefined;
+    const end = (how: AnswerOutcome): void => this.#answered(how, firstByteAt ?? performance.now());
     const body = new ReadableStream<Uint8Array>({
       pull: async (controller) => {
         try {
           const next = await reader.read();
           if (next.done) {
             controller.close();
-            end();
+            end((events && markerOutcome(beforeLast, last)) || outcome);
             return;
           }
           firstByteAt ??= performance.now();
+          beforeLast = last;
+          last = next.value;
           controller.enqueue(next.value);
         } catch (error) {
           controller.error(error);
-          end();
+          end('failed'); // an aborted body: this reader's answer ended without its end (§ 14.7)
         }
       },
       cancel: (reason) => {
-        end();
+        end(outcome);
         return reader.cancel(reason);
       },
     });
@@ -113,7 +122,7 @@ export class RequestMeter {
   #answered(outcome: AnswerOutcome, firstByteAt: number): void {
     const firstByteMs = firstByteAt - this.#startedAt;
     const key = this.#attachedKey;
-    if (key === undefined || this.#usage !== undefined) {
+    if (key === undefined || this.#usage !== undefined || (outcome !== 'attached' && outcome !== 'resumed')) {
       this.#emit(outcome, firstByteMs, this.#usage);
       return;
     }
@@ -131,9 +140,38 @@ export class RequestMeter {
   }
 }
 
-/** What a response that no event explained says became of its request. */
-function outcomeOf(response: Response): AnswerOutcome {
-  if (response.status === 202) return 'in_progress';
+/**
+ * What `response` says became of its request, given what its events said (`told`): a
+ * problem code that names an outcome, the stopped flag (a stopped answer replayed), a
+ * failure status (the run failed, or the answer it got says so), else the events' word;
+ * a response no event explained is a 202 or a failure.
+ */
+function outcomeOf(response: Response, told: AnswerOutcome | undefined): AnswerOutcome {
   const code = problemCodeOf(response);
-  return (code && OUTCOME_OF_CODE[code]) ?? 'failed';
+  const named = code && OUTCOME_OF_CODE[code];
+  if (named) return named;
+  if (isTrueHeader(response.headers.get(STOPPED_HEADER))) return 'stopped';
+  if (isFailureStatus(response.status)) return 'failed';
+  if (told) return told;
+  return response.status === 202 ? 'in_progress' : 'failed';
+}
+
+const decoder = new TextDecoder();
+const literal = (text: string): string => text.replaceAll('.', '\\.');
+
+/** The markers as this server writes them (sse-frame.ts), each the last unit of a body. */
+const MARKER_OUTCOMES: ReadonlyArray<readonly [RegExp, AnswerOutcome]> = [
+  [new RegExp(`(?:^|[\\r\\n])event: ${literal(ERROR_EVENT)}\\ndata: [^\\r\\n]*\\n\\n$`), 'failed'],
+  [new RegExp(`(?:^|[\\r\\n])event: ${literal(STOPPED_EVENT)}\\ndata: \\{\\}\\nid: \\d+\\.\\d+\\n\\n$`), 'stopped'],
+];
+
+/**
+ * The outcome an event stream's last unit names: the error marker (this reader's answer
+ * ended without its end, § 14.7) or the stop marker (§ 14.8). Their names are reserved
+ * (§ 14.4): only the server writes such a unit.
+ */
+function markerOutcome(beforeLast: Uint8Array | undefined, last: Uint8Array | undefined): AnswerOutcome | undefined {
+  if (last === undefined) return undefined;
+  const tail = (beforeLast ? decoder.decode(beforeLast.subarray(-128)) : '') + decoder.decode(last.subarray(-128));
+  return MARKER_OUTCOMES.find(([marker]) => marker.test(tail))?.[1];
 }

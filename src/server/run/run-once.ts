@@ -131,19 +131,14 @@ export async function runOnce<T>(
 ): Promise<RunOnceResult<T>> {
   const options = normalizeRunOnceOptions(store, key, given);
   const startedAt = performance.now();
-  let ran = false; // this call ran the work (a model call), whatever came of it
-  const report: Reporter = (event) => {
-    if (event.type === 'acquired') ran = true;
-    options.report(event);
-  };
   const answered = (outcome: AnswerOutcome, usage?: Usage): void =>
     options.report({ type: 'answered', outcome, firstByteMs: performance.now() - startedAt, ...(usage ? { usage } : {}) });
   try {
-    const result = await claimAndRun(key, work, { ...options, report });
+    const result = await claimAndRun(key, work, options);
     answered(result.replayed ? 'replayed' : 'ran', result.usage);
     return result;
   } catch (error) {
-    answered(ran ? 'ran' : outcomeOfError(error));
+    answered(outcomeOfError(error));
     throw error;
   }
 }

@@ -101,6 +101,6 @@ describe('ctx.reportUsage', () => {
     const replay = await handle(send());
     expect(replay.headers.get('X-Idempotent-Stopped')).toBe('true');
     await replay.text();
-    expect(answered().at(-1)).toMatchObject({ outcome: 'replayed', usage: { inputTokens: 900, outputTokens: 2 } });
+    expect(answered().at(-1)).toMatchObject({ outcome: 'stopped', usage: { inputTokens: 900, outputTokens: 2 } });
   });
 });
