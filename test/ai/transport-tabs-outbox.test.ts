@@ -65,6 +65,41 @@ describe('answerOnceTransport with shareTabs', () => {
     expect(posts()).toHaveLength(1);
     expect(server.calls()).toBe(1);
   });
+  it('keeps what the tab that pressed Stop showed: a reload in any tab shows exactly that text, with no model call', async () => {
+    server = await startAiChatServer({ delayMs: 20 });
+    const storage = memoryStorageAdapter(); // localStorage, shared by the tabs
+    const origin = fakeOrigin();
+    const page = () => {
+      const tab = origin.tab();
+      const client = createClient({ storage, tabs: shareTabs({ locks: tab.locks, channel: tab.channel }) });
+      return answerOnceTransport({ client, api: server!.api, stopGuardMs: 0 });
+    };
+    const first = await send(page()); // tab 1 leads: it reads the network
+    const firstReader = first.getReader();
+    await firstReader.read();
+    // Tab 2 (a reload, or a second tab) follows tab 1's stream, shows a few words, and stops.
+    const stopping = new AbortController();
+    const second = await page().reconnectToStream({ chatId: 'chat-1', abortSignal: stopping.signal });
+    const reader = second!.getReader();
+    let shown = '';
+    while (shown.split(' ').length < 4) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error('the answer ended before the stop');
+      if (value.type === 'text-delta') shown += value.delta;
+    }
+    stopping.abort();
+    await until(() => server!.requests.some((request) => request.method === 'DELETE'), 'the stop');
+    await until(async () => (await storage.list()).every((intent) => intent.stopped === true), 'the stop to be kept');
+    await firstReader.cancel();
+    // A third tab opened now replays the stopped answer: the text tab 2 showed, no more.
+    const third = await page().reconnectToStream({ chatId: 'chat-1' });
+    expect(third).not.toBeNull();
+    expect(await textOf(third!)).toBe(shown);
+    expect(shown.length).toBeGreaterThan(0);
+    expect(FULL.startsWith(shown) && shown.length < FULL.length).toBe(true);
+    expect(server.calls()).toBe(1);
+    expect(posts()).toHaveLength(2); // the send, and the third tab's replay
+  });
 });
 
 describe('answerOnceTransport with an outbox', () => {

@@ -62,3 +62,13 @@ export function stoppedIntents(storage: IntentStorage | undefined): StoppedInten
     },
   };
 }
+
+/** Whether `storage` holds `requestId` marked stopped (by this tab or another); a failing storage says no. */
+export async function isStoppedInStorage(storage: IntentStorage | undefined, requestId: string): Promise<boolean> {
+  if (!storage) return false;
+  try {
+    return (await storage.list()).some((intent) => intent.requestId === requestId && intent.stopped === true);
+  } catch {
+    return false;
+  }
+}

@@ -18,6 +18,7 @@ import type { ResolvedClientOptions } from '../options.js';
 import type { SendResult } from '../run-intent.js';
 import type { SendOptions } from '../send-options.js';
 import type { OpenAnswer, OpenedAnswer } from '../extensions.js';
+import { isStoppedInStorage } from '../storage/stopped.js';
 import { resumableBody } from './resumable-body.js';
 
 /** How client.fetch's sends differ from `send`'s; internal to the client. */
@@ -124,7 +125,7 @@ function answerOf(error: unknown): Response | undefined {
  * Sends one intent (`options.requestId` set) as `send` would, its body unread, and wraps
  * the answer's body so it resumes itself. Rejects as `send` does.
  */
-export function openAnswer(
+export async function openAnswer(
   deps: IntentFetchDeps,
   url: string | URL,
   label: string,
@@ -135,23 +136,25 @@ export function openAnswer(
     notify(deps.clientOptions.onEvent, event);
     notify(options.onEvent, event);
   };
-  // Shared with the other tabs of the origin (`tabs`): one of them reads, the others follow.
-  const shared = deps.clientOptions.tabs?.share(
-    requestId,
-    (resume, onChunk) => openOwn(deps, url, label, options, resume, onChunk),
-    {
-      signal,
-      aborted: (reason) => new AbortError({ requestId, attempts: 0, polls: 0 }, reason),
-      followed(error) {
-        emit(
-          error === undefined
-            ? { type: 'settled', requestId, outcome: 'answered', replayed: false, attempts: 0, polls: 0 }
-            : { type: 'settled', requestId, outcome: 'failed', error: toError(error), attempts: 0, polls: 0 },
-        );
-        void deps.forget(requestId, false);
-      },
-    },
-  );
+  // Shared with the other tabs of the origin (`tabs`): one of them reads, the others follow —
+  // unless a tab stopped it. The server keeps the answer cut where that tab's reader was
+  // (§ 14.8); a tab still reading it may hold more, so it is read from the server.
+  const { tabs, storage } = deps.clientOptions;
+  const shared =
+    tabs && !(await isStoppedInStorage(storage, requestId))
+      ? tabs.share(requestId, (resume, onChunk) => openOwn(deps, url, label, options, resume, onChunk), {
+          signal,
+          aborted: (reason) => new AbortError({ requestId, attempts: 0, polls: 0 }, reason),
+          followed(error) {
+            emit(
+              error === undefined
+                ? { type: 'settled', requestId, outcome: 'answered', replayed: false, attempts: 0, polls: 0 }
+                : { type: 'settled', requestId, outcome: 'failed', error: toError(error), attempts: 0, polls: 0 },
+            );
+            void deps.forget(requestId, false);
+          },
+        })
+      : undefined;
   return shared ?? openOwn(deps, url, label, options, undefined, undefined);
 }
 
