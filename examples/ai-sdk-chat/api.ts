@@ -65,7 +65,8 @@ export function createChatApi({ model, store }: { model: DemoModel; store: Idemp
         messages: await convertToModelMessages(messages),
         abortSignal: signal,
         // What the model reported it cost, kept with the answer: every replay counts it as saved.
-        onFinish: ({ usage }) => reportUsage({ inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }),
+        onFinish: ({ totalUsage }) =>
+          reportUsage({ inputTokens: totalUsage.inputTokens, outputTokens: totalUsage.outputTokens }),
       });
       const response = result.toUIMessageStreamResponse({
         // One stable id per answer, whichever run or replay carries it: a resumed stream

@@ -6,7 +6,7 @@ import type { AnswerOutcome, IdempotencyEvent, IdempotencyEventListener } from '
 export interface OtelMetricsOptions {
   /**
    * The meter the instruments are created on.
-   * @default metrics.getMeter('answer-once') — the global MeterProvider's
+   * @default metrics.getMeter('answer-once') — the global MeterProvider's, looked up at the first event
    */
   meter?: Meter;
   /**
@@ -45,49 +45,62 @@ const FIRST_BYTE_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.2
  */
 export function otelMetrics(options?: OtelMetricsOptions): IdempotencyEventListener {
   const given = optionsObject(options, 'otelMetrics() options');
-  const meter = given.meter ?? metrics.getMeter('answer-once');
-  if (typeof meter.createCounter !== 'function' || typeof meter.createHistogram !== 'function') {
-    invalidOption('meter', 'an OpenTelemetry Meter', meter);
-  }
+  if (given.meter !== undefined && !isMeter(given.meter)) invalidOption('meter', 'an OpenTelemetry Meter', given.meter);
   const base = attributesOption(given.attributes);
   const next = functionOption(given.onEvent, 'onEvent');
-  const requests = meter.createCounter('answer_once.requests', {
-    description: 'Requests answer-once handled, by what became of them.',
-    unit: '{request}',
-  });
-  const calls = meter.createCounter('answer_once.model.calls', {
-    description: 'Runs of the work (model calls) started, retries and takeovers included.',
-    unit: '{call}',
-  });
-  const avoided = meter.createCounter('answer_once.model.calls_avoided', {
-    description: 'Answers given without running the work: replays, attaches to a live answer, resumes.',
-    unit: '{call}',
-  });
-  const tokens = meter.createCounter('answer_once.tokens.avoided', {
-    description: 'Tokens the answers given without a run would have cost: the usage their run reported.',
-    unit: '{token}',
-  });
-  const firstByte = meter.createHistogram('answer_once.first_byte.duration', {
-    description: 'Time from the request to the first byte of its answer.',
-    unit: 's',
-    advice: { explicitBucketBoundaries: FIRST_BYTE_BUCKETS },
-  });
+  // The global provider's meter is looked up at the first event: an SDK registered after
+  // otelMetrics() ran (module order) still gets every measurement.
+  let made = given.meter && instruments(given.meter);
   const input = { ...base, 'gen_ai.token.type': 'input' };
   const output = { ...base, 'gen_ai.token.type': 'output' };
 
   return function recordMetrics(event: IdempotencyEvent): void {
-    if (event.type === 'acquired') calls.add(1, base);
-    else if (event.type === 'answered') {
-      const byOutcome = { ...base, 'answer_once.outcome': event.outcome };
-      requests.add(1, byOutcome);
-      if (event.firstByteMs !== undefined) firstByte.record(event.firstByteMs / 1000, byOutcome);
-      if (AVOIDED.has(event.outcome)) {
-        avoided.add(1, base);
-        if (event.usage?.inputTokens) tokens.add(event.usage.inputTokens, input);
-        if (event.usage?.outputTokens) tokens.add(event.usage.outputTokens, output);
+    if (event.type === 'acquired' || event.type === 'answered') {
+      made ??= instruments(metrics.getMeter('answer-once'));
+      const { requests, calls, avoided, tokens, firstByte } = made;
+      if (event.type === 'acquired') calls.add(1, base);
+      else {
+        const byOutcome = { ...base, 'answer_once.outcome': event.outcome };
+        requests.add(1, byOutcome);
+        if (event.firstByteMs !== undefined) firstByte.record(event.firstByteMs / 1000, byOutcome);
+        if (AVOIDED.has(event.outcome)) {
+          avoided.add(1, base);
+          if (event.usage?.inputTokens) tokens.add(event.usage.inputTokens, input);
+          if (event.usage?.outputTokens) tokens.add(event.usage.outputTokens, output);
+        }
       }
     }
     next?.(event);
+  };
+}
+
+const isMeter = (value: Meter): boolean =>
+  typeof value?.createCounter === 'function' && typeof value.createHistogram === 'function';
+
+/** The five instruments, on `meter`. */
+function instruments(meter: Meter) {
+  return {
+    requests: meter.createCounter('answer_once.requests', {
+      description: 'Requests answer-once handled, by what became of them.',
+      unit: '{request}',
+    }),
+    calls: meter.createCounter('answer_once.model.calls', {
+      description: 'Runs of the work (model calls) started, retries and takeovers included.',
+      unit: '{call}',
+    }),
+    avoided: meter.createCounter('answer_once.model.calls_avoided', {
+      description: 'Answers given without running the work: replays, attaches to a live answer, resumes.',
+      unit: '{call}',
+    }),
+    tokens: meter.createCounter('answer_once.tokens.avoided', {
+      description: 'Tokens the answers given without a run would have cost: the usage their run reported.',
+      unit: '{token}',
+    }),
+    firstByte: meter.createHistogram('answer_once.first_byte.duration', {
+      description: 'Time from the request to the first byte of its answer.',
+      unit: 's',
+      advice: { explicitBucketBoundaries: FIRST_BYTE_BUCKETS },
+    }),
   };
 }
 

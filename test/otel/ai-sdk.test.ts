@@ -55,7 +55,8 @@ describe('usage through the AI SDK', () => {
           model: model(),
           prompt: 'hi',
           abortSignal: ctx.signal,
-          onFinish: ({ usage }) => ctx.reportUsage({ inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }),
+          onFinish: ({ totalUsage }) =>
+            ctx.reportUsage({ inputTokens: totalUsage.inputTokens, outputTokens: totalUsage.outputTokens }),
         }).toUIMessageStreamResponse();
       },
     });

@@ -8,6 +8,7 @@ import {
   MeterProvider,
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
+import { metrics } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { otelMetrics } from 'answer-once/otel';
 import { createIdempotencyHandler, type IdempotencyEvent, MemoryStore, runOnce } from 'answer-once/server';
@@ -36,7 +37,7 @@ function metricsRig() {
       .filter((point) => Object.entries(attributes).every(([key, value]) => point.attributes[key] === value))
       .reduce((sum, { value }) => sum + (value as number), 0);
   }
-  return { meter, points, total, shutdown: () => provider.shutdown() };
+  return { meter, provider, points, total, shutdown: () => provider.shutdown() };
 }
 
 let rig: ReturnType<typeof metricsRig> | undefined;
@@ -306,6 +307,19 @@ describe('otelMetrics', () => {
     expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'ran' })).toBe(0);
     expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'exhausted' })).toBe(2);
     expect(await rig.total('answer_once.model.calls_avoided')).toBe(0);
+  });
+
+  it('records on the global MeterProvider registered after otelMetrics() ran', async () => {
+    const onEvent = otelMetrics(); // at module scope, before the SDK starts
+    rig = metricsRig();
+    metrics.setGlobalMeterProvider(rig.provider);
+    try {
+      await runOnce(new MemoryStore(), 'global-1', async () => 1, { onEvent });
+      expect(await rig.total('answer_once.model.calls')).toBe(1);
+      expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'ran' })).toBe(1);
+    } finally {
+      metrics.disable();
+    }
   });
 
   it('refuses a meter that is not one, and passes every event on to a chained listener', async () => {

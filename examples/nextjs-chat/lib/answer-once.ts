@@ -41,7 +41,8 @@ export const handle = createIdempotencyHandler({
       messages: await convertToModelMessages(messages),
       abortSignal: signal,
       // What the model reported it cost, kept with the answer: every replay counts it as saved.
-      onFinish: ({ usage }) => reportUsage({ inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }),
+      onFinish: ({ totalUsage }) =>
+        reportUsage({ inputTokens: totalUsage.inputTokens, outputTokens: totalUsage.outputTokens }),
     });
     const response = result.toUIMessageStreamResponse({
       // One stable id per answer: a resumed stream replaces the partial message the page
