@@ -1,25 +1,26 @@
 /**
  * The streaming chaos suite: streamed intents through the real HTTP stack on
- * two instances sharing one redis-server, while 30 % of streams are cut at a random byte
+ * two instances sharing one redis-server (and, smaller, one 3-master Redis Cluster), while 30 % of streams are cut at a random byte
  * and reconnected on the other instance, 10 % get a 503 before any work, and 5 % of
  * producers are killed mid-stream (SIGKILL of the process running them). Every client's
  * transcript — what it was given across reconnects, after restart markers — must equal
  * the stored answer, with no event twice or missing, and the model must have run once per
  * intent plus once per killed producer.
  *
- * CI runs 200 intents; `STREAM_CHAOS_INTENTS=2000 npx vitest run test/redis/stream-chaos.redis.test.ts`
- * is the full run (its numbers are in README § Benchmarks).
+ * CI runs 200 intents (60 on the Cluster); `STREAM_CHAOS_INTENTS=2000 npx vitest run
+ * test/redis/stream-chaos.redis.test.ts` is the full run (its numbers are in README § Benchmarks).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerInstance } from '../support/redis-instances.js';
-import { RedisServer, requireRedisServer } from '../support/redis-server.js';
+import { RedisClusterServer, RedisServer, requireRedisServer } from '../support/redis-server.js';
 import { seeded } from '../support/seeded.js';
 import { type ChaosPlan, expectTranscriptsStored, killMidStream } from '../support/stream-chaos.js';
 import { type FollowedIntent, followIntent } from '../support/stream-client.js';
 
 const hasRedis = requireRedisServer();
 const INTENTS = Number(process.env.STREAM_CHAOS_INTENTS ?? 200);
+const CLUSTER_INTENTS = Number(process.env.STREAM_CHAOS_CLUSTER_INTENTS ?? 60);
 const LEASE_MS = 1_000;
 const CONCURRENCY = 32;
 /** Killed producers run on a third instance, SIGKILLed with up to this many streams in flight. */
@@ -31,21 +32,41 @@ interface Plan extends ChaosPlan {
   readonly kill: boolean;
 }
 
-describe.skipIf(!hasRedis)(`streaming chaos: ${INTENTS} streamed intents on two instances sharing one redis-server`, () => {
-  let server: RedisServer;
+/** Where the instances keep their intents: what they connect to, and how it stops. */
+interface Redis {
+  readonly urls: readonly string[];
+  readonly cluster: boolean;
+  stop(): Promise<void>;
+}
+
+async function oneServer(): Promise<Redis> {
+  const server = await RedisServer.start();
+  return { urls: [server.url], cluster: false, stop: () => server.stop() };
+}
+
+async function threeMasters(): Promise<Redis> {
+  const cluster = await RedisClusterServer.start();
+  return { urls: cluster.rootNodes.map((node) => node.url), cluster: true, stop: () => cluster.stop() };
+}
+
+describe.skipIf(!hasRedis).each([
+  { INTENTS, on: 'one redis-server', start: oneServer },
+  { INTENTS: CLUSTER_INTENTS, on: 'a 3-master Redis Cluster', start: threeMasters },
+])('streaming chaos: $INTENTS streamed intents on two instances sharing $on', ({ INTENTS, start }) => {
+  let redis: Redis;
   let steady: [ServerInstance, ServerInstance];
   const victims: ServerInstance[] = [];
+  const instance = (name: string) =>
+    ServerInstance.start({ name, urls: redis.urls, cluster: redis.cluster, leaseMs: LEASE_MS });
 
   beforeAll(async () => {
-    server = await RedisServer.start();
-    steady = (await Promise.all(
-      ['A', 'B'].map((name) => ServerInstance.start({ name, urls: [server.url], leaseMs: LEASE_MS })),
-    )) as [ServerInstance, ServerInstance];
+    redis = await start();
+    steady = (await Promise.all(['A', 'B'].map(instance))) as [ServerInstance, ServerInstance];
   });
 
   afterAll(async () => {
-    await Promise.all([...(steady ?? []), ...victims].map((instance) => instance.stop()));
-    await server?.stop();
+    await Promise.all([...(steady ?? []), ...victims].map((running) => running.stop()));
+    await redis?.stop();
   });
 
   it('gives every client the stored answer exactly once, across cuts, 503s and killed producers', {
@@ -85,7 +106,7 @@ describe.skipIf(!hasRedis)(`streaming chaos: ${INTENTS} streamed intents on two 
     // The killed producers, a group at a time: started on a victim instance, which is
     // SIGKILLed once all of them stream; their clients reconnect to A and B.
     async function runVictims(group: Plan[], round: number): Promise<number> {
-      const victim = await ServerInstance.start({ name: `C${round}`, urls: [server.url], leaseMs: LEASE_MS });
+      const victim = await instance(`C${round}`);
       victims.push(victim);
       return killMidStream(victim, steady, group, followed, 60);
     }
@@ -114,7 +135,7 @@ describe.skipIf(!hasRedis)(`streaming chaos: ${INTENTS} streamed intents on two 
     await expectTranscriptsStored(plans, followed, steady);
 
     const everyInstance = [...steady, ...victims];
-    const calls = everyInstance.flatMap((instance) => instance.events).filter((event) => event.event === 'stream-start');
+    const calls = everyInstance.flatMap((running) => running.events).filter((event) => event.event === 'stream-start');
     expect(killed).toBeGreaterThan(0);
     expect(killed).toBe(killedPlans.length); // each was mid-stream when its process died
     expect(calls).toHaveLength(INTENTS + killed);
