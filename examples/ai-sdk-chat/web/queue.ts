@@ -59,7 +59,7 @@ export function takeNext(): string | undefined {
 }
 
 /** Whether this tab sends the queue, and whether it took that over from a tab now closed. */
-export interface Sender {
+interface Sender {
   readonly sends: boolean;
   readonly tookOver: boolean;
 }
