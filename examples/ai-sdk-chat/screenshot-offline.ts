@@ -4,8 +4,9 @@
  *
  *   npx tsx examples/ai-sdk-chat/screenshot-offline.ts
  *
- * One answer, then the browser offline: the next message waits in the outbox, "waiting
- * for a connection · 1 queued", and goes with its ID once the browser is back online.
+ * One answer, then the browser offline: the next message waits in the outbox and the two
+ * after it in the page's queue, "waiting for a connection · 3 queued"; back online they
+ * go in order.
  */
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -23,7 +24,7 @@ try {
   await page.goto(demo.url);
   const ask = async (question: string) => {
     await page.getByTestId('composer').fill(question);
-    await page.getByTestId('send').click();
+    await page.getByTestId('composer').press('Enter'); // Stop takes Send's place while one waits
   };
   await ask('Will you answer me on the train?');
   await page.getByTestId('answer').first().waitFor();
@@ -31,6 +32,9 @@ try {
   await page.waitForTimeout(1100); // the footer's counters refresh every second
   await context.setOffline(true);
   await ask('Entering the tunnel now.');
+  await ask('Still there?');
+  await ask('Tell me when we are out.');
+  await page.getByTestId('queued').nth(1).waitFor({ timeout: 30_000 });
   await page.getByTestId('offline').waitFor({ timeout: 30_000 });
   await page.screenshot({ path: OUT });
   console.log(`wrote ${OUT}`);

@@ -12,6 +12,7 @@ import {
   seams,
   transport,
 } from './chat.js';
+import { caughtUp, enqueue, queueStore, takeNext } from './queue.js';
 import { savingsText, type Trouble, useServer } from './use-server.js';
 
 const textOf = (message: UIMessage) => message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
@@ -35,7 +36,7 @@ export function App() {
   const [stopped, setStopped] = useState(loadStopped);
   // resume: true — on load, an answer still streaming on the server (this tab reloaded,
   // or another tab asked) is read again from its start: no model call, no duplicated text.
-  const { messages, sendMessage, stop, status, error, setMessages } = useChat({
+  const { messages, sendMessage, stop, status, error, setMessages, resumeStream } = useChat({
     id: CHAT_ID,
     transport,
     resume: true,
@@ -46,22 +47,38 @@ export function App() {
     },
   });
   const [draft, setDraft] = useState('');
-  // Messages sent while an answer streams: shown as queued, sent one by one as answers end.
-  const [queued, setQueued] = useState<readonly string[]>([]);
+  // Messages sent while an answer streams or waits: shown as queued, sent one by one as
+  // answers end — kept with the conversation, so a closed tab's queue goes from the next page.
+  const queued = useSyncExternalStore(queueStore.subscribe, queueStore.queued);
+  const sender = useSyncExternalStore(queueStore.subscribe, queueStore.sender);
   const server = useServer(status);
   const end = useRef<HTMLDivElement>(null);
   const busy = status === 'submitted' || status === 'streaming';
+  const waitsForAnswer = messages.at(-1)?.role === 'user';
   useSyncExternalStore(seamStore.subscribe, seamStore.version);
 
   useEffect(() => saveMessages(messages), [messages]);
   useEffect(() => saveStopped(stopped), [stopped]);
-  // The next queued message goes once the answer has ended (a failed one holds the queue).
+  // Sending the queue taken over from a closed tab: that tab's conversation (saved) may be
+  // ahead of this one; show it and resume its pending answer before sending the next.
   useEffect(() => {
-    const [next, ...rest] = queued;
-    if (status !== 'ready' || next === undefined) return;
-    setQueued(rest);
-    void sendMessage({ text: next });
-  }, [status, queued, sendMessage]);
+    if (!sender.tookOver || status !== 'ready') return;
+    caughtUp();
+    const saved = loadMessages();
+    if (saved.map((m) => m.id).join() === messages.map((m) => m.id).join()) return;
+    setMessages(saved);
+    void resumeStream();
+  }, [sender, status, messages, setMessages, resumeStream]);
+  // The next queued message goes once the answer above it is in the chat: its request
+  // carries that answer. A failed answer holds the queue; so does one still to be resumed
+  // after a reload (the last message is the question).
+  useEffect(() => {
+    if (!sender.sends || sender.tookOver || status !== 'ready' || waitsForAnswer || queued.length === 0) return;
+    const next = takeNext();
+    // `parts`, not `text`: the message is in the chat before this returns, so no render sees
+    // the queue shorter and the chat without it.
+    if (next !== undefined) void sendMessage({ role: 'user', parts: [{ type: 'text', text: next }] });
+  }, [sender, status, waitsForAnswer, queued, sendMessage]);
   // biome-ignore lint/correctness/useExhaustiveDependencies: new text is when to scroll, not an input
   useEffect(() => void end.current?.scrollIntoView({ block: 'end' }), [messages]);
 
@@ -70,7 +87,7 @@ export function App() {
     if (text === '') return;
     setDraft('');
     // A new message while an answer streams waits, visibly, for that answer to end.
-    if (busy || queued.length > 0) return setQueued((list) => [...list, text]);
+    if (busy || queued.length > 0) return enqueue(text);
     void sendMessage({ text });
   };
 
@@ -153,8 +170,9 @@ export function App() {
           </div>
         ))}
         {outboxCount() > 0 && (
+          // Everything that waits: the message in the outbox and those queued behind it.
           <p className="offline" data-testid="offline">
-            waiting for a connection · {outboxCount()} queued
+            waiting for a connection · {outboxCount() + queued.length} queued
           </p>
         )}
         {error && (

@@ -13,6 +13,7 @@
 import { isNullBodyStatus } from '../../core/null-body.js';
 import type { OpenAnswer, OpenedAnswer, SharedAnswerOptions, TabChannel, TabLocks } from '../extensions.js';
 import { positionHeaders, type BodyPosition } from '../stream/position.js';
+import { thisPage } from './page-leaving.js';
 
 /** What the followers need to build the same Response. */
 interface Head {
@@ -45,17 +46,6 @@ const tabName = (requestId: string): string => `answer-once:intent:${requestId}`
 const LINGER_MS = 250;
 /** How long a follower given the lock waits before it reads the answer itself. */
 const TAKEOVER_GRACE_MS = 150;
-
-/** The page is going away (`pagehide`): its tabs' readers take nothing over. */
-let pageLeaving = false;
-let watching = false;
-function watchPage(): void {
-  if (watching) return;
-  watching = true;
-  const page = globalThis as { addEventListener?: typeof addEventListener };
-  page.addEventListener?.('pagehide', () => (pageLeaving = true));
-  page.addEventListener?.('pageshow', () => (pageLeaving = false));
-}
 
 const samePosition = (a: BodyPosition | null, b: BodyPosition | null) =>
   a === b || (a !== null && b !== null && a.generation === b.generation && a.offset === b.offset);
@@ -243,12 +233,13 @@ export function sharedAnswer(
 
   /**
    * The lock passed to this tab: the reading tab closed or reloaded (or its read failed).
-   * A moment's grace first, so a tab that is itself going (tabs reloaded or closed
-   * together) or that is about to hear the end takes nothing over.
+   * A moment's grace first, so a tab that is about to hear the end takes nothing over; nor
+   * does a tab that is itself going (tabs reloaded or closed together), however long its
+   * navigation takes: it holds the lock until it is gone, and the next tab takes over.
    */
   async function takeOver(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, TAKEOVER_GRACE_MS));
-    if (!pageLeaving) return lead();
+    if (await page.staying()) return lead();
   }
 
   function onAbort(): void {
@@ -259,7 +250,7 @@ export function sharedAnswer(
     return Promise.reject(aborted(signal.reason));
   }
   signal?.addEventListener('abort', onAbort, { once: true });
-  watchPage();
+  const page = thisPage();
 
   pair.locks
     .request(name, { ifAvailable: true }, async (lock) => {
