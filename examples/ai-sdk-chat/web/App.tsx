@@ -65,7 +65,9 @@ export function App() {
     if (!sender.tookOver || status !== 'ready') return;
     caughtUp();
     const saved = loadMessages();
-    if (saved.map((m) => m.id).join() === messages.map((m) => m.id).join()) return;
+    // Ahead means more questions; an answer this tab is still reading is not a reason to read it again.
+    const questions = (list: readonly UIMessage[]) => list.flatMap((m) => (m.role === 'user' ? [m.id] : [])).join();
+    if (questions(saved) === questions(messages)) return;
     setMessages(saved);
     void resumeStream();
   }, [sender, status, messages, setMessages, resumeStream]);
