@@ -2,7 +2,9 @@
  * useSend under a server that would make the client loop or relay: a streamed answer
  * whose model breaks on every run ends `failed` after a bounded number of requests, and a
  * stored intent that names another origin is refused on resume — shown `failed` with
- * `StoredIntentError`, nothing sent, the record gone.
+ * `StoredIntentError`, nothing sent, the record gone. And what a stream may say: a body
+ * event named like a marker is body, and a resume answered from the start (a proxy that
+ * dropped `Last-Event-ID`) shows no word twice.
  */
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -27,6 +29,7 @@ function Chat({ client, resume = false }: { client: AnswerOnceClient; resume?: b
         send
       </button>
       <output data-testid="state">{chat.status}</output>
+      <output data-testid="text">{chat.text}</output>
       <output data-testid="failed-because">
         {isIntentFailedError(chat.error) ? 'intent-failed' : isStoredIntentError(chat.error) ? 'stored-intent' : ''}
       </output>
@@ -71,5 +74,29 @@ describe('useSend({ stream: true }) and the client’s bounds', () => {
     expect(screen.getByTestId('failed-because').textContent).toBe('stored-intent');
     expect(server.seen).toEqual([]);
     expect(await storage.list()).toEqual([]);
+  });
+});
+
+describe('useSend({ stream: true }) and what a stream may say', () => {
+  it('shows a body event named answer-once.error (with a position id) as body: the answer read on, one request', async () => {
+    const events = positionedEvents(41, ['one', { event: 'answer-once.error', data: 'told by the model' }, 'two']);
+    const { server, client } = scriptedClient(() => generationAnswer(41, events));
+    render(<Chat client={client} />);
+    fireEvent.click(screen.getByText('send'));
+    await waitFor(() => expect(screen.getByTestId('state').textContent).toBe('answered'));
+    expect(screen.getByTestId('text').textContent).toBe('onetwo');
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it('shows no word twice when a resume is answered from the start of the same generation (Last-Event-ID dropped)', async () => {
+    const events = positionedEvents(41, ['one', 'two', 'three']);
+    const { server, client } = scriptedClient((_request, n) =>
+      n === 1 ? generationAnswer(41, [events[0]!, events[1]!.slice(0, 5)], 'cut') : generationAnswer(41, events),
+    );
+    render(<Chat client={client} />);
+    fireEvent.click(screen.getByText('send'));
+    await waitFor(() => expect(screen.getByTestId('state').textContent).toBe('answered'));
+    expect(screen.getByTestId('text').textContent).toBe('onetwothree');
+    expect(server.seen).toHaveLength(2);
   });
 });
