@@ -33,8 +33,11 @@ export interface ChatApiOptions {
 
 export type ChatApi = (request: Request, env: HttpBindings) => Promise<Response>;
 
-/** `slow` multiplies the model's thinking time by this much: well past the gateway timeout. */
-const SLOWDOWN = 5;
+/**
+ * How long past the gateway's timeout a `slow` model still thinks: the retry after the 504
+ * finds the work running (202, "still generating…") with time to spare, on a busy machine too.
+ */
+const SLOW_PAST_GATEWAY_MS = 2_000;
 /** `cut` lets this many tokens through, then destroys the socket. */
 const CUT_AFTER_EVENTS = 8;
 /** How long `lose` waits for the answer to be stored before dropping the connection. */
@@ -44,6 +47,8 @@ const MAX_QUESTION_CHARS = 4000;
 export function createChatApi(options: ChatApiOptions): ChatApi {
   const { model, store } = options;
   const gatewayTimeoutMs = options.gatewayTimeoutMs ?? Math.max(1000, model.thinkMs * 3);
+  // `slow` makes the model think well past the gateway's timeout.
+  const slowThinkMs = gatewayTimeoutMs + Math.max(SLOW_PAST_GATEWAY_MS, model.thinkMs * 2);
   const trouble = new TroubleSwitch();
   const intents = new Set<string>();
   let requests = 0;
@@ -67,7 +72,7 @@ export function createChatApi(options: ChatApiOptions): ChatApi {
       const question = await readQuestion(request);
       if (typeof question !== 'string') return question;
       const slow = drawn.getStore() === 'slow';
-      const { tokens } = await model.stream(question, { slowdown: slow ? SLOWDOWN : 1, signal, reportUsage });
+      const { tokens } = await model.stream(question, { ...(slow && { thinkMs: slowThinkMs }), signal, reportUsage });
       return tokenEvents(tokens);
     },
     onEvent(event) {

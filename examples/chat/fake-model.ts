@@ -86,18 +86,19 @@ export class FakeModel {
 
   /**
    * Starts answering `prompt`: resolves with the token stream once the first token is
-   * ready (after thinking `thinkMs × slowdown`), as an LLM API answers its headers; the
+   * ready (after thinking `thinkMs`, or the call's own `thinkMs`), as an LLM API answers its headers; the
    * tokens then come at the usual pace. The
    * call is counted when it starts, as a paid API call would be; `signal` stops it.
    */
   async stream(
     prompt: string,
     {
-      slowdown = 1,
+      thinkMs = this.thinkMs,
       signal,
       reportUsage,
     }: {
-      slowdown?: number;
+      /** How long this call thinks before its first token (a slow model). */
+      thinkMs?: number;
       signal?: AbortSignal;
       /** Told what the call cost as it ends (stopped or not), as a real model API reports usage. */
       reportUsage?: (usage: { inputTokens: number; outputTokens: number }) => void;
@@ -113,7 +114,7 @@ export class FakeModel {
     };
     record({});
     try {
-      await sleep(this.thinkMs * slowdown, undefined, { signal });
+      await sleep(thinkMs, undefined, { signal });
     } catch (error) {
       record({ done: true, stopped: true });
       throw error;

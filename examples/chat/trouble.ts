@@ -10,7 +10,7 @@
  *   text carries on from the next token.
  * - `503`: the server answers 503 + `Retry-After` before running anything — the
  *   client retries with the same ID and the model runs once.
- * - `slow`: the model thinks several times longer than the gateway's timeout; the
+ * - `slow`: the model thinks past the gateway's timeout (2 s or more beyond it); the
  *   gateway answers 504 while the work carries on — the client retries, learns the
  *   intent is still running (202) and long-polls until that one run streams.
  */
