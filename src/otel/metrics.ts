@@ -51,23 +51,21 @@ export function otelMetrics(options?: OtelMetricsOptions): IdempotencyEventListe
   // The global provider's meter is looked up at the first event: an SDK registered after
   // otelMetrics() ran (module order) still gets every measurement.
   let made = given.meter && instruments(given.meter);
+  const on = () => (made ??= instruments(metrics.getMeter('answer-once')));
   const input = { ...base, 'gen_ai.token.type': 'input' };
   const output = { ...base, 'gen_ai.token.type': 'output' };
 
   return function recordMetrics(event: IdempotencyEvent): void {
-    if (event.type === 'acquired' || event.type === 'answered') {
-      made ??= instruments(metrics.getMeter('answer-once'));
-      const { requests, calls, avoided, tokens, firstByte } = made;
-      if (event.type === 'acquired') calls.add(1, base);
-      else {
-        const byOutcome = { ...base, 'answer_once.outcome': event.outcome };
-        requests.add(1, byOutcome);
-        if (event.firstByteMs !== undefined) firstByte.record(event.firstByteMs / 1000, byOutcome);
-        if (AVOIDED.has(event.outcome)) {
-          avoided.add(1, base);
-          if (event.usage?.inputTokens) tokens.add(event.usage.inputTokens, input);
-          if (event.usage?.outputTokens) tokens.add(event.usage.outputTokens, output);
-        }
+    if (event.type === 'acquired') on().calls.add(1, base);
+    else if (event.type === 'answered') {
+      const { requests, avoided, tokens, firstByte } = on();
+      const byOutcome = { ...base, 'answer_once.outcome': event.outcome };
+      requests.add(1, byOutcome);
+      if (event.firstByteMs !== undefined) firstByte.record(event.firstByteMs / 1000, byOutcome);
+      if (AVOIDED.has(event.outcome)) {
+        avoided.add(1, base);
+        if (event.usage?.inputTokens) tokens.add(event.usage.inputTokens, input);
+        if (event.usage?.outputTokens) tokens.add(event.usage.outputTokens, output);
       }
     }
     next?.(event);

@@ -12,26 +12,11 @@ import { answerTokens } from '../../examples/ai-sdk-chat/model.js';
 import { chatDemoSuite } from '../support/chat-demo-suite.js';
 import { chromiumAvailable } from '../support/chromium.js';
 import { startAiSdkDemoProcess } from '../support/demo-process.js';
+import { type StreamRequest, trackStreams } from '../support/stream-requests.js';
 
 /** ~45 tokens at this pace: about 5 s per answer, time to reload or close a tab mid-answer. */
 const TOKEN_DELAY_MS = 110;
 const UI_TIMEOUT_MS = 20_000;
-
-/** A request some tab made for an answer's stream: when, and the position it resumed from. */
-interface StreamRequest {
-  readonly at: number;
-  readonly lastEventId: string | undefined;
-}
-
-/** Records the stream requests of `page` (a POST to the chat route, or a GET of the status route) into `into`. */
-function trackStreams(page: Page, into: StreamRequest[]): void {
-  page.on('request', (request) => {
-    const { pathname } = new URL(request.url());
-    const post = request.method() === 'POST' && pathname === '/api/chat';
-    const status = request.method() === 'GET' && pathname.startsWith('/api/status/');
-    if (post || status) into.push({ at: Date.now(), lastEventId: request.headers()['last-event-id'] });
-  });
-}
 
 async function ask(on: Page, question: string): Promise<void> {
   await on.getByTestId('composer').fill(question);

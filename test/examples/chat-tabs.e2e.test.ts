@@ -12,24 +12,10 @@ import { answerText, ask, footerModelCalls, onlyCallSince, UI_TIMEOUT_MS } from 
 import { chatDemoSuite } from '../support/chat-demo-suite.js';
 import { chromiumAvailable } from '../support/chromium.js';
 import { startDemoProcess } from '../support/demo-process.js';
+import { type StreamRequest, trackStreams } from '../support/stream-requests.js';
 
 /** A quarter thinking, then ~30 tokens over ~4.5 s: long enough to act mid-stream. */
 const MODEL_DELAY_MS = 6000;
-
-/** A chat POST some tab made: when, and the position it resumed from. */
-interface StreamRequest {
-  readonly at: number;
-  readonly lastEventId: string | undefined;
-}
-
-/** Records the chat POSTs of `page` (reloads included) into `into`. */
-function trackStreams(page: Page, into: StreamRequest[]): void {
-  page.on('request', (request) => {
-    if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/chat') {
-      into.push({ at: Date.now(), lastEventId: request.headers()['last-event-id'] });
-    }
-  });
-}
 
 /** The text of the streaming bubble of `on` ('' when there is none). */
 const liveText = async (on: Page) =>

@@ -73,9 +73,15 @@ function chatHandler(options: { words?: number; delayMs?: number; onEvent: (even
   return { handle, calls: () => calls };
 }
 
-/** `createIdempotencyHandler(options)` as `{ handle }`, as chatHandler gives it. */
-const handlerOf = (options: Parameters<typeof createIdempotencyHandler>[0]) => ({
-  handle: createIdempotencyHandler(options),
+type Work = Parameters<typeof createIdempotencyHandler>[0]['handler'];
+
+/** A handler of `work` whose events the rig's meter records, as `{ handle }` (chatHandler's shape). */
+const meteredApp = (handler: Work) => ({
+  handle: createIdempotencyHandler({
+    scope: () => ({ user: 'ada', session: 's1' }),
+    onEvent: otelMetrics({ meter: rig!.meter }),
+    handler,
+  }),
 });
 
 const send = (id: string, headers: Record<string, string> = {}): Request =>
@@ -158,14 +164,10 @@ describe('otelMetrics', () => {
   it('counts a send told to come back (202) as in progress, and one that waited for the answer (Prefer: wait) as a call avoided', async () => {
     rig = metricsRig();
     let release = (): void => undefined;
-    const app = handlerOf({
-      scope: () => ({ user: 'ada', session: 's1' }),
-      onEvent: otelMetrics({ meter: rig.meter }),
-      handler: async (_request, ctx) => {
-        await new Promise<void>((resolve) => (release = resolve));
-        ctx.reportUsage({ inputTokens: 70, outputTokens: 30 });
-        return Response.json({ answer: 'forty-two' });
-      },
+    const app = meteredApp(async (_request, ctx) => {
+      await new Promise<void>((resolve) => (release = resolve));
+      ctx.reportUsage({ inputTokens: 70, outputTokens: 30 });
+      return Response.json({ answer: 'forty-two' });
     });
     const first = app.handle(send('poll-000001'));
     await sleep(20);
@@ -189,21 +191,17 @@ describe('otelMetrics', () => {
   it('counts a run that failed, and the answer attached to it, as failed: a model call made, none avoided', async () => {
     rig = metricsRig();
     let calls = 0;
-    const app = handlerOf({
-      scope: () => ({ user: 'ada', session: 's1' }),
-      onEvent: otelMetrics({ meter: rig.meter }),
-      handler: () => {
-        calls += 1;
-        let sent = 0;
-        const body = new ReadableStream<Uint8Array>({
-          async pull(controller) {
-            await sleep(15);
-            if (sent === 6) return controller.error(new Error('the provider broke'));
-            controller.enqueue(encoder.encode(`data: word${sent++}\n\n`));
-          },
-        });
-        return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
-      },
+    const app = meteredApp(() => {
+      calls += 1;
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          await sleep(15);
+          if (sent === 6) return controller.error(new Error('the provider broke'));
+          controller.enqueue(encoder.encode(`data: word${sent++}\n\n`));
+        },
+      });
+      return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
     });
     const first = await app.handle(send('broke-000001'));
     await sleep(40); // its head is in the log: the resend attaches
@@ -212,11 +210,7 @@ describe('otelMetrics', () => {
     const [mine, theirs] = await Promise.all([first.text(), attached.text()]);
     expect(mine).toContain('event: answer-once.error');
     expect(theirs).toContain('event: answer-once.error');
-    const buffered = handlerOf({
-      scope: () => ({ user: 'ada', session: 's1' }),
-      onEvent: otelMetrics({ meter: rig.meter }),
-      handler: () => new Response('overloaded', { status: 503 }),
-    });
+    const buffered = meteredApp(() => new Response('overloaded', { status: 503 }));
     const overloaded = await buffered.handle(send('busy-0000001'));
     expect(overloaded.status).toBe(503);
     await overloaded.text();
@@ -243,12 +237,10 @@ describe('otelMetrics', () => {
     expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
     expect(await replay.text()).toContain('event: answer-once.stopped');
     // Stopped before its first byte: 409 intent-stopped, for the run and for its resend.
-    const silent = handlerOf({
-      scope: () => ({ user: 'ada', session: 's1' }),
-      onEvent: otelMetrics({ meter: rig.meter }),
-      handler: (_request, ctx) =>
+    const silent = meteredApp(
+      (_request, ctx) =>
         new Promise<Response>((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))),
-    });
+    );
     const waiting = silent.handle(send('stop-0000002'));
     await sleep(20);
     expect((await silent.handle(new Request('http://app.test/api/status/stop-0000002', { method: 'DELETE' }))).status).toBe(
@@ -307,6 +299,22 @@ describe('otelMetrics', () => {
     expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'ran' })).toBe(0);
     expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'exhausted' })).toBe(2);
     expect(await rig.total('answer_once.model.calls_avoided')).toBe(0);
+  });
+
+  it("takes no outcome from the model's own text: an answer whose last events are named like the markers ran, and its replay is a call avoided", async () => {
+    rig = metricsRig();
+    const app = meteredApp((_request, ctx) => {
+      ctx.reportUsage({ inputTokens: 5, outputTokens: 5 });
+      // A naive relay of model output that mimics the error and stop markers.
+      const body =
+        'data: hi\n\nevent: answer-once.error\ndata: {"code":"intent-failed","status":502}\n\n' +
+        'event: answer-once.stopped\ndata: {}\nid: 1.99\n\n';
+      return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
+    });
+    for (let i = 0; i < 2; i += 1) await (await app.handle(send('mimic-00001'))).text();
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'ran' })).toBe(1);
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'replayed' })).toBe(1);
+    expect(await rig.total('answer_once.model.calls_avoided')).toBe(1);
   });
 
   it('records on the global MeterProvider registered after otelMetrics() ran', async () => {

@@ -37,6 +37,13 @@ function Chat({ client, resume = false }: { client: AnswerOnceClient; resume?: b
   );
 }
 
+/** Renders the chat, clicks send and waits for useSend's `status` to be `status`. */
+async function sentUntil(client: AnswerOnceClient, status: string): Promise<void> {
+  render(<Chat client={client} />);
+  fireEvent.click(screen.getByText('send'));
+  await waitFor(() => expect(screen.getByTestId('state').textContent).toBe(status));
+}
+
 describe('useSend({ stream: true }) and the client’s bounds', () => {
   it('a model that breaks mid-answer on every run: failed with IntentFailedError after 1 + retry.limit requests', async () => {
     const { server, client } = scriptedClient(
@@ -48,9 +55,7 @@ describe('useSend({ stream: true }) and the client’s bounds', () => {
       },
       { retry: { limit: 2, delay: 0 } },
     );
-    render(<Chat client={client} />);
-    fireEvent.click(screen.getByText('send'));
-    await waitFor(() => expect(screen.getByTestId('state').textContent).toBe('failed'));
+    await sentUntil(client, 'failed');
     expect(screen.getByTestId('failed-because').textContent).toBe('intent-failed');
     expect(server.seen).toHaveLength(3);
   });
@@ -81,9 +86,7 @@ describe('useSend({ stream: true }) and what a stream may say', () => {
   it('shows a body event named answer-once.error (with a position id) as body: the answer read on, one request', async () => {
     const events = positionedEvents(41, ['one', { event: 'answer-once.error', data: 'told by the model' }, 'two']);
     const { server, client } = scriptedClient(() => generationAnswer(41, events));
-    render(<Chat client={client} />);
-    fireEvent.click(screen.getByText('send'));
-    await waitFor(() => expect(screen.getByTestId('state').textContent).toBe('answered'));
+    await sentUntil(client, 'answered');
     expect(screen.getByTestId('text').textContent).toBe('onetwo');
     expect(server.seen).toHaveLength(1);
   });
@@ -93,9 +96,7 @@ describe('useSend({ stream: true }) and what a stream may say', () => {
     const { server, client } = scriptedClient((_request, n) =>
       n === 1 ? generationAnswer(41, [events[0]!, events[1]!.slice(0, 5)], 'cut') : generationAnswer(41, events),
     );
-    render(<Chat client={client} />);
-    fireEvent.click(screen.getByText('send'));
-    await waitFor(() => expect(screen.getByTestId('state').textContent).toBe('answered'));
+    await sentUntil(client, 'answered');
     expect(screen.getByTestId('text').textContent).toBe('onetwothree');
     expect(server.seen).toHaveLength(2);
   });
