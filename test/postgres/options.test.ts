@@ -3,12 +3,7 @@ import { postgresStoreSchema } from 'answer-once/postgres';
 import type { PostgresPool } from '../../src/postgres/client.js';
 import { normalizePostgresStoreOptions } from '../../src/postgres/options.js';
 
-const pool: PostgresPool = {
-  query: async () => ({ rows: [] }),
-  connect: async () => {
-    throw new Error('not used');
-  },
-};
+const pool: PostgresPool = { query: async () => ({ rows: [] }) };
 
 describe('normalizePostgresStoreOptions', () => {
   it('fills in the documented defaults', () => {

@@ -1,9 +1,11 @@
 /**
  * PostgresStore meets the same IdempotencyStore and StreamStore contracts as MemoryStore
- * and RedisStore, on a real PostgreSQL: woken by LISTEN/NOTIFY, and by polling alone
+ * and RedisStore, on a real PostgreSQL: woken by LISTEN/NOTIFY, on a pool of one
+ * connection (as advised for `pg` on serverless platforms), and by polling alone
  * (`notifications: false`, as behind a transaction-mode pooler or a serverless driver).
  */
-import { describe } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
+import pg from 'pg';
 import { describeStoreContract, describeStreamStoreContract } from 'answer-once/testing';
 import { requirePostgresServer } from '../support/postgres-server.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
@@ -19,6 +21,20 @@ describe.skipIf(!hasPostgres)('PostgresStore on a real PostgreSQL', () => {
     describeStoreContract('PostgresStore', open);
     // A wake-up crosses a real socket and a NOTIFY hop: on a loaded 2-core machine it may be seen 100+ ms late.
     describeStreamStoreContract('PostgresStore', open, { slackMs: 250 });
+  });
+
+  describe('on a pool of one connection (max: 1)', () => {
+    let single: pg.Pool;
+    beforeAll(() => {
+      single = new pg.Pool({ connectionString: suite.server.url, max: 1 });
+      single.on('error', () => {});
+    });
+    afterAll(async () => {
+      await single?.end();
+    });
+    const open = () => suite.open({ pool: single, pollIntervalMs: 60_000 });
+    describeStoreContract('PostgresStore, pool of one', open, { slackMs: 250 });
+    describeStreamStoreContract('PostgresStore, pool of one', open, { slackMs: 250 });
   });
 
   describe('polling only (notifications: false)', () => {

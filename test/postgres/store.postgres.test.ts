@@ -26,7 +26,6 @@ function counted(pool: PostgresPool): { pool: PostgresPool; statements: () => nu
         statements += 1;
         return pool.query(text, values);
       },
-      connect: () => pool.connect(),
     },
     statements: () => statements,
   };
@@ -103,7 +102,7 @@ describe.skipIf(!hasPostgres)('PostgresStore on a real PostgreSQL', () => {
       expect(await waiting).toMatchObject({ state: 'completed', result: 'answer' });
       expect(Date.now() - completedAt).toBeLessThan(LEASE);
     } finally {
-      await b.close(); // it holds one of the pool's connections to LISTEN on
+      await b.close(); // it ends its listening connection
       await other.end();
     }
   });
