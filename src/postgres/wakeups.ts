@@ -1,8 +1,14 @@
 import { withDeadline } from '../core/deadline.js';
 import type { PostgresClient, PostgresNotification, PostgresPool } from './client.js';
 
-/** How long the store waits for its listening connection before a wait polls instead. */
-const CONNECT_TIMEOUT_MS = 2_000;
+/**
+ * How long the first waiter waits for the listening connection to open before it polls
+ * instead. The opening goes on (a loaded machine may take longer to start a backend):
+ * when it is up, every waiter is rung and looks again.
+ */
+const CONNECT_WAIT_MS = 2_000;
+/** How long one opening (connect and `LISTEN`) may take before it is given up and tried again. */
+const OPEN_TIMEOUT_MS = 30_000;
 /** Reconnection backoff of the listening connection: doubled from the first to the last. */
 const RECONNECT_MS = [100, 5_000] as const;
 /**
@@ -39,8 +45,6 @@ export class Wakeups {
   #retry: ReturnType<typeof setTimeout> | undefined;
   #idle: ReturnType<typeof setTimeout> | undefined;
   #backoff: number = RECONNECT_MS[0];
-  /** A connection broke or failed to open while waiters were listening: ring them once one is up. */
-  #missed = false;
   #warned = false;
   #closed = false;
 
@@ -59,15 +63,17 @@ export class Wakeups {
     return this.#closed;
   }
 
-  /** Whether `listen` would have to open the listening connection first (a round trip or more). */
+  /** Whether `listen` would open the listening connection first (a round trip or more) and wait for it. */
   get costly(): boolean {
-    return this.#open !== undefined && !this.#closed && !this.#client && !this.#retry;
+    return this.#open !== undefined && !this.#closed && !this.#client && !this.#retry && !this.#connecting;
   }
 
   /**
-   * Rings `ring` on every NOTIFY of one of `payloads`. Resolves once the listening
-   * connection is up (or could not come up: the waiter then polls), so a read made
-   * afterwards cannot miss a write. Returns the function that stops listening.
+   * Rings `ring` on every NOTIFY of one of `payloads`, and whenever the listening
+   * connection comes up or breaks (notifications may have been missed meanwhile). When it
+   * opens the connection, resolves once it is up or after `CONNECT_WAIT_MS` (the waiter
+   * then polls until it is rung), so a read made afterwards cannot miss a write. Returns
+   * the function that stops listening.
    */
   async listen(payloads: readonly string[], ring: () => void): Promise<() => void> {
     clearTimeout(this.#idle);
@@ -78,7 +84,7 @@ export class Wakeups {
       set.add(ring);
     }
     if (!this.#open) this.#warnPolling();
-    else if (this.costly) await this.#connect();
+    else if (this.costly) await withDeadline(this.#connect(), CONNECT_WAIT_MS, () => new Error('not yet')).catch(() => {});
     return () => {
       for (const payload of payloads) {
         const set = this.#listeners.get(payload);
@@ -115,34 +121,31 @@ export class Wakeups {
       broken = true;
       if (this.#client !== client) return;
       this.#drop();
-      this.#missed = true;
       this.#ringAll();
       this.#scheduleReconnect();
     };
     client.on('error', onBroken);
     client.on('end', onBroken);
     client.on('notification', (message: PostgresNotification) => this.#dispatch(message));
+    const opening = (async () => {
+      await client.connect();
+      await client.query(`LISTEN "${this.#channel}"`);
+    })();
     try {
-      await withDeadline(client.connect(), CONNECT_TIMEOUT_MS, () => new Error('the listening connection timed out'));
-      await withDeadline(client.query(`LISTEN "${this.#channel}"`), CONNECT_TIMEOUT_MS, () => new Error('LISTEN timed out'));
+      await withDeadline(opening, OPEN_TIMEOUT_MS, () => new Error('the listening connection did not open'));
     } catch {
       broken = true;
     }
     if (broken || this.#closed) {
       end(client);
-      if (!this.#closed) {
-        this.#missed = true;
-        this.#scheduleReconnect();
-      }
+      this.#scheduleReconnect();
       return false;
     }
     this.#client = client;
     this.#backoff = RECONNECT_MS[0];
     if (this.#listeners.size === 0) this.#closeWhenIdle();
-    if (this.#missed) {
-      this.#missed = false;
-      this.#ringAll();
-    }
+    // Waiters that polled while it opened, or while it was down, look again: from now on a NOTIFY reaches them.
+    this.#ringAll();
     return true;
   }
 
