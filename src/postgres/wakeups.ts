@@ -84,7 +84,12 @@ export class Wakeups {
       set.add(ring);
     }
     if (!this.#open) this.#warnPolling();
-    else if (this.costly) await withDeadline(this.#connect(), CONNECT_WAIT_MS, () => new Error('not yet')).catch(() => {});
+    else if (this.costly)
+      await withDeadline(
+        this.#connect(),
+        CONNECT_WAIT_MS,
+        () => new Error('the listening connection is still opening'),
+      ).catch(() => {});
     return () => {
       for (const payload of payloads) {
         const set = this.#listeners.get(payload);

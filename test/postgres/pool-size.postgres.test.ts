@@ -4,8 +4,7 @@
  * the store's own, never one of the pool's, which is ended once nobody waits; a pool that
  * cannot open one has its waiters poll, and says so once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
+import { describe, expect, it } from 'vitest';
 import type { PostgresPool } from 'answer-once/postgres';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { held } from 'answer-once/testing';
@@ -20,14 +19,6 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 describe.skipIf(!hasPostgres)('PostgresStore on a pool of one connection', () => {
   const suite = usePostgresSuite();
-  let single: pg.Pool;
-  beforeAll(() => {
-    single = new pg.Pool({ connectionString: suite.server.url, max: 1 });
-    single.on('error', () => {});
-  });
-  afterAll(async () => {
-    await single?.end();
-  });
 
   /** The backends LISTENing right now (the store's listening connections). */
   const listening = async (): Promise<number> =>
@@ -38,7 +29,7 @@ describe.skipIf(!hasPostgres)('PostgresStore on a pool of one connection', () =>
   }, async () => {
     let calls = 0;
     const handle = createIdempotencyHandler({
-      store: suite.open({ pool: single }),
+      store: suite.open({ pool: suite.single }),
       scope: () => ({ user: 'alice' }),
       handler: () => {
         calls += 1;
@@ -75,14 +66,14 @@ describe.skipIf(!hasPostgres)('PostgresStore on a pool of one connection', () =>
       expect(await replay.text()).toBe(whole);
     }
     expect(calls).toBe(ANSWERS);
-    expect(single.waitingCount).toBe(0);
+    expect(suite.single.waitingCount).toBe(0);
     console.info(
       `[pool of one] ${ANSWERS} streamed answers of ${EVENTS} events, each with a held duplicate and a replay, in ${(performance.now() - started).toFixed(0)} ms`,
     );
   });
 
   it('lets its listening connection go once nobody has waited for 5 s', { timeout: 30_000 }, async () => {
-    const store = suite.open({ pool: single, pollIntervalMs: 60_000 });
+    const store = suite.open({ pool: suite.single, pollIntervalMs: 60_000 });
     const key = newKey();
     const holder = held(await store.acquire(key, 'fp', 60_000));
     const waiting = store.wait(key, 10_000);
@@ -113,7 +104,7 @@ describe.skipIf(!hasPostgres)('PostgresStore on a pool of one connection', () =>
     };
     process.on('warning', onWarning);
     try {
-      const bare: PostgresPool = { query: (text, values) => single.query(text, values) };
+      const bare: PostgresPool = { query: (text, values) => suite.single.query(text, values) };
       const store = suite.open({ pool: bare, pollIntervalMs: 25 });
       for (let round = 0; round < 2; round += 1) {
         const key = newKey();

@@ -4,8 +4,7 @@
  * connection (as advised for `pg` on serverless platforms), and by polling alone
  * (`notifications: false`, as behind a transaction-mode pooler or a serverless driver).
  */
-import { afterAll, beforeAll, describe } from 'vitest';
-import pg from 'pg';
+import { describe } from 'vitest';
 import { describeStoreContract, describeStreamStoreContract } from 'answer-once/testing';
 import { requirePostgresServer } from '../support/postgres-server.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
@@ -24,15 +23,7 @@ describe.skipIf(!hasPostgres)('PostgresStore on a real PostgreSQL', () => {
   });
 
   describe('on a pool of one connection (max: 1)', () => {
-    let single: pg.Pool;
-    beforeAll(() => {
-      single = new pg.Pool({ connectionString: suite.server.url, max: 1 });
-      single.on('error', () => {});
-    });
-    afterAll(async () => {
-      await single?.end();
-    });
-    const open = () => suite.open({ pool: single, pollIntervalMs: 60_000 });
+    const open = () => suite.open({ pool: suite.single, pollIntervalMs: 60_000 });
     describeStoreContract('PostgresStore, pool of one', open, { slackMs: 250 });
     describeStreamStoreContract('PostgresStore, pool of one', open, { slackMs: 250 });
   });
