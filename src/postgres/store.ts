@@ -88,7 +88,10 @@ export class PostgresStore implements StreamStore {
       const [row] = rows;
       if (!row) {
         if (attempt < ACQUIRE_ATTEMPTS) continue;
-        throw new PostgresStoreReplyError('answer-once/postgres: acquire found neither a claim nor a record');
+        // Past the retries only when the row of the key's digest holds another key (a digest collision): never served.
+        throw new PostgresStoreReplyError(
+          'answer-once/postgres: acquire found neither a claim nor a record (the row of the key’s digest holds another key)',
+        );
       }
       if (row.claimed !== true) {
         const record = decodeRecord(row, receivedAt);
