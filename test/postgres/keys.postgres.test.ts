@@ -77,6 +77,27 @@ describe.skipIf(!hasPostgres)('PostgresStore keys', () => {
     expect(calls).toBe(1);
   });
 
+  it('never answers a key with the record of another key that has the same digest', async () => {
+    const table = `collide_${Date.now()}`;
+    const store = suite.open({ table });
+    const [mine, theirs] = [newKey(), newKey()];
+    const holder = held(await store.acquire(theirs, 'fp', 60_000));
+    await store.complete(theirs, holder.token, 'their answer', 60_000);
+    // A collision, made by hand: their row now sits under my key's digest.
+    await suite.pool.query(`UPDATE ${table} SET key_digest = sha256(convert_to($1::text, 'UTF8')) WHERE key = $2`, [
+      mine,
+      theirs,
+    ]);
+    expect(await store.get(mine)).toBeNull();
+    expect(await store.read(mine, null)).toEqual({ record: null, log: null });
+    expect(await store.wait(mine, 100)).toBeNull();
+    await expect(store.acquire(mine, 'fp', 1_000)).rejects.toThrow(/holds another key/);
+    expect(await store.stop(mine)).toBe('unknown');
+    expect(await suite.pool.query(`SELECT key, outcome FROM ${table}`)).toMatchObject({
+      rows: [{ key: theirs, outcome: 'their answer' }],
+    });
+  });
+
   it('upgrades 0.3’s tables on first use, keeping the intents they hold', async () => {
     const table = `upgrade_${Date.now()}`;
     const key = newKey();
