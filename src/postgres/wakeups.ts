@@ -45,7 +45,7 @@ export class Wakeups {
   #retry: ReturnType<typeof setTimeout> | undefined;
   #idle: ReturnType<typeof setTimeout> | undefined;
   #backoff: number = RECONNECT_MS[0];
-  #warned = false;
+  #warned: boolean;
   #closed = false;
 
   constructor(pool: PostgresPool, channel: string, enabled: boolean) {
