@@ -15,9 +15,9 @@ export {
 
 export type { PostgresStoreOptions } from './options.js';
 export type {
+  PostgresClient,
   PostgresNotification,
   PostgresPool,
-  PostgresPoolClient,
   PostgresQueryable,
   PostgresQueryResult,
 } from './client.js';
