@@ -4,4 +4,10 @@
  * Imports only types from `ai`; `ai` and `@ai-sdk/react` are optional peers.
  */
 export { answerOnceTransport } from './transport.js';
-export type { AnswerOnceTransport, AnswerOnceTransportOptions, RequestIdContext } from './transport.js';
+export type {
+  AnswerOnceTransport,
+  AnswerOnceTransportOptions,
+  RequestIdContext,
+  StopErrorContext,
+  StopErrorListener,
+} from './transport.js';
