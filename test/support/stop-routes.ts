@@ -4,7 +4,8 @@
  * as a Next.js route file exporting `POST` and `GET` only — every `DELETE` answered 405
  * with `Allow`, as Next.js answers a method the route does not export. `stats` counts what
  * a user pays for: model calls, the stops the work was told of (its `signal` aborted), and
- * what the model wrote (occurrences of `unit` in the bytes the work produced).
+ * what the model wrote (occurrences of `unit` in the bytes the work produced), and the runs
+ * that ended.
  */
 import { createIdempotencyHandler, type IdempotentRouteHandler } from 'answer-once/server';
 
@@ -14,6 +15,8 @@ export interface StopRouteStats {
   stopsSeen: number;
   /** `DELETE` requests the app received, answered or not. */
   deletes: number;
+  /** Runs whose answer ended (to its last word, or stopped). */
+  runsEnded: number;
   /** How many `unit`s the model wrote, over every run. */
   written(): number;
 }
@@ -24,6 +27,7 @@ export function stopRoutes(work: IdempotentRouteHandler, { withDelete, unit }: {
     modelCalls: 0,
     stopsSeen: 0,
     deletes: 0,
+    runsEnded: 0,
     written: () => produced.split(unit).length - 1,
   };
   const handle = createIdempotencyHandler({
@@ -34,14 +38,34 @@ export function stopRoutes(work: IdempotentRouteHandler, { withDelete, unit }: {
       context.signal.addEventListener('abort', () => (stats.stopsSeen += 1));
       const response = await work(request, context);
       const decoder = new TextDecoder();
-      const body = response.body?.pipeThrough(
-        new TransformStream<Uint8Array, Uint8Array>({
-          transform(chunk, controller) {
-            produced += decoder.decode(chunk, { stream: true });
-            controller.enqueue(chunk);
+      const source = response.body?.getReader();
+      let over = false;
+      const ended = () => {
+        if (!over) stats.runsEnded += 1;
+        over = true;
+      };
+      const body =
+        source &&
+        new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            try {
+              const { done, value } = await source.read();
+              if (done) {
+                ended();
+                return controller.close();
+              }
+              produced += decoder.decode(value, { stream: true });
+              controller.enqueue(value);
+            } catch (error) {
+              ended();
+              controller.error(error);
+            }
           },
-        }),
-      );
+          cancel(reason) {
+            ended();
+            return source.cancel(reason);
+          },
+        });
       return new Response(body ?? null, { status: response.status, headers: response.headers });
     },
   });

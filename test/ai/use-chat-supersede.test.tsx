@@ -1,0 +1,105 @@
+/**
+ * An edit while the answer streams supersedes that answer, with the AI SDK's own
+ * `useChat` over `answerOnceTransport`. useChat edits with `sendMessage({ text, messageId })`
+ * and does not stop the answer in flight: left alone, it shows the edited question, its
+ * new answer, and then the old answer appended after it, while the old run goes on
+ * (and is paid for) to its end. The transport stops the old intent on the server (the stop
+ * route) and hands useChat none of its chunks: the chat shows the edited question and its
+ * answer only. A regenerate while the answer streams is the same.
+ */
+import { useChat } from '@ai-sdk/react';
+import { useState } from 'react';
+import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient } from 'answer-once';
+import { answerOnceTransport } from 'answer-once/ai';
+import { aiChatWork } from '../support/ai-chat-server.js';
+import { stopRoutes } from '../support/stop-routes.js';
+
+afterEach(() => cleanup());
+
+const MORE = Array.from({ length: 12 }, (_, i) => `more${i} `);
+const answerTo = (text: string) => `echo(${text}) ${MORE.join('')}`;
+
+const app = () =>
+  stopRoutes(aiChatWork({ echo: true, words: MORE, delayMs: 40 }), { withDelete: true, unit: '"type":"text-delta"' });
+
+function Chat({ server, statuses }: { server: ReturnType<typeof app>; statuses: string[] }) {
+  const [transport] = useState(() =>
+    answerOnceTransport({
+      client: createClient({ fetch: server.fetch, baseUrl: 'http://127.0.0.1:9/' }),
+      api: 'api/chat',
+    }),
+  );
+  const { messages, sendMessage, regenerate, status, error } = useChat({ id: 'chat-supersede', transport });
+  if (statuses.at(-1) !== status) statuses.push(status);
+  const shown = messages
+    .map((message) => `${message.role}: ${message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')}`)
+    .join(' | ');
+  const asked = messages.find((message) => message.role === 'user');
+  return (
+    <div>
+      <button type="button" onClick={() => void sendMessage({ text: 'A' })}>
+        ask
+      </button>
+      {/* No stop() first: the edit alone. */}
+      <button type="button" onClick={() => asked && void sendMessage({ text: 'B', messageId: asked.id })}>
+        edit
+      </button>
+      <button type="button" onClick={() => void regenerate()}>
+        regenerate
+      </button>
+      <output data-testid="status">{status}</output>
+      <output data-testid="shown">{shown}</output>
+      <output data-testid="error">{error?.message}</output>
+    </div>
+  );
+}
+
+const text = (id: string) => screen.getByTestId(id).textContent ?? '';
+
+/** Asks A, then — while its answer streams — clicks `action`; the statuses useChat went through from then on. */
+async function actWhileStreaming(server: ReturnType<typeof app>, action: 'edit' | 'regenerate') {
+  const statuses: string[] = [];
+  render(<Chat server={server} statuses={statuses} />);
+  fireEvent.click(screen.getByText('ask'));
+  await waitFor(() => expect(text('shown')).toContain('assistant: echo(A) more0'), { timeout: 5_000 });
+  expect(text('status')).toBe('streaming');
+  const from = statuses.length;
+  fireEvent.click(screen.getByText(action));
+  await waitFor(() => expect(text('status')).toBe('ready'), { timeout: 8_000 });
+  // Both runs ended on the server (stopped, or to their last word), and the chat has shown all it was handed.
+  await waitFor(() => expect(server.stats.runsEnded).toBe(2), { timeout: 8_000 });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  return statuses.slice(from);
+}
+
+describe('useChat with answerOnceTransport: an edit while the answer streams supersedes it', () => {
+  it('shows the edited question and its answer only, and stops the old run on the server', async () => {
+    const server = app();
+    const statuses = await actWhileStreaming(server, 'edit');
+
+    expect(text('shown')).toBe(`user: B | assistant: ${answerTo('B')}`);
+    expect(text('error')).toBe('');
+    expect(server.stats.stopsSeen).toBe(1);
+    // Ready once, at the end: never while the new answer was still coming.
+    expect(statuses.filter((status) => status === 'ready')).toEqual(['ready']);
+    expect(statuses.at(-1)).toBe('ready');
+    expect(server.stats.deletes).toBe(1);
+    expect(server.stats.modelCalls).toBe(2);
+    // The old run stopped mid-answer: the new one wrote all of its words, the old far fewer.
+    expect(server.stats.written()).toBeLessThan(2 * (MORE.length + 1));
+  }, 20_000);
+
+  it('a regenerate while the answer streams shows the new answer only, and stops the old run on the server', async () => {
+    const server = app();
+    await actWhileStreaming(server, 'regenerate');
+
+    expect(text('shown')).toBe(`user: A | assistant: ${answerTo('A')}`);
+    expect(text('error')).toBe('');
+    expect(server.stats.stopsSeen).toBe(1);
+    expect(server.stats.deletes).toBe(1);
+    expect(server.stats.modelCalls).toBe(2);
+    expect(server.stats.written()).toBeLessThan(2 * (MORE.length + 1));
+  }, 20_000);
+});
