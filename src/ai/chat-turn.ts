@@ -22,8 +22,8 @@ export class ChatTurn {
 
   /** This turn's reader is done once `done` settles (now, with none). */
   endWith(done?: Promise<void>): void {
-    if (!done) return this.#end();
-    void done.finally(this.#end).catch(() => undefined);
+    if (done) void done.finally(this.#end).catch(() => undefined);
+    else this.#end();
   }
 
   /** `successor` rewrote the history this turn answers: see the file's comment. */

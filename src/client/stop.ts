@@ -166,7 +166,8 @@ export function createStop(deps: StopDeps) {
     } catch (error) {
       if (options.signal?.aborted) throw new AbortError(context, options.signal.reason);
       // A retried status that outlasted the retries: ky read its body.
-      if (!isHTTPError(error)) throw new StopNotConfirmedError(undefined, context, true, new ConnectionError(context, error));
+      if (!isHTTPError(error))
+        throw new StopNotConfirmedError(undefined, context, true, new ConnectionError(context, error));
       response = error.response;
       data = error.data;
     }
@@ -181,4 +182,3 @@ export function createStop(deps: StopDeps) {
     throw new StopNotConfirmedError({ response, data, problem }, context, STOP_RETRY_STATUSES.includes(response.status));
   };
 }
-

@@ -33,7 +33,7 @@ function Chat({ server }: { server: ReturnType<typeof app> }) {
   const [stopError, setStopError] = useState<{ error: Error; stop: StopErrorContext }>();
   useEffect(() => transport.onStopError((error, stop) => setStopError({ error, stop })), [transport]);
   const { messages, sendMessage, stop, status } = useChat({ id: 'chat-stop', transport });
-  const answer = messages.findLast((message) => message.role === 'assistant');
+  const answer = messages.filter((message) => message.role === 'assistant').at(-1);
   const error = stopError?.error;
   return (
     <div>

@@ -6,12 +6,15 @@ function causeOf(answer: ErrorResponse | undefined): string {
   if (!answer) return 'the stop did not reach the server (no answer came back)';
   const { status } = answer.response;
   const code = answer.problem?.code;
-  if (status === 405) return 'the stop route answered 405: it does not answer DELETE (export DELETE beside GET on the status route)';
+  if (status === 405)
+    return 'the stop route answered 405: it does not answer DELETE (export DELETE beside GET on the status route)';
   if (status === 404 && code === 'intent-not-found') {
     return 'the server that answered the stop does not know the intent: the instance running it keeps it elsewhere (a store per instance, such as MemoryStore on serverless) or in another scope';
   }
-  if (status === 404) return 'the stop route answered 404: no status route answers at that URL (statusPath, or the route file)';
-  if (status === 501 && code === 'stop-unsupported') return 'the server’s store keeps no answer logs, so it cannot stop a running intent';
+  if (status === 404)
+    return 'the stop route answered 404: no status route answers at that URL (statusPath, or the route file)';
+  if (status === 501 && code === 'stop-unsupported')
+    return 'the server’s store keeps no answer logs, so it cannot stop a running intent';
   if (status === 401 || status === 403) {
     return `the stop route refused the stop (${status}): it needs the credentials the chat route gets`;
   }
