@@ -70,7 +70,7 @@ describe('client.stop answers', () => {
     expect((await clientOver(route(() => problem(404, 'intent-not-found'))).stop(ID)).outcome).toBe('unknown');
     const bare = await rejection(clientOver(route(() => new Response('Not Found', { status: 404 }))).stop(ID));
     expect(isStopNotConfirmedError(bare) && bare.status).toBe(404);
-    expect((bare as Error).message).toMatch(/no status route answers at that URL/);
+    expect((bare as Error).message).toMatch(/404: no status route at that URL/);
     const error = await rejection(clientOver(route(() => problem(404, 'no-such-route'))).stop(ID));
     expect(isStopNotConfirmedError(error) && error.status).toBe(404);
   });
@@ -117,7 +117,7 @@ describe('client.stop answers', () => {
     const down = route(() => Promise.reject(new TypeError('fetch failed')));
     const failed = await rejection(clientOver(down, { retry: 0 }).stop(ID));
     expect(isStopNotConfirmedError(failed)).toBe(true);
-    expect(failed).toMatchObject({ status: undefined, retryable: true, message: /did not reach the server/ });
+    expect(failed).toMatchObject({ status: undefined, retryable: true, message: /stop not confirmed, no answer came back/ });
     expect(isConnectionError((failed as Error).cause)).toBe(true);
     const controller = new AbortController();
     controller.abort();

@@ -9,7 +9,7 @@
  */
 import { createIdempotencyHandler, type IdempotentRouteHandler } from 'answer-once/server';
 
-export interface StopRouteStats {
+interface StopRouteStats {
   modelCalls: number;
   /** Runs whose `signal` aborted: the stop reached the model. */
   stopsSeen: number;

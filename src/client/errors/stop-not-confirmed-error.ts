@@ -1,25 +1,21 @@
 import { AnswerOnceError, type IntentErrorContext } from './answer-once-error.js';
 import type { ErrorResponse } from './response-error.js';
 
-/** Why a stop route's answer is not a confirmation, by what it said (PROTOCOL.md § 14.8). */
+/** The likely cause of a stop route's answer that is no stop, by its problem code or status. */
+const CAUSES: Record<string, string> = {
+  405: 'the route does not answer DELETE',
+  404: 'no status route at that URL',
+  'intent-not-found': 'the server does not know the intent (a store per instance?)',
+  'stop-unsupported': 'the store keeps no answer logs',
+  401: 'it needs the chat route’s credentials',
+  403: 'it needs the chat route’s credentials',
+};
+
 function causeOf(answer: ErrorResponse | undefined): string {
-  if (!answer) return 'the stop did not reach the server (no answer came back)';
+  if (!answer) return 'no answer came back';
   const { status } = answer.response;
-  const code = answer.problem?.code;
-  if (status === 405)
-    return 'the stop route answered 405: it does not answer DELETE (export DELETE beside GET on the status route)';
-  if (status === 404 && code === 'intent-not-found') {
-    return 'the server that answered the stop does not know the intent: the instance running it keeps it elsewhere (a store per instance, such as MemoryStore on serverless) or in another scope';
-  }
-  if (status === 404)
-    return 'the stop route answered 404: no status route answers at that URL (statusPath, or the route file)';
-  if (status === 501 && code === 'stop-unsupported')
-    return 'the server’s store keeps no answer logs, so it cannot stop a running intent';
-  if (status === 401 || status === 403) {
-    return `the stop route refused the stop (${status}): it needs the credentials the chat route gets`;
-  }
-  const why = answer.problem?.detail ?? answer.problem?.title ?? answer.response.statusText;
-  return `the stop route answered ${status}${why ? ` (${why})` : ''}, which is not a stop (PROTOCOL.md § 14.8)`;
+  const cause = CAUSES[answer.problem?.code ?? ''] ?? CAUSES[status];
+  return `the stop route answered ${status}${cause ? `: ${cause}` : ''}`;
 }
 
 /**
@@ -45,7 +41,7 @@ export class StopNotConfirmedError extends AnswerOnceError {
   readonly problem: ErrorResponse['problem'];
 
   constructor(answer: ErrorResponse | undefined, context: IntentErrorContext, retryable: boolean, cause?: unknown) {
-    super(`${causeOf(answer)}; the answer may still be generating on the server.`, context, retryable, { cause });
+    super(`stop not confirmed, ${causeOf(answer)}; the answer may still be generating.`, context, retryable, { cause });
     this.status = answer?.response.status;
     this.response = answer?.response;
     this.data = answer?.data;
