@@ -9,7 +9,7 @@
 import { useChat } from '@ai-sdk/react';
 import { useEffect, useState } from 'react';
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createClient, isStopNotConfirmedError } from 'answer-once';
 import { answerOnceTransport, type StopErrorContext } from 'answer-once/ai';
 import { aiChatWork } from '../support/ai-chat-server.js';
@@ -90,5 +90,37 @@ describe('useChat stop() over answerOnceTransport', () => {
     expect(server.stats.written()).toBeLessThan(WORDS.length);
     expect(shown('stop-error')).toBe('');
     expect(server.stats.modelCalls).toBe(1);
+  });
+});
+
+describe('answerOnceTransport.onStopError', () => {
+  it('reports an unconfirmed stop on console.error while no listener listens, and stops telling a listener that unsubscribed', async () => {
+    const transport = answerOnceTransport({
+      client: createClient({ fetch: app(false).fetch, baseUrl: 'http://127.0.0.1:9/' }),
+      api: 'api/chat',
+      stopGuardMs: 0,
+    });
+    const heard: string[] = [];
+    const unsubscribe = transport.onStopError((error, stop) => heard.push(`${stop.reason} ${error.name}`));
+    unsubscribe();
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const abort = new AbortController();
+      const stream = await transport.sendMessages({
+        trigger: 'submit-message',
+        chatId: 'chat-unheard',
+        messageId: undefined,
+        messages: [{ id: 'msg-user-00000001', role: 'user', parts: [{ type: 'text', text: 'hi' }] }],
+        abortSignal: abort.signal,
+      });
+      await stream.getReader().read();
+      abort.abort();
+      await waitFor(() => expect(logged).toHaveBeenCalledTimes(1));
+      expect(isStopNotConfirmedError(logged.mock.calls[0]![0])).toBe(true);
+      expect(heard).toEqual([]);
+    } finally {
+      logged.mockRestore();
+    }
+    expect(() => transport.onStopError('nope' as never)).toThrow(/listener/);
   });
 });

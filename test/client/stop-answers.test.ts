@@ -55,11 +55,12 @@ describe('client.stop answers', () => {
     expect(stub.seen).toEqual([{ method: 'DELETE', url: `${BASE}api/status/${ID}`, id: ID }]);
   });
 
-  it('resolves settled for a stored answer (replayed) and for a failed or already stopped intent', async () => {
+  it('resolves settled for a stored answer (replayed) and for a failed, already stopped or exhausted intent', async () => {
     const answers = [
       () => Response.json({ answer: 'done' }, { headers: { 'X-Idempotent-Replayed': 'true' } }),
       () => problem(409, 'intent-failed'),
       () => problem(409, 'intent-stopped'),
+      () => problem(409, 'intent-exhausted'),
     ];
     for (const answer of answers) {
       expect((await clientOver(route(answer)).stop(ID)).outcome).toBe('settled');
