@@ -157,7 +157,13 @@ describe('sendReducer, streamed', () => {
     const error = new Error('stop not confirmed');
     const failed = run([start, { type: 'text', text: 'He' }, { type: 'stop-failed', error }]);
     expect(failed).toMatchObject({ status: 'streaming', text: 'He', stopError: error });
-    const answered = run([{ type: 'text', text: 'Hello' }, { type: 'answer', data: 'Hello', replayed: false }], failed);
+    const answered = run(
+      [
+        { type: 'text', text: 'Hello' },
+        { type: 'answer', data: 'Hello', replayed: false },
+      ],
+      failed,
+    );
     expect(answered).toMatchObject({ status: 'answered', stopped: false, stopError: error });
     expect(sendReducer(answered, { type: 'stop-failed', error: new Error('late') })).toBe(answered);
     expect(run([start], answered).stopError).toBeUndefined();
