@@ -307,14 +307,17 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
       const rewrites = trigger === 'regenerate-message' || messageId !== undefined;
       if (previous && previous.requestId !== requestId && rewrites) previous.supersede(turn);
       turns.set(chatId, turn);
-      void turn.ended.then(() => turns.get(chatId) === turn && turns.delete(chatId));
+      // Current until its answer ended: a stop the guard ignored leaves it running, and an edit then stops it.
+      const done = () => turns.get(chatId) === turn && turns.delete(chatId);
       let broadcast: ChunkBroadcast;
       try {
         broadcast = await open(requestId, { headers: merged, body: payload });
       } catch (error) {
+        done();
         turn.endWith();
         throw error;
       }
+      void broadcast.done.finally(done).catch(() => undefined);
       return read(broadcast, requestId, chatId, resumesAtStart, abortSignal, { turn, startedAt });
     },
 
