@@ -28,7 +28,7 @@ function causeOf(answer: ErrorResponse | undefined): string {
  *
  * `status` is what the stop route answered (405 from a route that does not answer
  * `DELETE`, 404, 501 `stop-unsupported`, 401…), `undefined` when no answer came (`cause`
- * is then the {@link ConnectionError}); the message names the likely cause. `retryable`:
+ * is then the `ConnectionError`); the message names the likely cause. `retryable`:
  * stopping again may succeed (no answer, or a 408/429/5xx past the retries).
  */
 export class StopNotConfirmedError extends AnswerOnceError {
