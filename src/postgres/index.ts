@@ -1,6 +1,8 @@
 /**
  * `answer-once/postgres`: the store for many server instances sharing one PostgreSQL —
  * records and answer logs — over node-postgres (`pg`, an optional peer dependency).
+ *
+ * @module answer-once/postgres
  */
 export { PostgresStore } from './store.js';
 export { postgresStoreSchema } from './sql/schema.js';
