@@ -16,6 +16,7 @@ export { RequestIdReusedError } from './client/errors/request-id-reused-error.js
 export { ResponseError } from './client/errors/response-error.js';
 export { AnswerRestartedError } from './client/errors/answer-restarted-error.js';
 export { StoredIntentError } from './client/errors/stored-intent-error.js';
+export { StopNotConfirmedError } from './client/errors/stop-not-confirmed-error.js';
 export { UnreplayableBodyError } from './client/errors/unreplayable-body-error.js';
 export {
   isAbortError,
@@ -28,6 +29,7 @@ export {
   isProtocolError,
   isRequestIdReusedError,
   isResponseError,
+  isStopNotConfirmedError,
   isStoredIntentError,
   isUnreplayableBodyError,
 } from './client/errors/guards.js';

@@ -17,6 +17,10 @@ export interface Subscription {
   readonly stream: ReadableStream<UIMessageChunk>;
   /** The position (`<generation>.<offset>`) of the last chunk the reader took, if any had one. */
   position(): string | undefined;
+  /** Hands the reader no more chunks: its stream ends (closes) once `until` settles. */
+  hush(until: Promise<void>): void;
+  /** Settles when the reader is done: its stream ended (closed or errored) or was cancelled. */
+  readonly ended: Promise<void>;
 }
 
 export class ChunkBroadcast {
@@ -70,14 +74,31 @@ export class ChunkBroadcast {
     let index = 0;
     let at: string | undefined;
     let cancelled = false;
+    let hushedUntil: Promise<void> | undefined;
+    let hushed!: () => void;
+    const hushing = new Promise<void>((resolve) => (hushed = resolve));
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
     const stream = new ReadableStream<UIMessageChunk>(
       {
         pull: async (controller) => {
-          // Bounded: each turn waits for the source's next item or its end.
-          while (index >= this.#items.length) {
-            if (this.#error !== undefined) return controller.error(this.#error);
-            if (this.#ended) return controller.close();
-            await this.#changed;
+          // Bounded: each turn waits for the source's next item, its end, or a hush.
+          for (;;) {
+            if (hushedUntil) {
+              await hushedUntil.catch(() => undefined);
+              if (!cancelled) controller.close();
+              return end();
+            }
+            if (index < this.#items.length) break;
+            if (this.#error !== undefined) {
+              controller.error(this.#error);
+              return end();
+            }
+            if (this.#ended) {
+              controller.close();
+              return end();
+            }
+            await Promise.race([this.#changed, hushing]);
             if (cancelled) return;
           }
           const item = this.#items[index++]!;
@@ -86,10 +107,15 @@ export class ChunkBroadcast {
         },
         cancel: () => {
           cancelled = true;
+          end();
         },
       },
       { highWaterMark: 0 },
     );
-    return { stream, position: () => at };
+    const hush = (until: Promise<void>) => {
+      hushedUntil ??= until;
+      hushed();
+    };
+    return { stream, position: () => at, hush, ended };
   }
 }

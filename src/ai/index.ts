@@ -6,4 +6,10 @@
  * @module answer-once/ai
  */
 export { answerOnceTransport } from './transport.js';
-export type { AnswerOnceTransport, AnswerOnceTransportOptions, RequestIdContext } from './transport.js';
+export type {
+  AnswerOnceTransport,
+  AnswerOnceTransportOptions,
+  RequestIdContext,
+  StopErrorContext,
+  StopErrorListener,
+} from './transport.js';

@@ -7,7 +7,9 @@
  * resumable body); after a reload `reconnectToStream` finds the chat's pending intent
  * in the client's storage and replays it from the server's log (no `activeStreamId` to
  * keep); concurrent resumes of one intent share one request; aborting a submitted
- * message's stream (`stop()`) stops the generation on the server (PROTOCOL.md § 14.8).
+ * message's stream (`stop()`) stops the generation on the server (PROTOCOL.md § 14.8),
+ * and a stop the server did not confirm reaches `onStopError`'s listeners; an edit or a
+ * regenerate while an answer streams supersedes it (./chat-turn.ts).
  */
 import type { ChatTransport, UIMessage, UIMessageChunk } from 'ai';
 import { newRequestId } from '../core/ids.js';
@@ -19,7 +21,9 @@ import type { AnswerOnceClient } from '../client/client.js';
 import { IntentExhaustedError } from '../client/errors/intent-exhausted-error.js';
 import { isIntentExhaustedError } from '../client/errors/guards.js';
 import type { StoredIntent } from '../client/storage/types.js';
+import { confirmRunning } from '../client/confirm-stop.js';
 import { ChunkBroadcast } from './broadcast.js';
+import { ChatTurn } from './chat-turn.js';
 import { messageIntentId } from './intent-id.js';
 import { uiMessageChunks } from './ui-chunks.js';
 
@@ -113,6 +117,23 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** Which stop a {@link StopErrorListener} hears of. */
+export interface StopErrorContext {
+  readonly chatId: string;
+  /** The intent the stop was for. */
+  readonly requestId: string;
+  /** `stop`: useChat's `stop()` aborted the answer; `superseded`: an edit or a regenerate replaced it. */
+  readonly reason: 'stop' | 'superseded';
+}
+
+/**
+ * Hears of a stop the server did not confirm. `error` is the client's
+ * `StopNotConfirmedError` (`isStopNotConfirmedError`): its `status` (405 from a route
+ * without `DELETE`…) and a message naming the likely cause. The answer goes on on the
+ * server — and is paid for — though useChat shows it stopped.
+ */
+export type StopErrorListener = (error: Error, stop: StopErrorContext) => void;
+
 /** The transport, and the guard a Stop button needs. */
 export interface AnswerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage> extends ChatTransport<UI_MESSAGE> {
   /**
@@ -121,6 +142,13 @@ export interface AnswerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage> e
    * button in Send's place survives a double-click. `<button onClick={transport.guardStop(stop)}>`.
    */
   guardStop(stop: () => Promise<void>): () => Promise<void>;
+  /**
+   * Calls `listener` for every stop the server did not confirm (useChat's `stop()` returns
+   * before the stop's answer, and shows the answer stopped whatever it was). Returns the
+   * unsubscribe function: `useEffect(() => transport.onStopError(setStopError), [])`. With
+   * no listener, such a stop is reported on `console.error`.
+   */
+  onStopError(listener: StopErrorListener): () => void;
 }
 
 export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
@@ -147,6 +175,9 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
   const stopUrls = new Map<string, string>();
   /** Intents the server will not run again: sending the same message again takes a new ID. */
   const exhausted = new Set<string>();
+  /** The submitted request each chat reads now (./chat-turn.ts). */
+  const turns = new Map<string, ChatTurn>();
+  const stopErrorListeners = new Set<StopErrorListener>();
 
   function open(requestId: string, init: { headers: HeadersInit; body: string }): Promise<ChunkBroadcast> {
     let started = inflight.get(requestId);
@@ -184,11 +215,18 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
    * leaves, so the record outlives the stream's end and a reload's `reconnectToStream`
    * replays the stopped partial answer (no model call) instead of finding nothing. `at`
    * is the position of the last chunk useChat took: the server ends the stored answer
-   * there, so a reload shows exactly the text on screen when Stop was pressed.
+   * there, so a reload shows exactly the text on screen when Stop was pressed. A stop the
+   * server did not confirm goes to the `onStopError` listeners.
    */
-  async function stop(requestId: string, at: string | undefined): Promise<void> {
+  async function stop(requestId: string, at: string | undefined, context: StopErrorContext): Promise<void> {
     const url = stopUrls.get(requestId);
-    await client.stop(requestId, { ...(url && { url }), ...(at && { at }) }).catch(() => undefined);
+    try {
+      await confirmRunning(client.stop(requestId, { ...(url && { url }), ...(at && { at }) }));
+    } catch (error) {
+      const failure = error instanceof Error ? error : new Error(String(error), { cause: error });
+      if (stopErrorListeners.size === 0) console.error(failure);
+      for (const listener of stopErrorListeners) listener(failure, context);
+    }
   }
 
   /**
@@ -196,7 +234,8 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
    * it took — unless a newer resume of the chat started after `resumesAtStart` (what this
    * reader's request saw): useChat aborts a resume that a newer one replaces (StrictMode's
    * second mount), and that abort may come before this reader exists; nor within
-   * `stopGuardMs` of the send that started it (`startedAt`).
+   * `stopGuardMs` of the send that started it (`startedAt`). A submitted request's reader
+   * (`turn`) is also stopped, and hushed, when a newer turn supersedes it.
    */
   function read(
     broadcast: ChunkBroadcast,
@@ -204,17 +243,29 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
     chatId: string,
     resumesAtStart: number,
     signal: AbortSignal | undefined,
-    startedAt = Number.NEGATIVE_INFINITY,
+    turn?: { readonly turn: ChatTurn; readonly startedAt: number },
   ): ReadableStream<UIMessageChunk> {
-    const { stream, position } = broadcast.subscribe();
+    const { stream, position, hush, ended } = broadcast.subscribe();
+    let stopped = false;
+    const stopOnce = (at: string | undefined, reason: StopErrorContext['reason']) => {
+      if (stopped) return;
+      stopped = true;
+      void stop(requestId, at, { chatId, requestId, reason });
+    };
+    turn?.turn.endWith(ended);
+    turn?.turn.onSuperseded((successor) => {
+      // An edit is no double-click: no guard.
+      stopOnce(position(), 'superseded');
+      hush(successor.ended);
+    });
     if (signal) {
       const onAbort = () => {
         const at = position(); // useChat reads no further
         void stream.cancel().catch(() => undefined);
-        if (guarded(startedAt)) return; // a double-click's second click: the answer goes on
+        if (guarded(turn?.startedAt ?? Number.NEGATIVE_INFINITY)) return; // a double-click's second click: the answer goes on
         // A resume that replaces this one starts in the same turn: look after it.
         setTimeout(() => {
-          if ((resumes.get(chatId) ?? 0) === resumesAtStart) void stop(requestId, at);
+          if ((resumes.get(chatId) ?? 0) === resumesAtStart) stopOnce(at, 'stop');
         }, 0);
       };
       if (signal.aborted) onAbort();
@@ -227,6 +278,12 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
   return {
     // A resume re-sends the intent without a position: the log from its start.
     resumeStreamIsReplay: true,
+
+    onStopError(listener) {
+      if (typeof listener !== 'function') invalidOption('listener', 'a function', listener, 'answer-once/ai');
+      stopErrorListeners.add(listener);
+      return () => void stopErrorListeners.delete(listener);
+    },
 
     guardStop(chatStop) {
       if (typeof chatStop !== 'function') invalidOption('stop', "useChat's stop function", chatStop, 'answer-once/ai');
@@ -244,8 +301,24 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
       const merged = new Headers(headers);
       for (const [name, value] of new Headers(extra)) merged.set(name, value);
       const resumesAtStart = resumes.get(chatId) ?? 0;
-      const broadcast = await open(requestId, { headers: merged, body: payload });
-      return read(broadcast, requestId, chatId, resumesAtStart, abortSignal, startedAt);
+      // An edit or a regenerate rewrites the history the answer in flight answers: it is superseded.
+      const turn = new ChatTurn(requestId);
+      const previous = turns.get(chatId);
+      const rewrites = trigger === 'regenerate-message' || messageId !== undefined;
+      if (previous && previous.requestId !== requestId && rewrites) previous.supersede(turn);
+      turns.set(chatId, turn);
+      // Current until its answer ended: a stop the guard ignored leaves it running, and an edit then stops it.
+      const done = () => turns.get(chatId) === turn && turns.delete(chatId);
+      let broadcast: ChunkBroadcast;
+      try {
+        broadcast = await open(requestId, { headers: merged, body: payload });
+      } catch (error) {
+        done();
+        turn.endWith();
+        throw error;
+      }
+      void broadcast.done.finally(done).catch(() => undefined);
+      return read(broadcast, requestId, chatId, resumesAtStart, abortSignal, { turn, startedAt });
     },
 
     async reconnectToStream({ chatId, abortSignal }) {

@@ -24,6 +24,7 @@ import { initialSendState, isInFlight, sendReducer, type SendAction, type SendSt
 import { Subscribable } from '../core/subscribable.js';
 import type { AnswerOnceClient } from './client.js';
 import type { SendEvent, SendEventListener } from './events.js';
+import { confirmRunning } from './confirm-stop.js';
 import type { StopResult } from './stop.js';
 import { isResponseError } from './errors/guards.js';
 import type { StoredIntent } from './storage/types.js';
@@ -101,6 +102,8 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
   #sentAt: number | undefined;
   /** What the current streamed send has shown. */
   #shown: Shown | undefined;
+  /** Tells the current send that its stop was not confirmed. */
+  #stopFailed: ((error: Error) => void) | undefined;
 
   constructor(client: ControllerClient, input: string, options: SendControllerOptions = {}) {
     super();
@@ -175,6 +178,11 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
    * server's outcome, or `undefined` when nothing is in flight — or when the stop came
    * within `stopGuardMs` of the `send()` that started it (the second click of a
    * double-click landing on a Stop button that took Send's place): ignored.
+   *
+   * Never rejects for what the server answered, as `send()`: a stop the server did not
+   * confirm (`StopNotConfirmedError`: a route without `DELETE`, no answer, or a server
+   * that does not know the intent) resolves `undefined` and sets the state's `stopError`;
+   * the answer goes on, shown as it comes.
    */
   stop = async (): Promise<StopResult | undefined> => {
     const { requestId } = this.#state;
@@ -182,15 +190,24 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
     if (!this.#client.stop) throw new TypeError('answer-once: `stop()` needs a client with `stop()` (createClient()).');
     if (this.#sentAt !== undefined && Date.now() - this.#sentAt < this.#stopGuardMs) return undefined;
     this.#stoppedId = requestId;
-    const at = this.#shown?.freeze();
-    const stopping = at === undefined ? this.#client.stop(requestId) : this.#client.stop(requestId, { at });
-    this.#shown?.keep(
+    const shown = this.#shown;
+    const failed = this.#stopFailed;
+    const at = shown?.freeze();
+    const stopping = confirmRunning(at === undefined ? this.#client.stop(requestId) : this.#client.stop(requestId, { at }));
+    shown?.keep(
       stopping.then(
         ({ outcome }) => outcome === 'stopping',
         () => false,
       ),
     );
-    return stopping;
+    try {
+      return await stopping;
+    } catch (error) {
+      if (this.#stoppedId === requestId) this.#stoppedId = undefined;
+      shown?.thaw();
+      failed?.(toError(error));
+      return undefined;
+    }
   };
 
   /**
@@ -262,11 +279,14 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
         generation = this.#generation;
         this.#inFlight = promise;
         this.#shown = shown;
+        this.#stopFailed = stopFailed;
       }
       if (generation === this.#generation) this.#publish(own);
     };
+    const stopFailed = (error: Error) => apply({ type: 'stop-failed', error });
     this.#publish(own);
     this.#shown = shown;
+    this.#stopFailed = stopFailed;
     // Async, so a client whose send() throws synchronously still ends this send `failed`.
     const sent = (async () =>
       dispatch(

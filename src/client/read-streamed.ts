@@ -23,7 +23,8 @@ export const defaultStreamText: StreamText = (part) =>
  * What one streamed send has shown. `freeze()` (Stop pressed) keeps the text shown so far
  * and returns the position of the last part read; `keep(stopped)` says whether the
  * server honoured that stop — when it did not (the answer had already ended), the whole
- * answer is shown after all.
+ * answer is shown after all; `thaw()` (the stop was not confirmed: the answer goes on)
+ * shows it again as it comes.
  */
 export class Shown {
   /** The position (`<generation>.<offset>`) of the last part read, when the answer has positions. */
@@ -31,6 +32,8 @@ export class Shown {
   #text = '';
   #frozen: string | undefined;
   #kept: Promise<boolean> | undefined;
+  /** @internal Shows the text again after a thaw: the reader's `onText`. */
+  onThaw: ((text: string) => void) | undefined;
 
   get frozen(): boolean {
     return this.#frozen !== undefined;
@@ -47,7 +50,15 @@ export class Shown {
     this.#kept = kept;
   }
 
-  /** @internal The reader shows `text`. */
+  /** Shows the answer again from where it is now, and as it comes: the stop did not happen. */
+  thaw(): void {
+    if (this.#frozen === undefined) return;
+    this.#frozen = undefined;
+    this.#kept = undefined;
+    this.onThaw?.(this.#text);
+  }
+
+  /** @internal The reader is at `text` (shown unless frozen). */
   show(text: string): void {
     this.#text = text;
   }
@@ -69,15 +80,15 @@ export async function readStreamed<TData>(
   shown: Shown = new Shown(),
 ): Promise<Answered<TData>> {
   const answer = await opened;
+  shown.onThaw = onText;
   let text = '';
   let stopped = answer.stopped;
   /** Bytes of a body that is not an event stream, for its position. */
   let bytes = 0;
   const show = (next: string) => {
     text = next;
-    if (shown.frozen) return;
     shown.show(text);
-    onText(text);
+    if (!shown.frozen) onText(text);
   };
   for await (const part of answer) {
     if (part.type === 'stopped') stopped = true;

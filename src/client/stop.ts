@@ -17,7 +17,7 @@ import { invalidOption } from '../core/options.js';
 import { rawProblemCode } from './classify.js';
 import { AbortError } from './errors/abort-error.js';
 import { ConnectionError } from './errors/connection-error.js';
-import { ResponseError } from './errors/response-error.js';
+import { StopNotConfirmedError } from './errors/stop-not-confirmed-error.js';
 import { DEFAULT_STATUS_PATH } from '../core/status-path.js';
 import { isHTTPError } from './ky.js';
 import { isJsonContentType } from './parse.js';
@@ -33,7 +33,11 @@ const STOP_RETRY_STATUSES = [408, 429, 502, 503, 504];
  * - `stopping`: the generation was running and is told to stop; its answer ends with
  *   the partial text (and, for an event stream, the `stopped` part);
  * - `settled`: it had already ended (answered or failed): nothing changed;
- * - `unknown`: the server has no such intent in this scope.
+ * - `unknown`: the server has no such intent in this scope (404 `intent-not-found`).
+ *
+ * Any other answer (405 from a route that does not answer `DELETE`, a 404 that is not the
+ * protocol's, 501 `stop-unsupported`, 401…) or none at all is no confirmation:
+ * `client.stop()` rejects with {@link StopNotConfirmedError}.
  */
 export type StopOutcome = 'stopping' | 'settled' | 'unknown';
 
@@ -88,11 +92,15 @@ async function mark(
   return record;
 }
 
+/** The status route's problems for an intent that ended without an answer to replay (§ 8, § 5.7, § 14.8). */
+const SETTLED_CODES = new Set(['intent-failed', 'intent-stopped', 'intent-exhausted']);
+
 function outcomeOf(response: Response, code: string | undefined): StopOutcome | undefined {
   if (response.status === 202) return 'stopping';
-  if (response.status === 404 && (code === undefined || code === 'intent-not-found')) return 'unknown';
+  // Only the protocol's 404: a route that is not there answers 404 too, and stops nothing.
+  if (response.status === 404 && code === 'intent-not-found') return 'unknown';
   // The status route's answer for an ended intent: its stored answer, or a failed one.
-  if (response.headers.has(REPLAYED_HEADER) || code === 'intent-failed' || code === 'intent-stopped') {
+  if (response.headers.has(REPLAYED_HEADER) || SETTLED_CODES.has(code ?? '')) {
     return 'settled';
   }
   return undefined;
@@ -158,17 +166,19 @@ export function createStop(deps: StopDeps) {
     } catch (error) {
       if (options.signal?.aborted) throw new AbortError(context, options.signal.reason);
       // A retried status that outlasted the retries: ky read its body.
-      if (!isHTTPError(error)) throw new ConnectionError(context, error);
+      if (!isHTTPError(error))
+        throw new StopNotConfirmedError(undefined, context, true, new ConnectionError(context, error));
       response = error.response;
       data = error.data;
     }
     const outcome = outcomeOf(response, rawProblemCode(data));
     if (outcome) return { requestId, outcome, response };
-    // 501 stop-unsupported, 401, 405, a store failure past the retries: the stop did not happen.
+    // 405, a 404 that is not the protocol's, 501 stop-unsupported, 401, a store failure
+    // past the retries: the stop did not happen.
     const problem =
       typeof data === 'object' && data !== null && typeof (data as { status?: unknown }).status === 'number'
         ? (data as ProblemDetails)
         : undefined;
-    throw new ResponseError({ response, data, problem }, context, STOP_RETRY_STATUSES.includes(response.status));
+    throw new StopNotConfirmedError({ response, data, problem }, context, STOP_RETRY_STATUSES.includes(response.status));
   };
 }

@@ -9,6 +9,9 @@
  *                   └─queued→ offline    (no network: kept in the outbox, `queued` sends wait)
  *                                ─attempt→ sending (back online: it goes, same requestId)
  *
+ * `stop-failed` (a stop the server did not confirm) sets `stopError` on a send in flight
+ * and changes nothing else: the send goes on.
+ *
  * `SendState` is the whole snapshot, a union keyed on `status`: `data` is typed only in
  * `answered`, `error` only in `failed`, `retry` only in `retrying`; the other fields are
  * in every state, so a UI can read `state.attempt` without narrowing.
@@ -47,6 +50,12 @@ interface Fields<TJson> {
   readonly text: string | undefined;
   /** True when the answer was stopped (PROTOCOL.md § 14.8): `text`/`data` is the partial answer. */
   readonly stopped: boolean;
+  /**
+   * A `stop()` of this send that the server did not confirm (`StopNotConfirmedError`: a
+   * stop route without `DELETE`, no answer…): the answer goes on — and is paid for — to
+   * its end, shown as it comes. `undefined` until such a stop.
+   */
+  readonly stopError: Error | undefined;
 }
 
 interface Quiet {
@@ -89,6 +98,8 @@ export type SendAction<TData = unknown, TJson = unknown> =
   | { readonly type: 'text'; readonly text: string }
   | { readonly type: 'answer'; readonly data: TData; readonly replayed: boolean; readonly stopped?: boolean }
   | { readonly type: 'fail'; readonly error: Error }
+  /** A stop the server did not confirm: the answer goes on. */
+  | { readonly type: 'stop-failed'; readonly error: Error }
   /** Forget the intent; the next send is a new one. */
   | { readonly type: 'reset' };
 
@@ -104,6 +115,7 @@ const IDLE: Extract<SendState<never, never>, { status: 'idle' }> = Object.freeze
   queued: undefined,
   text: undefined,
   stopped: false,
+  stopError: undefined,
   data: undefined,
   error: undefined,
 });
@@ -184,12 +196,14 @@ export function sendReducer<TData, TJson>(
       };
     case 'fail':
       return { ...fields, status: 'failed', error: action.error };
+    case 'stop-failed':
+      return { ...state, stopError: action.error };
   }
 }
 
 /** The fields an in-flight state carries into its next state, minus per-state extras. */
 function progressFields<TJson>(state: SendState<unknown, TJson>): Fields<TJson> & Quiet {
-  const { requestId, json, attempt, retryLimit, polls, replayed, text, stopped } = state;
+  const { requestId, json, attempt, retryLimit, polls, replayed, text, stopped, stopError } = state;
   return {
     requestId,
     json,
@@ -199,6 +213,7 @@ function progressFields<TJson>(state: SendState<unknown, TJson>): Fields<TJson> 
     replayed,
     text,
     stopped,
+    stopError,
     retry: undefined,
     queued: undefined,
     data: undefined,

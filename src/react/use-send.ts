@@ -32,6 +32,8 @@ export interface SendActions<TData, TJson> {
    * keeps that same text), and stays in the client's storage so a reload with `resume`
    * shows it again, with no model call. Ignored within `stopGuardMs` (default 500 ms) of
    * the send, so a double-click's second click on a Stop in Send's place stops nothing.
+   * A stop the server did not confirm resolves `undefined` and sets `stopError` (a
+   * `StopNotConfirmedError`); the answer keeps showing as the model writes it.
    */
   readonly stop: () => Promise<StopResult | undefined>;
 }

@@ -9,7 +9,7 @@ import {
   createClient,
   isAbortError,
   isConnectionError,
-  isResponseError,
+  isStopNotConfirmedError,
   memoryStorageAdapter,
   type StoredIntent,
 } from 'answer-once';
@@ -55,34 +55,38 @@ describe('client.stop answers', () => {
     expect(stub.seen).toEqual([{ method: 'DELETE', url: `${BASE}api/status/${ID}`, id: ID }]);
   });
 
-  it('resolves settled for a stored answer (replayed) and for a failed or already stopped intent', async () => {
+  it('resolves settled for a stored answer (replayed) and for a failed, already stopped or exhausted intent', async () => {
     const answers = [
       () => Response.json({ answer: 'done' }, { headers: { 'X-Idempotent-Replayed': 'true' } }),
       () => problem(409, 'intent-failed'),
       () => problem(409, 'intent-stopped'),
+      () => problem(409, 'intent-exhausted'),
     ];
     for (const answer of answers) {
       expect((await clientOver(route(answer)).stop(ID)).outcome).toBe('settled');
     }
   });
 
-  it('resolves unknown for a 404 without a code or with intent-not-found, and rejects another 404', async () => {
-    expect((await clientOver(route(() => new Response(null, { status: 404 }))).stop(ID)).outcome).toBe('unknown');
+  it('resolves unknown only for the protocol’s 404 intent-not-found; a bare 404 (no route there) is not confirmed', async () => {
     expect((await clientOver(route(() => problem(404, 'intent-not-found'))).stop(ID)).outcome).toBe('unknown');
+    const bare = await rejection(clientOver(route(() => new Response('Not Found', { status: 404 }))).stop(ID));
+    expect(isStopNotConfirmedError(bare) && bare.status).toBe(404);
+    expect((bare as Error).message).toMatch(/404: no status route at that URL/);
     const error = await rejection(clientOver(route(() => problem(404, 'no-such-route'))).stop(ID));
-    expect(isResponseError(error) && error.status).toBe(404);
+    expect(isStopNotConfirmedError(error) && error.status).toBe(404);
   });
 
   it('rejects a 200 that is not a replay: a stop route never answers a live intent so', async () => {
     const error = await rejection(clientOver(route(() => Response.json({ answer: 'fresh' }))).stop(ID));
-    expect(isResponseError(error) && error.data).toEqual({ answer: 'fresh' });
+    expect(isStopNotConfirmedError(error) && error.data).toEqual({ answer: 'fresh' });
   });
 
-  it('rejects 501 stop-unsupported once, not retryable, with the problem read', async () => {
+  it('rejects 501 stop-unsupported once, not retryable, with the problem read and its cause named', async () => {
     const stub = route(() => problem(501, 'stop-unsupported'));
     const error = await rejection(clientOver(stub).stop(ID));
-    expect(isResponseError(error)).toBe(true);
+    expect(isStopNotConfirmedError(error)).toBe(true);
     expect(error).toMatchObject({ status: 501, retryable: false, requestId: ID, problem: { code: 'stop-unsupported' } });
+    expect((error as Error).message).toMatch(/keeps no answer logs.*may still be generating/);
     expect(stub.seen).toHaveLength(1);
   });
 
@@ -110,9 +114,12 @@ describe('client.stop answers', () => {
     expect(stub.seen).toHaveLength(3);
   });
 
-  it('rejects a network failure with ConnectionError, and an aborted stop with AbortError', async () => {
+  it('rejects a network failure as not confirmed (retryable, caused by a ConnectionError), and an aborted stop with AbortError', async () => {
     const down = route(() => Promise.reject(new TypeError('fetch failed')));
-    expect(isConnectionError(await rejection(clientOver(down, { retry: 0 }).stop(ID)))).toBe(true);
+    const failed = await rejection(clientOver(down, { retry: 0 }).stop(ID));
+    expect(isStopNotConfirmedError(failed)).toBe(true);
+    expect(failed).toMatchObject({ status: undefined, retryable: true, message: /stop not confirmed, no answer came back/ });
+    expect(isConnectionError((failed as Error).cause)).toBe(true);
     const controller = new AbortController();
     controller.abort();
     const idle = route(() => new Response(null, { status: 202 }));

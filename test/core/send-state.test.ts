@@ -152,6 +152,22 @@ describe('sendReducer, streamed', () => {
     expect(run([start, { type: 'answer', data: 'x', replayed: false }]).stopped).toBe(false);
     expect(run([start, { type: 'answer', data: 'x', replayed: false, stopped: true }]).stopped).toBe(true);
   });
+
+  it('keeps a stop the server did not confirm as stopError, the send going on, until the next send', () => {
+    const error = new Error('stop not confirmed');
+    const failed = run([start, { type: 'text', text: 'He' }, { type: 'stop-failed', error }]);
+    expect(failed).toMatchObject({ status: 'streaming', text: 'He', stopError: error });
+    const answered = run(
+      [
+        { type: 'text', text: 'Hello' },
+        { type: 'answer', data: 'Hello', replayed: false },
+      ],
+      failed,
+    );
+    expect(answered).toMatchObject({ status: 'answered', stopped: false, stopError: error });
+    expect(sendReducer(answered, { type: 'stop-failed', error: new Error('late') })).toBe(answered);
+    expect(run([start], answered).stopError).toBeUndefined();
+  });
 });
 
 describe('sendReducer, offline', () => {

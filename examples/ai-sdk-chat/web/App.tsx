@@ -47,6 +47,10 @@ export function App() {
     },
   });
   const [draft, setDraft] = useState('');
+  // A stop the server did not confirm (its status route does not answer DELETE, say): the
+  // model writes on, paid for, though useChat shows the answer stopped. Say so.
+  const [stopError, setStopError] = useState<Error>();
+  useEffect(() => transport.onStopError(setStopError), []);
   // Messages sent while an answer streams or waits: shown as queued, sent one by one as
   // answers end — kept with the conversation, so a closed tab's queue goes from the next page.
   const queued = useSyncExternalStore(queueStore.subscribe, queueStore.queued);
@@ -180,6 +184,11 @@ export function App() {
         {error && (
           <p className="error" data-testid="error">
             {error.message}
+          </p>
+        )}
+        {stopError && (
+          <p className="error" data-testid="stop-error">
+            Stop did not reach the server: {stopError.message}
           </p>
         )}
         <div ref={end} />

@@ -134,6 +134,12 @@ export function App() {
           outboxed={outboxed.filter((q) => !turns.some((turn) => turn.id === q.id))}
           onRetry={() => void chat.send()}
         />
+        {/* A stop the server did not confirm: the answer goes on (and shows), so say why. */}
+        {snapshot.stopError && (
+          <p className="error" data-testid="stop-error">
+            Stop did not reach the server: {snapshot.stopError.message}
+          </p>
+        )}
         <div className="end" ref={bottom} />
       </main>
       <div className="dock">

@@ -13,10 +13,11 @@ import type { IntentFailedError } from './intent-failed-error.js';
 import type { ProtocolError } from './protocol-error.js';
 import type { RequestIdReusedError } from './request-id-reused-error.js';
 import type { ResponseError } from './response-error.js';
+import type { StopNotConfirmedError } from './stop-not-confirmed-error.js';
 import type { StoredIntentError } from './stored-intent-error.js';
 import type { UnreplayableBodyError } from './unreplayable-body-error.js';
 
-/** True for every error `send()` and `resume()` reject with (not your own hooks' errors). */
+/** True for every error `send()`, `resume()` and `stop()` reject with (not your own hooks' errors). */
 export function isAnswerOnceError(error: unknown): error is AnswerOnceError {
   return typeof error === 'object' && error !== null && (error as { [ERROR_BRAND]?: unknown })[ERROR_BRAND] === true;
 }
@@ -53,3 +54,5 @@ export const isProtocolError = named<ProtocolError>('ProtocolError');
 export const isAnswerRestartedError = named<AnswerRestartedError>('AnswerRestartedError');
 /** A stored intent the client refused to send again (and removed from storage). */
 export const isStoredIntentError = named<StoredIntentError>('StoredIntentError');
+/** A stop the server did not confirm (a route without `DELETE`, no answer…): the answer may still be generating. */
+export const isStopNotConfirmedError = named<StopNotConfirmedError>('StopNotConfirmedError');
