@@ -22,7 +22,7 @@ import {
 
 /**
  * The IdempotencyStore half of the contract: claims, fencing, takeovers, TTLs and
- * waiting (`acquire`, `renew`, `complete`, `fail`, `get`, `wait`), for every store.
+ * waiting (`acquire`, `renew`, `complete`, `fail`, `get`, `wait`, `markAvoided`), for every store.
  * `setup` makes the store under test for each test; raise `leaseMs`/`slackMs` for a
  * store whose round trips are slow.
  */
@@ -211,6 +211,34 @@ export function describeStoreContract(
       expect(await store.complete(key, takeover.token, 'answer', ttl)).toBe('written');
       expect(await store.get(key)).toMatchObject({ state: 'completed', runs: 3 });
       expect(found(await store.acquire(key, 'fp', lease))).toMatchObject({ state: 'completed', runs: 3 });
+    });
+
+    it('marks a COMPLETED record as counted once: the record the first time, null ever after', async () => {
+      const mark = (): Promise<unknown> => {
+        if (!store.markAvoided) throw new Error(`${name} has no markAvoided: it counts no model call avoided`);
+        return store.markAvoided(key);
+      };
+      expect(await mark()).toBeNull(); // no record
+      const holder = held(await store.acquire(key, 'fp', lease));
+      expect(await mark()).toBeNull(); // still running
+      expect(await store.complete(key, holder.token, 'answer', ttl)).toBe('written');
+      expect(await mark()).toMatchObject({ state: 'completed', fingerprint: 'fp', result: 'answer' });
+      expect(await Promise.all([mark(), mark(), mark()])).toEqual([null, null, null]);
+      expect(found(await store.acquire(key, 'fp', lease))).toMatchObject({ state: 'completed', result: 'answer' });
+    });
+
+    it('marks neither a FAILED record nor a COMPLETED one that expired, and a new record of the key starts unmarked', async () => {
+      const first = held(await store.acquire(key, 'fp', lease));
+      expect(await store.fail(key, first.token, 'boom', ttl)).toBe('written');
+      expect(await store.markAvoided?.(key)).toBeNull();
+      const retry = held(await store.acquire(key, 'fp', lease));
+      expect(await store.complete(key, retry.token, 'answer', lease)).toBe('written');
+      expect(await store.markAvoided?.(key)).toMatchObject({ state: 'completed' });
+      await sleep(lease + slack);
+      expect(await store.markAvoided?.(key)).toBeNull();
+      const again = held(await store.acquire(key, 'fp', lease));
+      expect(await store.complete(key, again.token, 'answer again', ttl)).toBe('written');
+      expect(await store.markAvoided?.(key)).toMatchObject({ state: 'completed', result: 'answer again' });
     });
 
     it('counts runs only while the record lives: a FAILED record that expired starts again at 1', async () => {

@@ -26,6 +26,7 @@ export interface RedisScript {
  * | `x`   | `1`: a stop was requested                 | processing             |
  * | `n`   | runs: the claims made since the record was created | all           |
  * | `p`   | the stop's offset: where the answer ends  | processing             |
+ * | `a`   | `1`: a model call avoided was counted     | completed              |
  *
  * The log (PROTOCOL.md § 14.9) is a Stream of ONE generation `g`, with explicit entry
  * IDs that carry the positions, so a range query is an offset query:

@@ -9,7 +9,7 @@ import {
   type ResolvedMemoryStoreOptions,
 } from './memory-store-options.js';
 import { KeyWaiters } from './memory-waiters.js';
-import type { AcquireResult, IdempotencyRecord, ProcessingRecord, WriteResult } from '../store/store.js';
+import type { AcquireResult, CompletedRecord, IdempotencyRecord, ProcessingRecord, WriteResult } from '../store/store.js';
 import {
   isNewToReader,
   type LogAppend,
@@ -26,6 +26,8 @@ interface Entry {
   readonly record: IdempotencyRecord;
   /** When the record disappears (for PROCESSING: lease end + abandonedTtlMs). */
   readonly expiresAt: number;
+  /** A model call avoided by this completed record was counted (`markAvoided`). */
+  readonly avoided?: true;
 }
 
 /**
@@ -115,6 +117,15 @@ export class MemoryStore implements StreamStore {
 
   async get(key: string): Promise<IdempotencyRecord | null> {
     return this.#read(key, this.#options.now()) ?? null;
+  }
+
+  async markAvoided(key: string): Promise<CompletedRecord | null> {
+    const record = this.#read(key, this.#options.now());
+    // #read just returned its record, so the entry is there.
+    const entry = this.#entries.get(key) as Entry;
+    if (record?.state !== 'completed' || entry.avoided) return null;
+    this.#entries.set(key, { ...entry, avoided: true });
+    return record;
   }
 
   wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<IdempotencyRecord | null> {

@@ -140,6 +140,15 @@ export interface IdempotencyStore {
    */
   wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<IdempotencyRecord | null>;
 
+  /**
+   * Marks the COMPLETED record at `key` as counted: a model call its answer avoided was
+   * reported (PROTOCOL.md § 7.6). Answers the record when this call set the mark, `null`
+   * when the mark was set already or there is no COMPLETED record — so one intent is
+   * counted at most once, however often its answer is sent again. The mark lives as long
+   * as the record. Optional: without it, no avoided call is counted at all.
+   */
+  markAvoided?(key: string): Promise<CompletedRecord | null>;
+
   /** Releases timers and connections the store opened itself. */
   close?(): Promise<void>;
 }
