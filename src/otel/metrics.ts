@@ -38,7 +38,6 @@ const FIRST_BYTE_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.2
  * | `answer_once.tokens.avoided` | counter (the stored usage of each of those) | `gen_ai.token.type` (`input`, `output`) |
  * | `answer_once.first_byte.duration` | histogram, seconds (request to the first answer byte) | `answer_once.outcome` |
  *
- *
  * A call avoided is a send of an intent (not a status poll, not a resume from a position)
  * answered the whole answer without a run, counted once per intent (the store's
  * `markAvoided`): the counter never exceeds what a server without answer-once would have

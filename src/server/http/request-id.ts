@@ -6,7 +6,7 @@ import { InvalidRequestIdError, MissingRequestIdError } from '../errors.js';
  * The intent's ID (PROTOCOL.md § 2): `X-Request-Id` when it is sent, else `Idempotency-Key`
  * (sf-string or bare token). An `Idempotency-Key` beside an `X-Request-Id` is not read at
  * all — agreeing, disagreeing or malformed — since a browser may add its own to a POST
- * (§ 2.4): the caller could have sent `X-Request-Id` alone, so reading only it gives
+ * (§ 2.5): the caller could have sent `X-Request-Id` alone, so reading only it gives
  * nobody a key they could not name anyway. Throws `MissingRequestIdError` when neither is
  * sent, `InvalidRequestIdError` when the one read is not 8–128 characters of `[A-Za-z0-9_-]`.
  */

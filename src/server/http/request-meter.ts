@@ -19,7 +19,7 @@ const OUTCOME_OF_CODE: Partial<Record<ProblemCode, AnswerOutcome>> = {
 };
 
 /** Which request a {@link RequestMeter} measures. */
-export interface MeteredRequest {
+interface MeteredRequest {
   /** It named a position it already had (`Last-Event-ID`, `Range`, § 14.5). */
   readonly resumed: boolean;
   /** It is a send of the intent (the protected route), not a status read. */

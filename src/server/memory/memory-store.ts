@@ -121,10 +121,11 @@ export class MemoryStore implements StreamStore {
 
   async markAvoided(key: string): Promise<CompletedRecord | null> {
     const record = this.#read(key, this.#options.now());
+    if (record?.state !== 'completed') return null;
     // #read just returned its record, so the entry is there.
     const entry = this.#entries.get(key) as Entry;
-    if (record?.state !== 'completed' || entry.avoided) return null;
-    this.#entries.set(key, { ...entry, avoided: true });
+    if (entry.avoided) return null;
+    this.#entries.set(key, { ...entry, avoided: true }); // a key set again keeps its place in write order
     return record;
   }
 
