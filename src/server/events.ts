@@ -74,9 +74,10 @@ export type IdempotencyEventBody =
   | { readonly type: 'exhausted'; readonly key: string; readonly runs: number }
   /**
    * A stored answer was replayed instead of running the work; `usage` is what its run
-   * reported (when it did, and a listener is set).
+   * reported (when it did, and a listener is set); `counted`: the intent's call avoided
+   * was counted already (its record is marked, `markAvoided`), so this replay counts none.
    */
-  | { readonly type: 'replayed'; readonly key: string; readonly usage?: Usage }
+  | { readonly type: 'replayed'; readonly key: string; readonly usage?: Usage; readonly counted?: true }
   /** An attempt or a status request attached to the answer another attempt is streaming. */
   | { readonly type: 'attached'; readonly key: string }
   /** A stop was asked through the stop route (PROTOCOL.md § 14.8). */

@@ -174,10 +174,13 @@ export function describeStoreContract(
         handler: ranTwice,
         onEvent: (event) => events.push(event),
       });
-      const replay = await second(request());
+      // The request's `answered` event goes out once the store marked its call avoided.
+      const marked: Promise<unknown>[] = [];
+      const replay = await second(request(), { waitUntil: (promise) => void marked.push(promise) });
       expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
       expect(await replay.json()).toEqual({ answer: 'hi' });
-      expect(events.find(({ type }) => type === 'answered')).toMatchObject({ outcome: 'replayed', usage });
+      await Promise.all(marked);
+      expect(events.find(({ type }) => type === 'answered')).toMatchObject({ outcome: 'replayed', avoided: true, usage });
     });
 
     it('lets a FAILED intent be acquired again as a retry, and forgets it after its TTL', async () => {
@@ -222,9 +225,12 @@ export function describeStoreContract(
       const holder = held(await store.acquire(key, 'fp', lease));
       expect(await mark()).toBeNull(); // still running
       expect(await store.complete(key, holder.token, 'answer', ttl)).toBe('written');
-      expect(await mark()).toMatchObject({ state: 'completed', fingerprint: 'fp', result: 'answer' });
+      expect(await store.get(key)).not.toHaveProperty('avoided');
+      expect(await mark()).toMatchObject({ state: 'completed', fingerprint: 'fp', result: 'answer', avoided: true });
       expect(await Promise.all([mark(), mark(), mark()])).toEqual([null, null, null]);
-      expect(found(await store.acquire(key, 'fp', lease))).toMatchObject({ state: 'completed', result: 'answer' });
+      // The mark comes back with the record: a replay knows without asking again.
+      expect(await store.get(key)).toMatchObject({ state: 'completed', result: 'answer', avoided: true });
+      expect(found(await store.acquire(key, 'fp', lease))).toMatchObject({ state: 'completed', avoided: true });
     });
 
     it('marks neither a FAILED record nor a COMPLETED one that expired, and a new record of the key starts unmarked', async () => {
@@ -238,7 +244,8 @@ export function describeStoreContract(
       expect(await store.markAvoided?.(key)).toBeNull();
       const again = held(await store.acquire(key, 'fp', lease));
       expect(await store.complete(key, again.token, 'answer again', ttl)).toBe('written');
-      expect(await store.markAvoided?.(key)).toMatchObject({ state: 'completed', result: 'answer again' });
+      expect(await store.get(key)).not.toHaveProperty('avoided');
+      expect(await store.markAvoided?.(key)).toMatchObject({ state: 'completed', result: 'answer again', avoided: true });
     });
 
     it('counts runs only while the record lives: a FAILED record that expired starts again at 1', async () => {

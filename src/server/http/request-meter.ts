@@ -43,7 +43,7 @@ export class RequestMeter {
   #subject: EventSubject | undefined;
   #report: Reporter = () => undefined;
   #outcome: AnswerOutcome | undefined;
-  /** The key of the answer this request was given without a run (replayed or attached). */
+  /** The key of the answer this request was given without a run (replayed or attached), unless already counted. */
   #answeredKey: string | undefined;
   #reported!: () => void;
   /**
@@ -70,7 +70,8 @@ export class RequestMeter {
       if (event.type === 'acquired') this.#outcome = 'ran';
       else if (event.type === 'replayed' || event.type === 'attached') {
         this.#outcome = resumed ? 'resumed' : event.type;
-        this.#answeredKey = event.key;
+        // A replay of a marked record counts nothing: no store call to learn that again.
+        this.#answeredKey = event.type === 'replayed' && event.counted ? undefined : event.key;
       }
       forward(event);
     };

@@ -26,8 +26,6 @@ interface Entry {
   readonly record: IdempotencyRecord;
   /** When the record disappears (for PROCESSING: lease end + abandonedTtlMs). */
   readonly expiresAt: number;
-  /** A model call avoided by this completed record was counted (`markAvoided`). */
-  readonly avoided?: true;
 }
 
 /**
@@ -121,12 +119,12 @@ export class MemoryStore implements StreamStore {
 
   async markAvoided(key: string): Promise<CompletedRecord | null> {
     const record = this.#read(key, this.#options.now());
-    if (record?.state !== 'completed') return null;
+    if (record?.state !== 'completed' || record.avoided) return null;
     // #read just returned its record, so the entry is there.
-    const entry = this.#entries.get(key) as Entry;
-    if (entry.avoided) return null;
-    this.#entries.set(key, { ...entry, avoided: true }); // a key set again keeps its place in write order
-    return record;
+    const { expiresAt } = this.#entries.get(key) as Entry;
+    const marked = { ...record, avoided: true } as const;
+    this.#entries.set(key, { record: marked, expiresAt }); // a key set again keeps its place in write order
+    return marked;
   }
 
   wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<IdempotencyRecord | null> {

@@ -194,7 +194,7 @@ async function claimAndRun<T>(
     if (isExhausted(record)) throw exhaustedError(key);
     if (record.state === 'completed') {
       const { encoded, usage } = unwrapRunResult(record.result);
-      report({ type: 'replayed', key, ...(usage ? { usage } : {}) });
+      report({ type: 'replayed', key, ...(usage ? { usage } : {}), ...(record.avoided && { counted: true }) });
       return { value: codec.decode(encoded), replayed: true, ...(usage ? { usage } : {}) };
     }
     if (record.state === 'failed') {
