@@ -30,7 +30,7 @@ export interface Stats {
   readonly requests: number;
   /** Answers whose connection the `cut` fault dropped. */
   readonly cuts: number;
-  /** Answers given without a model call (replays, attaches, resumes): calls not paid. */
+  /** Intents a resend of which was answered without a model call, once each: calls not paid (README, "What it saved"). */
   readonly avoidedCalls: number;
   /** The tokens those answers' model calls cost: tokens not paid again. */
   readonly avoidedTokens: number;

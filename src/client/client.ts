@@ -96,10 +96,10 @@ export interface AnswerOnceClient {
  * unless one is set. Without `init` (the usual send) a plain object, which ky merges
  * cheaply.
  */
-function requestHeaders(init: HeadersInit | undefined, name: string, value: string, json: boolean): HeadersInit {
-  if (init === undefined) return json ? { 'content-type': 'application/json', [name]: value } : { [name]: value };
+function requestHeaders(init: HeadersInit | undefined, ids: Record<string, string>, json: boolean): HeadersInit {
+  if (init === undefined) return json ? { 'content-type': 'application/json', ...ids } : ids;
   const headers = new Headers(init);
-  headers.set(name, value);
+  for (const [name, value] of Object.entries(ids)) headers.set(name, value);
   if (json && !headers.has('content-type')) headers.set('content-type', 'application/json');
   return headers;
 }
@@ -148,7 +148,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
         : undefined;
     const json = send.json !== undefined;
     const body = json ? (stringifyJson ?? JSON.stringify)(send.json) : send.body;
-    const headers = requestHeaders(send.headers, options.headerName, options.formatId(requestId), json);
+    const headers = requestHeaders(send.headers, options.idHeaders(requestId), json);
     const persist =
       storage && internal.persist !== false ? persister(storage, stopped, requestId, label, send.headers) : undefined;
     const attempt = (fetch: typeof baseFetch, keep?: Persist) =>

@@ -71,10 +71,12 @@ export interface ClientOptions
    */
   ky?: KyInstance;
   /**
-   * Header carrying the intent's ID: one of the two the server reads (PROTOCOL.md § 2).
-   * `'Idempotency-Key'` switches to the IETF draft, whose value is a quoted
-   * structured-field string.
-   * @default 'X-Request-Id'
+   * The one header to carry the intent's ID in, for a server that reads only one of the
+   * two (PROTOCOL.md § 2): `'X-Request-Id'` sends the ID as is, `'Idempotency-Key'` (the
+   * IETF draft) as a quoted structured-field string. Unset, every request of the intent
+   * carries both, naming the same ID — so a browser that adds its own `Idempotency-Key`
+   * to a POST without one (Firefox can) never sends a pair that disagrees.
+   * @default undefined — both headers
    */
   headerName?: RequestIdHeaderName;
   /**
@@ -189,8 +191,10 @@ export interface ResolvedRetryPolicy {
 
 export interface ResolvedClientOptions {
   readonly ky: KyInstance;
-  readonly headerName: RequestIdHeaderName;
-  readonly formatId: (requestId: string) => string;
+  /** The `headerName` option: the one ID header, or `undefined` for both. */
+  readonly headerName: RequestIdHeaderName | undefined;
+  /** The headers naming `requestId` on every request of its intent (attempts, polls, stop). */
+  readonly idHeaders: (requestId: string) => Record<string, string>;
   readonly replayedHeaders: readonly string[];
   readonly retry: ResolvedRetryPolicy;
   readonly timeout: number | false;
@@ -222,7 +226,6 @@ const RETRY_DEFAULTS = Object.freeze({
 
 /** `ClientOptions` defaults; see each option's JSDoc. */
 const DEFAULTS = Object.freeze({
-  headerName: REQUEST_ID_HEADER as RequestIdHeaderName,
   replayedHeader: REPLAYED_HEADER,
   timeout: 30_000 as number | false,
   totalTimeout: 120_000,
@@ -280,7 +283,7 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
 } {
   const {
     ky: base = ky,
-    headerName = DEFAULTS.headerName,
+    headerName,
     replayedHeader = DEFAULTS.replayedHeader,
     retry,
     timeout = DEFAULTS.timeout,
@@ -301,7 +304,7 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
   const idHeader = ID_HEADERS.find(
     (name) => typeof headerName === 'string' && name.toLowerCase() === headerName.toLowerCase(),
   );
-  if (idHeader === undefined)
+  if (headerName !== undefined && idHeader === undefined)
     invalidOption('headerName', `'${REQUEST_ID_HEADER}' or '${IDEMPOTENCY_KEY_HEADER}'`, headerName);
   stringOption(replayedHeader, 'replayedHeader', 'a header name', (name) => TOKEN.test(name));
   if (timeout !== false) timerOption(timeout, 'timeout', 1);
@@ -319,7 +322,10 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
     ky: base,
     kyOptions,
     headerName: idHeader,
-    formatId: idHeader === IDEMPOTENCY_KEY_HEADER ? (id) => `"${id}"` : (id) => id,
+    idHeaders: (id) => ({
+      ...(idHeader !== IDEMPOTENCY_KEY_HEADER && { [REQUEST_ID_HEADER]: id }),
+      ...(idHeader !== REQUEST_ID_HEADER && { [IDEMPOTENCY_KEY_HEADER]: `"${id}"` }),
+    }),
     replayedHeaders: [replayedHeader, STRIPE_REPLAYED_HEADER],
     retry: normalizeRetryPolicy(retry),
     timeout,

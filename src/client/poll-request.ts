@@ -11,11 +11,11 @@ import { formatPreferWait } from '../core/prefer.js';
 
 const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding'];
 
-export function pollRequest(url: URL, sent: Request, idHeader: string, idValue: string, waitSeconds: number): Request {
+export function pollRequest(url: URL, sent: Request, ids: Record<string, string>, waitSeconds: number): Request {
   const sameOrigin = url.origin === new URL(sent.url).origin;
   const headers = new Headers(sameOrigin ? sent.headers : undefined);
   for (const name of BODY_HEADERS) headers.delete(name);
-  headers.set(idHeader, idValue);
+  for (const [name, value] of Object.entries(ids)) headers.set(name, value);
   if (waitSeconds > 0) headers.set(PREFER_HEADER, formatPreferWait(waitSeconds));
   return new Request(url, {
     method: 'GET',

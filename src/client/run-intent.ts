@@ -185,7 +185,7 @@ export async function runIntent<TData>(
       delay = step.pollDelay(options, progress, verdict.retryAfter);
       if (!polling) emit?.({ type: 'accepted', requestId, statusUrl, delay });
       next = statusUrl
-        ? pollRequest(new URL(statusUrl), request, options.headerName, options.formatId(requestId), options.pollWait)
+        ? pollRequest(new URL(statusUrl), request, options.idHeaders(requestId), options.pollWait)
         : original!.clone();
     } else {
       delay = takeRetry(verdict.reason, verdict.retryAfter, response.status);

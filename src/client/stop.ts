@@ -148,7 +148,7 @@ export function createStop(deps: StopDeps) {
       response = await ky(url, {
         method: 'DELETE',
         headers: {
-          [clientOptions.headerName]: clientOptions.formatId(requestId),
+          ...clientOptions.idHeaders(requestId),
           ...(at && { [LAST_EVENT_ID_HEADER]: at }),
         },
         retry: {

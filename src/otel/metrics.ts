@@ -1,6 +1,6 @@
 import { type Attributes, type Meter, metrics } from '@opentelemetry/api';
 import { functionOption, invalidOption, optionsObject } from '../core/options.js';
-import type { AnswerOutcome, IdempotencyEvent, IdempotencyEventListener } from '../server/events.js';
+import type { IdempotencyEvent, IdempotencyEventListener } from '../server/events.js';
 
 /** Options of {@link otelMetrics}. */
 export interface OtelMetricsOptions {
@@ -20,9 +20,6 @@ export interface OtelMetricsOptions {
   onEvent?: IdempotencyEventListener;
 }
 
-/** The outcomes that answered a request without running the work: each is a model call avoided. */
-const AVOIDED: ReadonlySet<AnswerOutcome> = new Set(['replayed', 'attached', 'resumed']);
-
 /**
  * Bucket boundaries (seconds) for the first-byte histogram: the OpenTelemetry GenAI
  * conventions' advice for `gen_ai.server.time_to_first_token`.
@@ -37,11 +34,15 @@ const FIRST_BYTE_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.2
  * | --- | --- | --- |
  * | `answer_once.requests` | counter | `answer_once.outcome` |
  * | `answer_once.model.calls` | counter (runs started, takeovers and retries included) | — |
- * | `answer_once.model.calls_avoided` | counter (answers given without a run) | — |
- * | `answer_once.tokens.avoided` | counter (the stored usage of each answer given without a run) | `gen_ai.token.type` (`input`, `output`) |
+ * | `answer_once.model.calls_avoided` | counter (intents a send of which was answered without a run: at most one per intent) | — |
+ * | `answer_once.tokens.avoided` | counter (the stored usage of each of those) | `gen_ai.token.type` (`input`, `output`) |
  * | `answer_once.first_byte.duration` | histogram, seconds (request to the first answer byte) | `answer_once.outcome` |
  *
- * No attribute carries the user, the session or the request ID.
+ * A call avoided is a send of an intent (not a status poll, not a resume from a position)
+ * answered the whole answer without a run, counted once per intent (the store's
+ * `markAvoided`): the counter never exceeds what a server without answer-once would have
+ * paid for those sends, and a replay loop adds at most one. No attribute carries the
+ * user, the session or the request ID.
  */
 export function otelMetrics(options?: OtelMetricsOptions): IdempotencyEventListener {
   const given = optionsObject(options, 'otelMetrics() options');
@@ -62,7 +63,7 @@ export function otelMetrics(options?: OtelMetricsOptions): IdempotencyEventListe
       const byOutcome = { ...base, 'answer_once.outcome': event.outcome };
       requests.add(1, byOutcome);
       if (event.firstByteMs !== undefined) firstByte.record(event.firstByteMs / 1000, byOutcome);
-      if (AVOIDED.has(event.outcome)) {
+      if (event.avoided) {
         avoided.add(1, base);
         if (event.usage?.inputTokens) tokens.add(event.usage.inputTokens, input);
         if (event.usage?.outputTokens) tokens.add(event.usage.outputTokens, output);
@@ -87,11 +88,11 @@ function instruments(meter: Meter) {
       unit: '{call}',
     }),
     avoided: meter.createCounter('answer_once.model.calls_avoided', {
-      description: 'Answers given without running the work: replays, attaches to a live answer, resumes.',
+      description: 'Intents whose send was answered without running the work (a replay, an attach): one per intent at most.',
       unit: '{call}',
     }),
     tokens: meter.createCounter('answer_once.tokens.avoided', {
-      description: 'Tokens the answers given without a run would have cost: the usage their run reported.',
+      description: 'Tokens the calls avoided would have cost: the usage their run reported.',
       unit: '{token}',
     }),
     firstByte: meter.createHistogram('answer_once.first_byte.duration', {

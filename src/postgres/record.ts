@@ -77,6 +77,10 @@ export function decodeRecord(row: Row, receivedAt: number): IdempotencyRecord | 
         completedAt: integer(row.settled_at, 'settled_at'),
         generation,
         runs,
+        // Marked for this very generation: a record a later claim replaced starts unmarked.
+        ...(row.avoided_generation != null && integer(row.avoided_generation, 'avoided_generation') === generation
+          ? { avoided: true }
+          : {}),
       };
     case 'failed':
       return {

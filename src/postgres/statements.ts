@@ -1,6 +1,7 @@
 import { acquireSql } from './sql/acquire.js';
 import { appendSql } from './sql/append.js';
 import { getSql } from './sql/get.js';
+import { markAvoidedSql } from './sql/mark-avoided.js';
 import { readLogSql } from './sql/read-log.js';
 import { renewSql } from './sql/renew.js';
 import { createTablesSql } from './sql/schema.js';
@@ -18,6 +19,7 @@ export interface Statements {
   readonly renew: string;
   readonly settle: string;
   readonly get: string;
+  readonly markAvoided: string;
   readonly append: string;
   readonly readLog: string;
   readonly stop: string;
@@ -34,6 +36,7 @@ export function statementsOf(table: string): Statements {
     renew: renewSql(tables),
     settle: settleSql(tables),
     get: getSql(tables),
+    markAvoided: markAvoidedSql(tables),
     append: appendSql(tables),
     readLog: readLogSql(tables),
     stop: stopSql(tables),

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Doorbell } from '../core/doorbell.js';
-import type { AcquireResult, IdempotencyRecord, WriteResult } from '../server/store/store.js';
+import type { AcquireResult, CompletedRecord, IdempotencyRecord, WriteResult } from '../server/store/store.js';
 import {
   isNewToReader,
   LOG_LINGER_MS,
@@ -135,6 +135,12 @@ export class PostgresStore implements StreamStore {
   async get(key: string): Promise<IdempotencyRecord | null> {
     const rows = await this.#query('get', this.#sql.get, [checkText('key', key, true)]);
     return decodeRecord(onlyRow(rows), Date.now());
+  }
+
+  async markAvoided(key: string): Promise<CompletedRecord | null> {
+    const rows = await this.#query('markAvoided', this.#sql.markAvoided, [checkText('key', key, true)]);
+    const record = decodeRecord(onlyRow(rows), Date.now());
+    return record?.state === 'completed' ? record : null;
   }
 
   async wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<IdempotencyRecord | null> {

@@ -57,7 +57,7 @@ export function toLocalDeadline(deadline: number, redisNow: number, receivedAt: 
  * it was counted (it ran at least once).
  */
 export function decodeRecord(reply: unknown, receivedAt: number): IdempotencyRecord | null {
-  const [, now, s, f, t, l, c, r, e, d, g, x, n, p] = array(reply, 3);
+  const [, now, s, f, t, l, c, r, e, d, g, x, n, p, a] = array(reply, 3);
   const state = text(s);
   if (state === null) return null;
   const fingerprint = required(f, 'fingerprint');
@@ -78,7 +78,16 @@ export function decodeRecord(reply: unknown, receivedAt: number): IdempotencyRec
         ...(p == null ? {} : { stopAt: integer(p) }),
       };
     case 'completed':
-      return { state, fingerprint, result: required(r, 'result'), createdAt, completedAt: integer(d), runs, ...generation };
+      return {
+        state,
+        fingerprint,
+        result: required(r, 'result'),
+        createdAt,
+        completedAt: integer(d),
+        runs,
+        ...generation,
+        ...(text(a) === '1' ? { avoided: true } : {}),
+      };
     case 'failed':
       return { state, fingerprint, error: required(e, 'error'), createdAt, failedAt: integer(d), runs, ...generation };
     default:

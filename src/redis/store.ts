@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AcquireResult, IdempotencyRecord, WriteResult } from '../server/store/store.js';
+import type { AcquireResult, CompletedRecord, IdempotencyRecord, WriteResult } from '../server/store/store.js';
 import {
   isNewToReader,
   LOG_LINGER_MS,
@@ -26,6 +26,7 @@ import { array, decodeRecord, integer, text, toLocalDeadline } from './reply.js'
 import { runScript } from './run-script.js';
 import { ACQUIRE } from './scripts/acquire.js';
 import { APPEND } from './scripts/append.js';
+import { MARK_AVOIDED } from './scripts/mark-avoided.js';
 import { READ } from './scripts/read.js';
 import { READ_LOG } from './scripts/read-log.js';
 import { RENEW } from './scripts/renew.js';
@@ -119,6 +120,11 @@ export class RedisStore implements StreamStore {
   async get(key: string): Promise<IdempotencyRecord | null> {
     const reply = await this.#run(READ, key, []);
     return decodeRecord(reply, Date.now());
+  }
+
+  async markAvoided(key: string): Promise<CompletedRecord | null> {
+    const record = decodeRecord(await this.#run(MARK_AVOIDED, key, []), Date.now());
+    return record?.state === 'completed' ? record : null;
   }
 
   async wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<IdempotencyRecord | null> {

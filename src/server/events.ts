@@ -5,7 +5,8 @@ import type { Usage } from './usage.js';
  * - `ran`: this request ran the work (a model call) and answered with what it made;
  * - `replayed`, `attached`, `resumed`: answered without running it — a stored answer, the
  *   live answer another request is producing, or either from a position the client
- *   already had (`Last-Event-ID`, `Range`): each a model call avoided;
+ *   already had (`Last-Event-ID`, `Range`); whether that counts as a model call avoided
+ *   is the `answered` event's `avoided`;
  * - `in_progress`: told to come back (202, or `IntentInProgressError`);
  * - `conflict`: the ID was used with another request (422);
  * - `failed`: the answer this request got failed — its own run failed (a model call all
@@ -40,7 +41,8 @@ export type StoreOperation =
   | 'append'
   | 'read'
   | 'stop'
-  | 'watchStop';
+  | 'watchStop'
+  | 'markAvoided';
 
 /** What every event carries: the intent's ID, and its user when the app opted in. */
 export interface EventSubject {
@@ -72,9 +74,10 @@ export type IdempotencyEventBody =
   | { readonly type: 'exhausted'; readonly key: string; readonly runs: number }
   /**
    * A stored answer was replayed instead of running the work; `usage` is what its run
-   * reported (when it did, and a listener is set).
+   * reported (when it did, and a listener is set); `counted`: the intent's call avoided
+   * was counted already (its record is marked, `markAvoided`), so this replay counts none.
    */
-  | { readonly type: 'replayed'; readonly key: string; readonly usage?: Usage }
+  | { readonly type: 'replayed'; readonly key: string; readonly usage?: Usage; readonly counted?: true }
   /** An attempt or a status request attached to the answer another attempt is streaming. */
   | { readonly type: 'attached'; readonly key: string }
   /** A stop was asked through the stop route (PROTOCOL.md § 14.8). */
@@ -105,13 +108,17 @@ export type IdempotencyEventBody =
   /**
    * One request (or `runOnce` call) is answered — once each, when its answer's body ended
    * or its caller left. `firstByteMs` runs from the request to its answer's first byte
-   * (the head, for an answer without a body); `usage` is the run's reported usage: what
-   * it cost (`ran`), or the tokens avoided (`replayed`, `attached`, `resumed`). The
-   * metrics of `answer-once/otel` are made of these.
+   * (the head, for an answer without a body). `avoided` says the request counts as a
+   * model call avoided (PROTOCOL.md § 7.6): a send of the intent — not a status read,
+   * not a resume from a position — answered the whole answer without a run
+   * (`replayed`, `attached`), and the first such for its intent. `usage` is the run's
+   * reported usage: what it cost (`ran`), or the tokens avoided (`avoided`). The metrics
+   * of `answer-once/otel` are made of these.
    */
   | {
       readonly type: 'answered';
       readonly outcome: AnswerOutcome;
+      readonly avoided?: true;
       readonly firstByteMs?: number;
       readonly usage?: Usage;
     }

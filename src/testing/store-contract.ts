@@ -23,7 +23,7 @@ import {
 
 /**
  * The IdempotencyStore half of the contract: claims, fencing, takeovers, TTLs and
- * waiting (`acquire`, `renew`, `complete`, `fail`, `get`, `wait`), for every store.
+ * waiting (`acquire`, `renew`, `complete`, `fail`, `get`, `wait`, `markAvoided`), for every store.
  * `setup` makes the store under test for each test; raise `leaseMs`/`slackMs` for a
  * store whose round trips are slow.
  */
@@ -175,10 +175,13 @@ export function describeStoreContract(
         handler: ranTwice,
         onEvent: (event) => events.push(event),
       });
-      const replay = await second(request());
+      // The request's `answered` event goes out once the store marked its call avoided.
+      const marked: Promise<unknown>[] = [];
+      const replay = await second(request(), { waitUntil: (promise) => void marked.push(promise) });
       expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
       expect(await replay.json()).toEqual({ answer: 'hi' });
-      expect(events.find(({ type }) => type === 'answered')).toMatchObject({ outcome: 'replayed', usage });
+      await Promise.all(marked);
+      expect(events.find(({ type }) => type === 'answered')).toMatchObject({ outcome: 'replayed', avoided: true, usage });
     });
 
     it('lets a FAILED intent be acquired again as a retry, and forgets it after its TTL', async () => {
@@ -212,6 +215,38 @@ export function describeStoreContract(
       expect(await store.complete(key, takeover.token, 'answer', ttl)).toBe('written');
       expect(await store.get(key)).toMatchObject({ state: 'completed', runs: 3 });
       expect(found(await store.acquire(key, 'fp', lease))).toMatchObject({ state: 'completed', runs: 3 });
+    });
+
+    it('marks a COMPLETED record as counted once: the record the first time, null ever after', async () => {
+      const mark = (): Promise<unknown> => {
+        if (!store.markAvoided) throw new Error(`${name} has no markAvoided: it counts no model call avoided`);
+        return store.markAvoided(key);
+      };
+      expect(await mark()).toBeNull(); // no record
+      const holder = held(await store.acquire(key, 'fp', lease));
+      expect(await mark()).toBeNull(); // still running
+      expect(await store.complete(key, holder.token, 'answer', ttl)).toBe('written');
+      expect(await store.get(key)).not.toHaveProperty('avoided');
+      expect(await mark()).toMatchObject({ state: 'completed', fingerprint: 'fp', result: 'answer', avoided: true });
+      expect(await Promise.all([mark(), mark(), mark()])).toEqual([null, null, null]);
+      // The mark comes back with the record: a replay knows without asking again.
+      expect(await store.get(key)).toMatchObject({ state: 'completed', result: 'answer', avoided: true });
+      expect(found(await store.acquire(key, 'fp', lease))).toMatchObject({ state: 'completed', avoided: true });
+    });
+
+    it('marks neither a FAILED record nor a COMPLETED one that expired, and a new record of the key starts unmarked', async () => {
+      const first = held(await store.acquire(key, 'fp', lease));
+      expect(await store.fail(key, first.token, 'boom', ttl)).toBe('written');
+      expect(await store.markAvoided?.(key)).toBeNull();
+      const retry = held(await store.acquire(key, 'fp', lease));
+      expect(await store.complete(key, retry.token, 'answer', lease)).toBe('written');
+      expect(await store.markAvoided?.(key)).toMatchObject({ state: 'completed' });
+      await sleep(lease + slack);
+      expect(await store.markAvoided?.(key)).toBeNull();
+      const again = held(await store.acquire(key, 'fp', lease));
+      expect(await store.complete(key, again.token, 'answer again', ttl)).toBe('written');
+      expect(await store.get(key)).not.toHaveProperty('avoided');
+      expect(await store.markAvoided?.(key)).toMatchObject({ state: 'completed', result: 'answer again', avoided: true });
     });
 
     it('counts runs only while the record lives: a FAILED record that expired starts again at 1', async () => {

@@ -1,6 +1,7 @@
 /**
  * What `createClient()`'s defaults and resolved options do, seen from a stub `fetch`:
- * the ID goes in `X-Request-Id` as is, or quoted in `Idempotency-Key` (given in any case);
+ * the ID goes in `X-Request-Id` as is and quoted in `Idempotency-Key`, or in the one `headerName`
+ * names (given in any case);
  * a replay is known by `X-Idempotent-Replayed` or Stripe's header, or by `replayedHeader`
  * instead of the default; 4 retries on the 7 default statuses (or `statusCodes`), a first
  * backoff ceiling of 300 ms capped at 10 s, `Retry-After` honoured up to 30 s, `retry` as
@@ -63,11 +64,11 @@ async function firstEvent<T extends SendEvent['type']>(
 }
 
 describe('the ID header', () => {
-  it('is X-Request-Id by default, carrying the ID as is', async () => {
+  it('is both by default: X-Request-Id as is, Idempotency-Key quoted, naming the same ID', async () => {
     const server = stub(() => Response.json({}));
     await createClient({ baseUrl: BASE, fetch: server.fetch }).send('chat', { requestId: 'intent-0001' });
     expect(server.requests[0]!.headers.get('x-request-id')).toBe('intent-0001');
-    expect(server.requests[0]!.headers.has('idempotency-key')).toBe(false);
+    expect(server.requests[0]!.headers.get('idempotency-key')).toBe('"intent-0001"');
   });
 
   it.each(['Idempotency-Key', 'idempotency-key', 'IDEMPOTENCY-KEY'])(
@@ -87,6 +88,7 @@ describe('the ID header', () => {
       requestId: 'intent-0001',
     });
     expect(server.requests[0]!.headers.get('x-request-id')).toBe('intent-0001');
+    expect(server.requests[0]!.headers.has('idempotency-key')).toBe(false);
   });
 });
 

@@ -82,6 +82,9 @@ describe('a status poll', () => {
     await send(server, { statusUrl: (id) => `http://127.0.0.1:7/status/${id}` });
     const poll = server.requests[1]!;
     expect(poll.url).toBe(`http://127.0.0.1:7/status/${ID}`);
-    expect([...poll.headers.keys()]).toEqual(['x-request-id']);
+    expect([...poll.headers]).toEqual([
+      ['idempotency-key', `"${ID}"`],
+      ['x-request-id', ID],
+    ]);
   });
 });

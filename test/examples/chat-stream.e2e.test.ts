@@ -11,6 +11,7 @@ import {
   answerText,
   armTrouble,
   ask,
+  footerAvoidedCalls,
   footerModelCalls,
   modelLog,
   onlyCallSince,
@@ -58,6 +59,8 @@ describe.skipIf(!chromiumAvailable())('chat demo streaming in Chromium', () => {
     expect(chatPosts).toHaveLength(2);
     expect(new Set(chatPosts.map((post) => post.requestId)).size).toBe(1);
     expect(await footerModelCalls(page, demo)).toBe(before.modelCalls + 1);
+    // The reconnect resumed from its last event: no new request for the model, no call avoided.
+    expect(await footerAvoidedCalls(page, demo)).toBe(before.avoidedCalls);
   });
 
   it('continues the answer on the page after a reload mid-stream, with one model call', async () => {

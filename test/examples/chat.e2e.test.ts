@@ -7,6 +7,7 @@ import {
   answerText,
   armTrouble as arm,
   ask as askOn,
+  footerAvoidedCalls,
   footerModelCalls as footerOf,
   onlyCallSince,
   trackChatPosts,
@@ -68,6 +69,8 @@ describe.skipIf(!chromiumAvailable())('chat demo in Chromium', () => {
     const after = await demo.stats();
     expect(after.requests).toBe(before.requests + 2);
     expect(after.intents).toBe(before.intents + 1);
+    // The retry was the intent's one send answered without a run: one call avoided.
+    expect(await footerAvoidedCalls(page, demo)).toBe(before.avoidedCalls + 1);
   });
 
   it('shows "retrying (1/5)" after a 503 before the work, then answers with one model call and no badge', async () => {

@@ -84,6 +84,18 @@ const meteredApp = (handler: Work) => ({
   }),
 });
 
+/**
+ * A `waitUntil` that keeps what the handler hands it, and `settled()` awaiting it all: a
+ * request's `answered` event goes out once the store marked (or not) its call avoided.
+ */
+function kept() {
+  const promises: Promise<unknown>[] = [];
+  return {
+    call: { waitUntil: (promise: Promise<unknown>) => void promises.push(promise) },
+    settled: () => Promise.all(promises),
+  };
+}
+
 const send = (id: string, headers: Record<string, string> = {}): Request =>
   new Request('http://app.test/api/chat', {
     method: 'POST',
@@ -92,27 +104,28 @@ const send = (id: string, headers: Record<string, string> = {}): Request =>
   });
 
 describe('otelMetrics', () => {
-  it('counts 10 model calls, 20 avoided and the tokens they avoided for 10 intents sent 3 times each (a replay and an attach among them)', async () => {
+  it('counts 10 model calls, and one call avoided per intent with the tokens it avoided, for 10 intents sent 3 times each (an attach and a replay among them)', async () => {
     rig = metricsRig();
     const app = chatHandler({ words: 6, delayMs: 10, onEvent: otelMetrics({ meter: rig.meter }) });
+    const background = kept();
     for (let i = 0; i < 10; i += 1) {
       const id = `intent-000000${i}`;
       const first = await app.handle(send(id));
       await sleep(40); // the head is in the log: a second send attaches to the live answer
-      const attached = await app.handle(send(id));
+      const attached = await app.handle(send(id), background.call);
       expect(attached.headers.get('X-Idempotent-Attached')).toBe('true');
       const [mine, theirs] = await Promise.all([first.text(), attached.text()]);
       expect(theirs).toBe(mine);
-      const replay = await app.handle(send(id));
+      const replay = await app.handle(send(id), background.call);
       expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
       expect(await replay.text()).toBe(mine);
     }
-    await sleep(20); // an attach's usage is read from the record as its body ends
+    await background.settled(); // an attach's call avoided is counted once its answer ended
     expect(app.calls()).toBe(10);
     expect(await rig.total('answer_once.model.calls')).toBe(10);
-    expect(await rig.total('answer_once.model.calls_avoided')).toBe(20);
-    expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'input' })).toBe(2_000);
-    expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'output' })).toBe(1_000);
+    expect(await rig.total('answer_once.model.calls_avoided')).toBe(10);
+    expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'input' })).toBe(1_000);
+    expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'output' })).toBe(500);
     expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'ran' })).toBe(10);
     expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'attached' })).toBe(10);
     expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'replayed' })).toBe(10);
@@ -140,7 +153,7 @@ describe('otelMetrics', () => {
     expect(attributes.every((a) => a['http.route'] === '/api/chat')).toBe(true);
   });
 
-  it('tells a resume by position and a reused ID apart', async () => {
+  it('tells a resume by position and a reused ID apart, and counts neither as a call avoided', async () => {
     rig = metricsRig();
     const app = chatHandler({ words: 4, delayMs: 5, onEvent: otelMetrics({ meter: rig.meter }) });
     const text = await (await app.handle(send('resume-00001'))).text();
@@ -157,8 +170,8 @@ describe('otelMetrics', () => {
     await reused.text();
     expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'resumed' })).toBe(1);
     expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'conflict' })).toBe(1);
-    expect(await rig.total('answer_once.model.calls_avoided')).toBe(1);
-    expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'output' })).toBe(50);
+    expect(await rig.total('answer_once.model.calls_avoided')).toBe(0);
+    expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'output' })).toBe(0);
   });
 
   it('counts a send told to come back (202) as in progress, and one that waited for the answer (Prefer: wait) as a call avoided', async () => {
@@ -174,13 +187,15 @@ describe('otelMetrics', () => {
     const told = await app.handle(send('poll-000001'));
     expect(told.status).toBe(202);
     await told.text();
-    const waiting = app.handle(send('poll-000001', { Prefer: 'wait=5' }));
+    const background = kept();
+    const waiting = app.handle(send('poll-000001', { Prefer: 'wait=5' }), background.call);
     await sleep(20);
     release();
     await (await first).text();
     const waited = await waiting;
     expect(waited.headers.get('X-Idempotent-Replayed')).toBe('true');
     expect(await waited.json()).toEqual({ answer: 'forty-two' });
+    await background.settled();
     expect(await rig.total('answer_once.model.calls')).toBe(1);
     expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'in_progress' })).toBe(1);
     expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'replayed' })).toBe(1);
@@ -311,7 +326,9 @@ describe('otelMetrics', () => {
         'event: answer-once.stopped\ndata: {}\nid: 1.99\n\n';
       return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
     });
-    for (let i = 0; i < 2; i += 1) await (await app.handle(send('mimic-00001'))).text();
+    const background = kept();
+    for (let i = 0; i < 2; i += 1) await (await app.handle(send('mimic-00001'), background.call)).text();
+    await background.settled();
     expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'ran' })).toBe(1);
     expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'replayed' })).toBe(1);
     expect(await rig.total('answer_once.model.calls_avoided')).toBe(1);
@@ -338,5 +355,88 @@ describe('otelMetrics', () => {
     const onEvent = otelMetrics({ meter: rig.meter, onEvent: (event) => seen.push(event.type) });
     await runOnce(new MemoryStore(), 'k-1', async () => 1, { onEvent });
     expect(seen).toEqual(['acquired', 'completed', 'answered']);
+  });
+});
+
+describe('otelMetrics: what counts as a call avoided (PROTOCOL.md § 7.6)', () => {
+  const status = (id: string, init: RequestInit = {}): Request => new Request(`http://app.test/api/status/${id}`, init);
+
+  it('counts one call avoided, and its tokens once, for one model call then 1,000 sends of the same ID', async () => {
+    rig = metricsRig();
+    const app = chatHandler({ words: 3, delayMs: 0, onEvent: otelMetrics({ meter: rig.meter }) });
+    const first = await (await app.handle(send('loop-0000001'))).text();
+    for (let i = 0; i < 1_000; i += 1) {
+      const replay = await app.handle(send('loop-0000001'));
+      expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
+      expect(await replay.text()).toBe(first);
+    }
+    expect(app.calls()).toBe(1);
+    expect(await rig.total('answer_once.model.calls')).toBe(1);
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'replayed' })).toBe(1_000);
+    expect(await rig.total('answer_once.model.calls_avoided')).toBe(1);
+    expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'input' })).toBe(100);
+    expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'output' })).toBe(50);
+  }, 30_000);
+
+  it('counts one call avoided for a message redelivered 1,000 times to runOnce', async () => {
+    rig = metricsRig();
+    const store = new MemoryStore();
+    const onEvent = otelMetrics({ meter: rig.meter });
+    const work = async ({ reportUsage }: { reportUsage: (usage: { inputTokens: number }) => void }) => {
+      reportUsage({ inputTokens: 300 });
+      return 'done';
+    };
+    for (let i = 0; i <= 1_000; i += 1) await runOnce(store, 'message-loop', work, { onEvent });
+    expect(await rig.total('answer_once.model.calls')).toBe(1);
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'replayed' })).toBe(1_000);
+    expect(await rig.total('answer_once.model.calls_avoided')).toBe(1);
+    expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'input' })).toBe(300);
+  }, 30_000);
+
+  it('counts no call avoided for status polls, status reads and resumes from a position — only a send does', async () => {
+    rig = metricsRig();
+    let release = (): void => undefined;
+    const app = meteredApp(async (_request, ctx) => {
+      await new Promise<void>((resolve) => (release = resolve));
+      ctx.reportUsage({ inputTokens: 70, outputTokens: 30 });
+      return Response.json({ answer: 'forty-two' });
+    });
+    const running = app.handle(send('poll-only-01'));
+    await sleep(20);
+    const polled = app.handle(status('poll-only-01', { headers: { Prefer: 'wait=5' } })); // a long poll
+    await sleep(20);
+    release();
+    await (await running).text();
+    expect(await (await polled).json()).toEqual({ answer: 'forty-two' });
+    for (let i = 0; i < 3; i += 1) await (await app.handle(status('poll-only-01'))).text();
+    await (await app.handle(status('poll-only-01', { method: 'HEAD' }))).text();
+    const tail = await app.handle(send('poll-only-01', { Range: 'bytes=5-' }));
+    expect(tail.status).toBe(206);
+    await tail.text();
+    await (await app.handle(status('poll-only-01', { headers: { Range: 'bytes=5-' } }))).text();
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'replayed' })).toBe(5);
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'resumed' })).toBe(2);
+    expect(await rig.total('answer_once.model.calls_avoided')).toBe(0);
+    expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'input' })).toBe(0);
+    // The intent's first send answered without a run is the call avoided (its event goes
+    // out once the store marked it: what the runtime's waitUntil is handed).
+    const background = kept();
+    await (await app.handle(send('poll-only-01'), background.call)).text();
+    await background.settled();
+    expect(await rig.total('answer_once.model.calls_avoided')).toBe(1);
+    expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'input' })).toBe(70);
+  });
+
+  it('counts no call avoided for a stream resumed by Last-Event-ID, on the send route or the status route', async () => {
+    rig = metricsRig();
+    const app = chatHandler({ words: 4, delayMs: 1, onEvent: otelMetrics({ meter: rig.meter }) });
+    const text = await (await app.handle(send('resume-loop1'))).text();
+    const lastId = /id: (\S+)/.exec(text)?.[1] ?? '';
+    for (let i = 0; i < 10; i += 1) {
+      await (await app.handle(send('resume-loop1', { 'Last-Event-ID': lastId }))).text();
+      await (await app.handle(status('resume-loop1', { headers: { 'Last-Event-ID': lastId } }))).text();
+    }
+    expect(await rig.total('answer_once.requests', { 'answer_once.outcome': 'resumed' })).toBe(20);
+    expect(await rig.total('answer_once.model.calls_avoided')).toBe(0);
   });
 });

@@ -164,6 +164,18 @@ describe.skipIf(!hasPostgres)('PostgresStore on a real PostgreSQL', () => {
     expect(held(await store.acquire(newKey(), 'fp', LEASE))).toMatchObject({ acquired: true, runs: 1 });
   });
 
+  it('counts calls avoided on a table made before markAvoided existed: the schema adds its column', async () => {
+    const table = `older_${Date.now()}`;
+    await suite.pool.query(postgresStoreSchema(table));
+    await suite.pool.query(`ALTER TABLE ${table} DROP COLUMN avoided_generation`); // as an older version made it
+    const store = suite.open({ table });
+    const key = newKey();
+    const holder = held(await store.acquire(key, 'fp', LEASE));
+    expect(await store.complete(key, holder.token, 'answer', TTL)).toBe('written');
+    expect(await store.markAvoided(key)).toMatchObject({ state: 'completed', result: 'answer' });
+    expect(await store.markAvoided(key)).toBeNull();
+  });
+
   it('keeps its tables in a schema of its own, and wakes waiters there through NOTIFY', async () => {
     await suite.pool.query('CREATE SCHEMA IF NOT EXISTS app');
     const store = suite.open({ table: 'app.intents', pollIntervalMs: 60_000 });

@@ -51,12 +51,16 @@ describe.skipIf(!hasRedis)('usage on RedisStore', () => {
       calls += 1;
       return new Response('ran again');
     }, events);
-    const replay = await after.handle(send());
+    // The `answered` event goes out once the store marked the call avoided: what waitUntil keeps.
+    const marked: Promise<unknown>[] = [];
+    const replay = await after.handle(send(), { waitUntil: (promise) => void marked.push(promise) });
     expect(await replay.text()).toBe(answer);
     expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
+    await Promise.all(marked);
     expect(calls).toBe(1);
     expect(events.find(({ type }) => type === 'answered')).toMatchObject({
       outcome: 'replayed',
+      avoided: true,
       usage: { inputTokens: 812, outputTokens: 97 },
     });
     await after.close();

@@ -5,7 +5,7 @@
  */
 import type { Page, Request as PwRequest } from 'playwright-core';
 import { expect } from 'vitest';
-import type { DemoProcess } from './demo-process.js';
+import type { DemoProcess, ExampleProcess } from './demo-process.js';
 
 export const UI_TIMEOUT_MS = 20_000;
 
@@ -56,6 +56,15 @@ export async function footerModelCalls(page: Page, server: DemoProcess): Promise
     .poll(() => page.getByTestId('model-calls').textContent(), { timeout: UI_TIMEOUT_MS })
     .toBe(String(modelCalls));
   return modelCalls;
+}
+
+/** Model calls avoided as the footer shows them (`"N call(s), …"`), once it agrees with the server. */
+export async function footerAvoidedCalls(page: Page, server: ExampleProcess<{ avoidedCalls: number }>): Promise<number> {
+  const { avoidedCalls } = await server.stats();
+  await expect
+    .poll(async () => (await page.getByTestId('avoided').textContent())?.split(' ')[0], { timeout: UI_TIMEOUT_MS })
+    .toBe(avoidedCalls.toLocaleString('en-US'));
+  return avoidedCalls;
 }
 
 /** Every model call the server made (the latest 200), with the text it wrote. */

@@ -22,11 +22,12 @@ export interface ExampleProcess<TStats> {
   stop(): Promise<void>;
 }
 
-/** The chat demo's counters: model calls, distinct intents, chat requests received. */
+/** The chat demo's counters: model calls, distinct intents, chat requests received, model calls avoided. */
 interface DemoStats {
   readonly modelCalls: number;
   readonly intents: number;
   readonly requests: number;
+  readonly avoidedCalls: number;
 }
 
 export type DemoProcess = ExampleProcess<DemoStats>;

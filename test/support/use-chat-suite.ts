@@ -8,7 +8,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { answerTokens } from '../../examples/ai-sdk-chat/model.js';
 import { chatDemoSuite } from './chat-demo-suite.js';
-import { armTrouble } from './chat-page.js';
+import { armTrouble, footerAvoidedCalls } from './chat-page.js';
 import { chromiumAvailable } from './chromium.js';
 import type { AiSdkDemo } from './demo-process.js';
 
@@ -92,6 +92,8 @@ export function describeUseChatDemo(
       expect(new Set(chatPosts).size).toBe(1);
       await expect(page.getByTestId('seam').textContent()).resolves.toBe('stream resumed ×1');
       await expect.poll(() => page.getByTestId('model-calls').textContent()).toBe(String(after.modelCalls));
+      // The reconnect resumed from a position: no new request for the model, no call avoided.
+      expect(await footerAvoidedCalls(page, demo)).toBe(before.avoidedCalls);
     });
 
     it('replaces the partial answer in place when the model breaks mid-answer and the intent runs again', async () => {

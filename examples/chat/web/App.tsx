@@ -156,7 +156,7 @@ export function App() {
         <footer className="stats" aria-live="polite">
           model calls: <strong data-testid="model-calls">{server.stats?.modelCalls ?? '–'}</strong>
           {' · '}
-          <span title="Answers given without running the model again (replays, attaches, resumes), and the tokens they did not cost.">
+          <span title="Intents a resend of which was answered without running the model again (a replay, an attach), once each, and the tokens that did not cost. Polls and resumes do not count.">
             avoided: <strong data-testid="avoided">{server.stats ? savingsText(server.stats) : '–'}</strong>
           </span>
           {' · '}

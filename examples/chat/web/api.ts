@@ -22,7 +22,7 @@ export interface Stats {
   readonly intents: number;
   /** Chat requests that reached the server: retries, resends and resumes included. */
   readonly requests: number;
-  /** Answers given without a model call (replays, attaches, resumes): calls not paid. */
+  /** Intents a resend of which was answered without a model call, once each: calls not paid (README, "What it saved"). */
   readonly avoidedCalls: number;
   /** The tokens those answers' model calls cost: tokens not paid again. */
   readonly avoidedTokens: number;

@@ -77,10 +77,13 @@ async function resendable(body: BodyInit): Promise<BodyInit> {
   return body;
 }
 
-/** The ID the caller put in the request (the client's header, `X-Request-Id` or `Idempotency-Key`), removed from `headers`. */
-function takeRequestId(headers: Headers, headerName: string): string | undefined {
+/**
+ * The ID the caller put in the request — the client's `headerName` first, then
+ * `X-Request-Id`, then `Idempotency-Key`, as the server reads them — removed from `headers`.
+ */
+function takeRequestId(headers: Headers, headerName: string | undefined): string | undefined {
   let found: string | undefined;
-  for (const name of [headerName, REQUEST_ID_HEADER, IDEMPOTENCY_KEY_HEADER]) {
+  for (const name of [headerName ?? REQUEST_ID_HEADER, REQUEST_ID_HEADER, IDEMPOTENCY_KEY_HEADER]) {
     const value = headers.get(name);
     headers.delete(name);
     if (value !== null && found === undefined) {
@@ -91,7 +94,11 @@ function takeRequestId(headers: Headers, headerName: string): string | undefined
   return found;
 }
 
-async function fetchCall(input: RequestInfo | URL, init: RequestInit | undefined, headerName: string): Promise<FetchCall> {
+async function fetchCall(
+  input: RequestInfo | URL,
+  init: RequestInit | undefined,
+  headerName: string | undefined,
+): Promise<FetchCall> {
   const request = typeof Request !== 'undefined' && input instanceof Request ? input : undefined;
   const headers = new Headers(init?.headers ?? request?.headers);
   let body: BodyInit | undefined;

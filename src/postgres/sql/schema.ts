@@ -28,6 +28,7 @@ import { keyDigest, type Tables, tablesOf } from './tables.js';
  * | `log_length`       | bytes appended to it                                           |
  * | `log_start`        | the first byte still kept (`retainBytes`)                      |
  * | `log_expires_at`   | after a settle, when the log lapses; null: with the record     |
+ * | `avoided_generation` | the generation a model call avoided was counted for (completed) |
  *
  * The log's bytes are rows of `<table>_log`, one per append: `(key_digest, generation,
  * start_offset, data)`, so a read from an offset is an index range.
@@ -58,8 +59,10 @@ CREATE TABLE IF NOT EXISTS ${records} (
   log_head text,
   log_length bigint,
   log_start bigint,
-  log_expires_at bigint
+  log_expires_at bigint,
+  avoided_generation bigint
 );
+ALTER TABLE ${records} ADD COLUMN IF NOT EXISTS avoided_generation bigint;
 CREATE INDEX IF NOT EXISTS ${recordsName}_expires_at ON ${records} (expires_at);
 CREATE INDEX IF NOT EXISTS ${recordsName}_log_expires_at ON ${records} (log_expires_at) WHERE log_expires_at IS NOT NULL;
 CREATE TABLE IF NOT EXISTS ${chunks} (

@@ -26,6 +26,7 @@ export interface RedisScript {
  * | `x`   | `1`: a stop was requested                 | processing             |
  * | `n`   | runs: the claims made since the record was created | all           |
  * | `p`   | the stop's offset: where the answer ends  | processing             |
+ * | `a`   | `1`: a model call avoided was counted     | completed              |
  *
  * The log (PROTOCOL.md § 14.9) is a Stream of ONE generation `g`, with explicit entry
  * IDs that carry the positions, so a range query is an offset query:
@@ -50,8 +51,8 @@ const PRELUDE = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local function ms(n) return string.format('%d', n) end
-local FIELDS = {'s', 'f', 't', 'l', 'c', 'r', 'e', 'd', 'g', 'x', 'n', 'p'}
-local function record(r) return {0, now, r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12]} end
+local FIELDS = {'s', 'f', 't', 'l', 'c', 'r', 'e', 'd', 'g', 'x', 'n', 'p', 'a'}
+local function record(r) return {0, now, r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13]} end
 local function entry_end(id) return tonumber(string.match(id, '%-(%d+)$')) end
 local function entry_generation(id) return string.match(id, '^(%d+)%-') end
 `;

@@ -67,7 +67,8 @@ export function createIdempotencyHandler(
     const { onEvent } = options;
     if (!onEvent) return route(request, setup);
     const resumed = readPosition(request.headers) !== undefined;
-    const meter = new RequestMeter(onEvent, options.store, options.storeTimeoutMs, resumed);
+    const send = !new URL(request.url).pathname.startsWith(statusPrefix);
+    const meter = new RequestMeter(onEvent, options.store, options.storeTimeoutMs, { resumed, send });
     const answered = meter.answer(await route(request, { ...setup, meter }));
     setup.keep?.(meter.reported); // its event may go out after the body ended
     return answered;

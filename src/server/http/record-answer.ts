@@ -24,7 +24,7 @@ export function answerRecord(
   if (record?.state === 'completed' && !isExhausted(record)) {
     // The tokens this replay avoided, for a listener (parsed only when someone listens).
     const usage = setup.options.onEvent ? storedUsage(record.result) : undefined;
-    report({ type: 'replayed', key, ...(usage === undefined ? {} : { usage }) });
+    report({ type: 'replayed', key, ...(usage === undefined ? {} : { usage }), ...(record.avoided && { counted: true }) });
     return replayAnswer(record, answer, position);
   }
   return statusAnswer(record, answer, setup.options, Date.now());

@@ -5,7 +5,7 @@ import { isEventStream } from '../../core/stream-protocol.js';
 import type { AnswerOutcome, EventSubject, IdempotencyEventListener, Reporter } from '../events.js';
 import { reporter } from '../events.js';
 import { problemCodeOf } from '../problem.js';
-import { storeCall } from '../store/store-call.js';
+import { countAvoided } from '../store/avoided.js';
 import { isFailureStatus, storedUsage } from '../format/stored-response.js';
 import type { IdempotencyStore } from '../store/store.js';
 import type { Usage } from '../usage.js';
@@ -18,24 +18,33 @@ const OUTCOME_OF_CODE: Partial<Record<ProblemCode, AnswerOutcome>> = {
   'intent-exhausted': 'exhausted',
 };
 
+/** Which request a {@link RequestMeter} measures. */
+interface MeteredRequest {
+  /** It named a position it already had (`Last-Event-ID`, `Range`, § 14.5). */
+  readonly resumed: boolean;
+  /** It is a send of the intent (the protected route), not a status read. */
+  readonly send: boolean;
+}
+
 /**
  * One request's `answered` event (events.ts): what became of it, when its first byte
  * left, and what its run cost or its answer saved. Made per request only when the app
  * listens (`onEvent`); the request's own events tell it whether the work ran here or was
- * replayed or attached, its answer tells the rest.
+ * replayed or attached, its answer tells the rest. A send answered the whole answer
+ * without a run is a model call avoided only if the store marks it as the intent's
+ * first (`markAvoided`, § 7.6): a replay loop, a poll or a resume never adds to it.
  */
 export class RequestMeter {
   readonly #listener: IdempotencyEventListener;
   readonly #store: IdempotencyStore;
   readonly #storeTimeoutMs: number;
   readonly #startedAt = performance.now();
-  readonly #resumed: boolean;
+  readonly #request: MeteredRequest;
   #subject: EventSubject | undefined;
   #report: Reporter = () => undefined;
   #outcome: AnswerOutcome | undefined;
-  #usage: Usage | undefined;
-  /** The key of the live answer this request attached to: its usage is read once it ends. */
-  #attachedKey: string | undefined;
+  /** The key of the answer this request was given without a run (replayed or attached), unless already counted. */
+  #answeredKey: string | undefined;
   #reported!: () => void;
   /**
    * Settles once the request's `answered` event went out, or at once for a request that
@@ -44,12 +53,11 @@ export class RequestMeter {
    */
   readonly reported = new Promise<void>((resolve) => (this.#reported = resolve));
 
-  /** `resumed`: the request named a position it already had (§ 14.5). */
-  constructor(listener: IdempotencyEventListener, store: IdempotencyStore, storeTimeoutMs: number, resumed: boolean) {
+  constructor(listener: IdempotencyEventListener, store: IdempotencyStore, storeTimeoutMs: number, request: MeteredRequest) {
     this.#listener = listener;
     this.#store = store;
     this.#storeTimeoutMs = storeTimeoutMs;
-    this.#resumed = resumed;
+    this.#request = request;
   }
 
   /** The request's reporter: every event goes on to the app's listener, and tells this meter what happened. */
@@ -57,14 +65,13 @@ export class RequestMeter {
     this.#subject = subject;
     const forward = reporter(this.#listener, subject);
     this.#report = forward;
+    const { resumed } = this.#request;
     return (event) => {
       if (event.type === 'acquired') this.#outcome = 'ran';
-      else if (event.type === 'replayed') {
-        this.#outcome = this.#resumed ? 'resumed' : 'replayed';
-        this.#usage = event.usage;
-      } else if (event.type === 'attached') {
-        this.#outcome = this.#resumed ? 'resumed' : 'attached';
-        this.#attachedKey = event.key;
+      else if (event.type === 'replayed' || event.type === 'attached') {
+        this.#outcome = resumed ? 'resumed' : event.type;
+        // A replay of a marked record counts nothing: no store call to learn that again.
+        this.#answeredKey = event.type === 'replayed' && event.counted ? undefined : event.key;
       }
       forward(event);
     };
@@ -121,21 +128,29 @@ export class RequestMeter {
 
   #answered(outcome: AnswerOutcome, firstByteAt: number): void {
     const firstByteMs = firstByteAt - this.#startedAt;
-    const key = this.#attachedKey;
-    if (key === undefined || this.#usage !== undefined || (outcome !== 'attached' && outcome !== 'resumed')) {
-      this.#emit(outcome, firstByteMs, this.#usage);
+    const key = this.#answeredKey;
+    if (key === undefined || !this.#request.send || (outcome !== 'replayed' && outcome !== 'attached')) {
+      this.#emit(outcome, firstByteMs);
       return;
     }
-    // An attach learns its run's usage once that run completed: read it from the record.
+    // The intent's first send answered without a run is the call avoided; the marked
+    // record (complete by now, an attach's too) carries the usage it avoided.
     const context = { report: this.#report, timeoutMs: this.#storeTimeoutMs };
-    storeCall('get', key, () => this.#store.get(key), context).then(
-      (record) => this.#emit(outcome, firstByteMs, record?.state === 'completed' ? storedUsage(record.result) : undefined),
-      () => this.#emit(outcome, firstByteMs, undefined),
+    void countAvoided(this.#store, key, context).then((record) =>
+      this.#emit(outcome, firstByteMs, record ? { usage: storedUsage(record.result) } : undefined),
     );
   }
 
-  #emit(outcome: AnswerOutcome, firstByteMs: number, usage: Usage | undefined): void {
-    this.#report({ type: 'answered', outcome, firstByteMs, ...(usage === undefined ? {} : { usage }) });
+  /** Reports the `answered` event; `avoided` with the tokens it avoided, when it counts as a call avoided. */
+  #emit(outcome: AnswerOutcome, firstByteMs: number, avoided?: { readonly usage: Usage | undefined }): void {
+    const usage = avoided?.usage;
+    this.#report({
+      type: 'answered',
+      outcome,
+      firstByteMs,
+      ...(avoided && { avoided: true }),
+      ...(usage && { usage }),
+    });
     this.#reported();
   }
 }

@@ -9,7 +9,7 @@ import {
   type ResolvedMemoryStoreOptions,
 } from './memory-store-options.js';
 import { KeyWaiters } from './memory-waiters.js';
-import type { AcquireResult, IdempotencyRecord, ProcessingRecord, WriteResult } from '../store/store.js';
+import type { AcquireResult, CompletedRecord, IdempotencyRecord, ProcessingRecord, WriteResult } from '../store/store.js';
 import {
   isNewToReader,
   type LogAppend,
@@ -115,6 +115,16 @@ export class MemoryStore implements StreamStore {
 
   async get(key: string): Promise<IdempotencyRecord | null> {
     return this.#read(key, this.#options.now()) ?? null;
+  }
+
+  async markAvoided(key: string): Promise<CompletedRecord | null> {
+    const record = this.#read(key, this.#options.now());
+    if (record?.state !== 'completed' || record.avoided) return null;
+    // #read just returned its record, so the entry is there.
+    const { expiresAt } = this.#entries.get(key) as Entry;
+    const marked = { ...record, avoided: true } as const;
+    this.#entries.set(key, { record: marked, expiresAt }); // a key set again keeps its place in write order
+    return marked;
   }
 
   wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<IdempotencyRecord | null> {

@@ -7,6 +7,7 @@ import {
   IntentInProgressError,
   LeaseLostError,
 } from '../errors.js';
+import { countAvoided } from '../store/avoided.js';
 import { type AnswerOutcome, type IdempotencyEventListener, type Reporter, reporter } from '../events.js';
 import { runHeld } from './held-run.js';
 import { type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
@@ -54,6 +55,8 @@ interface ResolvedRunOnceOptions<T> extends ResolvedLeaseOptions {
   readonly waitMs: number;
   readonly codec: Codec<T>;
   readonly report: Reporter;
+  /** Someone listens (`onEvent`): only then is a call avoided counted, a store write. */
+  readonly listening: boolean;
   readonly signal: AbortSignal | undefined;
 }
 
@@ -76,6 +79,7 @@ function normalizeRunOnceOptions<T>(
     waitMs: timerOption(options.waitMs ?? RUN_ONCE_DEFAULTS.waitMs, 'waitMs'),
     codec,
     report: reporter(onEvent, { requestId }),
+    listening: onEvent !== undefined,
     signal: options.signal,
   };
 }
@@ -131,11 +135,23 @@ export async function runOnce<T>(
 ): Promise<RunOnceResult<T>> {
   const options = normalizeRunOnceOptions(store, key, given);
   const startedAt = performance.now();
-  const answered = (outcome: AnswerOutcome, usage?: Usage): void =>
-    options.report({ type: 'answered', outcome, firstByteMs: performance.now() - startedAt, ...(usage ? { usage } : {}) });
+  const answered = (outcome: AnswerOutcome, usage?: Usage, avoided?: boolean): void =>
+    options.report({
+      type: 'answered',
+      outcome,
+      ...(avoided && { avoided }),
+      firstByteMs: performance.now() - startedAt,
+      ...(usage ? { usage } : {}),
+    });
   try {
     const result = await claimAndRun(key, work, options);
-    answered(result.replayed ? 'replayed' : 'ran', result.usage);
+    if (!result.replayed) answered('ran', result.usage);
+    else {
+      // A redelivered message is a call avoided once per key (PROTOCOL.md § 7.6).
+      const context = { report: options.report, timeoutMs: options.storeTimeoutMs };
+      const avoided = options.listening && (await countAvoided(options.store, key, context)) !== null;
+      answered('replayed', avoided ? result.usage : undefined, avoided);
+    }
     return result;
   } catch (error) {
     answered(outcomeOfError(error));
@@ -178,7 +194,7 @@ async function claimAndRun<T>(
     if (isExhausted(record)) throw exhaustedError(key);
     if (record.state === 'completed') {
       const { encoded, usage } = unwrapRunResult(record.result);
-      report({ type: 'replayed', key, ...(usage ? { usage } : {}) });
+      report({ type: 'replayed', key, ...(usage ? { usage } : {}), ...(record.avoided && { counted: true }) });
       return { value: codec.decode(encoded), replayed: true, ...(usage ? { usage } : {}) };
     }
     if (record.state === 'failed') {

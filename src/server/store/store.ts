@@ -62,6 +62,8 @@ export interface CompletedRecord {
   readonly runs: number;
   /** The generation whose holder completed it (stores that keep answer logs). */
   readonly generation?: number;
+  /** A model call its answer avoided was counted (`markAvoided`): later replays count none. */
+  readonly avoided?: true;
 }
 
 /** The record of an intent whose last attempt failed; the same intent may run again. */
@@ -139,6 +141,16 @@ export interface IdempotencyStore {
    * busy-poll: wake on the write (an event, pub/sub) and on the lease deadline.
    */
   wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<IdempotencyRecord | null>;
+
+  /**
+   * Marks the COMPLETED record at `key` as counted ({@link CompletedRecord.avoided}): a
+   * model call its answer avoided was reported (PROTOCOL.md § 7.6); `acquire` and `get`
+   * return the mark with the record. Answers the marked record when this call set it, `null`
+   * when the mark was set already or there is no COMPLETED record — so one intent is
+   * counted at most once, however often its answer is sent again. The mark lives as long
+   * as the record. Optional: without it, no avoided call is counted at all.
+   */
+  markAvoided?(key: string): Promise<CompletedRecord | null>;
 
   /** Releases timers and connections the store opened itself. */
   close?(): Promise<void>;

@@ -62,14 +62,14 @@ describe('client.fetch: the request it sends', () => {
 describe('client.fetch: the request ID', () => {
   const sentIds = (seen: { id: string | null }[]) => seen.map((s) => s.id);
 
-  it('takes X-Request-Id or Idempotency-Key (quoted or not) and sends it once, as the client’s header', async () => {
+  it('takes X-Request-Id or Idempotency-Key (quoted or not) and sends it in both headers, naming one ID', async () => {
     const heard: Headers[] = [];
     const { server, client } = rig((request) => (heard.push(request.headers), ok()));
     await (await client.fetch(`${BASE}a`, { headers: { 'X-Request-Id': ID } })).text();
     await (await client.fetch(`${BASE}a`, { headers: { 'Idempotency-Key': `"${ID}-k"` } })).text();
     await (await client.fetch(`${BASE}a`, { headers: { 'X-Request-Id': ` "${ID}-q" ` } })).text();
     expect(sentIds(server.seen)).toEqual([ID, `${ID}-k`, `${ID}-q`]);
-    expect(heard.map((h) => h.get('idempotency-key'))).toEqual([null, null, null]);
+    expect(heard.map((h) => h.get('idempotency-key'))).toEqual([`"${ID}"`, `"${ID}-k"`, `"${ID}-q"`]);
   });
 
   it('prefers the client’s own header, then X-Request-Id, then Idempotency-Key; the others are dropped unchecked', async () => {

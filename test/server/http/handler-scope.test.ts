@@ -57,15 +57,51 @@ describe('createIdempotencyHandler: request IDs', () => {
     expect(both.headers.get('X-Idempotent-Replayed')).toBe('true');
     expect(app.calls).toHaveLength(1);
   });
+});
 
-  it('answers 400 when X-Request-Id and Idempotency-Key disagree', async () => {
+describe('createIdempotencyHandler: an Idempotency-Key beside X-Request-Id (a browser may add its own)', () => {
+  const OTHER = 'req-9999999999';
+
+  it('names the intent by X-Request-Id: a send with a new key each time runs once and replays', async () => {
     const app = chatApp();
-    const response = await app.handle(chatRequest({ headers: { 'Idempotency-Key': '"req-9999999999"' } }));
-    expect(response.status).toBe(400);
-    const problem = (await response.json()) as { code: string; title: string };
-    expect(problem.code).toBe('invalid-request-id');
-    expect(problem.title).toMatch(/X-Request-Id.*Idempotency-Key/);
-    expect(app.calls).toHaveLength(0);
+    const first = await app.handle(chatRequest({ headers: { 'Idempotency-Key': '"browser-key-0001"' } }));
+    expect(first.status).toBe(200);
+    expect(first.headers.get('X-Request-Id')).toBe(ID);
+    const again = await app.handle(chatRequest({ headers: { 'Idempotency-Key': '"browser-key-0002"' } }));
+    expect(again.headers.get('X-Idempotent-Replayed')).toBe('true');
+    expect(await again.json()).toEqual(await first.json());
+    expect(app.calls).toHaveLength(1);
+  });
+
+  it('ignores a malformed Idempotency-Key beside a valid X-Request-Id, and refuses a malformed X-Request-Id whatever the key', async () => {
+    const app = chatApp();
+    for (const key of ['"42"', 'not a key!', `"${ID}`]) {
+      const response = await app.handle(chatRequest({ headers: { 'Idempotency-Key': key } }));
+      expect(response.status).toBe(200);
+    }
+    expect(app.calls).toHaveLength(1);
+    const bad = await app.handle(chatRequest({ id: 'short', headers: { 'Idempotency-Key': `"${ID}"` } }));
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ code: 'invalid-request-id' });
+    expect(app.calls).toHaveLength(1);
+  });
+
+  it('never answers the intent the key names: a pair pointing at another intent runs its own and leaves that one alone', async () => {
+    const app = chatApp();
+    const victim = await app.handle(chatRequest({ id: OTHER, question: 'the other intent' }));
+    const victimAnswer = await victim.json();
+    // The key names the answered intent; X-Request-Id a new one, with another question.
+    const probe = await app.handle(chatRequest({ question: 'mine', headers: { 'Idempotency-Key': `"${OTHER}"` } }));
+    expect(probe.headers.get('X-Idempotent-Replayed')).toBeNull();
+    expect(probe.headers.get('X-Request-Id')).toBe(ID);
+    expect(await probe.json()).toEqual({ answer: 'echo: mine', run: 2 });
+    // The other way round: X-Request-Id names the answered intent with another body: 422.
+    const reused = await app.handle(chatRequest({ id: OTHER, question: 'mine', headers: { 'Idempotency-Key': `"${ID}"` } }));
+    expect(reused.status).toBe(422);
+    // Each intent still has its own answer, run once.
+    const replay = await app.handle(chatRequest({ id: OTHER, question: 'the other intent' }));
+    expect(await replay.json()).toEqual(victimAnswer);
+    expect(app.calls).toHaveLength(2);
   });
 });
 

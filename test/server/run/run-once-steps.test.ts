@@ -69,7 +69,7 @@ describe('runOnce: the events of each step', () => {
     });
     expect(again.events).toEqual([
       { type: 'replayed', key: 'orders:7', requestId: 'orders:7' },
-      { type: 'answered', outcome: 'replayed', firstByteMs: expect.any(Number), requestId: 'orders:7' },
+      { type: 'answered', outcome: 'replayed', avoided: true, firstByteMs: expect.any(Number), requestId: 'orders:7' },
     ]);
   });
 

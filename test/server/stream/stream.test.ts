@@ -172,7 +172,7 @@ describe('createIdempotencyHandler: streamed answers', () => {
     expect(end.status).toBe(204);
   });
 
-  it('stores a JSON answer as a one-chunk log at the cost of 0.1: acquire and complete, no append', async () => {
+  it('stores a JSON answer as a one-chunk log at the cost of 0.1: acquire and complete, no append; a replay reads, and marks its call avoided once', async () => {
     const calls: string[] = [];
     const store = new MemoryStore();
     const counted = new Proxy(store, {
@@ -190,9 +190,12 @@ describe('createIdempotencyHandler: streamed answers', () => {
     expect(await fresh.json()).toEqual({ answer: 'echo: hello?', run: 1 });
     expect(fresh.headers.get('X-Idempotent-Generation')).toMatch(/^\d+$/);
     expect(calls).toEqual(['acquire', 'complete']);
-    const replay = await app.handle(chatRequest());
-    expect(await replay.json()).toEqual({ answer: 'echo: hello?', run: 1 });
-    expect(calls).toEqual(['acquire', 'complete', 'acquire']);
+    for (let i = 0; i < 3; i += 1) {
+      const replay = await app.handle(chatRequest());
+      expect(await replay.json()).toEqual({ answer: 'echo: hello?', run: 1 });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 0)); // the first replay's mark, after its body ended
+    expect(calls).toEqual(['acquire', 'complete', 'acquire', 'markAvoided', 'acquire', 'acquire']);
   });
 
   it('keeps streaming into the log when the first caller disconnects; the retry gets the whole answer', async () => {
