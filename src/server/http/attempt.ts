@@ -11,7 +11,6 @@ import { FingerprintMismatchError } from '../errors.js';
 import { runHeld, type WorkOutcome } from '../run/held-run.js';
 import { Holder } from '../run/holder.js';
 import type { HandlerSetup, Intent } from './intent.js';
-import type { RequestedPosition } from './position.js';
 import { answerRecord, attachLive } from './record-answer.js';
 import { withoutReservedEvents } from '../stream/reserved-events.js';
 import { settleExhausted } from '../run/run-bound.js';
@@ -127,7 +126,7 @@ async function run(
   });
   const streamed =
     streamStore && generation !== undefined
-      ? new StreamedRun(streamStore, key, holder, generation, isRestart(intent.position, generation), {
+      ? new StreamedRun(streamStore, key, holder, generation, { position: intent.position, runs }, {
           leaseMs: leaseOptions.leaseMs,
           flushMs: options.flushMs,
           flushBytes: options.flushBytes,
@@ -243,9 +242,4 @@ async function run(
  */
 async function discardBody(response: Response): Promise<void> {
   await response.body?.cancel().catch(() => undefined);
-}
-
-/** Whether a request's position names another generation than the one now running (§ 14.5). */
-function isRestart(position: RequestedPosition | undefined, generation: number): boolean {
-  return position?.generation !== undefined && position.generation !== generation;
 }

@@ -40,7 +40,7 @@ function runOn(store: StreamStore): StreamedRun {
     storeTimeoutMs: 5_000,
     report: () => undefined,
   });
-  return new StreamedRun(store, 'key', holder, 7, false, {
+  return new StreamedRun(store, 'key', holder, 7, { position: undefined, runs: 1 }, {
     leaseMs: 30_000,
     flushMs: FLUSH_MS,
     flushBytes: 65_536,

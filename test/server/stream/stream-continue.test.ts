@@ -1,0 +1,124 @@
+/**
+ * Continued generations (PROTOCOL.md § 14.12): when the producer of a streamed answer dies
+ * and the work runs again deterministically, the re-run reproduces the logged bytes and
+ * continues that answer — every reader sees one answer, without a restart marker, no event
+ * twice or missing. A re-run that differs is shown as a restart, as before.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryStore } from 'answer-once/server';
+import { chatApp, chatRequest } from '../../support/server-support.js';
+import { frozen, parseEvents, range, readEvents, sleep, tokens } from '../../support/stream-support.js';
+
+const encoder = new TextEncoder();
+const ERROR_MARKER = /event: answer-once\.error\ndata: [^\n]*\n\n$/;
+
+/** An SSE answer of `data: <token>` events, `delayMs` apart, broken after `breakAfter` of them. */
+function scripted(words: readonly string[], options: { delayMs?: number; breakAfter?: number } = {}): Response {
+  const { delayMs = 0, breakAfter } = options;
+  let index = 0;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (index === breakAfter) return controller.error(new Error('model connection reset'));
+      if (index >= words.length) return controller.close();
+      if (delayMs > 0 && index > 0) await sleep(delayMs);
+      controller.enqueue(encoder.encode(`data: ${words[index]}\n\n`));
+      index += 1;
+    },
+  });
+  return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
+}
+
+/** The last event id in `text` (what a reader's `Last-Event-ID` would be). */
+const lastId = (text: string): string => parseEvents(text).findLast((event) => event.id !== undefined)?.id ?? '';
+
+describe('createIdempotencyHandler: a re-run that reproduces the logged answer continues it', () => {
+  it('after a broken model stream: each reader resumes where it was, no restart marker, no token twice or missing', async () => {
+    const words = range(16);
+    let runs = 0;
+    const app = chatApp({
+      flushMs: 5,
+      work: () => (runs++ === 0 ? scripted(words, { delayMs: 10, breakAfter: 7 }) : scripted(words, { delayMs: 5 })),
+    });
+    const fresh = await app.handle(chatRequest());
+    await sleep(40);
+    const attached = await app.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
+    expect(attached.headers.get('X-Idempotent-Attached')).toBe('true');
+    const generation = fresh.headers.get('X-Idempotent-Generation');
+    const before = await Promise.all([fresh.text(), attached.text()]);
+    for (const text of before) expect(text).toMatch(ERROR_MARKER); // the 502 marker: resend
+
+    // Each reader resends from the last event it had: the first runs the work again.
+    const [resent, alsoResent] = [
+      await app.handle(chatRequest({ headers: { 'Last-Event-ID': lastId(before[0]!) } })),
+      await app.handle(chatRequest({ headers: { 'Last-Event-ID': lastId(before[1]!) } })),
+    ];
+    const after = await Promise.all([resent.text(), alsoResent.text()]);
+    const replay = await (await app.handle(chatRequest())).text();
+
+    for (const response of [resent, alsoResent]) {
+      expect(response.headers.get('X-Idempotent-Generation')).toBe(generation);
+      expect(response.headers.get('X-Idempotent-Restarted')).toBeNull();
+    }
+    for (const [index, text] of before.entries()) {
+      const seen = text.replace(ERROR_MARKER, '') + after[index]!;
+      expect(seen).toBe(replay);
+      expect(seen).not.toContain('answer-once.restart');
+      expect(tokens(parseEvents(seen))).toEqual(words);
+    }
+    expect(app.calls).toHaveLength(2);
+  });
+
+  it('after its holder lost the lease: the takeover continues the answer for the reader attached before', async () => {
+    const store = new MemoryStore();
+    const words = range(12);
+    const dying = chatApp({ store: frozen(store), leaseMs: 150, heartbeatMs: 50, flushMs: 5, work: () => scripted(words, { delayMs: 40 }) });
+    const healthy = chatApp({ store, leaseMs: 150, heartbeatMs: 50, flushMs: 5, work: () => scripted(words, { delayMs: 5 }) });
+
+    const doomed = await dying.handle(chatRequest());
+    const partial = await readEvents(doomed, 2);
+    const attached = await healthy.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
+    expect(attached.headers.get('X-Idempotent-Attached')).toBe('true');
+    const generation = attached.headers.get('X-Idempotent-Generation');
+    // Its lease lapses (the holder stopped renewing): the attached reader is told to resend.
+    const told = await attached.text();
+    expect(told).toMatch(ERROR_MARKER);
+
+    const resumed = await healthy.handle(chatRequest({ headers: { 'Last-Event-ID': lastId(told) } }));
+    expect(resumed.headers.get('X-Idempotent-Generation')).toBe(generation);
+    expect(resumed.headers.get('X-Idempotent-Restarted')).toBeNull();
+    const seen = told.replace(ERROR_MARKER, '') + (await resumed.text());
+    const replay = await healthy.handle(chatRequest());
+    expect(replay.headers.get('X-Idempotent-Generation')).toBe(generation);
+    expect(seen).toBe(await replay.text());
+    expect(seen).not.toContain('answer-once.restart');
+    expect(tokens(parseEvents(seen))).toEqual(words);
+    // The dead holder's own first caller resumes too, from where it was.
+    const own = await healthy.handle(chatRequest({ headers: { 'Last-Event-ID': partial.events.at(-1)?.id ?? '' } }));
+    expect(partial.text + (await own.text())).toBe(seen);
+    await partial.reader.cancel();
+    expect([dying.calls.length, healthy.calls.length]).toEqual([1, 1]);
+  });
+
+  it('shows a re-run that differs at some byte as a restart, as a re-run that reproduces nothing', async () => {
+    const words = range(10);
+    const other = [...words.slice(0, 3), ...range(7, 'other ')];
+    let runs = 0;
+    const app = chatApp({
+      flushMs: 5,
+      work: () => (runs++ === 0 ? scripted(words, { delayMs: 5, breakAfter: 6 }) : scripted(other, { delayMs: 5 })),
+    });
+    const fresh = await app.handle(chatRequest());
+    const generation = fresh.headers.get('X-Idempotent-Generation');
+    const before = await fresh.text();
+    const resent = await app.handle(chatRequest({ headers: { 'Last-Event-ID': lastId(before) } }));
+    expect(resent.headers.get('X-Idempotent-Restarted')).toBe('true');
+    const regenerated = resent.headers.get('X-Idempotent-Generation');
+    expect(Number(regenerated)).toBeGreaterThan(Number(generation));
+    const events = parseEvents(await resent.text());
+    expect(events[0]).toMatchObject({ event: 'answer-once.restart', id: `${regenerated}.0` });
+    expect(tokens(events.slice(1))).toEqual(other);
+    const replay = await app.handle(chatRequest());
+    expect(replay.headers.get('X-Idempotent-Generation')).toBe(regenerated);
+    expect(tokens(parseEvents(await replay.text()))).toEqual(other);
+  });
+});
