@@ -108,8 +108,12 @@ export function followLog(
         if (answer !== generation) {
           // A new claim that may continue this answer has not chosen yet (§ 14.12): wait for
           // its first append — it continues, and this reader follows on — or for the record
-          // to settle; within the lease, as for any live generation.
-          if (isChoosing(snapshot, generation) && record.state === 'processing' && record.leaseExpiresAt > Date.now()) continue;
+          // to settle; within the lease, as for any live generation (a claim that died
+          // choosing leaves the answer to the next one: resend).
+          if (isChoosing(snapshot, generation) && record.state === 'processing') {
+            if (record.leaseExpiresAt > Date.now()) continue;
+            return end(controller, 503);
+          }
           if (!sse || answer === undefined) return end(controller, 503);
           generation = answer;
           offset = 0;

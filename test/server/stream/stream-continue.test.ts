@@ -13,11 +13,15 @@ const encoder = new TextEncoder();
 const ERROR_MARKER = /event: answer-once\.error\ndata: [^\n]*\n\n$/;
 
 /** An SSE answer of `data: <token>` events, `delayMs` apart, broken after `breakAfter` of them. */
-function scripted(words: readonly string[], options: { delayMs?: number; breakAfter?: number } = {}): Response {
-  const { delayMs = 0, breakAfter } = options;
+function scripted(
+  words: readonly string[],
+  options: { delayMs?: number; breakAfter?: number; signal?: AbortSignal } = {},
+): Response {
+  const { delayMs = 0, breakAfter, signal } = options;
   let index = 0;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      if (signal?.aborted) return controller.error(signal.reason);
       if (index === breakAfter) return controller.error(new Error('model connection reset'));
       if (index >= words.length) return controller.close();
       if (delayMs > 0 && index > 0) await sleep(delayMs);
@@ -97,6 +101,39 @@ describe('createIdempotencyHandler: a re-run that reproduces the logged answer c
     expect(partial.text + (await own.text())).toBe(seen);
     await partial.reader.cancel();
     expect([dying.calls.length, healthy.calls.length]).toEqual([1, 1]);
+  });
+
+  it('keeps a stop at a reader’s position in the continued answer, and replays it stopped there', async () => {
+    const words = range(40);
+    let runs = 0;
+    const app = chatApp({
+      flushMs: 5,
+      work: ({ context }) =>
+        runs++ === 0
+          ? scripted(words, { delayMs: 5, breakAfter: 4 })
+          : scripted(words, { delayMs: 20, signal: context.signal }),
+    });
+    const before = await (await app.handle(chatRequest())).text();
+    const resent = await app.handle(chatRequest({ headers: { 'Last-Event-ID': lastId(before) } }));
+    const generation = resent.headers.get('X-Idempotent-Generation');
+    const shown = await readEvents(resent, 3); // what the reader showed before it stopped
+    const at = shown.events.at(-1)?.id ?? '';
+    const stop = await app.handle(
+      new Request('http://app.test/api/status/req-0000000001', {
+        method: 'DELETE',
+        headers: { Authorization: 'Bearer alice', 'Last-Event-ID': at },
+      }),
+    );
+    expect(stop.status).toBe(202);
+    await shown.reader.cancel();
+    await sleep(100); // the holder stops within a flush window
+    const replay = await app.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
+    expect(replay.headers.get('X-Idempotent-Stopped')).toBe('true');
+    expect(replay.headers.get('X-Idempotent-Generation')).toBe(generation);
+    const events = parseEvents(await replay.text());
+    expect(tokens(events)).toEqual(range(7));
+    expect(events.at(-1)).toMatchObject({ event: 'answer-once.stopped' });
+    expect(events.at(-2)?.id).toBe(at);
   });
 
   it('shows a re-run that differs at some byte as a restart, as a re-run that reproduces nothing', async () => {
