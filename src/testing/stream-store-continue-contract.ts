@@ -50,7 +50,9 @@ export function describeStreamContinueContract(
         await store.append(key, retry.token, { offset: 3, data: bytes('de'), head: 'H', continues: first.generation }),
       ).toEqual({ ok: true, length: 5, stopRequested: false });
       // Later appends go to the continued log, named or not.
-      expect(await store.append(key, retry.token, { offset: 5, data: bytes('f'), continues: first.generation })).toMatchObject({
+      expect(
+        await store.append(key, retry.token, { offset: 5, data: bytes('f'), continues: first.generation }),
+      ).toMatchObject({
         ok: true,
         length: 6,
       });
@@ -84,9 +86,10 @@ export function describeStreamContinueContract(
       expect(text(before.log?.data ?? new Uint8Array())).toBe('abc');
       // Its own log replaces the old one as ever; there is nothing to continue after that.
       expect(await store.append(key, retry.token, { offset: 0, data: bytes('xy'), head: 'H2' })).toMatchObject({ ok: true });
-      expect(
-        await store.append(key, retry.token, { offset: 3, data: bytes('d'), continues: first.generation }),
-      ).toEqual({ ok: false, reason: 'offset' });
+      expect(await store.append(key, retry.token, { offset: 3, data: bytes('d'), continues: first.generation })).toEqual({
+        ok: false,
+        reason: 'offset',
+      });
       expect((await store.read(key, null)).log).toMatchObject({ generation: retry.generation, length: 2 });
     });
 

@@ -126,15 +126,22 @@ async function run(
   });
   const streamed =
     streamStore && generation !== undefined
-      ? new StreamedRun(streamStore, key, holder, generation, { position: intent.position, runs }, {
-          leaseMs: leaseOptions.leaseMs,
-          flushMs: options.flushMs,
-          flushBytes: options.flushBytes,
-          maxResponseBytes: options.maxResponseBytes,
-          maxQueuedBytes: options.maxQueuedBytes,
-          replayHeaders: options.replayHeaders,
-          report,
-        })
+      ? new StreamedRun(
+          streamStore,
+          key,
+          holder,
+          generation,
+          { position: intent.position, runs },
+          {
+            leaseMs: leaseOptions.leaseMs,
+            flushMs: options.flushMs,
+            flushBytes: options.flushBytes,
+            maxResponseBytes: options.maxResponseBytes,
+            maxQueuedBytes: options.maxQueuedBytes,
+            replayHeaders: options.replayHeaders,
+            report,
+          },
+        )
       : undefined;
   const usage = new UsageReport();
   // A streamed answer, or without a log one over `maxResponseBytes`, goes to its caller

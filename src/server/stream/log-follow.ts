@@ -3,7 +3,13 @@ import { isExhausted } from '../run/run-bound.js';
 import { errorMarker, restartMarker } from '../format/sse-frame.js';
 import { beforeStop } from '../format/stop-cut.js';
 import { parseStoredFailure, parseStoredResponse, storedBody } from '../format/stored-response.js';
-import { answerGeneration, isChoosing, type LogPosition, type LogSnapshot, type StreamStore } from '../store/stream-store.js';
+import {
+  answerGeneration,
+  isChoosing,
+  type LogPosition,
+  type LogSnapshot,
+  type StreamStore,
+} from '../store/stream-store.js';
 
 /** How long one read of a follower waits before it looks again (the lease bounds the loop). */
 const FOLLOW_WAIT_MS = 30_000;

@@ -205,8 +205,8 @@ describe('followLog: what an attached reader is sent', () => {
 
 describe('followLog: a new claim that may continue the answer (§ 14.12)', () => {
   /** The claim of generation G + 1, continuing G's answer once it appended. */
-  const claimed = (continues?: number): IdempotencyRecord => ({
-    ...processing(G + 1),
+  const claimed = (continues?: number, leaseExpiresAt = LIVE): IdempotencyRecord => ({
+    ...processing(G + 1, leaseExpiresAt),
     ...(continues === undefined ? {} : { continues }),
   });
 
@@ -234,7 +234,7 @@ describe('followLog: a new claim that may continue the answer (§ 14.12)', () =>
   });
 
   it('ends with the 503 marker when the choosing claim’s lease ran out', async () => {
-    const { store, calls } = scripted({ record: { ...claimed(), leaseExpiresAt: NOW }, log: slice('', 9) });
+    const { store, calls } = scripted({ record: claimed(undefined, NOW), log: slice('', 9) });
     expect(await drain(follow(store, 9, true))).toBe(errorEvent(503));
     expect(calls).toHaveLength(1);
   });

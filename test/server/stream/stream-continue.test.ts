@@ -33,7 +33,7 @@ function scripted(
 }
 
 /** The last event id in `text` (what a reader's `Last-Event-ID` would be). */
-const lastId = (text: string): string => parseEvents(text).findLast((event) => event.id !== undefined)?.id ?? '';
+const lastId = (text: string): string => parseEvents(text).filter((event) => event.id !== undefined).at(-1)?.id ?? '';
 
 describe('createIdempotencyHandler: a re-run that reproduces the logged answer continues it', () => {
   it('after a broken model stream: each reader resumes where it was, no restart marker, no token twice or missing', async () => {
@@ -75,8 +75,20 @@ describe('createIdempotencyHandler: a re-run that reproduces the logged answer c
   it('after its holder lost the lease: the takeover continues the answer for the reader attached before', async () => {
     const store = new MemoryStore();
     const words = range(12);
-    const dying = chatApp({ store: frozen(store), leaseMs: 150, heartbeatMs: 50, flushMs: 5, work: () => scripted(words, { delayMs: 40 }) });
-    const healthy = chatApp({ store, leaseMs: 150, heartbeatMs: 50, flushMs: 5, work: () => scripted(words, { delayMs: 5 }) });
+    const dying = chatApp({
+      store: frozen(store),
+      leaseMs: 150,
+      heartbeatMs: 50,
+      flushMs: 5,
+      work: () => scripted(words, { delayMs: 40 }),
+    });
+    const healthy = chatApp({
+      store,
+      leaseMs: 150,
+      heartbeatMs: 50,
+      flushMs: 5,
+      work: () => scripted(words, { delayMs: 5 }),
+    });
 
     const doomed = await dying.handle(chatRequest());
     const partial = await readEvents(doomed, 2);
