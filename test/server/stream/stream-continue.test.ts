@@ -33,7 +33,10 @@ function scripted(
 }
 
 /** The last event id in `text` (what a reader's `Last-Event-ID` would be). */
-const lastId = (text: string): string => parseEvents(text).filter((event) => event.id !== undefined).at(-1)?.id ?? '';
+const lastId = (text: string): string =>
+  parseEvents(text)
+    .filter((event) => event.id !== undefined)
+    .at(-1)?.id ?? '';
 
 describe('createIdempotencyHandler: a re-run that reproduces the logged answer continues it', () => {
   it('after a broken model stream: each reader resumes where it was, no restart marker, no token twice or missing', async () => {
