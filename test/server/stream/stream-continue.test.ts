@@ -151,6 +151,60 @@ describe('createIdempotencyHandler: a re-run that reproduces the logged answer c
     expect(events.at(-2)?.id).toBe(at);
   });
 
+  it('continues a body that is not an event stream from the reader’s byte: a 206 of the same generation', async () => {
+    const chunks = range(12, 'chunk ').map((chunk) => `${chunk};`);
+    let runs = 0;
+    const plain = (breakAfter?: number): Response => {
+      let index = 0;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          if (index === breakAfter) return controller.error(new Error('model connection reset'));
+          if (index >= chunks.length) return controller.close();
+          if (index > 0) await sleep(5);
+          controller.enqueue(encoder.encode(chunks[index]));
+          index += 1;
+        },
+      });
+      return new Response(body, { headers: { 'Content-Type': 'text/plain' } });
+    };
+    const app = chatApp({ flushMs: 5, work: () => plain(runs++ === 0 ? 5 : undefined) });
+    const fresh = await app.handle(chatRequest());
+    const generation = fresh.headers.get('X-Idempotent-Generation') ?? '';
+    const reader = fresh.body!.getReader();
+    let had = '';
+    for (;;) {
+      const next = await reader.read().catch(() => undefined); // the body breaks off: resend
+      if (!next || next.done) break;
+      had += new TextDecoder().decode(next.value);
+    }
+    const resent = await app.handle(
+      chatRequest({ headers: { Range: `bytes=${had.length}-`, 'X-Idempotent-Generation': generation } }),
+    );
+    expect(resent.status).toBe(206);
+    expect(resent.headers.get('Content-Range')).toBe(`bytes ${had.length}-9007199254740991/*`);
+    expect(resent.headers.get('X-Idempotent-Generation')).toBe(generation);
+    expect(resent.headers.get('X-Idempotent-Restarted')).toBeNull();
+    expect(had + (await resent.text())).toBe(chunks.join(''));
+    expect(await (await app.handle(chatRequest())).text()).toBe(chunks.join(''));
+    expect(app.calls).toHaveLength(2);
+  });
+
+  it('restarts the answer when the dead generation’s log was trimmed (past maxResponseBytes): not all of it can be compared', async () => {
+    const words = range(30, 'a longer token, so the answer outgrows its bound ');
+    let runs = 0;
+    const app = chatApp({
+      flushMs: 1,
+      maxResponseBytes: 600,
+      work: () => (runs++ === 0 ? scripted(words, { delayMs: 5, breakAfter: 20 }) : scripted(words, { delayMs: 2 })),
+    });
+    const before = await (await app.handle(chatRequest())).text();
+    const resent = await app.handle(chatRequest({ headers: { 'Last-Event-ID': lastId(before) } }));
+    expect(resent.headers.get('X-Idempotent-Restarted')).toBe('true');
+    const events = parseEvents(await resent.text());
+    expect(events[0]?.event).toBe('answer-once.restart');
+    expect(tokens(events.slice(1))).toEqual(words);
+  });
+
   it('shows a re-run that differs at some byte as a restart, as a re-run that reproduces nothing', async () => {
     const words = range(10);
     const other = [...words.slice(0, 3), ...range(7, 'other ')];
