@@ -11,6 +11,7 @@ import { ServerInstance, type InstanceEvent } from '../support/redis-instances.j
 import { RedisServer, requireRedisServer } from '../support/redis-server.js';
 import { measureCalls, scriptRoundTrips } from '../support/redis-stats.js';
 import { followIntent, isAnswerEvent, RESTART_EVENT, STOPPED_EVENT, streamAttempt } from '../support/stream-client.js';
+import { expectContinuedAfterKill } from '../support/stream-continued.js';
 
 const hasRedis = requireRedisServer();
 const LEASE_MS = 1_500;
@@ -94,29 +95,7 @@ describe.skipIf(!hasRedis)('streamed answers across two instances sharing one re
 
   it('continues on the other instance when the producer is killed (SIGKILL) and the re-run reproduces its answer: no restart marker, every event once', async () => {
     const id = newId();
-    const model = { events: 40, eventMs: 40, deterministic: true };
-    const caller = followIntent([a, b], id, model);
-    await a.waitFor((event) => event.event === 'stream-start' && event.id === id, 10_000);
-    await sleep(300);
-    const attached = followIntent([b], id, model); // a reader on B, attached to A's generation
-    await sleep(300);
-    a.kill();
-
-    const [fromCaller, fromAttached] = await Promise.all([caller, attached]);
-    const stored = await streamAttempt(b, id, model);
-    expect(stored.headers.get('x-idempotent-replayed')).toBe('true');
-    const generation = fromCaller.attempts[0]?.headers.get('x-idempotent-generation');
-    expect(stored.headers.get('x-idempotent-generation')).toBe(generation);
-    const answer = Array.from({ length: 40 }, (_, index) => `same:${index}`);
-    expect(data(stored.events)).toEqual(answer);
-    for (const followed of [fromCaller, fromAttached]) {
-      expect(followed.restarts).toBe(0);
-      expect(followed.attempts.flatMap((attempt) => attempt.events).some((event) => event.event === RESTART_EVENT)).toBe(
-        false,
-      );
-      expect(data(followed.transcript)).toEqual(answer);
-      expect(followed.transcript.map((event) => event.id)).toEqual(stored.events.map((event) => event.id));
-    }
+    await expectContinuedAfterKill(a, b, id);
     expect(modelCalls(id).map((event) => event.instance)).toEqual(['A', 'B']);
   });
 
