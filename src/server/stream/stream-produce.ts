@@ -121,10 +121,11 @@ export async function produce(response: Response, context: ProduceContext): Prom
   const startedAt = Date.now();
   const sse = isEventStream(response.headers.get('content-type'));
   const head = headOf(response, context.replayHeaders);
+  const loggedHead = encodeHead(head);
   const reader = response.body?.getReader();
   let caller: CallerBody | undefined; // once streaming
   /** The earlier generation's answer while this one may still continue it (§ 14.12). */
-  let logged = LoggedAnswer.of(context.logged, own, encodeHead(head));
+  let logged = LoggedAnswer.of(context.logged, own, loggedHead);
   /** The generation the answer body is framed in and named by: the logged one while it may be continued. */
   let generation = logged?.generation ?? own;
   /** The handler's bytes (reserved events dropped) while it may be continued: framed anew in `own` if it is not. */
@@ -346,7 +347,7 @@ export async function produce(response: Response, context: ProduceContext): Prom
           );
         },
       },
-      encodeHead(head),
+      loggedHead,
       since,
       continued && { generation: continued.generation, offset },
     );
