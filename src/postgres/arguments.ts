@@ -34,12 +34,15 @@ export function checkPosition(name: string, position: LogPosition | null): void 
 /** An append's batch, checked field by field. */
 export function checkBatch(batch: LogAppend): LogAppend {
   if (typeof batch !== 'object' || batch === null) throw new TypeError(`${LIBRARY}: expected an append \`batch\` object`);
-  const { offset, data, head, retainBytes } = batch;
+  const { offset, data, head, retainBytes, continues } = batch;
   if (!isCount(offset)) throw new TypeError(`${LIBRARY}: expected \`offset\` to be an integer ≥ 0, got ${String(offset)}`);
   if (!(data instanceof Uint8Array)) throw new TypeError(`${LIBRARY}: expected \`data\` to be a Uint8Array`);
   if (head !== undefined && typeof head !== 'string') throw new TypeError(`${LIBRARY}: expected \`head\` to be a string`);
   if (retainBytes !== undefined && !isCount(retainBytes)) {
     throw new TypeError(`${LIBRARY}: expected \`retainBytes\` to be an integer ≥ 0, got ${String(retainBytes)}`);
+  }
+  if (continues !== undefined && !(isCount(continues) && continues > 0)) {
+    throw new TypeError(`${LIBRARY}: expected \`continues\` to be a positive integer, got ${String(continues)}`);
   }
   return batch;
 }

@@ -50,6 +50,9 @@ export function decodeRecord(row: Row, receivedAt: number): IdempotencyRecord | 
   const createdAt = integer(row.created_at, 'created_at');
   const generation = integer(row.generation, 'generation');
   const runs = integer(row.runs, 'runs');
+  // The earlier generation whose answer this one continues (§ 14.12).
+  const continues =
+    row.continues === null || row.continues === undefined ? {} : { continues: integer(row.continues, 'continues') };
   switch (row.state) {
     case 'processing':
       return {
@@ -63,6 +66,7 @@ export function decodeRecord(row: Row, receivedAt: number): IdempotencyRecord | 
         ),
         createdAt,
         generation,
+        ...continues,
         runs,
         ...(row.stop_requested === true ? { stopRequested: true } : {}),
         // Where the first stop that named this generation asked the answer to end.
@@ -76,6 +80,7 @@ export function decodeRecord(row: Row, receivedAt: number): IdempotencyRecord | 
         createdAt,
         completedAt: integer(row.settled_at, 'settled_at'),
         generation,
+        ...continues,
         runs,
         // Marked for this very generation: a record a later claim replaced starts unmarked.
         ...(row.avoided_generation != null && integer(row.avoided_generation, 'avoided_generation') === generation
@@ -90,6 +95,7 @@ export function decodeRecord(row: Row, receivedAt: number): IdempotencyRecord | 
         createdAt,
         failedAt: integer(row.settled_at, 'settled_at'),
         generation,
+        ...continues,
         runs,
       };
     default:

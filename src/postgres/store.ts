@@ -155,7 +155,7 @@ export class PostgresStore implements StreamStore {
   }
 
   async append(key: string, token: string, batch: LogAppend): Promise<LogAppendResult> {
-    const { offset, data, head, retainBytes, leaseMs } = checkBatch(batch);
+    const { offset, data, head, retainBytes, leaseMs, continues } = checkBatch(batch);
     const values = [
       checkText('key', key, true),
       checkText('token', token),
@@ -166,6 +166,7 @@ export class PostgresStore implements StreamStore {
       leaseMs === undefined ? null : checkMs('leaseMs', leaseMs, 1),
       this.#options.processingGraceMs,
       payloadsOf(key).log,
+      continues ?? null,
     ];
     const row = onlyRow(await this.#query('append', this.#sql.append, values));
     switch (row.outcome) {

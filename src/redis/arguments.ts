@@ -25,7 +25,7 @@ const isCount = (value: unknown): value is number => Number.isSafeInteger(value)
 export function checkBatch(batch: LogAppend): LogAppend {
   if (typeof batch !== 'object' || batch === null)
     throw new TypeError('answer-once/redis: expected an append `batch` object');
-  const { offset, data, head, retainBytes } = batch;
+  const { offset, data, head, retainBytes, continues } = batch;
   if (!isCount(offset))
     throw new TypeError(`answer-once/redis: expected \`offset\` to be an integer ≥ 0, got ${String(offset)}`);
   if (!(data instanceof Uint8Array)) throw new TypeError('answer-once/redis: expected `data` to be a Uint8Array');
@@ -33,6 +33,9 @@ export function checkBatch(batch: LogAppend): LogAppend {
     throw new TypeError('answer-once/redis: expected `head` to be a string');
   if (retainBytes !== undefined && !isCount(retainBytes)) {
     throw new TypeError(`answer-once/redis: expected \`retainBytes\` to be an integer ≥ 0, got ${String(retainBytes)}`);
+  }
+  if (continues !== undefined && !(isCount(continues) && continues > 0)) {
+    throw new TypeError(`answer-once/redis: expected \`continues\` to be a positive integer, got ${String(continues)}`);
   }
   return batch;
 }

@@ -49,21 +49,26 @@ export function toLocalDeadline(deadline: number, redisNow: number, receivedAt: 
 }
 
 /**
- * Decodes `{_, now, s, f, t, l, c, r, e, d, g, x, n, p}` (the read script's reply, and a
+ * Decodes `{_, now, s, f, t, l, c, r, e, d, g, x, n, p, a, v}` (the read script's reply, and a
  * refused acquire's). `leaseExpiresAt` is reported in this process's clock; the other
  * times are Redis's, as stored. `generation` is there for every record written since 0.2
  * (a 0.1 record has none); `stopRequested` only when a stop was asked, `stopAt` when it
- * named a position of the record's generation; `runs` is 1 for a record written before
+ * named a position of the record's answer generation; `continues` once the record
+ * continued an earlier generation's answer (§ 14.12); `avoided` once a call its answer
+ * avoided was counted; `runs` is 1 for a record written before
  * it was counted (it ran at least once).
  */
 export function decodeRecord(reply: unknown, receivedAt: number): IdempotencyRecord | null {
-  const [, now, s, f, t, l, c, r, e, d, g, x, n, p, a] = array(reply, 3);
+  const [, now, s, f, t, l, c, r, e, d, g, x, n, p, a, v] = array(reply, 3);
   const state = text(s);
   if (state === null) return null;
   const fingerprint = required(f, 'fingerprint');
   const createdAt = integer(c);
   const runs = n == null ? 1 : integer(n);
-  const generation = g == null ? {} : { generation: integer(g) };
+  const generation = {
+    ...(g == null ? {} : { generation: integer(g) }),
+    ...(a == null ? {} : { continues: integer(a) }),
+  };
   switch (state) {
     case 'processing':
       return {
@@ -86,7 +91,7 @@ export function decodeRecord(reply: unknown, receivedAt: number): IdempotencyRec
         completedAt: integer(d),
         runs,
         ...generation,
-        ...(text(a) === '1' ? { avoided: true } : {}),
+        ...(text(v) === '1' ? { avoided: true } : {}),
       };
     case 'failed':
       return { state, fingerprint, error: required(e, 'error'), createdAt, failedAt: integer(d), runs, ...generation };

@@ -148,7 +148,7 @@ export class RedisStore implements StreamStore {
   }
 
   async append(key: string, token: string, batch: LogAppend): Promise<LogAppendResult> {
-    const { offset, data, head, retainBytes, leaseMs } = checkBatch(batch);
+    const { offset, data, head, retainBytes, leaseMs, continues } = checkBatch(batch);
     const args = [
       checkText('token', token),
       String(offset),
@@ -158,6 +158,7 @@ export class RedisStore implements StreamStore {
       retainBytes === undefined ? '' : String(retainBytes),
       leaseMs === undefined ? '' : checkMs('leaseMs', leaseMs, 1),
       String(this.#options.processingGraceMs),
+      continues === undefined ? '' : String(continues),
     ];
     return decodeAppend(await this.#run(APPEND, key, args));
   }

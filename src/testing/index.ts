@@ -15,6 +15,7 @@
 export { describeStoreContract } from './store-contract.js';
 export { describeStreamStoreContract } from './stream-store-contract.js';
 export { describeStreamWakeContract } from './stream-store-wake-contract.js';
+export { describeStreamContinueContract } from './stream-store-continue-contract.js';
 export { bytes, claimGeneration, found, held, text } from './store-harness.js';
 
 export type { StoreContractOptions, StoreHarness, StoreSetup } from './store-harness.js';

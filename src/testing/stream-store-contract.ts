@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isStreamStore, type StreamStore } from '../server/store/stream-store.js';
+import { describeStreamContinueContract } from './stream-store-continue-contract.js';
 import { describeStreamWakeContract } from './stream-store-wake-contract.js';
 import {
   bytes,
@@ -263,4 +264,5 @@ export function describeStreamStoreContract(
   });
 
   describeStreamWakeContract(name, setup, options);
+  describeStreamContinueContract(name, setup, options);
 }

@@ -90,7 +90,7 @@ export function describeStreamWakeContract(
       }
     });
 
-    it('wakes a waiting reader when the holder’s lease expires, and answers a reader of a taken-over generation at once', async () => {
+    it('wakes a waiting reader when the holder’s lease expires, and a reader of a taken-over generation at the successor’s first append', async () => {
       const first = held(await store.acquire(key, 'fp', lease));
       const generation = first.generation ?? Number.NaN;
       await store.append(key, first.token, { offset: 0, data: bytes('ab'), head: 'h' });
@@ -98,10 +98,15 @@ export function describeStreamWakeContract(
       expect(expired.record).toMatchObject({ state: 'processing', token: first.token });
       expect(Date.now()).toBeLessThan(first.leaseExpiresAt + slack);
 
+      // The successor may continue the logged answer (§ 14.12): its readers wait for its choice.
       const successor = await claim();
+      const reading = store.read(key, { generation, offset: 2 }, { waitMs: 20 * lease });
+      await sleep(slack);
+      await store.append(key, successor.token, { offset: 0, data: bytes('new'), head: 'h' });
       const start = Date.now();
-      const { record } = await store.read(key, { generation, offset: 2 }, { waitMs: 20 * lease });
+      const { record, log } = await reading;
       expect(record).toMatchObject({ state: 'processing', generation: successor.generation });
+      expect(log).toMatchObject({ generation: successor.generation, length: 3 });
       expect(Date.now() - start).toBeLessThan(slack);
     });
 

@@ -11,6 +11,7 @@ import { ServerInstance, type InstanceEvent } from '../support/redis-instances.j
 import { RedisServer, requireRedisServer } from '../support/redis-server.js';
 import { measureCalls, scriptRoundTrips } from '../support/redis-stats.js';
 import { followIntent, isAnswerEvent, RESTART_EVENT, STOPPED_EVENT, streamAttempt } from '../support/stream-client.js';
+import { expectContinuedAfterKill } from '../support/stream-continued.js';
 
 const hasRedis = requireRedisServer();
 const LEASE_MS = 1_500;
@@ -89,6 +90,12 @@ describe.skipIf(!hasRedis)('streamed answers across two instances sharing one re
       const marker = seen.findIndex((event) => event.event === RESTART_EVENT);
       expect(seen.slice(marker + 1).filter((event) => event.data.startsWith('A#'))).toEqual([]);
     }
+    expect(modelCalls(id).map((event) => event.instance)).toEqual(['A', 'B']);
+  });
+
+  it('continues on the other instance when the producer is killed (SIGKILL) and the re-run reproduces its answer: no restart marker, every event once', async () => {
+    const id = newId();
+    await expectContinuedAfterKill(a, b, id);
     expect(modelCalls(id).map((event) => event.instance)).toEqual(['A', 'B']);
   });
 

@@ -20,6 +20,8 @@ export interface StreamModel {
   readonly eventMs: number;
   /** The model ignores its signal (a frozen worker that thaws goes on producing). */
   readonly deaf?: boolean;
+  /** Every run of the model streams the same events (`data: same:<i>`): a re-run reproduces the answer. */
+  readonly deterministic?: boolean;
 }
 
 export interface StreamAttemptOptions {
@@ -68,6 +70,7 @@ export async function streamAttempt(
         'x-events': String(model.events),
         'x-event-ms': String(model.eventMs),
         ...(model.deaf ? { 'x-ignore-signal': '1' } : {}),
+        ...(model.deterministic ? { 'x-deterministic': '1' } : {}),
         ...(options.fault503 ? { 'x-fault': '503' } : {}),
         ...(options.lastEventId ? { 'last-event-id': options.lastEventId } : {}),
       },

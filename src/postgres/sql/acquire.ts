@@ -10,7 +10,7 @@ import { CLOCK, isRecordOf, keyDigest, RECORD_COLUMNS, type Tables } from './tab
  *
  * The claim's generation is `max(now, previous + 1)`, so it grows even across a dead row;
  * `runs` counts claims since the record was created (1 on a new or dead row). The new
- * record starts without a stop, and a log beside it lives on with the record until the
+ * record starts without a stop or a continued generation, and a log beside it lives on with the record until the
  * new generation's first append replaces it. A claim that replaced a record (retry,
  * takeover) wakes the key's waiters.
  *
@@ -34,6 +34,7 @@ claim AS (
     settled_at = NULL,
     outcome = NULL,
     generation = GREATEST(excluded.generation, r.generation + 1),
+    continues = NULL,
     runs = CASE WHEN r.expires_at <= excluded.created_at THEN 1 ELSE r.runs + 1 END,
     claimed_over = CASE WHEN r.expires_at <= excluded.created_at THEN NULL ELSE r.state END,
     stop_requested = false,

@@ -3,12 +3,15 @@ import { CLOCK, isRecordOf, keyDigest, LOG_ALIVE, type Tables } from './tables.j
 /**
  * $1 key · $2 token · $3 offset · $4 bytes · $5 head (null: none given) · $6 retainBytes
  * (null: keep all) · $7 lease ms (null: leave the lease) · $8 grace ms · $9 the key's
- * log wake-up payload
+ * log wake-up payload · $10 the generation it continues (null: none)
  *
  * One append of the holder's generation (PROTOCOL.md § 14.9), fenced like settle: only
  * while the record is PROCESSING under this very token (an expired lease nobody took over
  * still holds); the row is locked (`FOR UPDATE`) for the statement, so appends of one key
- * are serialised. `offset` must equal the log's length for the record's generation — 0
+ * are serialised. The log appended to is the record's answer generation's: the one it
+ * continues once it does (PROTOCOL.md § 14.12), else $10 — a first continuation, which
+ * needs that generation's log, as long as `offset`, and then sets `continues` — else its
+ * own. `offset` must equal the log's length for that generation — 0
  * when the log is of an older generation or absent, which then needs the head and is
  * replaced (every older chunk deleted). Then: the bytes as one chunk; with retainBytes,
  * the oldest chunks deleted while more than that many bytes are kept and more than one
@@ -23,8 +26,11 @@ export function appendSql({ records, chunks, channel }: Tables): string {
   return `
 WITH ${CLOCK},
 cur AS MATERIALIZED (
-  SELECT r.state, r.token, r.generation, r.stop_requested, r.log_start,
-    CASE WHEN r.log_generation = r.generation AND ${LOG_ALIVE} THEN r.log_length ELSE -1 END AS length
+  SELECT r.state, r.token, r.stop_requested, r.log_start,
+    COALESCE(r.continues, $10::bigint, r.generation) AS generation,
+    $10::bigint IS NOT NULL AND r.continues IS NULL AS continuing,
+    CASE WHEN r.log_generation = COALESCE(r.continues, $10::bigint, r.generation) AND ${LOG_ALIVE}
+      THEN r.log_length ELSE -1 END AS length
   FROM ${records} r, clock
   WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now
   FOR UPDATE OF r
@@ -32,7 +38,8 @@ cur AS MATERIALIZED (
 verdict AS MATERIALIZED (
   SELECT cur.*, cur.length = -1 AS opening, CASE
     WHEN cur.state <> 'processing' OR cur.token IS DISTINCT FROM $2::text THEN 'fenced'
-    WHEN cur.length = -1 AND $3::bigint <> 0 THEN 'offset'
+    WHEN $10::bigint IS NOT NULL AND $10::bigint <> cur.generation THEN 'offset'
+    WHEN cur.length = -1 AND (cur.continuing OR $3::bigint <> 0) THEN 'offset'
     WHEN cur.length = -1 AND $5::text IS NULL THEN 'head'
     WHEN cur.length <> -1 AND $3::bigint <> cur.length THEN 'offset'
     ELSE 'ok' END AS outcome
@@ -70,6 +77,7 @@ trimmed AS (
 updated AS (
   UPDATE ${records} r SET
     log_generation = ok.generation,
+    continues = CASE WHEN ok.continuing THEN ok.generation ELSE r.continues END,
     log_head = CASE WHEN ok.opening THEN $5::text ELSE r.log_head END,
     log_length = ok.new_length,
     log_start = kept.start,

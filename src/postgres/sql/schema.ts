@@ -18,6 +18,7 @@ import { keyDigest, type Tables, tablesOf } from './tables.js';
  * | `settled_at`       | completed or failed at                                         |
  * | `outcome`          | the result (completed) or error (failed), opaque               |
  * | `generation`       | the last claim's generation                                    |
+ * | `continues`        | the earlier generation whose answer it continues (§ 14.12)     |
  * | `runs`             | claims since the record was created                            |
  * | `claimed_over`     | what the last claim replaced: processing (takeover) or failed  |
  * | `stop_requested`   | a stop was asked for this generation                           |
@@ -50,6 +51,7 @@ CREATE TABLE IF NOT EXISTS ${records} (
   settled_at bigint,
   outcome text,
   generation bigint NOT NULL,
+  continues bigint,
   runs integer NOT NULL,
   claimed_over text,
   stop_requested boolean NOT NULL DEFAULT false,
@@ -63,6 +65,7 @@ CREATE TABLE IF NOT EXISTS ${records} (
   avoided_generation bigint
 );
 ALTER TABLE ${records} ADD COLUMN IF NOT EXISTS avoided_generation bigint;
+ALTER TABLE ${records} ADD COLUMN IF NOT EXISTS continues bigint;
 CREATE INDEX IF NOT EXISTS ${recordsName}_expires_at ON ${records} (expires_at);
 CREATE INDEX IF NOT EXISTS ${recordsName}_log_expires_at ON ${records} (log_expires_at) WHERE log_expires_at IS NOT NULL;
 CREATE TABLE IF NOT EXISTS ${chunks} (

@@ -6,7 +6,7 @@ import { CLOCK, isRecordOf, type Tables } from './tables.js';
  *
  * PROCESSING → COMPLETED / FAILED, only under this very token: a zombie's late write
  * changes nothing. The record then lives `ttl`; its log min(linger, ttl) (readers that
- * are behind finish from it, § 14.9). The generation and `runs` are kept; the token,
+ * are behind finish from it, § 14.9). The generation, the one it continues and `runs` are kept; the token,
  * the lease and the stop are not. Waiters and readers everywhere are woken.
  *
  * Returns `written`, `fenced` (a live record under another token or state) or `gone`.

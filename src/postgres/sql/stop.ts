@@ -5,7 +5,8 @@ import { CLOCK, isRecordOf, type Tables } from './tables.js';
  *
  * Asks the holder to stop (PROTOCOL.md § 14.7): a PROCESSING record gets `stop_requested`
  * (kept until it settles; a claim's new record starts without it) and, when the position
- * names the record's generation and no earlier stop set one, `stop_at` — later stops do
+ * names the record's answer generation (the one it continues, § 14.12, else its own) and no
+ * earlier stop set one, `stop_at` — later stops do
  * not move it. The holder's watchStop, wherever it runs, is woken. A settled record is
  * left alone.
  *
@@ -17,7 +18,7 @@ WITH ${CLOCK},
 stopped AS (
   UPDATE ${records} r SET
     stop_requested = true,
-    stop_at = CASE WHEN r.stop_at IS NULL AND r.generation = $2::bigint THEN $3::bigint ELSE r.stop_at END
+    stop_at = CASE WHEN r.stop_at IS NULL AND COALESCE(r.continues, r.generation) = $2::bigint THEN $3::bigint ELSE r.stop_at END
   FROM clock
   WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now AND r.state = 'processing'
   RETURNING 1

@@ -37,7 +37,7 @@ export const CLOCK = `clock AS MATERIALIZED (SELECT floor(extract(epoch FROM clo
 
 /** The record's columns every statement that answers a record returns (record.ts decodes them). */
 export const RECORD_COLUMNS =
-  'r.state, r.fingerprint, r.token, r.lease_expires_at, r.created_at, r.settled_at, r.outcome, r.generation, r.runs, r.claimed_over, r.stop_requested, r.stop_at, r.avoided_generation';
+  'r.state, r.fingerprint, r.token, r.lease_expires_at, r.created_at, r.settled_at, r.outcome, r.generation, r.continues, r.runs, r.claimed_over, r.stop_requested, r.stop_at, r.avoided_generation';
 
 /**
  * How a table finds an intent's rows: by the SHA-256 digest of the intent's key (`bytea`,

@@ -3,7 +3,8 @@ import { defineScript } from './define.js';
 /**
  * KEYS[1] record · KEYS[2] log · ARGV[1] token · ARGV[2] offset · ARGV[3] bytes ·
  * ARGV[4] `1` when a head is given · ARGV[5] head · ARGV[6] retainBytes (`''`: keep all) ·
- * ARGV[7] lease ms (`''`: leave the lease) · ARGV[8] grace ms
+ * ARGV[7] lease ms (`''`: leave the lease) · ARGV[8] grace ms · ARGV[9] the generation it
+ * continues (`''`: none)
  *
  * One append of the holder's generation (PROTOCOL.md § 14.9), fenced like settle: only
  * while the record is PROCESSING under this very token (an expired lease nobody took
@@ -11,7 +12,10 @@ import { defineScript } from './define.js';
  * 0 when the log is of an older generation or absent, which then needs the head and is
  * replaced (DEL, then the head entry). Then: the bytes as one entry; with retainBytes,
  * the oldest appends deleted while more than that many bytes are kept and more than one
- * append remains; with a lease, the lease renewed and both keys' expiries extended. A new
+ * append remains; with a lease, the lease renewed and both keys' expiries extended. The
+ * log appended to is the record's answer generation's: `a` once the record continues one
+ * (PROTOCOL.md § 14.12), else ARGV[9] — a first continuation, which needs that
+ * generation's log, as long as `offset`, and then sets `a` — else `g`. A new
  * log takes the record's remaining expiry. Readers on every instance are woken by a
  * sharded publish on the log's name (never the record's: the holder's watchStop sleeps on).
  *
@@ -21,16 +25,19 @@ import { defineScript } from './define.js';
 export const APPEND = defineScript(
   'append',
   `
-local r = redis.call('HMGET', KEYS[1], 's', 't', 'g', 'x')
+local r = redis.call('HMGET', KEYS[1], 's', 't', 'g', 'x', 'a')
 if not r[1] then return {0, 'gone'} end
 if r[1] ~= 'processing' or r[2] ~= ARGV[1] then return {0, 'fenced'} end
-local g = r[3]
+local continues = ARGV[9] ~= '' and ARGV[9] or nil
+local g = r[5] or continues or r[3]
+if continues and continues ~= g then return {0, 'offset'} end
+local continuing = continues and not r[5]
 local offset = tonumber(ARGV[2])
 local length = -1
 local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)[1]
 if last and entry_generation(last[1]) == g then length = entry_end(last[1]) end
 if length < 0 then
-  if offset ~= 0 then return {0, 'offset'} end
+  if continuing or offset ~= 0 then return {0, 'offset'} end
   if ARGV[4] ~= '1' then return {0, 'head'} end
   redis.call('DEL', KEYS[2])
   redis.call('XADD', KEYS[2], g .. '-0', 'h', ARGV[5])
@@ -61,6 +68,7 @@ if ARGV[7] ~= '' then
   redis.call('PEXPIRE', KEYS[1], ttl)
   redis.call('PEXPIRE', KEYS[2], ttl)
 end
+if continuing then redis.call('HSET', KEYS[1], 'a', continues) end
 redis.call('SPUBLISH', KEYS[2], ms(length))
 return {1, length, r[4] == '1' and 1 or 0}
 `,

@@ -26,7 +26,8 @@ export interface RedisScript {
  * | `x`   | `1`: a stop was requested                 | processing             |
  * | `n`   | runs: the claims made since the record was created | all           |
  * | `p`   | the stop's offset: where the answer ends  | processing             |
- * | `a`   | `1`: a model call avoided was counted     | completed              |
+ * | `a`   | the generation whose answer `g` continues | all (once continued)   |
+ * | `v`   | `1`: a model call avoided was counted     | completed              |
  *
  * The log (PROTOCOL.md § 14.9) is a Stream of ONE generation `g`, with explicit entry
  * IDs that carry the positions, so a range query is an offset query:
@@ -35,6 +36,9 @@ export interface RedisScript {
  * | ------------- | -------------------------- | --------------------------------------- |
  * | `g-0`         | `h` head                   | the generation's head (never trimmed)   |
  * | `g-<end>`     | `o` start offset, `b` bytes| one append: bytes `[o, end)`            |
+ *
+ * A continued generation (PROTOCOL.md § 14.12) appends to the log of the generation `a`
+ * it continues, so the log's `g` is the record's `a` when it has one, else its `g`.
  *
  * So the last entry's ID is `g-<length>`, and the appends holding bytes past offset N are
  * `XRANGE (g-N +`. `retainBytes` deletes the oldest appends (never the head); the first
@@ -51,8 +55,8 @@ const PRELUDE = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local function ms(n) return string.format('%d', n) end
-local FIELDS = {'s', 'f', 't', 'l', 'c', 'r', 'e', 'd', 'g', 'x', 'n', 'p', 'a'}
-local function record(r) return {0, now, r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13]} end
+local FIELDS = {'s', 'f', 't', 'l', 'c', 'r', 'e', 'd', 'g', 'x', 'n', 'p', 'a', 'v'}
+local function record(r) return {0, now, r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14]} end
 local function entry_end(id) return tonumber(string.match(id, '%-(%d+)$')) end
 local function entry_generation(id) return string.match(id, '^(%d+)%-') end
 `;

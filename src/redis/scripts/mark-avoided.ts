@@ -3,7 +3,7 @@ import { defineScript } from './define.js';
 /**
  * KEYS[1] record · KEYS[2] log (unused)
  *
- * Marks a COMPLETED record as counted (`a`): a model call its answer avoided was reported.
+ * Marks a COMPLETED record as counted (`v`): a model call its answer avoided was reported.
  * Returns the marked record as `read` does when this call set the mark; `{0, now, nil}`
  * (no record) when the mark was there already or the record is not COMPLETED. The mark
  * goes with the record: a completed record is never claimed again, only expires.
@@ -12,9 +12,9 @@ export const MARK_AVOIDED = defineScript(
   'mark-avoided',
   `
 local r = redis.call('HMGET', KEYS[1], unpack(FIELDS))
-if r[1] ~= 'completed' or r[13] then return {0, now, false} end
-redis.call('HSET', KEYS[1], 'a', '1')
-r[13] = '1'
+if r[1] ~= 'completed' or r[14] then return {0, now, false} end
+redis.call('HSET', KEYS[1], 'v', '1')
+r[14] = '1'
 return record(r)
 `,
 );

@@ -9,7 +9,7 @@ import { defineScript } from './define.js';
  * success the record expires after the TTL, the log after min(linger, TTL) (readers that
  * are behind finish from it, § 14.9), and waiters and readers on every instance are
  * woken by a sharded publish on the record's own name (same slot). The generation is
- * kept; the stop request is not.
+ * kept, and the generation it continued; the stop request is not.
  */
 export const SETTLE = defineScript(
   'settle',

@@ -8,8 +8,8 @@ import { defineScript } from './define.js';
  * until it settles; a claim's new record starts without it); the holder's watchStop,
  * wherever it runs, is woken by the record's name published on the store's one stop
  * channel (plain pub/sub: no slot, so a store subscribes once, not once per run), and
- * readers by a sharded publish on the record's name. A position of the record's
- * generation is kept as `p` (where the holder ends the stored answer) unless a stop
+ * readers by a sharded publish on the record's name. A position of the record's answer
+ * generation (`a` when it continues one, § 14.12, else `g`) is kept as `p` (where the holder ends the stored answer) unless a stop
  * already set it. A settled record is left alone. Returns `stopping`, `settled` or
  * `unknown` (no record).
  */
@@ -20,7 +20,8 @@ local state = redis.call('HGET', KEYS[1], 's')
 if not state then return 'unknown' end
 if state ~= 'processing' then return 'settled' end
 redis.call('HSET', KEYS[1], 'x', '1')
-if ARGV[1] ~= '' and ARGV[1] == redis.call('HGET', KEYS[1], 'g') then
+local answer = redis.call('HMGET', KEYS[1], 'a', 'g')
+if ARGV[1] ~= '' and ARGV[1] == (answer[1] or answer[2]) then
   redis.call('HSETNX', KEYS[1], 'p', ARGV[2])
 end
 redis.call('SPUBLISH', KEYS[1], 'stop')

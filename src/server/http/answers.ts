@@ -14,6 +14,7 @@ import type { ResolvedHandlerOptions } from './handler-options.js';
 import { problemResponse } from '../problem.js';
 import { isExhausted } from '../run/run-bound.js';
 import type { CompletedRecord, IdempotencyRecord } from '../store/store.js';
+import { answerGeneration } from '../store/stream-store.js';
 import { restartMarker } from '../format/sse-frame.js';
 import { headIsEventStream } from '../stream/log-follow.js';
 import { type RequestedPosition, startOf } from './position.js';
@@ -56,7 +57,8 @@ export function replayAnswer(record: CompletedRecord, context: AnswerContext, po
     });
     return withProtocolHeaders(response, context);
   }
-  const { generation } = record;
+  // A continued generation's answer is the one it continued, positions and all (§ 14.12).
+  const generation = answerGeneration(record);
   const body = storedBody(stored);
   const headers = new Headers(stored.headers as [string, string][]);
   headers.set(REPLAYED_HEADER, 'true');

@@ -11,7 +11,6 @@ import { FingerprintMismatchError } from '../errors.js';
 import { runHeld, type WorkOutcome } from '../run/held-run.js';
 import { Holder } from '../run/holder.js';
 import type { HandlerSetup, Intent } from './intent.js';
-import type { RequestedPosition } from './position.js';
 import { answerRecord, attachLive } from './record-answer.js';
 import { withoutReservedEvents } from '../stream/reserved-events.js';
 import { settleExhausted } from '../run/run-bound.js';
@@ -127,15 +126,22 @@ async function run(
   });
   const streamed =
     streamStore && generation !== undefined
-      ? new StreamedRun(streamStore, key, holder, generation, isRestart(intent.position, generation), {
-          leaseMs: leaseOptions.leaseMs,
-          flushMs: options.flushMs,
-          flushBytes: options.flushBytes,
-          maxResponseBytes: options.maxResponseBytes,
-          maxQueuedBytes: options.maxQueuedBytes,
-          replayHeaders: options.replayHeaders,
-          report,
-        })
+      ? new StreamedRun(
+          streamStore,
+          key,
+          holder,
+          generation,
+          { position: intent.position, runs },
+          {
+            leaseMs: leaseOptions.leaseMs,
+            flushMs: options.flushMs,
+            flushBytes: options.flushBytes,
+            maxResponseBytes: options.maxResponseBytes,
+            maxQueuedBytes: options.maxQueuedBytes,
+            replayHeaders: options.replayHeaders,
+            report,
+          },
+        )
       : undefined;
   const usage = new UsageReport();
   // A streamed answer, or without a log one over `maxResponseBytes`, goes to its caller
@@ -243,9 +249,4 @@ async function run(
  */
 async function discardBody(response: Response): Promise<void> {
   await response.body?.cancel().catch(() => undefined);
-}
-
-/** Whether a request's position names another generation than the one now running (§ 14.5). */
-function isRestart(position: RequestedPosition | undefined, generation: number): boolean {
-  return position?.generation !== undefined && position.generation !== generation;
 }

@@ -5,7 +5,7 @@ import { followLog, headIsEventStream } from '../stream/log-follow.js';
 import { type RequestedPosition, startOf } from './position.js';
 import { restartMarker } from '../format/sse-frame.js';
 import { beforeStop } from '../format/stop-cut.js';
-import type { LogSnapshot, StreamStore } from '../store/stream-store.js';
+import { answerGeneration, type LogSnapshot, type StreamStore } from '../store/stream-store.js';
 
 /** The last byte position RFC 8673 uses for live content: "more is coming". */
 const LIVE_LAST_BYTE = Number.MAX_SAFE_INTEGER;
@@ -13,7 +13,7 @@ const LIVE_LAST_BYTE = Number.MAX_SAFE_INTEGER;
 /**
  * The attached answer to a live generation whose head is logged (§ 14.6), from the
  * request's position, then live. `undefined` when there is nothing to attach to yet (no
- * head of the record's generation, a dead lease) or the bytes asked for are no longer
+ * head of the record's answer generation, a dead lease) or the bytes asked for are no longer
  * kept (§ 14.10): the caller answers "still running" instead. `patienceMs`: how long the
  * reader waits for a record the store lost to be claimed again by its holder (the lease).
  */
@@ -27,7 +27,7 @@ export function attachToLog(
 ): Response | undefined {
   const { record, log } = snapshot;
   if (record?.state !== 'processing' || record.leaseExpiresAt <= Date.now()) return undefined;
-  if (!log || log.generation !== record.generation) return undefined;
+  if (!log || log.generation !== answerGeneration(record)) return undefined;
   const { generation } = log;
   const head = parseHead(log.head);
   const sse = headIsEventStream(head.headers);

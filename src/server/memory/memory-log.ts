@@ -23,15 +23,28 @@ interface Log {
 export class MemoryLogs {
   readonly #logs = new Map<string, Log>();
 
-  /** Appends for the holder of `generation`; `false` when `batch.offset` is not the log's length. */
-  append(key: string, generation: number, batch: LogAppend): { readonly length: number } | false {
+  /**
+   * Appends for the holder of a record of `generation` that continues `continued` (when
+   * set, § 14.12); `false` when `batch.offset` is not the length of the log it goes to, or
+   * `batch.continues` names a log that is not kept.
+   */
+  append(
+    key: string,
+    generation: number,
+    continued: number | undefined,
+    batch: LogAppend,
+  ): { readonly length: number } | false {
+    const target = continued ?? batch.continues ?? generation;
+    if (batch.continues !== undefined && batch.continues !== target) return false;
+    /** A first continuing append: the log it continues must be there, as long as `offset`. */
+    const continuing = batch.continues !== undefined && continued === undefined;
     let log = this.#logs.get(key);
-    if (log?.generation !== generation) {
-      if (batch.offset !== 0) return false;
+    if (log?.generation !== target) {
+      if (continuing || batch.offset !== 0) return false;
       if (typeof batch.head !== 'string') {
         throw new TypeError('answer-once: the first append of a generation needs its `head`.');
       }
-      log = { generation, head: batch.head, length: 0, chunks: [], lingerUntil: undefined };
+      log = { generation: target, head: batch.head, length: 0, chunks: [], lingerUntil: undefined };
       this.#logs.set(key, log);
     } else if (batch.offset !== log.length) {
       return false;

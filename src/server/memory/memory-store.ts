@@ -11,6 +11,7 @@ import {
 import { KeyWaiters } from './memory-waiters.js';
 import type { AcquireResult, CompletedRecord, IdempotencyRecord, ProcessingRecord, WriteResult } from '../store/store.js';
 import {
+  answerGeneration,
   isNewToReader,
   type LogAppend,
   type LogAppendResult,
@@ -96,10 +97,10 @@ export class MemoryStore implements StreamStore {
     const now = this.#options.now();
     const current = this.#held(key, token, now);
     if (typeof current === 'string') return current;
-    const { fingerprint, createdAt, runs, generation } = current;
+    const { fingerprint, createdAt, runs, generation, continues } = current;
     this.#logs.settle(key, now, now + ttlMs);
     const record = { state: 'completed', fingerprint, result, createdAt, completedAt: now, runs, generation } as const;
-    this.#write(key, record, now + ttlMs);
+    this.#write(key, continues === undefined ? record : { ...record, continues }, now + ttlMs);
     return 'written';
   }
 
@@ -107,9 +108,10 @@ export class MemoryStore implements StreamStore {
     const now = this.#options.now();
     const current = this.#held(key, token, now);
     if (typeof current === 'string') return current;
-    const { fingerprint, createdAt, runs, generation } = current;
+    const { fingerprint, createdAt, runs, generation, continues } = current;
     this.#logs.settle(key, now, now + ttlMs);
-    this.#write(key, { state: 'failed', fingerprint, error, createdAt, failedAt: now, runs, generation }, now + ttlMs);
+    const record = { state: 'failed', fingerprint, error, createdAt, failedAt: now, runs, generation } as const;
+    this.#write(key, continues === undefined ? record : { ...record, continues }, now + ttlMs);
     return 'written';
   }
 
@@ -156,10 +158,12 @@ export class MemoryStore implements StreamStore {
     const now = this.#options.now();
     const current = this.#held(key, token, now);
     if (typeof current === 'string') return { ok: false, reason: current };
-    const appended = this.#logs.append(key, current.generation ?? 0, batch);
+    const appended = this.#logs.append(key, current.generation ?? 0, current.continues, batch);
     if (!appended) return { ok: false, reason: 'offset' };
-    if (batch.leaseMs !== undefined) this.#renew(key, current, now + batch.leaseMs);
-    else this.#waiters.wake(key);
+    // A first continuing append: the record keeps which generation's answer it continues.
+    const continues = current.continues ?? batch.continues;
+    const held = continues === current.continues ? current : { ...current, continues };
+    this.#renew(key, held, batch.leaseMs === undefined ? current.leaseExpiresAt : now + batch.leaseMs);
     return { ok: true, length: appended.length, stopRequested: current.stopRequested === true };
   }
 
@@ -192,7 +196,7 @@ export class MemoryStore implements StreamStore {
     if (current.state !== 'processing') return 'settled';
     // #read just returned its record, so the entry is there; asking twice changes nothing.
     const { expiresAt } = this.#entries.get(key) as Entry;
-    const keepsAt = offset !== undefined && current.stopAt === undefined && at?.generation === current.generation;
+    const keepsAt = offset !== undefined && current.stopAt === undefined && at?.generation === answerGeneration(current);
     const record = { ...current, stopRequested: true, ...(keepsAt && { stopAt: offset }) };
     this.#entries.set(key, { record, expiresAt });
     this.#waiters.wake(key);

@@ -41,6 +41,13 @@ export interface ProcessingRecord {
    * every store that keeps answer logs; absent on a store that does not.
    */
   readonly generation?: number;
+  /**
+   * The earlier generation whose answer this one continues (stream-store.ts, PROTOCOL.md
+   * § 14.12): set by the holder's first continuing append, kept by complete and fail; a
+   * claim's new record starts without it. The log, the stored answer and every position
+   * of the answer are that generation's. Absent: the answer is this generation's own.
+   */
+  readonly continues?: number;
   /** A stop was asked for this generation (stream-store.ts `stop`). Absent: not asked. */
   readonly stopRequested?: boolean;
   /**
@@ -62,6 +69,8 @@ export interface CompletedRecord {
   readonly runs: number;
   /** The generation whose holder completed it (stores that keep answer logs). */
   readonly generation?: number;
+  /** The earlier generation whose answer it continued ({@link ProcessingRecord.continues}). */
+  readonly continues?: number;
   /** A model call its answer avoided was counted (`markAvoided`): later replays count none. */
   readonly avoided?: true;
 }
@@ -77,6 +86,8 @@ export interface FailedRecord {
   readonly runs: number;
   /** The generation whose holder failed (stores that keep answer logs). */
   readonly generation?: number;
+  /** The earlier generation whose answer it continued ({@link ProcessingRecord.continues}). */
+  readonly continues?: number;
 }
 
 export type IdempotencyRecord = ProcessingRecord | CompletedRecord | FailedRecord;

@@ -34,6 +34,15 @@
  * it), and at most the record's new TTL. When the record disappears the log may
  * disappear with it. A takeover's new record starts without `stopRequested`; its
  * generation's first append replaces the log.
+ *
+ * Continued generations (PROTOCOL.md § 14.12). A new claim whose answer reproduces the
+ * bytes an earlier generation logged may **continue** that log instead of replacing it:
+ * its first append names the logged generation (`continues`) and the log's length, and
+ * from then on the record carries `continues` — the record's **answer generation**
+ * (`answerGeneration`) is the continued one, so its log, its stored answer and every
+ * position a reader holds stay valid. Until the new claim appended, a reader of the logged
+ * generation does not know yet whether it continues or replaces it (`isChoosing`): it
+ * waits for that append (or the record settling) instead of restarting.
  */
 import type { IdempotencyRecord, IdempotencyStore } from './store.js';
 
@@ -69,6 +78,16 @@ export interface LogAppend {
    * moves to the first byte kept. Absent: keep everything.
    */
   readonly retainBytes?: number;
+  /**
+   * Continue the answer of this earlier generation instead of opening one of the holder's
+   * own (§ 14.12): the append succeeds only when the kept log is of generation
+   * `continues` (or the record already continues it and has no log: it is opened again,
+   * as a first append) and `offset` equals its length; the record then keeps `continues`
+   * until it expires or is claimed again, and every later append goes to that log.
+   * Otherwise nothing changes and the append answers `offset`. Absent: the record's
+   * answer generation ({@link answerGeneration}) is appended to, as ever.
+   */
+  readonly continues?: number;
   /**
    * Also extend the lease to now + `leaseMs` in the same step, as `renew` does: a
    * generation that keeps appending needs no separate heartbeat. Absent: the lease is
@@ -134,14 +153,40 @@ export type StopOutcome = 'stopping' | 'settled' | 'unknown';
 /**
  * Whether `snapshot` holds something new to a reader at `from`: what ends a waiting
  * {@link StreamStore.read} (every store decides it here). No record; a record that is not
- * PROCESSING; a PROCESSING record whose lease has expired by `now`, or whose generation is
- * not `from.generation`; a log of the record's generation longer than `from.offset` (for
- * `from` null: any log of it).
+ * PROCESSING; a PROCESSING record whose lease has expired by `now`, or whose answer
+ * generation ({@link answerGeneration}) is not `from.generation` — unless its claim is
+ * still choosing whether to continue `from`'s log ({@link isChoosing}); a log of the
+ * answer generation longer than `from.offset` (for `from` null: any log of it).
  */
-export function isNewToReader({ record, log }: LogSnapshot, from: LogPosition | null, now: number): boolean {
+export function isNewToReader(snapshot: LogSnapshot, from: LogPosition | null, now: number): boolean {
+  const { record, log } = snapshot;
   if (record?.state !== 'processing' || record.leaseExpiresAt <= now) return true;
-  if (from !== null && record.generation !== from.generation) return true;
-  return log !== null && log.generation === record.generation && (from === null || log.length > from.offset);
+  const generation = answerGeneration(record);
+  if (from !== null && generation !== from.generation) return !isChoosing(snapshot, from.generation);
+  return log !== null && log.generation === generation && (from === null || log.length > from.offset);
+}
+
+/**
+ * The generation whose answer a record carries: the one it continues (§ 14.12), else its
+ * own. Its log, its stored answer and every position of its answer are this generation's.
+ */
+export function answerGeneration(record: IdempotencyRecord): number | undefined {
+  return record.continues ?? record.generation;
+}
+
+/**
+ * Whether a PROCESSING record's claim has not yet chosen between continuing `generation`'s
+ * logged answer and replacing it (§ 14.12): a newer claim that has not appended, while
+ * the kept log is still `generation`'s. A reader of `generation` waits for the choice.
+ */
+export function isChoosing({ record, log }: LogSnapshot, generation: number): boolean {
+  return (
+    record?.state === 'processing' &&
+    record.continues === undefined &&
+    record.generation !== undefined &&
+    record.generation > generation &&
+    log?.generation === generation
+  );
 }
 
 /**
@@ -154,7 +199,8 @@ export interface StreamStore extends IdempotencyStore {
    * Appends `batch` to the log of the generation `token` holds, if `token` holds `key`
    * (the record is PROCESSING under it; an expired lease nobody took over still holds,
    * § 5.4). The generation's first append (`offset` 0) opens its log with `batch.head`,
-   * replacing the log of any older generation. Wakes every `read` waiting on `key`.
+   * replacing the log of any older generation — unless it continues that log
+   * (`batch.continues`, § 14.12). Wakes every `read` waiting on `key`.
    */
   append(key: string, token: string, batch: LogAppend): Promise<LogAppendResult>;
 
@@ -167,8 +213,10 @@ export interface StreamStore extends IdempotencyStore {
    * `acquire`, `append`, `complete`, `fail`, `stop` on `key` and by a timer at the lease
    * deadline, never by polling — and answers the snapshot taken after the wake. "New" is
    * any of: no record; a record that is not PROCESSING; a PROCESSING record whose lease
-   * has expired, or whose `generation` ≠ `from.generation`; a log of the record's
-   * generation with `length > from.offset` (for `from` null: any log of the record's
+   * has expired, or whose answer generation (`continues ?? generation`) ≠
+   * `from.generation` — unless the record's claim has not appended yet while the log is
+   * still `from.generation`'s (`isChoosing`: it may continue it); a log of the answer
+   * generation with `length > from.offset` (for `from` null: any log of the answer
    * generation — its head is there). A stop request alone is not new (the holder hears
    * it through `watchStop`; readers see its outcome when the record settles).
    */
@@ -181,7 +229,8 @@ export interface StreamStore extends IdempotencyStore {
    * A COMPLETED or FAILED record is left alone: `'settled'`. No record: `'unknown'`.
    *
    * `at` is where the stopping reader was (the position of the last event it showed):
-   * when `at.generation` is the record's generation and the record has no `stopAt` yet,
+   * when `at.generation` is the record's answer generation (`continues ?? generation`)
+   * and the record has no `stopAt` yet,
    * the record keeps `stopAt: at.offset` (the first stop that carries a position sets
    * it; later stops do not move it). The holder ends the stored answer there when it
    * has produced more. A position of another generation is ignored.

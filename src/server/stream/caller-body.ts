@@ -7,6 +7,8 @@ export interface CallerLog {
   readonly store: StreamStore;
   readonly key: string;
   readonly generation: number;
+  /** Where the caller's body starts in the generation's answer body (a continued answer's, § 14.12). */
+  readonly offset: number;
   readonly sse: boolean;
   /** The most bytes queued for a connection that is not taking them (`maxQueuedBytes`). */
   readonly maxQueuedBytes: number;
@@ -33,7 +35,7 @@ export class CallerBody {
   #queue: { readonly bytes: Uint8Array; readonly body: boolean }[] = [];
   #queued = 0;
   /** Body bytes the connection took (its position in the generation). */
-  #taken = 0;
+  #taken: number;
   #tail: ReadableStreamDefaultReader<Uint8Array> | undefined;
   #ending: Ending | undefined;
   #closed = false;
@@ -41,6 +43,7 @@ export class CallerBody {
 
   constructor(log: CallerLog) {
     this.#log = log;
+    this.#taken = log.offset;
     this.stream = new ReadableStream<Uint8Array>(
       {
         pull: (controller) => this.#pull(controller),

@@ -49,10 +49,35 @@ export class LogBatcher {
   /** Past `maxResponseBytes`: appends keep only about this many bytes (§ 14.10). */
   retainBytes: number | undefined;
 
-  constructor(context: BatcherContext, head: string, since: number) {
+  /** The earlier generation whose log this one continues (§ 14.12), named on every append. */
+  readonly #continues: number | undefined;
+
+  /**
+   * `continued`: append to the log of an earlier generation from its length instead of
+   * opening one (PROTOCOL.md § 14.12); its first append goes at once (`now`), since
+   * readers of that generation wait for it, and `drain` always sends it.
+   */
+  constructor(
+    context: BatcherContext,
+    head: string,
+    since: number,
+    continued?: { readonly generation: number; readonly offset: number },
+  ) {
     this.#context = context;
     this.#head = head;
     this.#pendingSince = since;
+    this.#continues = continued?.generation;
+    this.#appended = continued?.offset ?? 0;
+  }
+
+  /** The first append landed: the log is open (or continued) under this batcher's token. */
+  get logged(): boolean {
+    return this.#headLogged;
+  }
+
+  /** Sends what is pending now, unless an append is in flight (its landing sends the next when due). */
+  now(): void {
+    if (!this.#appending && this.#hasWork()) this.#flush();
   }
 
   /** Queues bytes for the log; a batch goes out when due. */
@@ -84,7 +109,9 @@ export class LogBatcher {
   async drain(all: boolean): Promise<void> {
     this.cancel();
     await this.#landed();
-    for (let tries = 0; all && tries < 3 && this.#hasWork(); tries += 1) {
+    // A continuation is only one once its first append landed: it is always sent.
+    const needed = (): boolean => all || (this.#continues !== undefined && !this.#headLogged);
+    for (let tries = 0; needed() && tries < 3 && this.#hasWork(); tries += 1) {
       this.#flush();
       await this.#landed();
     }
@@ -125,6 +152,7 @@ export class LogBatcher {
         offset: this.#appended,
         data,
         ...(this.#headLogged ? {} : { head: this.#head }),
+        ...(this.#continues === undefined ? {} : { continues: this.#continues }),
         ...(this.retainBytes === undefined ? {} : { retainBytes: this.retainBytes }),
         leaseMs: this.#context.leaseMs,
       });

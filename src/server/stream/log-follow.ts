@@ -3,7 +3,13 @@ import { isExhausted } from '../run/run-bound.js';
 import { errorMarker, restartMarker } from '../format/sse-frame.js';
 import { beforeStop } from '../format/stop-cut.js';
 import { parseStoredFailure, parseStoredResponse, storedBody } from '../format/stored-response.js';
-import type { LogPosition, LogSnapshot, StreamStore } from '../store/stream-store.js';
+import {
+  answerGeneration,
+  isChoosing,
+  type LogPosition,
+  type LogSnapshot,
+  type StreamStore,
+} from '../store/stream-store.js';
 
 /** How long one read of a follower waits before it looks again (the lease bounds the loop). */
 const FOLLOW_WAIT_MS = 30_000;
@@ -34,6 +40,7 @@ export interface FollowOptions {
  * offset, then each batch as the store appends it — woken by the append, never polling —
  * until the generation ends: the rest from the record, a restart marker and the next
  * generation (event streams), or the error marker (event streams) / an aborted body. A
+ * new claim's generation that continues this answer (§ 14.12) is followed on, no marker. A
  * position past the end the generation came to gets the restart and the whole answer
  * (event streams) or an aborted body, never an empty complete one.
  * Cancelling it (the client left) only stops this reader.
@@ -103,9 +110,18 @@ export function followLog(
         pause = LOST_RETRY_MS;
         // Nothing more will run: a resend gets the final 409 (§ 5.7).
         if (isExhausted(record)) return end(controller, 409, 'intent-exhausted');
-        if (record.generation !== generation) {
-          if (!sse || record.generation === undefined) return end(controller, 503);
-          generation = record.generation;
+        const answer = answerGeneration(record);
+        if (answer !== generation) {
+          // A new claim that may continue this answer has not chosen yet (§ 14.12): wait for
+          // its first append — it continues, and this reader follows on — or for the record
+          // to settle; within the lease, as for any live generation (a claim that died
+          // choosing leaves the answer to the next one: resend).
+          if (isChoosing(snapshot, generation) && record.state === 'processing') {
+            if (record.leaseExpiresAt > Date.now()) continue;
+            return end(controller, 503);
+          }
+          if (!sse || answer === undefined) return end(controller, 503);
+          generation = answer;
           offset = 0;
           controller.enqueue(restartMarker(generation));
           return;

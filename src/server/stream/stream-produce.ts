@@ -11,6 +11,8 @@ import { ReservedEventFilter } from './reserved-events.js';
 import { restartMarker, stopMarker } from '../format/sse-frame.js';
 import { stoppedBody } from '../format/stop-cut.js';
 import { type StoredResponse, storedAnswer } from '../format/stored-response.js';
+import type { LogSlice } from '../store/stream-store.js';
+import { LoggedAnswer } from './logged-answer.js';
 
 /** Microtask turns a read may take and still count as "already there" (no I/O behind it). */
 const READY_TURNS = 8;
@@ -20,6 +22,16 @@ const READY_TURNS = 8;
  * until its last one was read.
  */
 const READY_READS = 16;
+
+/** The last RFC 8673 byte position: live content ("more is coming"). */
+const LIVE_LAST_BYTE = Number.MAX_SAFE_INTEGER;
+
+/** The position the attempt's request named (§ 14.5): by `Last-Event-ID` or by `Range`. */
+export interface CallerPosition {
+  readonly by: 'event-id' | 'range';
+  readonly generation: number | undefined;
+  readonly offset: number;
+}
 
 /**
  * What the batcher needs (its `onFenced` also stops this producer's reading; a lost
@@ -37,8 +49,13 @@ export interface ProduceContext extends Omit<BatcherContext, 'onLost'> {
   /** The most bytes queued for the attempt's connection before it reads on from the log. */
   readonly maxQueuedBytes: number;
   readonly replayHeaders: ReadonlySet<string>;
-  /** The request named a position of another generation: it gets the restart first (§ 14.5). */
-  readonly restarted: boolean;
+  /** The position the request named: of another generation, it gets the restart first (§ 14.5). */
+  readonly position: CallerPosition | undefined;
+  /**
+   * The log an earlier generation left (a re-run's): when the work's head is its head and
+   * its body reproduces every logged byte, the answer continues it (§ 14.12).
+   */
+  readonly logged?: LogSlice | undefined;
   /** Aborted when a stop was asked for this generation (§ 14.8). */
   readonly stopSignal: AbortSignal;
   /** Where the stop asked the stored answer to end (the record's `stopAt`), read once the body ended. */
@@ -100,16 +117,23 @@ async function ready(
  * stops nothing.
  */
 export async function produce(response: Response, context: ProduceContext): Promise<Production> {
-  const { generation, maxResponseBytes } = context;
+  const { generation: own, maxResponseBytes, position } = context;
   const startedAt = Date.now();
   const sse = isEventStream(response.headers.get('content-type'));
   const head = headOf(response, context.replayHeaders);
+  const loggedHead = encodeHead(head);
   const reader = response.body?.getReader();
   let caller: CallerBody | undefined; // once streaming
-  /** The restart marker, the attempt's first unit when it named an older generation (§ 14.5); never logged. */
-  const marker = context.restarted && sse ? restartMarker(generation) : undefined;
+  /** The earlier generation's answer while this one may still continue it (§ 14.12). */
+  let logged = LoggedAnswer.of(context.logged, own, loggedHead);
+  /** The generation the answer body is framed in and named by: the logged one while it may be continued. */
+  let generation = logged?.generation ?? own;
+  /** The handler's bytes (reserved events dropped) while it may be continued: framed anew in `own` if it is not. */
+  let seen = logged && sse ? new ByteRuns() : undefined;
+  /** Whether the request's position names another generation than the answer's: it gets the restart (§ 14.5). */
+  const restarts = (): boolean => position?.generation !== undefined && position.generation !== generation;
   /** What the work produced before it streams (all of it, for a body that is all there at once). */
-  const early = new ByteRuns();
+  let early = new ByteRuns();
   let kept: ByteRuns | undefined = new ByteRuns();
   let fenced = false;
   let batcher: LogBatcher | undefined; // once streaming
@@ -127,20 +151,53 @@ export async function produce(response: Response, context: ProduceContext): Prom
     }
     batcher?.push(bytes);
   };
+  /** Body bytes before the caller's position that are still to come: not sent again (a continued answer, § 14.12). */
+  let skip = 0;
   const toCaller = (bytes: Uint8Array): void => {
     if (!caller) early.push(bytes);
-    else caller.push(bytes);
+    else if (skip >= bytes.byteLength) skip -= bytes.byteLength;
+    else {
+      caller.push(skip > 0 ? bytes.subarray(skip) : bytes);
+      skip = 0;
+    }
   };
   const out = (bytes: Uint8Array): void => {
     if (fenced) return; // never a zombie's byte after the successor took over
+    logged?.compare(bytes);
     toCaller(bytes);
     if (relog) relog.write(bytes);
     else keep(bytes);
   };
-  const framer = sse ? new EventFramer(generation, out) : undefined;
+  let framer = sse ? new EventFramer(generation, out) : undefined;
   /** The handler's `answer-once.` event types never reach the framer: only the server writes markers (§ 14.4). */
   const reserved = sse ? new ReservedEventFilter() : undefined;
-  const feed = (bytes: Uint8Array): void => (framer && reserved ? framer.write(reserved.write(bytes)) : out(bytes));
+  const feed = (bytes: Uint8Array): void => {
+    if (framer && reserved) {
+      const kept = reserved.write(bytes);
+      seen?.push(kept);
+      framer.write(kept);
+    } else {
+      out(bytes);
+    }
+    if (logged?.reproduced) seen = undefined;
+    else if (logged && !logged.open) ownAnswer();
+  };
+  /**
+   * The body is not the logged one (a byte differed, or it ended short): the answer is
+   * this generation's own, as without a log to continue — an event stream framed anew in it.
+   */
+  const ownAnswer = (): void => {
+    if (!logged) return;
+    logged = undefined;
+    generation = own;
+    if (!framer || !seen) return;
+    const handled = seen.join();
+    seen = undefined;
+    early = new ByteRuns();
+    kept = new ByteRuns();
+    framer = new EventFramer(own, out);
+    framer.write(handled);
+  };
   /** The work's body ended (or was stopped): what the framer holds out, the stop marker; whether it was stopped. */
   const endBody = (): boolean => {
     if (framer && reserved) framer.write(reserved.end());
@@ -153,12 +210,12 @@ export async function produce(response: Response, context: ProduceContext): Prom
   /** The stop marker (§ 14.8): the attempt's last unit, and the log's, in the log's generation. */
   function writeStopMarker(): void {
     if (!framer || fenced) return;
-    const own = stopMarker(generation, framer.offset);
+    const marker = stopMarker(generation, framer.offset);
     if (!relog) {
-      framer.writeOwn(own);
+      framer.writeOwn(marker);
       return;
     }
-    toCaller(own);
+    toCaller(marker);
     relog.writeOwn(stopMarker(logGeneration, relog.offset));
   }
   const answered = (body: Uint8Array | undefined, stopped: boolean): AnswerEnd => ({
@@ -169,6 +226,7 @@ export async function produce(response: Response, context: ProduceContext): Prom
   const whole = (): Extract<Production, { whole: true }> => {
     const stopped = endBody();
     const body = early.join();
+    const marker = restarts() && sse ? restartMarker(generation) : undefined;
     // Nothing streamed, so what was kept is what was produced.
     const produced = answered(kept && body, stopped);
     return {
@@ -181,37 +239,59 @@ export async function produce(response: Response, context: ProduceContext): Prom
   const init = { status: response.status, statusText: response.statusText, headers: response.headers };
   const nullBody = isNullBodyStatus(response.status);
   const deliver = (body: BodyInit | null): Response => {
-    const delivered = new Response(nullBody ? null : body, init); // its own copy of the headers
+    const ranged = position?.by === 'range' && position.generation === generation && generation !== own;
+    // Its own copy of the headers.
+    const delivered = new Response(nullBody ? null : body, ranged ? { ...init, status: 206, statusText: '' } : init);
     delivered.headers.delete('content-length');
     delivered.headers.set(GENERATION_HEADER, String(generation));
-    if (context.restarted) delivered.headers.set(RESTARTED_HEADER, 'true');
+    if (restarts()) delivered.headers.set(RESTARTED_HEADER, 'true');
+    // A continued answer from the caller's byte: live content, as an attach answers (§ 14.5).
+    if (ranged) delivered.headers.set('Content-Range', `bytes ${position.offset}-${LIVE_LAST_BYTE}/*`);
     return delivered;
   };
 
   // What is there already, read without waiting on I/O — up to `maxQueuedBytes`: a body
   // larger than that streams, as one that waits does, so it is never all held at once.
-  if (!reader) return whole();
+  // While the body may still continue a logged answer, nothing goes out and nothing is
+  // logged: it is read, waiting on I/O if need be, until a byte differs or every logged
+  // byte came again (§ 14.12) — bounded by the logged length.
+  if (!reader) {
+    ownAnswer();
+    return whole();
+  }
   let pending: Promise<Read>;
   for (let reads = 0; ; reads += 1) {
+    const comparing = logged?.open === true;
     // A batch is due already, or the reads ran long, or more is held than one caller may
     // queue: stream from here.
-    if (reads === READY_READS || early.byteLength >= context.flushBytes || early.byteLength > context.maxQueuedBytes) {
+    if (
+      !comparing &&
+      (reads >= READY_READS || early.byteLength >= context.flushBytes || early.byteLength > context.maxQueuedBytes)
+    ) {
       pending = settled(reader.read());
       break;
     }
-    const read = await ready(reader.read());
-    if ('later' in read) {
-      pending = read.later; // waits on I/O: stream from here
-      break;
+    let next: Read;
+    if (comparing) next = await settled(reader.read());
+    else {
+      const read = await ready(reader.read());
+      if ('later' in read) {
+        pending = read.later; // waits on I/O: stream from here
+        break;
+      }
+      next = read.now;
     }
-    const next = read.now;
-    if (!next.ok) {
-      if (!context.stopSignal.aborted)
-        return { whole: true, produced: { ok: false, error: next.error }, delivered: deliver(null) };
-      return whole(); // what a stopped work throws ends its answer
+    if (next.ok && !next.next.done) {
+      feed(next.next.value);
+      continue;
     }
-    if (next.next.done) return whole();
-    feed(next.next.value);
+    if (!logged?.reproduced) ownAnswer(); // it ended short of the logged answer
+    if (!next.ok && !context.stopSignal.aborted) {
+      return { whole: true, produced: { ok: false, error: next.error }, delivered: deliver(null) };
+    }
+    if (!logged) return whole(); // what a stopped work throws ends its answer too
+    pending = Promise.resolve(next); // a continuation streams: its first append tells the readers
+    break;
   }
 
   // It streams: the head and what was read go out now, the rest as it comes.
@@ -225,8 +305,16 @@ export async function produce(response: Response, context: ProduceContext): Prom
     stopReading(new Error('answer-once: another worker took this intent over.'));
     context.onFenced();
   };
-  /** The log under `token`: its appends answered fenced, gone or offset are judged against the claim as it is then. */
-  const logFor = (token: string, since: number): LogBatcher => {
+  // The choice is made: the answer continues the logged one (every logged byte came
+  // again), or it is this generation's own.
+  logGeneration = generation;
+  /** The logged answer this one continues (§ 14.12): its log is appended to, from its length. */
+  let continued = logged;
+  /**
+   * The log under `token`, from `offset` when it continues an earlier generation's: its
+   * appends answered fenced, gone or offset are judged against the claim as it is then.
+   */
+  const logFor = (token: string, since: number, offset = 0): LogBatcher => {
     const opened = new LogBatcher(
       {
         store: context.store,
@@ -242,7 +330,15 @@ export async function produce(response: Response, context: ProduceContext): Prom
         onFenced: () => void holder.settled().then(() => holder.token === token && fence()),
         onLost: (what) => {
           if (what === 'log') {
-            if (holder.token === token) reopen(token, logGeneration);
+            if (holder.token !== token) return;
+            if (continued && !opened.logged) {
+              // The store did not take the continuation (its log changed, or it does not
+              // continue answers): the answer is this generation's own, as a reopened one.
+              continued = undefined;
+              reopen(token, holder.generation ?? own);
+            } else {
+              reopen(token, logGeneration);
+            }
             return;
           }
           holder.reclaim('append', token).then(
@@ -251,16 +347,20 @@ export async function produce(response: Response, context: ProduceContext): Prom
           );
         },
       },
-      encodeHead(head),
+      loggedHead,
       since,
+      continued && { generation: continued.generation, offset },
     );
     if (!kept) opened.retainBytes = maxResponseBytes;
     return opened;
   };
-  batcher = logFor(context.token, startedAt);
+  batcher = logFor(context.token, startedAt, continued?.length);
   const first = early.byteLength > 0 ? early.join() : undefined;
-  if (first) batcher.push(first);
-  batcher.schedule();
+  const unlogged = continued ? first?.subarray(continued.length) : first;
+  if (unlogged && unlogged.byteLength > 0) batcher.push(unlogged);
+  // A continuation's first append goes at once: the readers of the logged answer wait for it.
+  if (continued) batcher.now();
+  else batcher.schedule();
   /**
    * The record (or only its log) vanished and the run holds the intent again under `token`:
    * the log starts over with what was kept, re-framed when the generation is new, so
@@ -273,6 +373,7 @@ export async function produce(response: Response, context: ProduceContext): Prom
     if (fenced || !kept) return;
     const sofar = kept.join();
     kept = new ByteRuns();
+    if (reclaimed !== logGeneration) continued = undefined; // a new record: nothing to continue
     batcher = logFor(token, Date.now());
     if (sse && reclaimed !== logGeneration) {
       relog?.end();
@@ -285,10 +386,13 @@ export async function produce(response: Response, context: ProduceContext): Prom
     batcher.schedule();
   };
   const { store, key, maxQueuedBytes, leaseMs } = context;
-  const body = new CallerBody({ store, key, generation, sse, maxQueuedBytes, leaseMs });
-  if (marker) body.marker(marker);
-  if (first) body.push(first);
+  /** A caller that named a position of the continued answer gets it from there. */
+  const from = continued && position?.generation === generation ? position.offset : 0;
+  const body = new CallerBody({ store, key, generation, offset: from, sse, maxQueuedBytes, leaseMs });
+  if (restarts() && sse) body.marker(restartMarker(generation));
   caller = body;
+  skip = from;
+  if (first) toCaller(first);
 
   const produced = (async (): Promise<AnswerEnd> => {
     const onStop = (): void => stopReading(context.stopSignal.reason);
@@ -320,6 +424,10 @@ export async function produce(response: Response, context: ProduceContext): Prom
   /** The answer is known: readers finish from the log when it is not replayable, so its last batch goes there first. */
   async function finish(outcome: AnswerEnd): Promise<AnswerEnd> {
     await batcher?.drain(kept === undefined);
+    // A continuation whose first append never landed is not one: the record would name the wrong generation.
+    if (continued && batcher?.logged === false) {
+      return { ok: false, error: new Error('answer-once: the continued answer could not be logged.') };
+    }
     return outcome;
   }
 

@@ -5,9 +5,9 @@ import type { EarlyAnswer } from '../run/early-answer.js';
 import type { WorkOutcome } from '../run/held-run.js';
 import type { Holder } from '../run/holder.js';
 import { problemResponse } from '../problem.js';
-import { type ProduceContext, produce, type Production } from './stream-produce.js';
+import { type CallerPosition, type ProduceContext, produce, type Production } from './stream-produce.js';
 import { storedAnswer, storedResult } from '../format/stored-response.js';
-import type { StreamStore } from '../store/stream-store.js';
+import type { LogSlice, StreamStore } from '../store/stream-store.js';
 import type { UsageReport } from '../usage.js';
 
 /** One turn of the stop watch; the loop ends with the run. */
@@ -40,7 +40,9 @@ export class StreamedRun {
   readonly #key: string;
   readonly #holder: Holder;
   readonly #generation: number;
-  readonly #restarted: boolean;
+  readonly #position: CallerPosition | undefined;
+  /** A re-run (its intent ran before): its answer may continue the one an earlier generation logged (§ 14.12). */
+  readonly #rerun: boolean;
   readonly #options: StreamedRunOptions;
   readonly #stop = new AbortController();
   readonly #work = new AbortController();
@@ -54,14 +56,15 @@ export class StreamedRun {
     key: string,
     holder: Holder,
     generation: number,
-    restarted: boolean,
+    attempt: { readonly position: CallerPosition | undefined; readonly runs: number },
     options: StreamedRunOptions,
   ) {
     this.#store = store;
     this.#key = key;
     this.#holder = holder;
     this.#generation = generation;
-    this.#restarted = restarted;
+    this.#position = attempt.position;
+    this.#rerun = attempt.runs > 1;
     this.#options = options;
     // Claimed again after the store lost the record (§ 7.2): the log starts over, the stop
     // watch follows the new token.
@@ -108,7 +111,8 @@ export class StreamedRun {
       holder: this.#holder,
       token: this.#holder.token,
       generation: this.#holder.generation ?? this.#generation,
-      restarted: this.#restarted,
+      position: this.#position,
+      logged: await this.#logged(),
       stopSignal: this.#stop.signal,
       onStop: () => this.#requestStop(),
       stopAt: () => this.#stopAt(),
@@ -162,6 +166,20 @@ export class StreamedRun {
     const reason = new DOMException('answer-once: the intent was stopped.', 'AbortError');
     this.#stop.abort(reason);
     this.#work.abort(reason);
+  }
+
+  /**
+   * What an earlier generation of the intent logged, for a re-run to continue (§ 14.12);
+   * none on a first run, or when the store fails (the answer is then its own, as ever).
+   */
+  async #logged(): Promise<LogSlice | undefined> {
+    if (!this.#rerun) return undefined;
+    try {
+      return (await this.#store.read(this.#key, null)).log ?? undefined;
+    } catch (error) {
+      this.#options.report({ type: 'store-error', key: this.#key, operation: 'read', error });
+      return undefined;
+    }
   }
 
   /** The record's `stopAt`, while this generation still holds it (a store failure keeps the whole answer). */

@@ -203,6 +203,43 @@ describe('followLog: what an attached reader is sent', () => {
   });
 });
 
+describe('followLog: a new claim that may continue the answer (§ 14.12)', () => {
+  /** The claim of generation G + 1, continuing G's answer once it appended. */
+  const claimed = (continues?: number, leaseExpiresAt = LIVE): IdempotencyRecord => ({
+    ...processing(G + 1, leaseExpiresAt),
+    ...(continues === undefined ? {} : { continues }),
+  });
+
+  it('waits while the claim has not chosen, then follows on without a marker when it continues the answer', async () => {
+    const { store, calls } = scripted(
+      { record: claimed(), log: slice('', 9) }, // G's log, the claim has not appended yet
+      { record: claimed(G), log: slice('data: b\n\n', 9) },
+      { record: { ...replayable('data: a\n\ndata: b\n\ndata: c\n\n', G + 1), continues: G }, log: null },
+    );
+    expect(await drain(follow(store, 9, true))).toBe('data: b\n\ndata: c\n\n');
+    expect(calls.map((call) => call.from)).toEqual([
+      { generation: G, offset: 9 },
+      { generation: G, offset: 9 },
+      { generation: G, offset: 18 },
+    ]);
+  });
+
+  it('restarts once the claim replaced the log with its own generation’s', async () => {
+    const { store } = scripted(
+      { record: claimed(), log: slice('', 9) },
+      { record: claimed(), log: slice('data: new\n\n', 0, G + 1) },
+      { record: replayable('data: new\n\n', G + 1), log: null },
+    );
+    expect(await drain(follow(store, 9, true))).toBe(`${restartEvent(G + 1)}data: new\n\n`);
+  });
+
+  it('ends with the 503 marker when the choosing claim’s lease ran out', async () => {
+    const { store, calls } = scripted({ record: claimed(undefined, NOW), log: slice('', 9) });
+    expect(await drain(follow(store, 9, true))).toBe(errorEvent(503));
+    expect(calls).toHaveLength(1);
+  });
+});
+
 describe('followLog: a reader behind the bytes the log keeps (§ 14.10)', () => {
   const gone = errorEvent(410, 'response-not-replayable');
 

@@ -75,7 +75,7 @@ function contextFor(store: StreamStore, overrides: Partial<ProduceContext> = {})
     maxResponseBytes: 1_000,
     maxQueuedBytes: 1_048_576,
     replayHeaders: new Set(['content-type']),
-    restarted: false,
+    position: undefined,
     stopSignal: stop.signal,
     ...overrides,
   };

@@ -40,15 +40,22 @@ function runOn(store: StreamStore): StreamedRun {
     storeTimeoutMs: 5_000,
     report: () => undefined,
   });
-  return new StreamedRun(store, 'key', holder, 7, false, {
-    leaseMs: 30_000,
-    flushMs: FLUSH_MS,
-    flushBytes: 65_536,
-    maxResponseBytes: 1_000,
-    maxQueuedBytes: 1_048_576,
-    replayHeaders: new Set(['content-type']),
-    report: () => undefined,
-  });
+  return new StreamedRun(
+    store,
+    'key',
+    holder,
+    7,
+    { position: undefined, runs: 1 },
+    {
+      leaseMs: 30_000,
+      flushMs: FLUSH_MS,
+      flushBytes: 65_536,
+      maxResponseBytes: 1_000,
+      maxQueuedBytes: 1_048_576,
+      replayHeaders: new Set(['content-type']),
+      report: () => undefined,
+    },
+  );
 }
 
 beforeEach(() => {
