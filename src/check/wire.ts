@@ -1,0 +1,175 @@
+/**
+ * The check's side of the wire: one case's requests, all under the case's deadline, with
+ * Node's own `fetch` (no client library between the check and the server).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  PREFER_HEADER,
+  PREFERENCE_APPLIED_HEADER,
+  PROBLEM_JSON,
+  REQUEST_ID_HEADER,
+} from '../core/headers.js';
+import { newRequestId } from '../core/ids.js';
+import type { ProblemCode } from '../core/problems.js';
+import { fail } from './outcome.js';
+import type { ResolvedCheckOptions } from './options.js';
+
+/** A response with its whole body read. */
+export interface Answer {
+  readonly response: Response;
+  readonly body: Uint8Array;
+}
+
+/** How an intent's ID goes out: which header(s), or none. */
+export type IdCarrier = 'x-request-id' | 'idempotency-key' | 'both' | 'none';
+
+export interface SendInit {
+  /** @default 'x-request-id' */
+  readonly carrier?: IdCarrier;
+  /** Extra request headers. @default {} */
+  readonly headers?: Record<string, string>;
+  /** @default the run's `body` */
+  readonly body?: string;
+  /** Sign in as the second identity (`otherHeaders`). @default false */
+  readonly asOther?: boolean;
+}
+
+/** Polls of a status URL while an intent is in progress, at most (each a long-poll). */
+const MAX_POLLS = 60;
+/** The pause after a 202 the server did not hold, so a server that ignores `Prefer` is not hammered. */
+const UNHELD_POLL_PAUSE_MS = 250;
+
+export class Wire {
+  /** The last request sent (method and URL): where a case that timed out was. */
+  last = '';
+  /** Aborts at the case's deadline, or when it ended ({@link close}): every request and body read of the case. */
+  readonly signal: AbortSignal;
+  private readonly ended = new AbortController();
+
+  constructor(
+    readonly options: ResolvedCheckOptions,
+    deadline: AbortSignal,
+  ) {
+    this.signal = AbortSignal.any([deadline, this.ended.signal]);
+  }
+
+  /** Ends whatever of the case is still open (a body it did not read, a request still in flight). */
+  close(): void {
+    this.ended.abort();
+  }
+
+  /** A new intent's ID (a ULID, as the reference client mints). */
+  newId(): string {
+    return newRequestId();
+  }
+
+  /** `POST`s an intent to the protected route. */
+  send(id: string, init: SendInit = {}): Promise<Response> {
+    const { carrier = 'x-request-id', body = this.options.body } = init;
+    const headers = this.headers(init.asOther, init.headers);
+    headers.set('Content-Type', this.options.contentType);
+    if (carrier === 'x-request-id' || carrier === 'both') headers.set(REQUEST_ID_HEADER, id);
+    if (carrier === 'idempotency-key' || carrier === 'both') headers.set(IDEMPOTENCY_KEY_HEADER, `"${id}"`);
+    return this.fetch(this.options.url, 'POST', headers, body);
+  }
+
+  /** The status URL of intent `id` (§ 8). */
+  statusUrl(id: string): URL {
+    return new URL(`${this.options.statusUrl.pathname}/${id}`, this.options.statusUrl);
+  }
+
+  /** A request to a status URL (`GET` unless said). */
+  status(
+    target: string | URL,
+    init: { method?: string; headers?: Record<string, string>; asOther?: boolean } = {},
+  ): Promise<Response> {
+    const url = target instanceof URL ? target : this.statusUrl(target);
+    return this.fetch(url, init.method ?? 'GET', this.headers(init.asOther, init.headers));
+  }
+
+  /** `response`'s body, whole. */
+  async read(response: Response): Promise<Uint8Array> {
+    return new Uint8Array(await response.arrayBuffer());
+  }
+
+  /** Sends a new intent and reads its answer; fails unless the server answered it 2xx. */
+  async answer(id: string, init: SendInit = {}): Promise<Answer> {
+    const response = await this.send(id, init);
+    const body = await this.read(response);
+    if (!response.ok) {
+      fail(
+        `a new intent was answered ${describeAnswer(response, body)}, not 2xx: is ${this.options.url} the protected route, ` +
+          'and do the --header credentials sign in?',
+      );
+    }
+    return { response, body };
+  }
+
+  /**
+   * Follows an intent in progress at `target` (its `Location`, or status URL) with
+   * `Prefer: wait` until it answers anything but 202; bounded by the case's deadline and
+   * {@link MAX_POLLS}.
+   */
+  async settled(target: string | URL): Promise<Answer> {
+    for (let poll = 0; poll < MAX_POLLS; poll++) {
+      const started = Date.now();
+      const response = await this.status(target, { headers: { [PREFER_HEADER]: `wait=${this.options.waitSeconds}` } });
+      const body = await this.read(response);
+      if (response.status !== 202) return { response, body };
+      if (!response.headers.has(PREFERENCE_APPLIED_HEADER) && Date.now() - started < UNHELD_POLL_PAUSE_MS) {
+        await sleep(UNHELD_POLL_PAUSE_MS, undefined, { signal: this.signal });
+      }
+    }
+    return fail(`${target} still answered 202 after ${MAX_POLLS} polls`);
+  }
+
+  /** Fails unless `answer` is the problem `code` with `status` (§ 9); returns its JSON. */
+  expectProblem({ response, body }: Answer, status: number, code: ProblemCode, what: string): Record<string, unknown> {
+    const problem = parseJson(body);
+    const type = response.headers.get('Content-Type') ?? '';
+    if (response.status !== status || problem?.code !== code || !type.startsWith(PROBLEM_JSON)) {
+      fail(`${what} was answered ${describeAnswer(response, body)}, not ${status} ${PROBLEM_JSON} with code "${code}"`);
+    }
+    if (problem.status !== status) fail(`${what}: the problem's "status" is ${String(problem.status)}, not ${status}`);
+    return problem;
+  }
+
+  private headers(asOther = false, extra: Record<string, string> = {}): Headers {
+    const identity = asOther ? this.options.otherHeaders : this.options.headers;
+    const headers = new Headers(identity?.map(([name, value]) => [name, value]));
+    for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+    return headers;
+  }
+
+  private async fetch(url: URL, method: string, headers: Headers, body?: string): Promise<Response> {
+    this.last = `${method} ${url.pathname}${url.search}`;
+    try {
+      return await fetch(url, { method, headers, body: body ?? null, redirect: 'manual', signal: this.signal });
+    } catch (error) {
+      if (this.signal.aborted) throw error;
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      return fail(`${method} ${url} failed: ${cause?.code ?? cause?.message ?? String(error)}`);
+    }
+  }
+}
+
+/** `body` as a JSON object, or `undefined` when it is none. */
+export function parseJson(body: Uint8Array): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(new TextDecoder().decode(body));
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `401 (application/problem+json, code "x": title)`-like words for an answer. */
+export function describeAnswer(response: Response, body: Uint8Array): string {
+  const type = response.headers.get('Content-Type') ?? 'no Content-Type';
+  const problem = type.startsWith(PROBLEM_JSON) ? parseJson(body) : undefined;
+  const what = problem
+    ? `code ${JSON.stringify(problem.code)}${typeof problem.title === 'string' ? `: ${problem.title}` : ''}`
+    : `${body.length} bytes`;
+  return `${response.status} (${type}, ${what})`;
+}

@@ -1,0 +1,94 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { CASES } from '../../src/check/cases/index.js';
+import { type CheckReport, runCheck } from '../../src/check/runner.js';
+import { serve } from 'answer-once/server/node';
+import {
+  type CheckedServer,
+  signedIn,
+  startNaiveServer,
+  startPlainServer,
+  startReferenceServer,
+} from '../support/check-servers.js';
+
+const STREAM_CASES = ['resume', 'past-the-end', 'stop'];
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((server) => server.close()));
+});
+
+async function started(server: Promise<CheckedServer>): Promise<CheckedServer> {
+  open.push(await server);
+  return server;
+}
+
+const check = (server: CheckedServer, options: { otherHeaders?: [string, string][] } = {}) =>
+  runCheck({ url: server.url, headers: signedIn('alice'), otherHeaders: signedIn('bob'), ...options });
+
+const ids = (report: CheckReport, outcome: 'pass' | 'fail' | 'skip') =>
+  report.results.filter((result) => result.outcome === outcome).map((result) => result.id);
+
+describe('answer-once check', { timeout: 60_000 }, () => {
+  it('passes every case against the reference server over MemoryStore', async () => {
+    const report = await check(await started(startReferenceServer()));
+
+    expect(report.results.filter((result) => result.outcome !== 'pass')).toEqual([]);
+    expect(ids(report, 'pass')).toEqual(CASES.map((checkCase) => checkCase.id));
+  });
+
+  it('fails a server that dedupes naively on the duplicates during work (§ 6.1, § 6.2): they ran the model again', async () => {
+    const server = await started(startNaiveServer());
+    const report = await check(server);
+
+    expect(ids(report, 'fail')).toEqual(['duplicate-in-progress', 'prefer-wait']);
+    for (const result of report.results.filter((each) => each.outcome === 'fail')) {
+      expect(result.detail).toMatch(/^both sends ran the work .*: a duplicate during work ran it again$/);
+    }
+    // It keeps no answer logs: the streamed-answer cases do not apply, and say why.
+    expect(ids(report, 'skip')).toEqual(STREAM_CASES);
+    expect(report.results.find((result) => result.id === 'resume')?.detail).toContain('no X-Idempotent-Generation');
+  });
+
+  it('fails a plain handler without answer-once on every case it can check', async () => {
+    const report = await check(await started(startPlainServer()));
+
+    expect(ids(report, 'pass')).toEqual([]);
+    expect(ids(report, 'fail')).toEqual(CASES.map((checkCase) => checkCase.id).filter((id) => !STREAM_CASES.includes(id)));
+    expect(report.results.find((result) => result.id === 'replay')?.detail).toBe(
+      'the duplicate send was answered 200 (text/event-stream, 192 bytes) without X-Idempotent-Replayed: true (§ 7.3)',
+    );
+    expect(ids(report, 'skip')).toEqual(STREAM_CASES);
+  });
+
+  it('skips the scope case, saying why, without a second identity', async () => {
+    const server = await started(startReferenceServer());
+    const scope = CASES.filter((checkCase) => checkCase.id === 'other-scope');
+    const report = await runCheck({ url: server.url, headers: signedIn('alice') }, scope);
+
+    expect(report.results).toMatchObject([
+      { id: 'other-scope', outcome: 'skip', detail: 'needs a second identity: give its credentials with --other-header' },
+    ]);
+  });
+
+  it('ends a case that hangs at its deadline, failing it with the request it waited for', async () => {
+    const hanging = await serve(() => new Promise<Response>(() => {}));
+    open.push(hanging);
+    const cases = CASES.filter((checkCase) => checkCase.id === 'replay' || checkCase.id === 'duplicate-in-progress');
+    const started = Date.now();
+    const report = await runCheck({ url: `${hanging.url}/api/chat`, timeoutMs: 2_000, waitSeconds: 1 }, cases);
+
+    expect(report.results.map(({ outcome, detail }) => ({ outcome, detail }))).toEqual([
+      { outcome: 'fail', detail: 'did not finish within 2000 ms (last request: POST /api/chat)' },
+      { outcome: 'fail', detail: 'did not finish within 2000 ms (last request: POST /api/chat)' },
+    ]);
+    expect(Date.now() - started).toBeLessThan(2 * 2_000 + 1_000);
+  });
+
+  it('fails, naming the address, when nothing answers there', async () => {
+    const gone = await serve(() => new Response());
+    await gone.close();
+    const report = await runCheck({ url: `${gone.url}/api/chat` }, CASES.slice(0, 1));
+
+    expect(report.results[0]).toMatchObject({ outcome: 'fail', detail: `POST ${gone.url}/api/chat failed: ECONNREFUSED` });
+  });
+});
