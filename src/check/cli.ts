@@ -155,7 +155,7 @@ function numberArgument(value: string | undefined, argument: string): number | u
 
 /** An option check's message, with the CLI's argument in place of the option's name. */
 function renamed(message: string): string {
-  return message.replace(/`(\w+)`/, (whole, option: string) =>
+  return message.replace(/`(\w+)`/g, (whole, option: string) =>
     option in ARGUMENT_OF ? `\`${ARGUMENT_OF[option as keyof CheckOptions]}\`` : whole,
   );
 }

@@ -4,7 +4,7 @@ import { STOPPED_EVENT } from '../../core/stream-events.js';
 import { byteDifference, eventUnits, text } from '../bytes.js';
 import type { CheckCase } from '../case.js';
 import { fail, skip } from '../outcome.js';
-import { answerOf, expectSameAnswer, read } from '../expect.js';
+import { answerOf, expectSameAnswer, kindOf, read } from '../expect.js';
 import { type Answer, describeAnswer, parseJson } from '../wire.js';
 import { generationOf, readAndCut, requireEventStream } from './streamed.js';
 
@@ -12,8 +12,7 @@ import { generationOf, readAndCut, requireEventStream } from './streamed.js';
 const UNITS_BEFORE_STOP = 2;
 
 /** Fails unless `stored` is `prefix`, then one stop marker whose id is the end of the answer (§ 14.8). */
-function expectStoppedAt(stored: Answer, prefix: Uint8Array, generation: number): void {
-  const what = 'the stopped answer';
+function expectStoppedAt(stored: Answer, prefix: Uint8Array, generation: number, what = 'the stopped answer'): void {
   const head = byteDifference(stored.body.subarray(0, prefix.length), prefix);
   if (head) fail(`${what} does not start with the ${prefix.length} bytes the reader showed: ${head}`);
   const rest = stored.body.subarray(prefix.length);
@@ -57,7 +56,12 @@ export const stopCases: readonly CheckCase[] = [
         fail(
           `DELETE ${wire.statusUrl(id).pathname} was answered ${describeAnswer(stop.response, stop.body)}, not 202 stopping`,
         );
-      const stored = await wire.settled(wire.statusUrl(id));
+      // While the holder stops, a reader may attach (§ 14.6): it, too, gets exactly the stopped answer, and ends with it.
+      let stored = await wire.settled(wire.statusUrl(id));
+      if (kindOf(stored) === 'attached') {
+        expectStoppedAt(stored, cut.prefix, generation, 'the answer attached to while stopping');
+        stored = await wire.settled(wire.statusUrl(id));
+      }
       if (!stored.response.ok || !isTrueHeader(stored.response.headers.get(STOPPED_HEADER))) {
         fail(
           `once stopped, the status URL answered ${describeAnswer(stored.response, stored.body)} without ${STOPPED_HEADER}: true`,
