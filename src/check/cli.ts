@@ -42,7 +42,7 @@ export interface CliOutput {
 }
 
 /** A bad argument: the message names it. */
-export class UsageError extends Error {
+class UsageError extends Error {
   override name = 'UsageError' as const;
 }
 

@@ -58,7 +58,7 @@ export interface CheckOptions {
 }
 
 /** One user message, as `useChat` sends it (the AI SDK's UI message shape). */
-export const DEFAULT_BODY = JSON.stringify({
+const DEFAULT_BODY = JSON.stringify({
   messages: [
     {
       id: 'answer-once-check',

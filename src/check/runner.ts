@@ -9,10 +9,10 @@ import { CASES } from './cases/index.js';
 import { type CheckOptions, normalizeCheckOptions } from './options.js';
 import { Wire } from './wire.js';
 
-export type Outcome = 'pass' | 'fail' | 'skip';
+type Outcome = 'pass' | 'fail' | 'skip';
 
 /** One case's result. */
-export interface CaseResult {
+interface CaseResult {
   readonly id: string;
   readonly section: string;
   readonly title: string;

@@ -22,7 +22,7 @@ export interface Answer {
 }
 
 /** How an intent's ID goes out: which header(s), or none. */
-export type IdCarrier = 'x-request-id' | 'idempotency-key' | 'both' | 'none';
+type IdCarrier = 'x-request-id' | 'idempotency-key' | 'both' | 'none';
 
 export interface SendInit {
   /** @default 'x-request-id' */
