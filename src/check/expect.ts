@@ -33,10 +33,18 @@ export function locationOf(answer: Answer, what: string): URL {
   return new URL(location, answer.response.url);
 }
 
-/** `request`'s answer, and when it is in progress, the answer its `Location` gives once the intent settles. */
-export async function answerOf(wire: Wire, request: Promise<Response>, what: string): Promise<Answer> {
+/**
+ * `request`'s answer, and when it is in progress, the answer its `Location` gives (asked
+ * with `headers`: the request's position, if any) once the intent answers.
+ */
+export async function answerOf(
+  wire: Wire,
+  request: Promise<Response>,
+  what: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   const answer = await read(wire, request);
-  return kindOf(answer) === 'in-progress' ? wire.settled(locationOf(answer, what)) : answer;
+  return kindOf(answer) === 'in-progress' ? wire.settled(locationOf(answer, what), headers) : answer;
 }
 
 /** Fails unless `again` is `first` again: its status, its bytes, and a flag saying so. Returns the flag's name. */

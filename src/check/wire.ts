@@ -108,13 +108,14 @@ export class Wire {
 
   /**
    * Follows an intent in progress at `target` (its `Location`, or status URL) with
-   * `Prefer: wait` until it answers anything but 202; bounded by the case's deadline and
-   * {@link MAX_POLLS}.
+   * `Prefer: wait` (and `headers`: a position) until it answers anything but 202; bounded
+   * by the case's deadline and {@link MAX_POLLS}.
    */
-  async settled(target: string | URL): Promise<Answer> {
+  async settled(target: string | URL, headers: Record<string, string> = {}): Promise<Answer> {
     for (let poll = 0; poll < MAX_POLLS; poll++) {
       const started = Date.now();
-      const response = await this.status(target, { headers: { [PREFER_HEADER]: `wait=${this.options.waitSeconds}` } });
+      const wait = { ...headers, [PREFER_HEADER]: `wait=${this.options.waitSeconds}` };
+      const response = await this.status(target, { headers: wait });
       const body = await this.read(response);
       if (response.status !== 202) return { response, body };
       if (!response.headers.has(PREFERENCE_APPLIED_HEADER) && Date.now() - started < UNHELD_POLL_PAUSE_MS) {

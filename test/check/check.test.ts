@@ -11,6 +11,8 @@ import {
 } from '../support/check-servers.js';
 
 const STREAM_CASES = ['resume', 'past-the-end', 'stop'];
+/** The intents a whole run sends and has answered (the ID cases' refusals run nothing). */
+const INTENTS = 12;
 
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
@@ -30,10 +32,13 @@ const ids = (report: CheckReport, outcome: 'pass' | 'fail' | 'skip') =>
 
 describe('answer-once check', { timeout: 60_000 }, () => {
   it('passes every case against the reference server over MemoryStore', async () => {
-    const report = await check(await started(startReferenceServer()));
+    const server = await started(startReferenceServer());
+    const report = await check(server);
 
     expect(report.results.filter((result) => result.outcome !== 'pass')).toEqual([]);
     expect(ids(report, 'pass')).toEqual(CASES.map((checkCase) => checkCase.id));
+    // One model call per intent the cases sent: 12 (the scope case sends one per identity).
+    expect(server.calls()).toBe(INTENTS);
   });
 
   it('fails a server that dedupes naively on the duplicates during work (§ 6.1, § 6.2): they ran the model again', async () => {
@@ -41,12 +46,15 @@ describe('answer-once check', { timeout: 60_000 }, () => {
     const report = await check(server);
 
     expect(ids(report, 'fail')).toEqual(['duplicate-in-progress', 'prefer-wait']);
+    expect(server.calls()).toBe(INTENTS + 2);
     for (const result of report.results.filter((each) => each.outcome === 'fail')) {
       expect(result.detail).toMatch(/^both sends ran the work .*: a duplicate during work ran it again$/);
     }
     // It keeps no answer logs: the streamed-answer cases do not apply, and say why.
     expect(ids(report, 'skip')).toEqual(STREAM_CASES);
-    expect(report.results.find((result) => result.id === 'resume')?.detail).toContain('no X-Idempotent-Generation');
+    expect(report.results.find((result) => result.id === 'resume')?.detail).toContain(
+      'no X-Idempotent-Generation: the server keeps no answer log (§ 14.11)',
+    );
   });
 
   it('fails a plain handler without answer-once on every case it can check', async () => {

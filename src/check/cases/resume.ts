@@ -31,8 +31,10 @@ export const resumeCases: readonly CheckCase[] = [
       const generation = generationOf(response);
       const cut = await readAndCut(response, UNITS_BEFORE_CUT);
       const position = `${generation}.${cut.offset}`;
-      const resumed = await read(wire, wire.send(id, { headers: { [LAST_EVENT_ID_HEADER]: position } }));
       const what = `the resend with Last-Event-ID: ${position}`;
+      // Until the log holds the head, the resend may be told "in progress" (§ 14.6): its Location is asked from the position.
+      const from = { [LAST_EVENT_ID_HEADER]: position };
+      const resumed = await answerOf(wire, wire.send(id, { headers: from }), what, from);
       if (resumed.response.status !== response.status || isTrueHeader(resumed.response.headers.get(RESTARTED_HEADER))) {
         fail(
           `${what} was answered ${describeAnswer(resumed.response, resumed.body)}${isTrueHeader(resumed.response.headers.get(RESTARTED_HEADER)) ? ', restarted' : ''}, not the rest of the answer`,

@@ -11,7 +11,7 @@ import { fail, skip } from '../outcome.js';
 export function generationOf(response: Response): number {
   const generation = parseGeneration(response.headers.get(GENERATION_HEADER));
   if (generation === undefined) {
-    skip(`the answer has no ${GENERATION_HEADER}: the server keeps no answer logs (§ 14.11), so nothing streams or resumes`);
+    skip(`the answer has no ${GENERATION_HEADER}: the server keeps no answer log (§ 14.11), so no position resumes or stops the answer`);
   }
   return generation;
 }
