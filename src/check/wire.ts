@@ -93,17 +93,22 @@ export class Wire {
     return new Uint8Array(await response.arrayBuffer());
   }
 
-  /** Sends a new intent and reads its answer; fails unless the server answered it 2xx. */
-  async answer(id: string, init: SendInit = {}): Promise<Answer> {
+  /** Sends a new intent; fails unless the server answered it 2xx. Its body is left to read. */
+  async start(id: string, init: SendInit = {}): Promise<Response> {
     const response = await this.send(id, init);
-    const body = await this.read(response);
     if (!response.ok) {
       fail(
-        `a new intent was answered ${describeAnswer(response, body)}, not 2xx: is ${this.options.url} the protected route, ` +
-          'and do the --header credentials sign in?',
+        `a new intent was answered ${describeAnswer(response, await this.read(response))}, not 2xx: ` +
+          `is ${this.options.url} the protected route, and do the --header credentials sign in?`,
       );
     }
-    return { response, body };
+    return response;
+  }
+
+  /** Sends a new intent and reads its answer; fails unless the server answered it 2xx. */
+  async answer(id: string, init: SendInit = {}): Promise<Answer> {
+    const response = await this.start(id, init);
+    return { response, body: await this.read(response) };
   }
 
   /**

@@ -2,6 +2,7 @@
 import type { CheckCase } from '../case.js';
 import { idCases } from './ids.js';
 import { inProgressCases } from './in-progress.js';
+import { pastTheEndCases } from './past-the-end.js';
 import { replayCases } from './replay.js';
 import { resumeCases } from './resume.js';
 import { scopeCases } from './scope.js';
@@ -13,5 +14,6 @@ export const CASES: readonly CheckCase[] = [
   ...replayCases,
   ...inProgressCases,
   ...resumeCases,
+  ...pastTheEndCases,
   ...stopCases,
 ];

@@ -6,7 +6,7 @@ import type { CheckCase } from '../case.js';
 import { fail, skip } from '../outcome.js';
 import { answerOf, expectSameAnswer, kindOf, read } from '../expect.js';
 import { type Answer, describeAnswer, parseJson } from '../wire.js';
-import { generationOf, readAndCut, requireEventStream } from './streamed.js';
+import { cutStream } from './streamed.js';
 
 /** Events the reader shows before it stops. */
 const UNITS_BEFORE_STOP = 2;
@@ -36,13 +36,7 @@ export const stopCases: readonly CheckCase[] = [
     section: '§ 14.8',
     title: 'A stop keeps the partial answer the reader saw, and a replay shows exactly it',
     async run(wire) {
-      const id = wire.newId();
-      const response = await wire.send(id);
-      if (!response.ok) fail(`a new intent was answered ${describeAnswer(response, await wire.read(response))}`);
-      requireEventStream(response);
-      const generation = generationOf(response);
-      const cut = await readAndCut(response, UNITS_BEFORE_STOP);
-      const at = `${generation}.${cut.offset}`;
+      const { id, generation, cut, position: at } = await cutStream(wire, UNITS_BEFORE_STOP);
       const stop = await read(wire, wire.status(id, { method: 'DELETE', headers: { [LAST_EVENT_ID_HEADER]: at } }));
       const code = parseJson(stop.body)?.code;
       if (stop.response.status === 501 && code === 'stop-unsupported')
