@@ -51,7 +51,9 @@ export async function answerOf(
 export function expectSameAnswer(again: Answer, first: Answer, what: string): 'replayed' | 'attached' {
   const kind = kindOf(again);
   if (kind !== 'replayed' && kind !== 'attached') {
-    fail(`${what} was answered ${describeAnswer(again.response, again.body)} without X-Idempotent-Replayed: true (§ 7.3)`);
+    fail(
+      `${what} was answered ${describeAnswer(again.response, again.body)}, not the first answer replayed (X-Idempotent-Replayed: true, § 7.3)`,
+    );
   }
   if (again.response.status !== first.response.status) {
     fail(`${what} was answered ${again.response.status}; the first answer was ${first.response.status}`);

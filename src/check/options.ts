@@ -72,7 +72,8 @@ export interface ResolvedCheckOptions {
   readonly url: URL;
   readonly headers: HeaderList;
   readonly otherHeaders: HeaderList | undefined;
-  readonly statusUrl: URL;
+  /** Without a trailing `/`: `/api/status`, or `` for a status route at the origin's root. */
+  readonly statusPath: string;
   readonly body: string;
   readonly otherBody: string;
   readonly contentType: string;
@@ -130,7 +131,7 @@ export function normalizeCheckOptions(given: CheckOptions): ResolvedCheckOptions
     url,
     headers: headerList(options.headers ?? [], 'headers'),
     otherHeaders: options.otherHeaders === undefined ? undefined : headerList(options.otherHeaders, 'otherHeaders'),
-    statusUrl: new URL(statusPath.replace(/\/+$/, ''), url),
+    statusPath: statusPath.replace(/\/+$/, ''),
     body,
     otherBody,
     contentType: stringOption(

@@ -76,7 +76,7 @@ export class Wire {
 
   /** The status URL of intent `id` (§ 8). */
   statusUrl(id: string): URL {
-    return new URL(`${this.options.statusUrl.pathname}/${id}`, this.options.statusUrl);
+    return new URL(`${this.options.statusPath}/${encodeURIComponent(id)}`, this.options.url);
   }
 
   /** A request to a status URL (`GET` unless said). */

@@ -63,7 +63,7 @@ describe('answer-once check', { timeout: 60_000 }, () => {
     expect(ids(report, 'pass')).toEqual([]);
     expect(ids(report, 'fail')).toEqual(CASES.map((checkCase) => checkCase.id).filter((id) => !STREAM_CASES.includes(id)));
     expect(report.results.find((result) => result.id === 'replay')?.detail).toBe(
-      'the duplicate send was answered 200 (text/event-stream, 192 bytes) without X-Idempotent-Replayed: true (§ 7.3)',
+      'the duplicate send was answered 200 (text/event-stream, 192 bytes), not the first answer replayed (X-Idempotent-Replayed: true, § 7.3)',
     );
     expect(ids(report, 'skip')).toEqual(STREAM_CASES);
   });
@@ -76,6 +76,17 @@ describe('answer-once check', { timeout: 60_000 }, () => {
     expect(report.results).toMatchObject([
       { id: 'other-scope', outcome: 'skip', detail: 'needs a second identity: give its credentials with --other-header' },
     ]);
+  });
+
+  it('finds the status route where statusPath says', async () => {
+    const server = await started(startReferenceServer(undefined, '/v1/intents'));
+    const statusRoute = CASES.filter((checkCase) => checkCase.id === 'status-route');
+    const options = { url: server.url, headers: signedIn('alice') };
+
+    const elsewhere = await runCheck({ ...options, statusPath: '/v1/intents/' }, statusRoute);
+    expect(elsewhere.results[0]).toMatchObject({ outcome: 'pass' });
+    const atTheDefault = await runCheck(options, statusRoute);
+    expect(atTheDefault.results[0]?.detail).toMatch(/^GET \/api\/status\/\w+ was answered 400 .*missing-request-id/);
   });
 
   it('ends a case that hangs at its deadline, failing it with the request it waited for', async () => {

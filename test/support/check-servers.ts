@@ -37,11 +37,15 @@ async function served(handle: (request: Request) => Promise<Response>, calls: ()
   return { url: `${server.url}/api/chat`, calls, close: () => server.close() };
 }
 
-/** `createIdempotencyHandler` over `store`, its status route at the default `/api/status`. */
-export function startReferenceServer(store: IdempotencyStore = new MemoryStore()): Promise<CheckedServer> {
+/** `createIdempotencyHandler` over `store`, its status route at `statusPath` (default `/api/status`). */
+export function startReferenceServer(
+  store: IdempotencyStore = new MemoryStore(),
+  statusPath?: string,
+): Promise<CheckedServer> {
   let calls = 0;
   const handle = createIdempotencyHandler({
     store,
+    ...(statusPath && { statusPath }),
     scope: (request) => {
       const user = userOf(request);
       return user ? { user } : new Response('sign in first', { status: 401 });
