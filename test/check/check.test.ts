@@ -68,6 +68,23 @@ describe('answer-once check', { timeout: 60_000 }, () => {
     expect(ids(report, 'skip')).toEqual(STREAM_CASES);
   });
 
+  it('skips, saying why, what a server answering JSON at once offers nothing for', async () => {
+    const report = await check(await started(startReferenceServer(undefined, { json: true })));
+
+    expect(ids(report, 'fail')).toEqual([]);
+    const detail = (id: string) => report.results.find((result) => result.id === id)?.detail;
+    for (const id of ['resume', 'stop']) {
+      expect(detail(id)).toBe('the answer is not an event stream (Content-Type: application/json)');
+    }
+    // The answer is there before a duplicate arrives: unless it is caught before its record is written, nothing is in progress.
+    for (const id of ['duplicate-in-progress', 'prefer-wait']) {
+      const result = report.results.find((each) => each.id === id)!;
+      if (result.outcome === 'skip')
+        expect(result.detail).toMatch(/^the first answer was complete before the duplicate arrived/);
+    }
+    expect(detail('past-the-end')).toBe('Range at the end: 416 (not an event stream: no Last-Event-ID)');
+  });
+
   it('skips the scope case, saying why, without a second identity', async () => {
     const server = await started(startReferenceServer());
     const scope = CASES.filter((checkCase) => checkCase.id === 'other-scope');
@@ -79,7 +96,7 @@ describe('answer-once check', { timeout: 60_000 }, () => {
   });
 
   it('finds the status route where statusPath says', async () => {
-    const server = await started(startReferenceServer(undefined, '/v1/intents'));
+    const server = await started(startReferenceServer(undefined, { statusPath: '/v1/intents' }));
     const statusRoute = CASES.filter((checkCase) => checkCase.id === 'status-route');
     const options = { url: server.url, headers: signedIn('alice') };
 

@@ -37,10 +37,13 @@ async function served(handle: (request: Request) => Promise<Response>, calls: ()
   return { url: `${server.url}/api/chat`, calls, close: () => server.close() };
 }
 
-/** `createIdempotencyHandler` over `store`, its status route at `statusPath` (default `/api/status`). */
+/**
+ * `createIdempotencyHandler` over `store`, its status route at `statusPath` (default
+ * `/api/status`); with `json`, its model answers at once, in one JSON body.
+ */
 export function startReferenceServer(
   store: IdempotencyStore = new MemoryStore(),
-  statusPath?: string,
+  { statusPath, json = false }: { statusPath?: string; json?: boolean } = {},
 ): Promise<CheckedServer> {
   let calls = 0;
   const handle = createIdempotencyHandler({
@@ -52,7 +55,7 @@ export function startReferenceServer(
     },
     handler: async (request, { signal }) => {
       await request.text();
-      return model(++calls, signal);
+      return json ? Response.json({ answer: `run ${++calls}` }) : model(++calls, signal);
     },
   });
   return served(handle, () => calls);
