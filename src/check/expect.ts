@@ -3,7 +3,8 @@
  * (replayed or attached, § 7.3, § 14.3) and is the first answer byte for byte; an answer
  * "in progress" (§ 6.1) is followed to its end first, as a client would.
  */
-import { ATTACHED_HEADER, isTrueHeader, LOCATION_HEADER, REPLAYED_HEADER } from '../core/headers.js';
+import { ATTACHED_HEADER, isTrueHeader, LOCATION_HEADER, PROBLEM_JSON, REPLAYED_HEADER } from '../core/headers.js';
+import type { ProblemCode } from '../core/problems.js';
 import { byteDifference } from './bytes.js';
 import { fail } from './outcome.js';
 import { type Answer, describeAnswer, parseJson, type Wire } from './wire.js';
@@ -61,4 +62,20 @@ export function expectSameAnswer(again: Answer, first: Answer, what: string): 'r
   const difference = byteDifference(again.body, first.body);
   if (difference) fail(`${what} is not the first answer byte for byte: ${difference}`);
   return kind;
+}
+
+/** Fails unless `answer` is the problem `code` with `status` (§ 9); returns its JSON. */
+export function expectProblem(
+  { response, body }: Answer,
+  status: number,
+  code: ProblemCode,
+  what: string,
+): Record<string, unknown> {
+  const problem = parseJson(body);
+  const type = response.headers.get('Content-Type') ?? '';
+  if (response.status !== status || problem?.code !== code || !type.startsWith(PROBLEM_JSON)) {
+    fail(`${what} was answered ${describeAnswer(response, body)}, not ${status} ${PROBLEM_JSON} with code "${code}"`);
+  }
+  if (problem.status !== status) fail(`${what}: the problem's "status" is ${String(problem.status)}, not ${status}`);
+  return problem;
 }

@@ -11,7 +11,6 @@ import {
   REQUEST_ID_HEADER,
 } from '../core/headers.js';
 import { newRequestId } from '../core/ids.js';
-import type { ProblemCode } from '../core/problems.js';
 import { fail } from './outcome.js';
 import type { ResolvedCheckOptions } from './options.js';
 
@@ -128,17 +127,6 @@ export class Wire {
       }
     }
     return fail(`${target} still answered 202 after ${MAX_POLLS} polls`);
-  }
-
-  /** Fails unless `answer` is the problem `code` with `status` (§ 9); returns its JSON. */
-  expectProblem({ response, body }: Answer, status: number, code: ProblemCode, what: string): Record<string, unknown> {
-    const problem = parseJson(body);
-    const type = response.headers.get('Content-Type') ?? '';
-    if (response.status !== status || problem?.code !== code || !type.startsWith(PROBLEM_JSON)) {
-      fail(`${what} was answered ${describeAnswer(response, body)}, not ${status} ${PROBLEM_JSON} with code "${code}"`);
-    }
-    if (problem.status !== status) fail(`${what}: the problem's "status" is ${String(problem.status)}, not ${status}`);
-    return problem;
   }
 
   private headers(asOther = false, extra: Record<string, string> = {}): Headers {

@@ -1,7 +1,7 @@
 /** § 2: the request ID — which headers carry it, and which IDs are refused. */
 import type { CheckCase } from '../case.js';
 import { fail } from '../outcome.js';
-import { answerOf, expectSameAnswer, read } from '../expect.js';
+import { answerOf, expectProblem, expectSameAnswer, read } from '../expect.js';
 
 /** IDs outside `[A-Za-z0-9_-]{8,128}` (§ 2.3): too short, a character outside the set, too long. */
 const MALFORMED_IDS = ['short-7', 'bad.id+chars', 'x'.repeat(129)];
@@ -13,7 +13,7 @@ export const idCases: readonly CheckCase[] = [
     title: 'A send without an ID is refused: 400 missing-request-id, naming X-Request-Id',
     async run(wire) {
       const answer = await read(wire, wire.send('', { carrier: 'none' }));
-      const problem = wire.expectProblem(answer, 400, 'missing-request-id', 'a send without an ID header');
+      const problem = expectProblem(answer, 400, 'missing-request-id', 'a send without an ID header');
       if (typeof problem.title !== 'string' || !problem.title.includes('X-Request-Id')) {
         fail(`the problem's title ${JSON.stringify(problem.title)} does not name X-Request-Id`);
       }
@@ -27,7 +27,7 @@ export const idCases: readonly CheckCase[] = [
     async run(wire) {
       for (const id of MALFORMED_IDS) {
         const answer = await read(wire, wire.send(id));
-        wire.expectProblem(answer, 400, 'invalid-request-id', `a send with X-Request-Id ${JSON.stringify(id.slice(0, 20))}`);
+        expectProblem(answer, 400, 'invalid-request-id', `a send with X-Request-Id ${JSON.stringify(id.slice(0, 20))}`);
       }
       return `400 invalid-request-id for ${MALFORMED_IDS.length} IDs (too short, a "." and "+", 129 characters)`;
     },

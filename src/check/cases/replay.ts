@@ -2,7 +2,7 @@
 import { REQUEST_ID_HEADER } from '../../core/headers.js';
 import type { CheckCase } from '../case.js';
 import { fail } from '../outcome.js';
-import { answerOf, expectSameAnswer, read } from '../expect.js';
+import { answerOf, expectProblem, expectSameAnswer, read } from '../expect.js';
 
 export const replayCases: readonly CheckCase[] = [
   {
@@ -27,7 +27,7 @@ export const replayCases: readonly CheckCase[] = [
       const id = wire.newId();
       const first = await wire.answer(id);
       const reused = await read(wire, wire.send(id, { body: wire.options.otherBody }));
-      wire.expectProblem(reused, 422, 'request-id-reused', 'the send of the same ID with another body');
+      expectProblem(reused, 422, 'request-id-reused', 'the send of the same ID with another body');
       const again = await answerOf(wire, wire.send(id), 'the send with the first body after the 422');
       expectSameAnswer(again, first, 'the send with the first body after the 422');
       return '422 request-id-reused; the first answer still replays';
@@ -44,12 +44,7 @@ export const replayCases: readonly CheckCase[] = [
       const again = await answerOf(wire, wire.status(url), `GET ${url.pathname}`);
       const kind = expectSameAnswer(again, first, `GET ${url.pathname}`);
       const unknown = wire.statusUrl(wire.newId());
-      wire.expectProblem(
-        await read(wire, wire.status(unknown)),
-        404,
-        'intent-not-found',
-        `GET ${unknown.pathname} (never sent)`,
-      );
+      expectProblem(await read(wire, wire.status(unknown)), 404, 'intent-not-found', `GET ${unknown.pathname} (never sent)`);
       return `${kind}; an unknown ID: 404 intent-not-found`;
     },
   },

@@ -2,7 +2,7 @@
 import { ATTACHED_HEADER, isTrueHeader, REPLAYED_HEADER } from '../../core/headers.js';
 import type { CheckCase } from '../case.js';
 import { fail, skip } from '../outcome.js';
-import { answerOf, expectSameAnswer, read } from '../expect.js';
+import { answerOf, expectProblem, expectSameAnswer, read } from '../expect.js';
 import { describeAnswer } from '../wire.js';
 
 export const scopeCases: readonly CheckCase[] = [
@@ -15,14 +15,14 @@ export const scopeCases: readonly CheckCase[] = [
       const id = wire.newId();
       const first = await wire.answer(id);
       const url = wire.statusUrl(id);
-      wire.expectProblem(
+      expectProblem(
         await read(wire, wire.status(url, { asOther: true })),
         404,
         'intent-not-found',
         `another identity's GET ${url.pathname}`,
       );
       const stop = await read(wire, wire.status(url, { method: 'DELETE', asOther: true }));
-      wire.expectProblem(stop, 404, 'intent-not-found', `another identity's DELETE ${url.pathname}`);
+      expectProblem(stop, 404, 'intent-not-found', `another identity's DELETE ${url.pathname}`);
       const theirs = await read(wire, wire.send(id, { asOther: true }));
       const flag = [REPLAYED_HEADER, ATTACHED_HEADER].find((name) => isTrueHeader(theirs.response.headers.get(name)));
       if (flag) fail(`another identity's send of the same ID got the first identity's answer (${flag}: true)`);
