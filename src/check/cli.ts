@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DEFAULT_STATUS_PATH } from '../core/status-path.js';
-import type { CheckOptions, HeaderList } from './options.js';
+import { type CheckOptions, type HeaderList, normalizeCheckOptions } from './options.js';
 import { formatJson, formatTable } from './report.js';
 import { runCheck } from './runner.js';
 
@@ -80,9 +80,12 @@ export async function main(argv: readonly string[], output: CliOutput): Promise<
       output.out(USAGE);
       return EXIT.passed;
     }
-    const report = await runCheck(parsed.options).catch((error: unknown) => {
-      throw error instanceof TypeError ? new UsageError(renamed(error.message)) : error;
-    });
+    try {
+      normalizeCheckOptions(parsed.options); // every option checked before anything is sent
+    } catch (error) {
+      throw new UsageError(renamed((error as TypeError).message));
+    }
+    const report = await runCheck(parsed.options);
     output.out(parsed.json ? formatJson(report) : formatTable(report));
     return report.failed > 0 ? EXIT.failed : EXIT.passed;
   } catch (error) {

@@ -57,6 +57,35 @@ describe('answer-once check', { timeout: 60_000 }, () => {
     );
   });
 
+  it('fails a server whose replays are not the first answer byte for byte, though flagged so', async () => {
+    const server = await started(startNaiveServer({ rerun: true }));
+    const report = await check(server);
+
+    const replay = report.results.find((result) => result.id === 'replay');
+    expect(replay?.outcome).toBe('fail');
+    expect(replay?.detail).toMatch(
+      /^the duplicate send is not the first answer byte for byte: 192 bytes where 192 were expected, parting at byte \d+ /,
+    );
+  });
+
+  it('fails a resume that hands a byte twice (a front that moves Last-Event-ID back 10 bytes)', async () => {
+    const front = (request: Request) => {
+      const position = request.headers.get('Last-Event-ID')?.split('.');
+      if (request.method !== 'POST' || !position) return request;
+      const headers = new Headers(request.headers);
+      headers.set('Last-Event-ID', `${position[0]}.${Number(position[1]) - 10}`);
+      return new Request(request, { headers });
+    };
+    const server = await started(startReferenceServer(undefined, { front }));
+    const resume = CASES.filter((checkCase) => checkCase.id === 'resume');
+    const report = await runCheck({ url: server.url, headers: signedIn('alice') }, resume);
+
+    expect(report.results[0]?.outcome).toBe('fail');
+    const [, got, expected] =
+      /are not the answer: (\d+) bytes where (\d+) were expected/.exec(report.results[0]!.detail) ?? [];
+    expect(Number(got) - Number(expected)).toBe(10);
+  });
+
   it('fails a plain handler without answer-once on every case it can check', async () => {
     const report = await check(await started(startPlainServer()));
 

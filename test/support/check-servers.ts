@@ -37,13 +37,20 @@ async function served(handle: (request: Request) => Promise<Response>, calls: ()
   return { url: `${server.url}/api/chat`, calls, close: () => server.close() };
 }
 
-/**
- * `createIdempotencyHandler` over `store`, its status route at `statusPath` (default
- * `/api/status`); with `json`, its model answers at once, in one JSON body.
- */
+/** How a reference server is set up. */
+interface ReferenceOptions {
+  /** Its status route. @default '/api/status' */
+  readonly statusPath?: string;
+  /** Its model answers at once, in one JSON body. @default false */
+  readonly json?: boolean;
+  /** What reaches the handler in place of each request (a fault in front of it). @default the request */
+  readonly front?: (request: Request) => Request;
+}
+
+/** `createIdempotencyHandler` over `store`. */
 export function startReferenceServer(
   store: IdempotencyStore = new MemoryStore(),
-  { statusPath, json = false }: { statusPath?: string; json?: boolean } = {},
+  { statusPath, json = false, front = (request) => request }: ReferenceOptions = {},
 ): Promise<CheckedServer> {
   let calls = 0;
   const handle = createIdempotencyHandler({
@@ -58,7 +65,10 @@ export function startReferenceServer(
       return json ? Response.json({ answer: `run ${++calls}` }) : model(++calls, signal);
     },
   });
-  return served(handle, () => calls);
+  return served(
+    (request) => handle(front(request)),
+    () => calls,
+  );
 }
 
 /** The chat route alone: every request runs the model. */
@@ -91,9 +101,10 @@ const problem = (status: number, code: string, title: string) =>
 /**
  * Idempotency as often written by hand: IDs checked, answers kept per user and ID with
  * their body (another body: 422) and replayed flagged, a status route — but an answer is
- * kept only once the model has finished it, so nothing marks an intent in progress.
+ * kept only once the model has finished it, so nothing marks an intent in progress. With
+ * `rerun`, worse: it says it replays a kept answer but runs the model again for it.
  */
-export function startNaiveServer(): Promise<CheckedServer> {
+export function startNaiveServer({ rerun = false }: { rerun?: boolean } = {}): Promise<CheckedServer> {
   let calls = 0;
   const kept = new Map<string, Kept>();
   const replay = (id: string, { answer }: Kept) =>
@@ -116,7 +127,9 @@ export function startNaiveServer(): Promise<CheckedServer> {
       const body = await request.text();
       const key = `${user}/${id}`;
       const answer = kept.get(key);
-      if (answer) return answer.body === body ? replay(id, answer) : problem(422, 'request-id-reused', 'Another body.');
+      if (answer && answer.body !== body) return problem(422, 'request-id-reused', 'Another body.');
+      if (answer && !rerun) return replay(id, answer);
+      if (answer) return replay(id, { body, answer: new Uint8Array(await model(++calls).arrayBuffer()) });
       const fresh = new Uint8Array(await model(++calls).arrayBuffer());
       kept.set(key, { body, answer: fresh });
       return new Response(fresh, { headers: { 'Content-Type': 'text/event-stream', 'X-Request-Id': id } });
