@@ -66,7 +66,8 @@ interface Cut {
  * its unit's end (§ 14.4).
  */
 async function readAndCut(response: Response, count: number): Promise<Cut> {
-  const reader = response.body!.getReader();
+  if (!response.body) fail(`the answer (${response.status}) has no body`);
+  const reader = response.body.getReader();
   let bytes: Uint8Array = new Uint8Array(0);
   let ended = false;
   for (;;) {
