@@ -35,13 +35,13 @@ function postgresStore(notifications: boolean): PostgresStore {
   const pool = new pg.Pool({ connectionString: postgres.url, max: 10 });
   pool.on('error', () => {});
   pools.push(pool);
-  const counted: PostgresPool = {
-    query: (text, values) => {
+  // The pool itself (its Client and options open the listening connection), its query counted.
+  const counted: PostgresPool = Object.assign(Object.create(pool) as pg.Pool, {
+    query: (text: string, values?: unknown[]) => {
       statements += 1;
       return pool.query(text, values);
     },
-    connect: () => pool.connect(),
-  };
+  });
   const store = new PostgresStore({ pool: counted, notifications, pollIntervalMs: 100 });
   postgresStores.push(store);
   return store;

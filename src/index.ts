@@ -1,6 +1,8 @@
 /**
  * answer-once — the client. One user intent, one ID on every attempt and poll, at most
  * one model call, exactly one answer. Browser-safe: no Node built-ins.
+ *
+ * @module answer-once
  */
 export { createClient } from './client/client.js';
 export { AnswerOnceError } from './client/errors/answer-once-error.js';

@@ -1,5 +1,5 @@
 /**
- * Regenerates `screenshot-offline.png` (the README's picture of a message sent offline)
+ * Regenerates `screenshot-offline.png` (its README's picture of a message sent offline)
  * in real Chromium:
  *
  *   npx tsx examples/ai-sdk-chat/screenshot-offline.ts

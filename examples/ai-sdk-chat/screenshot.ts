@@ -1,5 +1,5 @@
 /**
- * Regenerates `screenshot.png` (the README's picture of the AI SDK demo) in real Chromium:
+ * Regenerates `screenshot.png` (its README's picture of the AI SDK demo) in real Chromium:
  *
  *   npx tsx examples/ai-sdk-chat/screenshot.ts
  *

@@ -1,5 +1,5 @@
 /**
- * Regenerates `screenshot-offline.png` (the README's picture of a send made offline) in
+ * Regenerates `screenshot-offline.png` (its README's picture of a send made offline) in
  * real Chromium:
  *
  *   npx tsx examples/chat/screenshot-offline.ts

@@ -29,38 +29,73 @@ if (!Number.isInteger(wanted) || wanted < 0) {
   process.exit(2);
 }
 
-let child: ChildProcess | undefined;
-let database: Database | undefined;
+/** How long `next` may take to stop on SIGTERM before its whole process group is SIGKILLed. */
+const NEXT_GRACE_MS = 1_000;
 
-/** Stops `next` and the database this demo started, then exits. */
-async function shutdown(code: number, signal: NodeJS.Signals = 'SIGTERM'): Promise<never> {
-  if (child && child.exitCode === null && child.signalCode === null) {
-    const exited = once(child, 'exit');
-    child.kill(signal);
-    await exited;
+let child: ChildProcess | undefined;
+const stopping = new AbortController();
+
+/**
+ * Stops what this demo started — `next` with every process of its group (the build's
+ * workers too), and the PostgreSQL it started (or is starting) — then exits. Bounded:
+ * within about 2 s of the signal, whatever each was doing, and saying only what failed.
+ */
+async function shutdown(code: number): Promise<void> {
+  if (stopping.signal.aborted) return; // a second Ctrl+C: the first one's stop is on its way
+  stopping.abort();
+  const stopDatabase = async (): Promise<void> => (await opening.catch(() => undefined))?.stop();
+  const results = await Promise.allSettled([stopNext(), stopDatabase()]);
+  for (const result of results) {
+    if (result.status === 'rejected') console.error(`nextjs demo: stopping failed (${messageOf(result.reason)})`);
   }
-  await database?.stop().catch((error: unknown) => console.error('nextjs demo: stopping PostgreSQL failed', error));
   process.exit(code);
 }
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void shutdown(0, signal));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void shutdown(0));
+// The last resort (an uncaught error, process.exit elsewhere): nothing of next's is left behind.
+process.once('exit', () => child && signalGroup(child, 'SIGKILL'));
+
+/** Signals `running`'s whole process group (it leads one: spawned detached). */
+function signalGroup(running: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    if (running.pid !== undefined) process.kill(-running.pid, signal);
+  } catch {
+    // the group is gone
+  }
+}
+
+async function stopNext(): Promise<void> {
+  const running = child;
+  if (!running) return;
+  if (running.exitCode === null && running.signalCode === null) {
+    const exited = once(running, 'exit');
+    signalGroup(running, 'SIGTERM');
+    const timer = setTimeout(() => signalGroup(running, 'SIGKILL'), NEXT_GRACE_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+  signalGroup(running, 'SIGKILL'); // whatever of its group outlived it
+}
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 interface Database {
   readonly url: string;
   stop(): Promise<void>;
 }
 
-/** `DATABASE_URL`, or a PostgreSQL of its own; or says exactly what it needs. */
-async function openDatabase(): Promise<Database> {
+/** `DATABASE_URL`, or a PostgreSQL of its own (undefined when the demo stopped meanwhile); or says exactly what it needs. */
+async function openDatabase(): Promise<Database | undefined> {
   const url = process.env.DATABASE_URL;
   if (url) return { url, stop: async () => undefined };
   const { PostgresServer } = await import('../../test/support/postgres-server.js');
   try {
-    const server = await PostgresServer.start();
+    const server = await PostgresServer.start({ signal: stopping.signal });
     console.log(`nextjs demo: PostgreSQL started for this run at ${server.url}`);
     return { url: server.url, stop: () => server.stop() };
   } catch (error) {
+    if (stopping.signal.aborted) return undefined;
     console.error(
-      `nextjs demo: DATABASE_URL is not set and no PostgreSQL could be started here (${String(error)}).\n` +
+      `nextjs demo: DATABASE_URL is not set and no PostgreSQL could be started here (${messageOf(error)}).\n` +
         'Set DATABASE_URL=postgres://user:password@host:5432/database (PostgreSQL ≥ 13; the tables are created on first use), ' +
         'or install PostgreSQL (Debian: apt-get install postgresql).',
     );
@@ -68,9 +103,17 @@ async function openDatabase(): Promise<Database> {
   }
 }
 
-/** Runs `next <args>`, its output passed through; resolves once `ready` says so, or it exited well. */
+/**
+ * Runs `next <args>` in a process group of its own (so Ctrl+C reaches it only through
+ * `shutdown`, which stops the whole group), its output passed through; resolves once
+ * `ready` says so, or it exited well.
+ */
 function next(args: string[], ready: (output: string) => boolean = () => false): Promise<void> {
-  const running = spawn(process.execPath, [NEXT, ...args, APP], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const running = spawn(process.execPath, [NEXT, ...args, APP], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    detached: true,
+  });
   child = running;
   return new Promise((resolve, reject) => {
     let output = '';
@@ -98,17 +141,27 @@ function freePort(): Promise<number> {
 
 const opening = openDatabase(); // meanwhile: the build takes a while
 const started = Date.now();
-await next(['build', '--webpack']).catch(async (error: unknown) => {
-  console.error(`nextjs demo: the build failed (${String(error)})`);
-  database = await opening;
-  await shutdown(1);
-});
-console.log(`nextjs demo: built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-database = await opening;
-env.DATABASE_URL = database.url;
-
-const port = wanted === 0 ? await freePort() : wanted;
-await next(['start', '--port', String(port), '--hostname', host], (output) => /Ready in/.test(output));
-const shown = host.includes(':') ? `[${host}]` : host;
-console.log(`answer-once × Next.js → http://${shown}:${port}/`);
-child?.once('exit', (code) => void shutdown(code ?? 0));
+/** Runs `step`; when it fails (and the demo is not stopping anyway), says so and stops. */
+async function orStop(step: Promise<unknown>, what: string): Promise<void> {
+  try {
+    await step;
+  } catch (error) {
+    if (stopping.signal.aborted) return;
+    console.error(`nextjs demo: ${what} failed (${messageOf(error)})`);
+    await shutdown(1);
+  }
+}
+await orStop(next(['build', '--webpack']), 'the build');
+const database = await opening;
+if (!stopping.signal.aborted && database) {
+  console.log(`nextjs demo: built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  env.DATABASE_URL = database.url;
+  const port = wanted === 0 ? await freePort() : wanted;
+  await orStop(
+    next(['start', '--port', String(port), '--hostname', host], (output) => /Ready in/.test(output)),
+    'next start',
+  );
+  const shown = host.includes(':') ? `[${host}]` : host;
+  if (!stopping.signal.aborted) console.log(`answer-once × Next.js → http://${shown}:${port}/`);
+  child?.once('exit', (code) => void shutdown(code ?? 0));
+}

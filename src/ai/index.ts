@@ -2,6 +2,8 @@
  * answer-once/ai — a `ChatTransport` for the Vercel AI SDK's `useChat`: one intent per
  * submitted message, streams that survive drops and reloads, a server-side stop.
  * Imports only types from `ai`; `ai` and `@ai-sdk/react` are optional peers.
+ *
+ * @module answer-once/ai
  */
 export { answerOnceTransport } from './transport.js';
 export type { AnswerOnceTransport, AnswerOnceTransportOptions, RequestIdContext } from './transport.js';

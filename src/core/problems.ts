@@ -49,7 +49,7 @@ export interface ProblemDetails {
   title: string;
   status: number;
   detail?: string;
-  /** Stable machine-readable code; see {@link PROBLEM_CODES}. */
+  /** Stable machine-readable code: one of {@link ProblemCode}. */
   code?: ProblemCode;
   /** The intent the problem is about, when known. */
   requestId?: string;

@@ -21,21 +21,33 @@ export interface PostgresQueryable {
 }
 
 /**
- * A connection held out of the pool: the one the store `LISTEN`s on (with
- * `notifications: true`), released with an error when it breaks so the pool drops it.
+ * One connection of the store's own, outside the pool: the one it `LISTEN`s on (with
+ * `notifications: true`) while requests wait, ended when none has waited for a while or
+ * when it breaks. A `pg.Client`.
  */
-export interface PostgresPoolClient extends PostgresQueryable {
+export interface PostgresClient extends PostgresQueryable {
+  connect(): Promise<unknown>;
+  end(): Promise<unknown>;
   on(event: 'notification', listener: (message: PostgresNotification) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
   on(event: 'end', listener: () => void): unknown;
   removeAllListeners(event?: string): unknown;
-  release(error?: Error | boolean): void;
 }
 
 /**
  * What `PostgresStore` needs from the pool you pass: `new pg.Pool(…)`. The store never
- * ends or reconfigures it; with `notifications: true` it holds one of its connections.
+ * ends, reconfigures or holds it: every statement borrows a connection for itself alone,
+ * so a pool of any size (`max: 1` included) serves the store.
  */
 export interface PostgresPool extends PostgresQueryable {
-  connect(): Promise<PostgresPoolClient>;
+  /**
+   * The class the pool makes its connections of (`pg.Pool` and Neon's `Pool` have it): the
+   * store opens its listening connection with it and `options`, so that connection is
+   * never one of the pool's. A pool without it cannot wake waiters: they poll.
+   */
+  readonly Client?: new (
+    options: never,
+  ) => PostgresClient;
+  /** The options the pool makes its connections with (`pg.Pool`'s own). */
+  readonly options?: object;
 }

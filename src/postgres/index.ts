@@ -1,6 +1,8 @@
 /**
  * `answer-once/postgres`: the store for many server instances sharing one PostgreSQL —
  * records and answer logs — over node-postgres (`pg`, an optional peer dependency).
+ *
+ * @module answer-once/postgres
  */
 export { PostgresStore } from './store.js';
 export { postgresStoreSchema } from './sql/schema.js';
@@ -13,9 +15,9 @@ export {
 
 export type { PostgresStoreOptions } from './options.js';
 export type {
+  PostgresClient,
   PostgresNotification,
   PostgresPool,
-  PostgresPoolClient,
   PostgresQueryable,
   PostgresQueryResult,
 } from './client.js';

@@ -5,8 +5,10 @@ import type { PostgresPool } from './client.js';
 export interface PostgresStoreOptions {
   /**
    * A node-postgres pool (`new pg.Pool({ connectionString })`), or any pool with its API.
-   * The store never ends or reconfigures it; give it an `'error'` listener. With
-   * `notifications: true` the store holds one of its connections to `LISTEN` on.
+   * The store never ends, reconfigures or holds it (each statement borrows a connection
+   * for itself alone), so any `max` works, `1` included; give it an `'error'` listener.
+   * With `notifications: true` the store `LISTEN`s on one connection of its own besides
+   * the pool's, opened like theirs (`pool.Client`, `pool.options`) while requests wait.
    */
   pool: PostgresPool;
 
@@ -28,7 +30,8 @@ export interface PostgresStoreOptions {
   createTables?: boolean;
 
   /**
-   * Wake waiting requests with `LISTEN/NOTIFY` on one dedicated connection. Turn it off
+   * Wake waiting requests with `LISTEN/NOTIFY` on one connection of the store's own, open
+   * while requests wait and ended 5 s after the last one. Turn it off
    * where NOTIFY does not reach the store: behind a pooler in transaction mode
    * (PgBouncer, Supavisor, RDS Proxy) or over an HTTP/WebSocket serverless driver. Then
    * every wait polls each `pollIntervalMs`, which is correct on its own, only slower.
@@ -106,7 +109,7 @@ export function tableOption(value: unknown): string {
 export function normalizePostgresStoreOptions(options: PostgresStoreOptions): NormalizedPostgresStoreOptions {
   optionsObject(options, 'PostgresStore options `{ pool }`', false, LIBRARY);
   const { pool } = options;
-  if (typeof pool !== 'object' || pool === null || typeof pool.query !== 'function' || typeof pool.connect !== 'function') {
+  if (typeof pool !== 'object' || pool === null || typeof pool.query !== 'function') {
     invalidOption('pool', 'a node-postgres Pool (new pg.Pool(…))', pool, LIBRARY);
   }
   const defaults = POSTGRES_STORE_DEFAULTS;

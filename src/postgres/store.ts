@@ -48,8 +48,9 @@ const ACQUIRE_ATTEMPTS = 3;
  * - an intent is one row of `table` (its record and its log's extent) and its log's
  *   chunks in `<table>_log`; bytes go and come as `bytea`, so any bytes stream;
  * - `wait`, `read` and `watchStop` are woken by `NOTIFY` from the writes, on one
- *   listening connection per store, and by a timer at the lease deadline; with
- *   `notifications: false` (or while that connection is down) they poll instead;
+ *   listening connection of the store's own (never one of the pool's: a pool of one
+ *   connection serves the store), open while anyone waits, and by a timer at the lease
+ *   deadline; with `notifications: false` (or while that connection is down) they poll;
  * - dead rows are removed by a bounded sweep (`sweepIntervalMs`, `sweep()`), never a
  *   scan per request.
  *
@@ -87,7 +88,10 @@ export class PostgresStore implements StreamStore {
       const [row] = rows;
       if (!row) {
         if (attempt < ACQUIRE_ATTEMPTS) continue;
-        throw new PostgresStoreReplyError('answer-once/postgres: acquire found neither a claim nor a record');
+        // Past the retries only when the row of the key's digest holds another key (a digest collision): never served.
+        throw new PostgresStoreReplyError(
+          'answer-once/postgres: acquire found neither a claim nor a record (the row of the key’s digest holds another key)',
+        );
       }
       if (row.claimed !== true) {
         const record = decodeRecord(row, receivedAt);
@@ -225,7 +229,7 @@ export class PostgresStore implements StreamStore {
   }
 
   /**
-   * Stops the sweep timer and releases the listening connection; pending waits and reads
+   * Stops the sweep timer and ends the listening connection; pending waits and reads
    * return early with what they last saw. The pool stays open (it is yours).
    */
   async close(): Promise<void> {

@@ -1,34 +1,57 @@
 import { withDeadline } from '../core/deadline.js';
-import type { PostgresNotification, PostgresPool, PostgresPoolClient } from './client.js';
-
-/** How long the store waits for its listening connection before a wait polls instead. */
-const CONNECT_TIMEOUT_MS = 2_000;
-/** Reconnection backoff of the listening connection: doubled from the first to the last. */
-const RECONNECT_MS = [100, 5_000] as const;
+import type { PostgresClient, PostgresNotification, PostgresPool } from './client.js';
 
 /**
- * The store's wake-ups: one connection held out of the pool that `LISTEN`s on the store's
+ * How long the first waiter waits for the listening connection to open before it polls
+ * instead. The opening goes on (a loaded machine may take longer to start a backend):
+ * when it is up, every waiter is rung and looks again.
+ */
+const CONNECT_WAIT_MS = 2_000;
+/** How long one opening (connect and `LISTEN`) may take before it is given up and tried again. */
+const OPEN_TIMEOUT_MS = 30_000;
+/** Reconnection backoff of the listening connection: doubled from the first to the last. */
+const RECONNECT_MS = [100, 5_000] as const;
+/**
+ * How long the listening connection stays open after its last waiter left. A reader
+ * following a live answer calls `read` once per batch and leaves between calls; without
+ * this each batch would open a connection (the Redis store keeps its channels as long).
+ */
+const IDLE_CLOSE_MS = 5_000;
+
+/** A pool's way to open one connection of the store's own, or undefined when it has none. */
+function connectionMaker(pool: PostgresPool): (() => PostgresClient) | undefined {
+  const { Client, options } = pool;
+  if (typeof Client !== 'function' || typeof options !== 'object' || options === null) return undefined;
+  return () => new Client(options as never);
+}
+
+/**
+ * The store's wake-ups: while anyone waits, one connection of the store's own (never one of
+ * the pool's, so statements are never starved of the pool) `LISTEN`s on the store's
  * channel, dispatching each NOTIFY (its payload names a key and what changed) to the
- * waiters of that payload. Waiters ask `live` whether to trust it: while it is off
- * (`notifications: false`) or down (the connection broke; it reconnects with backoff),
- * a wait polls instead, and every waiter is rung when the connection breaks and when it
- * is back, since notifications may have been missed in between.
+ * waiters of that payload; it is ended `IDLE_CLOSE_MS` after the last waiter left.
+ * Waiters ask `live` whether to trust it: while it is off (`notifications: false`, or a
+ * pool that cannot open connections of its own: reported once) or down (it broke, or broke
+ * while opening; it reconnects with backoff), a wait polls instead, and every waiter is
+ * rung when the connection breaks and when it is back, since notifications may have been
+ * missed in between.
  */
 export class Wakeups {
-  readonly #pool: PostgresPool;
+  readonly #open: (() => PostgresClient) | undefined;
   readonly #channel: string;
-  readonly #enabled: boolean;
   readonly #listeners = new Map<string, Set<() => void>>();
-  #client: PostgresPoolClient | undefined;
+  #client: PostgresClient | undefined;
   #connecting: Promise<boolean> | undefined;
   #retry: ReturnType<typeof setTimeout> | undefined;
+  #idle: ReturnType<typeof setTimeout> | undefined;
   #backoff: number = RECONNECT_MS[0];
+  #warned: boolean;
   #closed = false;
 
   constructor(pool: PostgresPool, channel: string, enabled: boolean) {
-    this.#pool = pool;
+    this.#open = enabled ? connectionMaker(pool) : undefined;
     this.#channel = channel;
-    this.#enabled = enabled;
+    this.#warned = !enabled;
   }
 
   /** Whether a NOTIFY reaches the waiters right now. */
@@ -40,106 +63,130 @@ export class Wakeups {
     return this.#closed;
   }
 
-  /** Whether `listen` would have to open the listening connection first (a round trip or more). */
+  /** Whether `listen` would open the listening connection first (a round trip or more) and wait for it. */
   get costly(): boolean {
-    return this.#enabled && !this.#closed && !this.#client && !this.#retry;
+    return this.#open !== undefined && !this.#closed && !this.#client && !this.#retry && !this.#connecting;
   }
 
   /**
-   * Rings `ring` on every NOTIFY of one of `payloads`. Resolves once the listening
-   * connection is up (or could not come up: the waiter then polls), so a read made
-   * afterwards cannot miss a write. Returns the function that stops listening.
+   * Rings `ring` on every NOTIFY of one of `payloads`, and whenever the listening
+   * connection comes up or breaks (notifications may have been missed meanwhile). When it
+   * opens the connection, resolves once it is up or after `CONNECT_WAIT_MS` (the waiter
+   * then polls until it is rung), so a read made afterwards cannot miss a write. Returns
+   * the function that stops listening.
    */
   async listen(payloads: readonly string[], ring: () => void): Promise<() => void> {
+    clearTimeout(this.#idle);
+    this.#idle = undefined;
     for (const payload of payloads) {
       let set = this.#listeners.get(payload);
       if (!set) this.#listeners.set(payload, (set = new Set()));
       set.add(ring);
     }
-    if (this.costly) await this.#connect();
+    if (!this.#open) this.#warnPolling();
+    else if (this.costly)
+      await withDeadline(
+        this.#connect(),
+        CONNECT_WAIT_MS,
+        () => new Error('the listening connection is still opening'),
+      ).catch(() => {});
     return () => {
       for (const payload of payloads) {
         const set = this.#listeners.get(payload);
         set?.delete(ring);
         if (set?.size === 0) this.#listeners.delete(payload);
       }
+      if (this.#listeners.size === 0) this.#closeWhenIdle();
     };
   }
 
-  /** Wakes every waiter (they re-read and return) and releases the listening connection. */
+  /** Wakes every waiter (they re-read and return) and ends the listening connection. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#retry);
+    clearTimeout(this.#idle);
     this.#ringAll();
     this.#drop();
   }
 
   #connect(): Promise<boolean> {
-    this.#connecting ??= this.#open().finally(() => {
+    this.#connecting ??= this.#connectOnce().finally(() => {
       this.#connecting = undefined;
     });
     return this.#connecting;
   }
 
-  async #open(): Promise<boolean> {
-    const connecting = this.#pool.connect();
-    let client: PostgresPoolClient;
-    try {
-      client = await withDeadline(connecting, CONNECT_TIMEOUT_MS, () => new Error('the listening connection timed out'));
-    } catch {
-      connecting.then((late) => late.release(true)).catch(() => {});
-      this.#scheduleReconnect();
-      return false;
-    }
-    const broken = (): void => {
+  async #connectOnce(): Promise<boolean> {
+    const client = (this.#open as () => PostgresClient)();
+    // Set by the connection's first error or end, whenever it comes: a connection that broke
+    // while opening (before it was trusted) is never trusted.
+    let broken = false;
+    const onBroken = (): void => {
+      broken = true;
       if (this.#client !== client) return;
       this.#drop();
       this.#ringAll();
       this.#scheduleReconnect();
     };
+    client.on('error', onBroken);
+    client.on('end', onBroken);
     client.on('notification', (message: PostgresNotification) => this.#dispatch(message));
-    client.on('error', broken);
-    client.on('end', broken);
+    const opening = (async () => {
+      await client.connect();
+      await client.query(`LISTEN "${this.#channel}"`);
+    })();
     try {
-      await withDeadline(client.query(`LISTEN "${this.#channel}"`), CONNECT_TIMEOUT_MS, () => new Error('LISTEN timed out'));
+      await withDeadline(opening, OPEN_TIMEOUT_MS, () => new Error('the listening connection did not open'));
     } catch {
-      client.removeAllListeners();
-      client.on('error', () => {});
-      client.release(true);
+      broken = true;
+    }
+    if (broken || this.#closed) {
+      end(client);
       this.#scheduleReconnect();
       return false;
     }
-    if (this.#closed) {
-      client.removeAllListeners();
-      client.release(true);
-      return false;
-    }
-    const reconnected = this.#backoff > RECONNECT_MS[0];
     this.#client = client;
     this.#backoff = RECONNECT_MS[0];
-    if (reconnected) this.#ringAll();
+    if (this.#listeners.size === 0) this.#closeWhenIdle();
+    // Waiters that polled while it opened, or while it was down, look again: from now on a NOTIFY reaches them.
+    this.#ringAll();
     return true;
   }
 
   #scheduleReconnect(): void {
-    if (this.#closed || this.#retry) return;
+    if (this.#closed || this.#retry || this.#listeners.size === 0) return;
     this.#retry = setTimeout(() => {
       this.#retry = undefined;
-      void this.#connect();
+      if (this.#listeners.size > 0) void this.#connect();
     }, this.#backoff);
     this.#retry.unref?.();
     this.#backoff = Math.min(this.#backoff * 2, RECONNECT_MS[1]);
   }
 
+  /** Ends the listening connection `IDLE_CLOSE_MS` from now, unless someone listens again. */
+  #closeWhenIdle(): void {
+    if (this.#idle || !this.#client) return;
+    this.#idle = setTimeout(() => {
+      this.#idle = undefined;
+      if (this.#listeners.size === 0) this.#drop();
+    }, IDLE_CLOSE_MS);
+    this.#idle.unref?.();
+  }
+
   #drop(): void {
     const client = this.#client;
     this.#client = undefined;
-    if (!client) return;
-    client.removeAllListeners();
-    client.on('error', () => {}); // a late socket error must not become an unhandled 'error'
-    // Released as broken: the pool destroys it rather than hand a LISTENing connection to a query.
-    client.release(true);
+    if (client) end(client);
+  }
+
+  #warnPolling(): void {
+    if (this.#warned) return;
+    this.#warned = true;
+    process.emitWarning(
+      'answer-once/postgres: the pool cannot open a connection of its own (it has no `Client` and `options`, as pg.Pool does), so waiting requests poll every `pollIntervalMs` instead of being woken by NOTIFY. Pass a pg.Pool, or `notifications: false` to say polling is meant.',
+      { code: 'ANSWER_ONCE_POSTGRES_POLLING' },
+    );
   }
 
   #dispatch({ channel, payload }: PostgresNotification): void {
@@ -150,4 +197,11 @@ export class Wakeups {
   #ringAll(): void {
     for (const set of [...this.#listeners.values()]) for (const ring of [...set]) ring();
   }
+}
+
+/** Ends a listening connection for good; a late socket error must not become an unhandled 'error'. */
+function end(client: PostgresClient): void {
+  client.removeAllListeners();
+  client.on('error', () => {});
+  client.end().catch(() => {});
 }

@@ -1,6 +1,8 @@
 /**
  * `answer-once/react`: the `useSend` hook over the client's send controller.
  * React 18 or 19 is an optional peer; nothing else in the package imports React.
+ *
+ * @module answer-once/react
  */
 export { useSend } from './use-send.js';
 export type { SendActions, UseSendOptions, UseSendResult } from './use-send.js';

@@ -1,6 +1,8 @@
 /**
  * `answer-once/redis`: the store for many server instances sharing one Redis (standalone
  * or Cluster), over the official `redis` client (an optional peer dependency).
+ *
+ * @module answer-once/redis
  */
 export { RedisStore } from './store.js';
 export {

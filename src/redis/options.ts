@@ -7,7 +7,7 @@ export interface RedisStoreOptions {
    * A connected node-redis client: `createClient()` for one server, `createCluster()` for
    * a Redis Cluster (Redis ≥ 7: the store uses sharded pub/sub). The store never connects,
    * closes or reconfigures it; give it an `'error'` listener and the reconnection settings
-   * you want (see README § Redis store).
+   * you want (see docs/stores.md).
    */
   client: RedisStoreClient;
 

@@ -1,6 +1,8 @@
 /**
  * `answer-once/server`: the reference server of the answer-once protocol for any
  * Fetch-API runtime (Node, Deno, Bun, workers, Next.js route handlers).
+ *
+ * @module answer-once/server
  */
 export { createIdempotencyHandler } from './http/handler.js';
 export { runOnce } from './run/run-once.js';

@@ -2,6 +2,8 @@
  * `answer-once/server/node`: serves a Fetch-API handler (such as the one
  * `createIdempotencyHandler` returns) on `node:http`, through `@hono/node-server`'s
  * request listener, which does the Request/Response plumbing.
+ *
+ * @module answer-once/server/node
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -9,6 +9,8 @@
  *
  * Each test gets a fresh store from the setup (closed after it, or disposed of by the
  * harness's `teardown`) and a fresh key, on the real clock with short leases.
+ *
+ * @module answer-once/testing
  */
 export { describeStoreContract } from './store-contract.js';
 export { describeStreamStoreContract } from './stream-store-contract.js';

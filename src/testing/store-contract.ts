@@ -13,6 +13,7 @@ import { createIdempotencyHandler, type IdempotencyEvent, runOnce } from '../ser
 import {
   found,
   held,
+  longKey,
   type StoreContractOptions,
   type StoreSetup,
   sleep,
@@ -230,6 +231,21 @@ export function describeStoreContract(
         expect(await store.fail(key, mine.token, 'boom', ttl)).toBe('written');
       }
       expect(tokens.size).toBe(20);
+    });
+
+    it('keeps the intent of a long key (a 16 KB scope: a JWT as the session) apart from one differing only in its last character', async () => {
+      const long = longKey(key, 'a');
+      const sibling = longKey(key, 'b');
+      const first = held(await store.acquire(long, 'fp', 10 * lease));
+      expect(found(await store.acquire(long, 'fp', lease))).toMatchObject({ state: 'processing', token: first.token });
+      const other = held(await store.acquire(sibling, 'fp', 10 * lease));
+      expect(await store.renew(long, first.token, 10 * lease)).toBe('written');
+      expect(await store.complete(long, other.token, 'not mine', ttl)).toBe('fenced');
+      expect(await store.complete(long, first.token, 'answer', ttl)).toBe('written');
+      expect(await store.fail(sibling, other.token, 'boom', ttl)).toBe('written');
+      expect(found(await store.acquire(long, 'fp', lease))).toMatchObject({ state: 'completed', result: 'answer' });
+      expect(await store.wait(long, 20 * lease)).toMatchObject({ state: 'completed', result: 'answer' });
+      expect(await store.get(sibling)).toMatchObject({ state: 'failed', error: 'boom' });
     });
 
     it('returns at once from wait when the record is unknown or already settled', async () => {

@@ -68,6 +68,31 @@ export async function claimGeneration(
   return { token: result.token, generation: result.generation ?? Number.NaN };
 }
 
+/**
+ * 16 KB of base64url as a JWT has it: pseudo-random (a fixed xorshift), so it does not
+ * compress — a store that indexes the whole key meets its real size.
+ */
+const TOKEN = (() => {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  let state = 0x2545f491;
+  let token = '';
+  for (let index = 0; index < 16 * 1024; index += 1) {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    token += alphabet[(state >>> 0) % 64];
+  }
+  return token;
+})();
+
+/**
+ * A key as long as a 16 KB scope makes it (a JWT as the session), from the test's `key`:
+ * inside its hash tag, ending in `last`, so two of them differ only in their last character.
+ */
+export function longKey(key: string, last: string): string {
+  return `${key.slice(0, -1)}:${TOKEN}${last}}`;
+}
+
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The claim in an `acquire`'s result; throws (failing the test) when it did not claim. */

@@ -13,6 +13,7 @@ import {
   bytes,
   found,
   held,
+  longKey,
   type StoreContractOptions,
   type StoreSetup,
   sleep,
@@ -228,6 +229,28 @@ export function describeStreamStoreContract(
         await expect(store.stop(key, at)).rejects.toThrow(/`at`/);
       }
       expect(await store.get(key)).not.toHaveProperty('stopRequested');
+    });
+
+    it('keeps the log of a long key (a 16 KB scope) apart from one differing only in its last character', async () => {
+      const long = longKey(key, 'a');
+      const sibling = longKey(key, 'b');
+      const first = await claimGeneration(store, long, 10 * lease);
+      const other = await claimGeneration(store, sibling, 10 * lease);
+      await store.append(long, first.token, { offset: 0, data: bytes('ab'), head: 'h' });
+      await store.append(sibling, other.token, { offset: 0, data: bytes('xyz'), head: 'g' });
+      const reading = store.read(long, { generation: first.generation, offset: 2 }, { waitMs: 20 * lease });
+      await sleep(lease / 4);
+      await store.append(long, first.token, { offset: 2, data: bytes('cd') });
+      expect(text((await reading).log?.data ?? new Uint8Array())).toBe('cd');
+      expect(await store.stop(long)).toBe('stopping');
+      expect(await store.watchStop(long, first.token, 0)).toBe(true);
+      expect(await store.watchStop(sibling, other.token, 0)).toBe(false);
+      expect(await store.complete(long, first.token, 'answer', ttl)).toBe('written');
+      const { record, log } = await store.read(long, null);
+      expect(record).toMatchObject({ state: 'completed', result: 'answer' });
+      expect(log).toMatchObject({ head: 'h', length: 4 });
+      expect(text(log?.data ?? new Uint8Array())).toBe('abcd');
+      expect((await store.read(sibling, null)).log).toMatchObject({ head: 'g', length: 3 });
     });
 
     it('forgets the log with its record', async () => {

@@ -133,6 +133,40 @@ export function describeStreamWakeContract(
       expect(slices.map(({ log }) => text(log?.data ?? new Uint8Array()))).toEqual(Array(5).fill('b'));
     });
 
+    // A store on few connections (a PostgreSQL pool of one, as on serverless) must not let
+    // its waiting take the connection its statements need, nor keep it after the waits.
+    it('serves every other call while readers and waiters wait, and goes on serving after they are done', async () => {
+      const { token, generation } = await claim();
+      await store.append(key, token, { offset: 0, data: bytes('a'), head: 'h' });
+      const readers = Array.from({ length: 3 }, () => store.read(key, { generation, offset: 1 }, { waitMs: 20 * lease }));
+      const waiters = Array.from({ length: 2 }, () => store.wait(key, 20 * lease));
+      const watching = store.watchStop(key, token, 20 * lease);
+      await sleep(lease / 4);
+      const other = `answer-once-contract:{${crypto.randomUUID()}}`;
+      const started = Date.now();
+      const otherHolder = held(await store.acquire(other, 'fp', 10 * lease));
+      expect(await store.get(key)).toMatchObject({ state: 'processing', token });
+      expect(await store.append(key, token, { offset: 1, data: bytes('b') })).toMatchObject({ ok: true, length: 2 });
+      expect(Date.now() - started).toBeLessThan(slack * 2);
+      const slices = await Promise.all(readers);
+      expect(slices.map(({ log }) => text(log?.data ?? new Uint8Array()))).toEqual(['b', 'b', 'b']);
+      await store.complete(key, token, 'answer', ttl);
+      expect(await Promise.all(waiters)).toEqual([
+        expect.objectContaining({ state: 'completed', result: 'answer' }),
+        expect.objectContaining({ state: 'completed', result: 'answer' }),
+      ]);
+      expect(await watching).toBe(false);
+
+      // Nobody waits now: a new wait is woken again, and every call is served.
+      const again = store.wait(other, 20 * lease);
+      await sleep(lease / 4);
+      const completedAt = Date.now();
+      expect(await store.complete(other, otherHolder.token, 'other answer', ttl)).toBe('written');
+      expect(await again).toMatchObject({ state: 'completed', result: 'other answer' });
+      expect(Date.now() - completedAt).toBeLessThan(slack);
+      expect(await store.get(key)).toMatchObject({ state: 'completed', result: 'answer' });
+    });
+
     it('carries a stop to the holder: watchStop wakes, appends say so, the record shows it', async () => {
       const { token } = await claim();
       const watching = store.watchStop(key, token, 20 * lease);

@@ -1,5 +1,5 @@
 /**
- * The example of README § "Testing your UI: answer-once/msw": a (framework-free)
+ * The example of docs/testing.md: a (framework-free)
  * chat UI on the real client, tested against the reference server running in msw,
  * while the network loses responses and workers crash.
  */

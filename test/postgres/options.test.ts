@@ -3,12 +3,7 @@ import { postgresStoreSchema } from 'answer-once/postgres';
 import type { PostgresPool } from '../../src/postgres/client.js';
 import { normalizePostgresStoreOptions } from '../../src/postgres/options.js';
 
-const pool: PostgresPool = {
-  query: async () => ({ rows: [] }),
-  connect: async () => {
-    throw new Error('not used');
-  },
-};
+const pool: PostgresPool = { query: async () => ({ rows: [] }) };
 
 describe('normalizePostgresStoreOptions', () => {
   it('fills in the documented defaults', () => {
@@ -65,7 +60,8 @@ describe('postgresStoreSchema', () => {
     expect(sql).toMatch(/CREATE TABLE IF NOT EXISTS app\.intents \(/);
     expect(sql).toMatch(/CREATE TABLE IF NOT EXISTS app\.intents_log \(/);
     expect(sql).toMatch(/CREATE INDEX IF NOT EXISTS intents_expires_at ON app\.intents \(expires_at\)/);
-    expect(sql.match(/IF NOT EXISTS/g)).toHaveLength(4);
+    expect(sql.match(/CREATE (TABLE|INDEX) IF NOT EXISTS/g)).toHaveLength(4);
+    expect(sql).toMatch(/key_digest bytea PRIMARY KEY/); // a key of any length: its digest is indexed
     expect(() => postgresStoreSchema('drop table x')).toThrow(/`table`/);
   });
 });

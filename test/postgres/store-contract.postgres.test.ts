@@ -1,6 +1,7 @@
 /**
  * PostgresStore meets the same IdempotencyStore and StreamStore contracts as MemoryStore
- * and RedisStore, on a real PostgreSQL: woken by LISTEN/NOTIFY, and by polling alone
+ * and RedisStore, on a real PostgreSQL: woken by LISTEN/NOTIFY, on a pool of one
+ * connection (as advised for `pg` on serverless platforms), and by polling alone
  * (`notifications: false`, as behind a transaction-mode pooler or a serverless driver).
  */
 import { describe } from 'vitest';
@@ -19,6 +20,12 @@ describe.skipIf(!hasPostgres)('PostgresStore on a real PostgreSQL', () => {
     describeStoreContract('PostgresStore', open);
     // A wake-up crosses a real socket and a NOTIFY hop: on a loaded 2-core machine it may be seen 100+ ms late.
     describeStreamStoreContract('PostgresStore', open, { slackMs: 250 });
+  });
+
+  describe('on a pool of one connection (max: 1)', () => {
+    const open = () => suite.open({ pool: suite.single, pollIntervalMs: 60_000 });
+    describeStoreContract('PostgresStore, pool of one', open, { slackMs: 250 });
+    describeStreamStoreContract('PostgresStore, pool of one', open, { slackMs: 250 });
   });
 
   describe('polling only (notifications: false)', () => {

@@ -8,7 +8,7 @@
  * intent plus once per killed producer.
  *
  * CI runs 200 intents (60 on the Cluster); `STREAM_CHAOS_INTENTS=2000 npx vitest run
- * test/redis/stream-chaos.redis.test.ts` is the full run (its numbers are in README § Benchmarks).
+ * test/redis/stream-chaos.redis.test.ts` is the full run (its numbers are in CONTRIBUTING.md).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

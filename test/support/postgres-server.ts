@@ -8,6 +8,11 @@
  *
  * PostgreSQL refuses to run as root: as root the server runs as the `postgres` user the
  * Debian package creates (`runuser -u postgres`).
+ *
+ * `stop()` is bounded and never fails: it signals the postmaster itself (an immediate
+ * shutdown, SIGKILL after a grace), so a launcher stops within its promise (the Next.js
+ * demo: 3 s after Ctrl+C) whether the server is up, already gone, or still starting
+ * (`start({ signal })` aborts then, leaving nothing behind).
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -18,6 +23,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 
 const HOST = '127.0.0.1';
+/** How long an immediate shutdown (SIGQUIT) may take before the postmaster is SIGKILLed. */
+const STOP_GRACE_MS = 1_000;
 const INSTALL_HINT =
   'apt-get install postgresql (Debian/Ubuntu; its server binaries live in /usr/lib/postgresql/<version>/bin), or set POSTGRES_BIN to a folder with initdb, pg_ctl and postgres';
 const run = promisify(execFile);
@@ -88,27 +95,31 @@ export class PostgresServer {
     readonly user: ReturnType<typeof serverUser>,
   ) {}
 
-  /** Creates a cluster in a temporary folder and starts it on a free port; resolves once it accepts connections. */
-  static async start(): Promise<PostgresServer> {
+  /**
+   * Creates a cluster in a temporary folder and starts it on a free port; resolves once it
+   * accepts connections. Aborting `signal` stops the start: whatever it started is killed
+   * and its folder removed, and it rejects.
+   */
+  static async start({ signal }: { signal?: AbortSignal } = {}): Promise<PostgresServer> {
     const bin = binaries();
     if (!bin) throw new Error(`PostgreSQL not found: ${INSTALL_HINT}`);
     const user = serverUser();
     const dir = await mkdtemp(path.join(os.tmpdir(), 'answer-once-postgres-'));
     if (user) await chown(dir, user.uid, user.gid);
+    const server = new PostgresServer(await freePort(), dir, bin, user);
     try {
-      const server = new PostgresServer(await freePort(), dir, bin, user);
-      await server.#as('initdb', ['-D', server.data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']);
+      await server.#as('initdb', ['-D', server.data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync'], signal);
       for (let attempt = 1; ; attempt += 1) {
         try {
-          await server.boot();
+          await server.boot(signal);
           return server;
         } catch (error) {
-          if (attempt >= 3) throw error;
+          if (attempt >= 3 || signal?.aborted) throw error;
           (server as { port: number }).port = await freePort(); // taken meanwhile: another port
         }
       }
     } catch (error) {
-      await rm(dir, { recursive: true, force: true });
+      await server.stop(); // a postmaster pg_ctl forked before it was stopped, and the folder
       throw error;
     }
   }
@@ -123,7 +134,7 @@ export class PostgresServer {
   }
 
   /** Starts the server (again, after `halt()`) on the same port and data folder. */
-  async boot(): Promise<void> {
+  async boot(signal?: AbortSignal): Promise<void> {
     const settings = [
       `-p ${this.port}`,
       `-c listen_addresses=${HOST}`,
@@ -133,18 +144,11 @@ export class PostgresServer {
       '-c full_page_writes=off',
       '-c max_connections=200',
     ].join(' ');
-    await this.#as('pg_ctl', [
-      '-D',
-      this.data,
-      '-l',
-      path.join(this.dir, 'server.log'),
-      '-o',
-      settings,
-      '-w',
-      '-t',
-      '30',
-      'start',
-    ]);
+    await this.#as(
+      'pg_ctl',
+      ['-D', this.data, '-l', path.join(this.dir, 'server.log'), '-o', settings, '-w', '-t', '30', 'start'],
+      signal,
+    );
     this.#up = true;
     running.add(this);
   }
@@ -163,31 +167,47 @@ export class PostgresServer {
     await this.boot();
   }
 
-  /** Stops the server and removes its folder. */
+  /**
+   * Stops the server and removes its folder, within about `STOP_GRACE_MS`: an immediate
+   * shutdown (SIGQUIT to the postmaster, as `pg_ctl stop -m immediate` sends), SIGKILL if
+   * it is still there after the grace. A server already gone is no error.
+   */
   async stop(): Promise<void> {
+    const pid = this.#postmaster();
     try {
-      await this.halt('immediate');
+      if (pid !== undefined && signal(pid, 'SIGQUIT') && !(await gone(pid, STOP_GRACE_MS))) {
+        signal(pid, 'SIGKILL');
+        await gone(pid, STOP_GRACE_MS);
+      }
     } finally {
+      this.#up = false;
+      running.delete(this);
       await rm(this.dir, { recursive: true, force: true });
     }
   }
 
   /** SIGKILLs the postmaster at process exit (the safety net); its children follow. */
   killNow(): void {
+    const pid = this.#postmaster();
+    if (pid !== undefined) signal(pid, 'SIGKILL');
+  }
+
+  /** The postmaster's PID, from its pid file; undefined when there is none (not running). */
+  #postmaster(): number | undefined {
     try {
       const pid = Number(readFileSync(path.join(this.data, 'postmaster.pid'), 'utf8').split('\n')[0]);
-      if (pid > 0) process.kill(pid, 'SIGKILL');
+      return pid > 0 ? pid : undefined;
     } catch {
-      // already gone
+      return undefined;
     }
   }
 
-  /** Runs one server binary, as the `postgres` user when this process is root. */
-  async #as(binary: string, args: string[]): Promise<void> {
+  /** Runs one server binary, as the `postgres` user when this process is root; `signal` kills it. */
+  async #as(binary: string, args: string[], signal?: AbortSignal): Promise<void> {
     const command = path.join(this.bin, binary);
     const [file, argv] = this.user ? ['runuser', ['-u', this.user.name, '--', command, ...args]] : [command, args];
     try {
-      await run(file, argv, { timeout: 60_000, cwd: this.dir });
+      await run(file, argv, { timeout: 60_000, cwd: this.dir, signal });
     } catch (error) {
       const log = existsSync(path.join(this.dir, 'server.log'))
         ? readFileSync(path.join(this.dir, 'server.log'), 'utf8').slice(-2_000)
@@ -195,5 +215,29 @@ export class PostgresServer {
       const { stderr = '' } = error as { stderr?: string };
       throw new Error(`${binary} ${args.at(-1)} failed: ${stderr.trim()}\n${log}`, { cause: error });
     }
+  }
+}
+
+/** Sends `name` to `pid`; false when there is no such process. */
+function signal(pid: number, name: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `pid` is gone within `withinMs` (looked at every 20 ms). */
+async function gone(pid: number, withinMs: number): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

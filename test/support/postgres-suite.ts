@@ -13,6 +13,8 @@ export interface PostgresSuite {
   readonly server: PostgresServer;
   /** The suite's pool over it. */
   readonly pool: pg.Pool;
+  /** A pool of one connection over it (`max: 1`, as advised for `pg` on serverless platforms). */
+  readonly single: pg.Pool;
   /** A store over the suite's pool (or `options.pool`), closed after the test. */
   open(options?: Partial<PostgresStoreOptions>): PostgresStore;
 }
@@ -23,12 +25,15 @@ export const newKey = (): string => `answer-once:{user:session:${randomUUID()}}`
 export function usePostgresSuite(): PostgresSuite {
   let server: PostgresServer | undefined;
   let pool: pg.Pool | undefined;
+  let single: pg.Pool | undefined;
   const stores: PostgresStore[] = [];
 
   beforeAll(async () => {
     server = await PostgresServer.start();
     pool = new pg.Pool({ connectionString: server.url, max: 20 });
     pool.on('error', () => {}); // an idle connection dropped by a restart: the pool replaces it
+    single = new pg.Pool({ connectionString: server.url, max: 1 });
+    single.on('error', () => {});
   });
 
   afterEach(async () => {
@@ -36,7 +41,7 @@ export function usePostgresSuite(): PostgresSuite {
   });
 
   afterAll(async () => {
-    await pool?.end();
+    await Promise.all([pool?.end(), single?.end()]);
     await server?.stop();
   });
 
@@ -48,6 +53,10 @@ export function usePostgresSuite(): PostgresSuite {
     get pool() {
       if (!pool) throw new Error('the suite’s PostgreSQL is not started yet');
       return pool;
+    },
+    get single() {
+      if (!single) throw new Error('the suite’s PostgreSQL is not started yet');
+      return single;
     },
     open(options = {}) {
       const store = new PostgresStore({ ...options, pool: options.pool ?? suite.pool });

@@ -21,7 +21,7 @@ export const ERROR_BRAND: unique symbol = Symbol.for('answer-once.error') as nev
  */
 export class AnswerOnceError extends Error {
   override name: string = 'AnswerOnceError';
-  /** See {@link ERROR_BRAND}. */
+  /** @internal The brand the `is…Error` guards check, so they hold across the ESM and CJS builds. */
   readonly [ERROR_BRAND] = true;
   readonly requestId: string;
   readonly attempts: number;

@@ -3,6 +3,8 @@
  * `createClient({ outbox })`. Its own entry, so only apps that use it carry IndexedDB's
  * wrapper (`idb`); it is bundled with the app (never a chunk loaded on first use), so an
  * offline send never waits on a download.
+ *
+ * @module answer-once/outbox
  */
 export { indexedDbOutbox } from './indexed-db-outbox.js';
 

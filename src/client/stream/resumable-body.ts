@@ -22,7 +22,7 @@
  * and the body ends cleanly after it. A non-event body that restarts after bytes were
  * handed on errors with `AnswerRestartedError`.
  *
- * Every loop here has a count and a time bound (README: "Deadlines and worst cases"):
+ * Every loop here has a count and a time bound (docs/fetch-and-stream.md: "Deadlines and worst cases of the client"):
  * - breaks in a row with no new answer bytes handed on: at most `retry.limit`;
  * - resends that may run the work again — an error-marker resend, an answer that restarts
  *   (marker, header, or a new generation) — at most `retry.limit` for the body, whatever

@@ -1,4 +1,4 @@
-import { CLOCK, RECORD_COLUMNS, type Tables } from './tables.js';
+import { CLOCK, isRecordOf, keyDigest, RECORD_COLUMNS, type Tables } from './tables.js';
 
 /**
  * $1 key · $2 fingerprint · $3 lease ms · $4 grace ms · $5 new token · $6 key's wake-up payload
@@ -22,9 +22,10 @@ export function acquireSql({ records, channel }: Tables): string {
   return `
 WITH ${CLOCK},
 claim AS (
-  INSERT INTO ${records} AS r (key, state, fingerprint, token, lease_expires_at, created_at, generation, runs, expires_at)
-  SELECT $1::text, 'processing', $2::text, $5::text, now + $3::bigint, now, now, 1, now + $3::bigint + $4::bigint FROM clock
-  ON CONFLICT (key) DO UPDATE SET
+  INSERT INTO ${records} AS r (key_digest, key, state, fingerprint, token, lease_expires_at, created_at, generation, runs, expires_at)
+  SELECT ${keyDigest('$1')}, $1::text, 'processing', $2::text, $5::text, now + $3::bigint, now, now, 1, now + $3::bigint + $4::bigint FROM clock
+  ON CONFLICT (key_digest) DO UPDATE SET
+    key = excluded.key,
     state = 'processing',
     fingerprint = excluded.fingerprint,
     token = excluded.token,
@@ -43,7 +44,7 @@ claim AS (
       ELSE r.log_generation END,
     log_expires_at = NULL
   WHERE r.expires_at <= excluded.created_at
-    OR (r.fingerprint = excluded.fingerprint
+    OR (r.key = excluded.key AND r.fingerprint = excluded.fingerprint
       AND (r.state = 'failed' OR (r.state = 'processing' AND r.lease_expires_at <= excluded.created_at)))
   RETURNING ${RECORD_COLUMNS}
 ),
@@ -51,5 +52,5 @@ woken AS (SELECT pg_notify('${channel}', $6::text) FROM claim r WHERE r.claimed_
 SELECT true AS claimed, clock.now, ${RECORD_COLUMNS} FROM claim r, clock WHERE (SELECT count(*) FROM woken) >= 0
 UNION ALL
 SELECT false, clock.now, ${RECORD_COLUMNS} FROM ${records} r, clock
-WHERE r.key = $1::text AND NOT EXISTS (SELECT 1 FROM claim)`;
+WHERE ${isRecordOf('$1')} AND NOT EXISTS (SELECT 1 FROM claim)`;
 }

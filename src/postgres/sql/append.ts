@@ -1,4 +1,4 @@
-import { CLOCK, LOG_ALIVE, type Tables } from './tables.js';
+import { CLOCK, isRecordOf, keyDigest, LOG_ALIVE, type Tables } from './tables.js';
 
 /**
  * $1 key · $2 token · $3 offset · $4 bytes · $5 head (null: none given) · $6 retainBytes
@@ -23,10 +23,10 @@ export function appendSql({ records, chunks, channel }: Tables): string {
   return `
 WITH ${CLOCK},
 cur AS MATERIALIZED (
-  SELECT r.key, r.state, r.token, r.generation, r.stop_requested, r.log_start,
+  SELECT r.state, r.token, r.generation, r.stop_requested, r.log_start,
     CASE WHEN r.log_generation = r.generation AND ${LOG_ALIVE} THEN r.log_length ELSE -1 END AS length
   FROM ${records} r, clock
-  WHERE r.key = $1::text AND r.expires_at > clock.now
+  WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now
   FOR UPDATE OF r
 ),
 verdict AS MATERIALIZED (
@@ -43,14 +43,14 @@ ok AS MATERIALIZED (
     CASE WHEN v.opening THEN 0 ELSE v.log_start END AS base
   FROM verdict v WHERE v.outcome = 'ok'
 ),
-wiped AS (DELETE FROM ${chunks} c USING ok WHERE ok.opening AND c.key = $1::text),
+wiped AS (DELETE FROM ${chunks} c USING ok WHERE ok.opening AND c.key_digest = ${keyDigest('$1')}),
 inserted AS (
-  INSERT INTO ${chunks} (key, generation, start_offset, data)
-  SELECT $1::text, ok.generation, $3::bigint, $4::bytea FROM ok WHERE octet_length($4::bytea) > 0
+  INSERT INTO ${chunks} (key_digest, generation, start_offset, data)
+  SELECT ${keyDigest('$1')}, ok.generation, $3::bigint, $4::bytea FROM ok WHERE octet_length($4::bytea) > 0
 ),
 candidates AS (
   SELECT c.start_offset AS s FROM ${chunks} c, ok
-  WHERE $6::bigint IS NOT NULL AND NOT ok.opening AND c.key = $1::text AND c.generation = ok.generation
+  WHERE $6::bigint IS NOT NULL AND NOT ok.opening AND c.key_digest = ${keyDigest('$1')} AND c.generation = ok.generation
     AND c.start_offset >= ok.new_length - $6::bigint
   UNION ALL
   SELECT $3::bigint FROM ok WHERE octet_length($4::bytea) BETWEEN 1 AND $6::bigint
@@ -59,13 +59,13 @@ kept AS MATERIALIZED (
   SELECT CASE WHEN $6::bigint IS NULL THEN ok.base ELSE COALESCE(
     (SELECT min(s) FROM candidates),
     CASE WHEN octet_length($4::bytea) > 0 THEN $3::bigint END,
-    (SELECT max(c.start_offset) FROM ${chunks} c WHERE NOT ok.opening AND c.key = $1::text AND c.generation = ok.generation),
+    (SELECT max(c.start_offset) FROM ${chunks} c WHERE NOT ok.opening AND c.key_digest = ${keyDigest('$1')} AND c.generation = ok.generation),
     ok.base) END AS start
   FROM ok
 ),
 trimmed AS (
   DELETE FROM ${chunks} c USING ok, kept
-  WHERE NOT ok.opening AND c.key = $1::text AND c.generation = ok.generation AND c.start_offset < kept.start
+  WHERE NOT ok.opening AND c.key_digest = ${keyDigest('$1')} AND c.generation = ok.generation AND c.start_offset < kept.start
 ),
 updated AS (
   UPDATE ${records} r SET
@@ -77,7 +77,7 @@ updated AS (
     lease_expires_at = CASE WHEN $7::bigint IS NULL THEN r.lease_expires_at ELSE clock.now + $7::bigint END,
     expires_at = CASE WHEN $7::bigint IS NULL THEN r.expires_at ELSE clock.now + $7::bigint + $8::bigint END
   FROM ok, kept, clock
-  WHERE r.key = $1::text
+  WHERE ${isRecordOf('$1')}
   RETURNING r.log_length
 ),
 woken AS (SELECT pg_notify('${channel}', $9::text) FROM updated)

@@ -1,4 +1,4 @@
-import { CLOCK, LOG_ALIVE, RECORD_COLUMNS, type Tables } from './tables.js';
+import { CLOCK, isRecordOf, keyDigest, LOG_ALIVE, RECORD_COLUMNS, type Tables } from './tables.js';
 
 /**
  * $1 key · $2 from generation (null: none) · $3 from offset
@@ -19,7 +19,7 @@ rec AS MATERIALIZED (
   SELECT ${RECORD_COLUMNS}, CASE WHEN ${LOG_ALIVE} THEN r.log_generation END AS log_generation,
     r.log_head, r.log_length, r.log_start
   FROM ${records} r, clock
-  WHERE r.key = $1::text AND r.expires_at > clock.now
+  WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now
 ),
 pos AS MATERIALIZED (
   SELECT rec.log_generation AS g, CASE WHEN rec.log_generation = $2::bigint
@@ -31,10 +31,10 @@ bytes AS (
     CASE WHEN c.start_offset < pos.at THEN substring(c.data FROM (pos.at - c.start_offset + 1)::int) ELSE c.data END,
     ''::bytea ORDER BY c.start_offset) AS data
   FROM ${chunks} c, pos
-  WHERE c.key = $1::text AND c.generation = pos.g
+  WHERE c.key_digest = ${keyDigest('$1')} AND c.generation = pos.g
     AND c.start_offset >= COALESCE((
       SELECT max(f.start_offset) FROM ${chunks} f
-      WHERE f.key = $1::text AND f.generation = pos.g AND f.start_offset <= pos.at), 0)
+      WHERE f.key_digest = ${keyDigest('$1')} AND f.generation = pos.g AND f.start_offset <= pos.at), 0)
     AND c.start_offset + octet_length(c.data) > pos.at
 )
 SELECT clock.now, r.*, pos.at AS log_offset, COALESCE((SELECT data FROM bytes), ''::bytea) AS log_data

@@ -1,4 +1,4 @@
-import { CLOCK, type Tables } from './tables.js';
+import { CLOCK, isRecordOf, type Tables } from './tables.js';
 
 /**
  * $1 key · $2 token · $3 lease ms · $4 grace ms
@@ -17,11 +17,11 @@ WITH ${CLOCK},
 renewed AS (
   UPDATE ${records} r SET lease_expires_at = clock.now + $3::bigint, expires_at = clock.now + $3::bigint + $4::bigint
   FROM clock
-  WHERE r.key = $1::text AND r.expires_at > clock.now AND r.state = 'processing' AND r.token = $2::text
+  WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now AND r.state = 'processing' AND r.token = $2::text
   RETURNING 1
 )
 SELECT CASE
   WHEN EXISTS (SELECT 1 FROM renewed) THEN 'written'
-  WHEN EXISTS (SELECT 1 FROM ${records} r, clock WHERE r.key = $1::text AND r.expires_at > clock.now) THEN 'fenced'
+  WHEN EXISTS (SELECT 1 FROM ${records} r, clock WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now) THEN 'fenced'
   ELSE 'gone' END AS outcome`;
 }

@@ -1,5 +1,5 @@
 import { tableOption } from '../options.js';
-import { type Tables, tablesOf } from './tables.js';
+import { keyDigest, type Tables, tablesOf } from './tables.js';
 
 /**
  * The schema (PROTOCOL.md § 14.9 for the log's model). Times are epoch milliseconds of the
@@ -8,7 +8,8 @@ import { type Tables, tablesOf } from './tables.js';
  *
  * | column             | meaning                                                        |
  * | ------------------ | -------------------------------------------------------------- |
- * | `key`              | the intent's store key                                         |
+ * | `key_digest`       | SHA-256 of the key: the primary key (`tables.ts`, `keyDigest`) |
+ * | `key`              | the intent's store key, whole (compared by every statement)    |
  * | `state`            | processing / completed / failed                                |
  * | `fingerprint`      | the request's fingerprint                                      |
  * | `token`            | the holder's fencing token (processing)                        |
@@ -28,14 +29,18 @@ import { type Tables, tablesOf } from './tables.js';
  * | `log_start`        | the first byte still kept (`retainBytes`)                      |
  * | `log_expires_at`   | after a settle, when the log lapses; null: with the record     |
  *
- * The log's bytes are rows of `<table>_log`, one per append: `(key, generation,
+ * The log's bytes are rows of `<table>_log`, one per append: `(key_digest, generation,
  * start_offset, data)`, so a read from an offset is an index range.
+ *
+ * 0.3's tables were keyed by the whole key, which fails for a key past 2,704 bytes: the
+ * schema upgrades them in place ({@link upgradeOf}), so running it again is the migration.
  */
 function schemaOf(tables: Tables): string {
   const { records, chunks, recordsName, chunksName } = tables;
   return `
 CREATE TABLE IF NOT EXISTS ${records} (
-  key text PRIMARY KEY,
+  key_digest bytea PRIMARY KEY,
+  key text NOT NULL,
   state text NOT NULL CHECK (state IN ('processing', 'completed', 'failed')),
   fingerprint text NOT NULL,
   token text,
@@ -58,13 +63,38 @@ CREATE TABLE IF NOT EXISTS ${records} (
 CREATE INDEX IF NOT EXISTS ${recordsName}_expires_at ON ${records} (expires_at);
 CREATE INDEX IF NOT EXISTS ${recordsName}_log_expires_at ON ${records} (log_expires_at) WHERE log_expires_at IS NOT NULL;
 CREATE TABLE IF NOT EXISTS ${chunks} (
-  key text NOT NULL,
+  key_digest bytea NOT NULL,
   generation bigint NOT NULL,
   start_offset bigint NOT NULL,
   data bytea NOT NULL,
-  CONSTRAINT ${chunksName}_pkey PRIMARY KEY (key, generation, start_offset)
+  CONSTRAINT ${chunksName}_pkey PRIMARY KEY (key_digest, generation, start_offset)
 );
+${upgradeOf(tables)}
 `.trim();
+}
+
+/**
+ * Upgrades 0.3's tables, keyed by the whole key, in place: each row gets its key's digest,
+ * which becomes the primary key (the chunks keep only the digest). A no-op on tables that
+ * have `key_digest` already, so the schema stays idempotent. It rewrites both tables
+ * under an exclusive lock: run it (the schema) when few requests are in flight.
+ */
+function upgradeOf({ records, chunks, recordsName, chunksName }: Tables): string {
+  return `
+DO $upgrade$ BEGIN
+  IF NOT EXISTS (
+    SELECT 1 FROM pg_attribute WHERE attrelid = '${records}'::regclass AND attname = 'key_digest' AND NOT attisdropped
+  ) THEN
+    ALTER TABLE ${records} ADD COLUMN key_digest bytea;
+    UPDATE ${records} SET key_digest = ${keyDigest('key')};
+    ALTER TABLE ${records} DROP CONSTRAINT ${recordsName}_pkey, ALTER COLUMN key_digest SET NOT NULL,
+      ADD CONSTRAINT ${recordsName}_pkey PRIMARY KEY (key_digest);
+    ALTER TABLE ${chunks} ADD COLUMN key_digest bytea;
+    UPDATE ${chunks} SET key_digest = ${keyDigest('key')};
+    ALTER TABLE ${chunks} DROP CONSTRAINT ${chunksName}_pkey, DROP COLUMN key, ALTER COLUMN key_digest SET NOT NULL,
+      ADD CONSTRAINT ${chunksName}_pkey PRIMARY KEY (key_digest, generation, start_offset);
+  END IF;
+END $upgrade$;`.trim();
 }
 
 /**

@@ -1,4 +1,4 @@
-import { CLOCK, type Tables } from './tables.js';
+import { CLOCK, isRecordOf, type Tables } from './tables.js';
 
 /**
  * $1 key · $2 token · $3 `completed` | `failed` · $4 result or error · $5 ttl ms ·
@@ -26,13 +26,13 @@ settled AS (
     expires_at = clock.now + $5::bigint,
     log_expires_at = clock.now + LEAST($5::bigint, $6::bigint)
   FROM clock
-  WHERE r.key = $1::text AND r.expires_at > clock.now AND r.state = 'processing' AND r.token = $2::text
+  WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now AND r.state = 'processing' AND r.token = $2::text
   RETURNING 1
 ),
 woken AS (SELECT pg_notify('${channel}', $7::text) FROM settled)
 SELECT CASE
   WHEN EXISTS (SELECT 1 FROM settled) THEN 'written'
-  WHEN EXISTS (SELECT 1 FROM ${records} r, clock WHERE r.key = $1::text AND r.expires_at > clock.now) THEN 'fenced'
+  WHEN EXISTS (SELECT 1 FROM ${records} r, clock WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now) THEN 'fenced'
   ELSE 'gone' END AS outcome,
   (SELECT count(*) FROM woken) AS woken`;
 }

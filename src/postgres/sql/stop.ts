@@ -1,4 +1,4 @@
-import { CLOCK, type Tables } from './tables.js';
+import { CLOCK, isRecordOf, type Tables } from './tables.js';
 
 /**
  * $1 key · $2 position's generation (null: none) · $3 position's offset · $4 key's wake-up payload
@@ -19,13 +19,13 @@ stopped AS (
     stop_requested = true,
     stop_at = CASE WHEN r.stop_at IS NULL AND r.generation = $2::bigint THEN $3::bigint ELSE r.stop_at END
   FROM clock
-  WHERE r.key = $1::text AND r.expires_at > clock.now AND r.state = 'processing'
+  WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now AND r.state = 'processing'
   RETURNING 1
 ),
 woken AS (SELECT pg_notify('${channel}', $4::text) FROM stopped)
 SELECT CASE
   WHEN EXISTS (SELECT 1 FROM stopped) THEN 'stopping'
-  WHEN EXISTS (SELECT 1 FROM ${records} r, clock WHERE r.key = $1::text AND r.expires_at > clock.now) THEN 'settled'
+  WHEN EXISTS (SELECT 1 FROM ${records} r, clock WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now) THEN 'settled'
   ELSE 'unknown' END AS outcome,
   (SELECT count(*) FROM woken) AS woken`;
 }

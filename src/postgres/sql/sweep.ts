@@ -17,23 +17,23 @@ export function sweepSql({ records, chunks }: Tables): string {
   return `
 WITH ${CLOCK},
 dead AS MATERIALIZED (
-  SELECT array_agg(key) AS keys FROM (
-    SELECT r.key FROM ${records} r WHERE r.expires_at <= (SELECT now FROM clock)
+  SELECT array_agg(key_digest) AS keys FROM (
+    SELECT r.key_digest FROM ${records} r WHERE r.expires_at <= (SELECT now FROM clock)
     ORDER BY r.expires_at LIMIT $1::int FOR UPDATE OF r SKIP LOCKED) picked
 ),
-removed AS (DELETE FROM ${records} r WHERE r.key = ANY ((SELECT keys FROM dead)::text[]) RETURNING r.key),
-removed_chunks AS (DELETE FROM ${chunks} c WHERE c.key = ANY ((SELECT keys FROM dead)::text[])),
+removed AS (DELETE FROM ${records} r WHERE r.key_digest = ANY ((SELECT keys FROM dead)::bytea[]) RETURNING 1),
+removed_chunks AS (DELETE FROM ${chunks} c WHERE c.key_digest = ANY ((SELECT keys FROM dead)::bytea[])),
 lapsed AS MATERIALIZED (
-  SELECT array_agg(key) AS keys FROM (
-    SELECT r.key FROM ${records} r
+  SELECT array_agg(key_digest) AS keys FROM (
+    SELECT r.key_digest FROM ${records} r
     WHERE r.log_expires_at <= (SELECT now FROM clock) AND r.expires_at > (SELECT now FROM clock)
     ORDER BY r.log_expires_at LIMIT $1::int FOR UPDATE OF r SKIP LOCKED) picked
 ),
 cleared AS (
   UPDATE ${records} r SET log_generation = NULL, log_head = NULL, log_length = NULL, log_start = NULL, log_expires_at = NULL
-  WHERE r.key = ANY ((SELECT keys FROM lapsed)::text[])
-  RETURNING r.key
+  WHERE r.key_digest = ANY ((SELECT keys FROM lapsed)::bytea[])
+  RETURNING 1
 ),
-cleared_chunks AS (DELETE FROM ${chunks} c WHERE c.key = ANY ((SELECT keys FROM lapsed)::text[]))
+cleared_chunks AS (DELETE FROM ${chunks} c WHERE c.key_digest = ANY ((SELECT keys FROM lapsed)::bytea[]))
 SELECT (SELECT count(*) FROM removed) AS records, (SELECT count(*) FROM cleared) AS logs`;
 }

@@ -39,5 +39,22 @@ export const CLOCK = `clock AS MATERIALIZED (SELECT floor(extract(epoch FROM clo
 export const RECORD_COLUMNS =
   'r.state, r.fingerprint, r.token, r.lease_expires_at, r.created_at, r.settled_at, r.outcome, r.generation, r.runs, r.claimed_over, r.stop_requested, r.stop_at';
 
+/**
+ * How a table finds an intent's rows: by the SHA-256 digest of the intent's key (`bytea`,
+ * 32 bytes, the `key_digest` column), never by the key itself. A btree index row holds at
+ * most 2,704 bytes and the key holds the app's scope, which may be kilobytes (a JWT as the
+ * session). Every table of the store keys its rows by `key_digest`; the records table also
+ * keeps the whole key, and every statement compares it ({@link isRecordOf}), so a digest
+ * collision can never answer with another intent's record — a table of an intent's parts
+ * (the log's chunks) is reached only through its record.
+ *
+ *   INSERT INTO <table> (key_digest, …) VALUES (${keyDigest('$1')}, …)
+ */
+export const keyDigest = (param: string): string => `sha256(convert_to(${param}::text, 'UTF8'))`;
+
+/** Whether record `alias` is the one of the key in `param`: found by its digest (the index), checked by the whole key. */
+export const isRecordOf = (param: string, alias = 'r'): string =>
+  `${alias}.key_digest = ${keyDigest(param)} AND ${alias}.key = ${param}::text`;
+
 /** Whether record `r`'s log is still there at `clock.now` (it lingers a while after a settle, then lapses). */
 export const LOG_ALIVE = '(r.log_generation IS NOT NULL AND (r.log_expires_at IS NULL OR r.log_expires_at > clock.now))';

@@ -1,6 +1,6 @@
 /**
  * The streaming form of runOnce for queue consumers is the handler itself, fed plain
- * Requests built from messages (README § Streamed answers): a redelivery while the
+ * Requests built from messages (docs/server.md § Streamed answers): a redelivery while the
  * output streams attaches to it, one after it finished replays it, one model call.
  */
 import { describe, expect, it } from 'vitest';
