@@ -224,6 +224,14 @@ module.exports = {
       to: { path: pkg('ai', '@ai-sdk/[^/]+'), dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'check-is-black-box',
+      comment:
+        'src/check (the `answer-once check` command) tests a server over HTTP as any client would: of ours it imports src/core only (the wire names and formats), and no package but Node built-ins, so it checks the wire and never the reference server from inside.',
+      severity: 'error',
+      from: { path: src('check') },
+      to: { pathNot: ['^src/(check|core)/'], dependencyTypesNot: ['core'] },
+    },
+    {
       name: 'no-specs-in-src',
       comment: 'Tests live in test/ (never under src/), and src/ never imports them.',
       severity: 'error',

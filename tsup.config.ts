@@ -16,6 +16,8 @@ export default defineConfig({
     ai: 'src/ai/index.ts',
     outbox: 'src/client/outbox/index.ts',
     otel: 'src/otel/index.ts',
+    // The `answer-once` command (package.json `bin`): `answer-once check <url>`.
+    cli: 'src/check/bin.ts',
   },
   format: ['esm', 'cjs'],
   dts: true,

@@ -1,0 +1,16 @@
+/**
+ * What a case is: one promise of PROTOCOL.md, checked over HTTP. It resolves (pass, with
+ * what it saw) or throws what ./outcome.ts defines (fail, skip).
+ */
+import type { Wire } from './wire.js';
+
+export interface CheckCase {
+  /** A short stable name (`replay`, `resume`…), for `--json` readers. */
+  readonly id: string;
+  /** The PROTOCOL.md section it checks (`§ 7.3`). */
+  readonly section: string;
+  /** The promise, as a sentence. */
+  readonly title: string;
+  /** Runs the case; resolves with a note on what was seen when it passes. */
+  run(wire: Wire): Promise<string>;
+}
