@@ -109,7 +109,8 @@ export function createOutboxQueue(outbox: OutboxStore): Outbox {
     const run = async () => {
       do {
         again = false;
-        await (locks ? locks.request(LOCK, {}, pass) : pass());
+        // Web Locks refused (site data blocked): this tab sends its own.
+        await (locks ? locks.request(LOCK, {}, pass).catch(pass) : pass());
       } while (again && outbox.network.online());
     };
     running = run().finally(() => {

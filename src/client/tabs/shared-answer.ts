@@ -291,6 +291,9 @@ export function sharedAnswer(
       void pair.locks.request(name, { signal: queue.signal }, takeOver).catch(() => undefined);
     })
     .catch((error: unknown) => {
+      // Web Locks refused (site data blocked: `SecurityError`): this tab reads alone, as
+      // without the option. (A lock taken from this tab while it leads ends nothing.)
+      if (!opened) return lead();
       channel.close();
       reject(error);
     });

@@ -5,7 +5,9 @@
  * reference handler in-process.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ask, chatRoute, freshDatabase, page, until, URL_ } from '../../support/outbox-rig.js';
+import { createClient, type SendEvent } from 'answer-once';
+import { indexedDbOutbox } from 'answer-once/outbox';
+import { ask, chatRoute, freshDatabase, networkSwitch, page, until, URL_ } from '../../support/outbox-rig.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -53,5 +55,22 @@ describe('the outbox when IndexedDB is unavailable', () => {
     expect((await tab.outbox.list()).map((intent) => intent.body)).toEqual(['{"content":"three"}']);
     tab.network.set(true);
     expect(answerOf(await later)).toBe('to three');
+  });
+
+  it('with Web Locks refused (site data blocked), a send made offline still goes once back online', async () => {
+    const route = chatRoute();
+    const network = networkSwitch(false);
+    const denied = { request: () => Promise.reject(new DOMException('The request was denied.', 'SecurityError')) };
+    const events: SendEvent[] = [];
+    const client = createClient({
+      fetch: route.fetch,
+      outbox: indexedDbOutbox({ name: freshDatabase(), network, locks: denied }),
+      onEvent: (event) => events.push(event),
+    });
+    const sent = client.send(URL_, ask('later'));
+    await until(() => events.some((event) => event.type === 'queued'), 'queued');
+    network.set(true);
+    expect(answerOf(await sent)).toBe('to later');
+    expect(route.ran).toHaveLength(1);
   });
 });

@@ -133,4 +133,18 @@ describe('tab sharing when a tab misbehaves (shareTabs)', () => {
     expect(posts).toHaveLength(2);
     expect(server.calls()).toBe(1);
   });
+
+  it('Web Locks refused (site data blocked): the tab reads its own stream, as without the option — the whole answer', async () => {
+    const server = await rig(async () => sseResponse(EVENTS, 2));
+    const origin = fakeOrigin();
+    const tab = origin.tab();
+    const denied = { request: () => Promise.reject(new DOMException('The request was denied.', 'SecurityError')) };
+    const client = createClient({
+      storage: memoryStorageAdapter(),
+      tabs: shareTabs({ locks: denied, channel: tab.channel }),
+    });
+    const tokens = await tokensOf(await ask(client, server.url, '01JTABDENIED00000000000000'));
+    expect(tokens.join(' ')).toBe(WHOLE);
+    expect(server.calls()).toBe(1);
+  });
 });
