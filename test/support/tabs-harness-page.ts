@@ -10,12 +10,13 @@ import { createClient, localStorageAdapter, shareTabs, type StoredIntent } from 
 import { indexedDbOutbox } from 'answer-once/outbox';
 
 const idle = Number(new URLSearchParams(location.search).get('idle'));
+const outbox = indexedDbOutbox({ name: 'answer-once-demo-outbox' });
 const storage = localStorageAdapter({ prefix: 'answer-once-demo:intent:' });
 const client = createClient({
   baseUrl: `${location.origin}/api/`,
   storage,
   tabs: shareTabs(),
-  outbox: indexedDbOutbox({ name: 'answer-once-demo-outbox' }),
+  outbox,
   retry: { limit: 5, delay: 300 },
   ...(idle > 0 && { idleTimeout: idle }),
 });
@@ -38,6 +39,26 @@ async function show(response: Response): Promise<void> {
       for (const line of units.flatMap((unit) => unit.split('\n')))
         if (line.startsWith('data: ')) shown.text += line.slice('data: '.length);
     }
+    shown.done = true;
+  } catch (error) {
+    shown.error = (error as Error).name;
+  }
+}
+
+/** The SSE text of one answer read whole by `client.send`: its tokens. */
+const tokensOf = (events: unknown) =>
+  String(events)
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => line.slice('data: '.length))
+    .join('');
+
+/** Shows the answer `send` settles with, once it does. */
+async function settle(send: (signal: AbortSignal) => Promise<unknown>): Promise<void> {
+  reading = new AbortController();
+  Object.assign(shown, { text: '', done: false, error: undefined });
+  try {
+    shown.text = tokensOf(await send(reading.signal));
     shown.done = true;
   } catch (error) {
     shown.error = (error as Error).name;
@@ -72,6 +93,20 @@ const harness = {
     if (stored) await read(async (signal) => (await client.stream(stored, { signal })).response);
     return stored?.requestId;
   },
+  /** Sends `question` as intent `requestId` with `client.send` (the answer read whole, no tab sharing). */
+  send(question: string, requestId: string): void {
+    void settle(async (signal) => (await client.send('chat', { json: { content: question }, requestId, signal })).data);
+  },
+  /** Resumes every pending intent with `client.resume()` (storage and outbox), as a reload does; shows the first. */
+  resumeAll(): void {
+    void settle(async (signal) => {
+      const [first] = await client.resume({ signal });
+      if (!first?.ok) throw first?.error ?? new Error('nothing to resume');
+      return first.result.data;
+    });
+  },
+  /** The IDs of the sends waiting in the outbox. */
+  queued: async () => (await outbox.list()).map((intent) => intent.requestId),
   /** Stops reading (the reader leaves: a closed panel, a route change). */
   abort: () => reading.abort(),
   shown: () => ({ ...shown }),
