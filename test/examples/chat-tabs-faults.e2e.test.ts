@@ -86,4 +86,29 @@ describe.skipIf(!chromiumAvailable())('chat demo tabs that misbehave (Chromium)'
     expect((await harness(follower, 'shown')).text).toBe(call.text);
     await cdp.send('Debugger.resume');
   });
+
+  it('a tab that joins while the reading tab closes follows the next reader: one stream request for the takeover, from its last event, the whole answer in both', async () => {
+    const { demo, context, page } = chat;
+    await serveHarness(context, demo.url);
+    const [follower, joining] = [await context.newPage(), await context.newPage()];
+    for (const tab of [page, follower, joining]) await openHarness(tab, demo.url);
+    const before = await demo.stats();
+    const id = `01JE2EJOIN${Date.now()}`.padEnd(26, '0');
+    await harness(page, 'ask', 'Who reads after the first tab?', id);
+    await shows(page, 5);
+    expect(await harness(follower, 'resume')).toBe(id);
+    await shows(follower, 10);
+
+    const streams: StreamRequest[] = [];
+    for (const tab of [follower, joining]) trackStreams(tab, streams);
+    // The reading tab closes; a tab joins before the follower took its lock over.
+    await page.close();
+    expect(await harness(joining, 'resume')).toBe(id);
+    for (const tab of [follower, joining])
+      await expect.poll(async () => (await harness(tab, 'shown')).done, { timeout: UI_TIMEOUT_MS }).toBe(true);
+    const call = await onlyCallSince(demo, before.modelCalls);
+    for (const tab of [follower, joining]) expect((await harness(tab, 'shown')).text).toBe(call.text);
+    expect(streams).toHaveLength(1);
+    expect(streams[0]!.lastEventId).toMatch(/^\d+\.[1-9]\d*$/);
+  });
 });
