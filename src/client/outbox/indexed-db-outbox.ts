@@ -59,21 +59,20 @@ function indexedDbStore(options: IndexedDbOutboxOptions): OutboxStore {
   if (locks !== undefined && (typeof locks !== 'object' || locks === null || typeof locks.request !== 'function'))
     invalidOption('locks', 'a lock manager ({ request }, as navigator.locks)', locks);
   let db: Promise<IDBPDatabase> | undefined;
-  // A failed open is not kept (the next send tries again), nor a connection the browser
-  // closed (site data cleared while the page runs).
+  // A failed open is not kept: the next send tries again.
   const open = () =>
     (db ??= openDB(name, 1, {
       upgrade(database) {
         database.createObjectStore(STORE, { keyPath: 'requestId' });
       },
-      terminated() {
-        db = undefined;
-      },
     }).catch((error: unknown) => {
       db = undefined;
       throw error;
     }));
-  /** Runs `op` on the database, reopened once when the connection it had is closing. */
+  /**
+   * Runs `op` on the database, opened again once when the connection it had is closing
+   * (the browser closed it: the site's data cleared while the page runs).
+   */
   async function use<T>(op: (database: IDBPDatabase) => Promise<T>): Promise<T> {
     try {
       return await op(await open());
