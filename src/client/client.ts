@@ -15,7 +15,7 @@ import { runIntent, type SendResult } from './run-intent.js';
 import { normalizeSendOptions, type NormalizedSendOptions, type SendOptions } from './send-options.js';
 import { createStop, type StopOptions, type StopResult } from './stop.js';
 import { unstorableBodyKind } from './storable-body.js';
-import { persister, storedIntentOf, storedRequest, type Persist } from './storage/persist.js';
+import { persister, storageUnavailable, storedIntentOf, storedRequest, type Persist } from './storage/persist.js';
 import { stoppedIntents } from './storage/stopped.js';
 import { byCreatedAt, type StoredIntent } from './storage/types.js';
 import { storedIntentProblem } from './storage/validate.js';
@@ -200,8 +200,16 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
    * harmless: resuming it replays the answer.
    */
   async function forget(requestId: string, replayed: boolean): Promise<void> {
-    if (!storage || stopped.keep(requestId, replayed)) return;
-    await Promise.resolve(storage.remove(requestId)).catch(() => undefined);
+    if (!stopped.keep(requestId, replayed)) await removeStored(requestId);
+  }
+
+  /** Removes `requestId`'s record, if any; a storage that fails (sync or async) removes nothing. */
+  async function removeStored(requestId: string): Promise<void> {
+    try {
+      await storage?.remove(requestId);
+    } catch {
+      // A record that outlives its intent is harmless (see `forget`).
+    }
   }
 
   function send<TData>(input: string | URL, sendOptions?: SendOptions): Promise<SendResult<TData>> {
@@ -258,7 +266,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     if (reason === undefined) return;
     const requestId = typeof stored?.requestId === 'string' ? stored.requestId : '';
     const error = new StoredIntentError(requestId, reason);
-    if (storage) await Promise.resolve(storage.remove(requestId)).catch(() => undefined);
+    await removeStored(requestId);
     const event: SendEvent = { type: 'settled', requestId, outcome: 'failed', error, attempts: 0, polls: 0 };
     notify(options.onEvent, event);
     notify(listener, event);
@@ -301,7 +309,11 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
 
   /** Pending intents in storage and the outbox's sends, oldest first. */
   async function waiting(): Promise<readonly StoredIntent[]> {
-    const stored = storage ? await storage.list() : [];
+    const stored = storage
+      ? ((await Promise.resolve()
+          .then(() => storage.list())
+          .catch(storageUnavailable)) ?? [])
+      : [];
     if (!outbox) return stored;
     const ids = new Set(stored.map((intent) => intent.requestId));
     return [...stored, ...(await outbox.list()).filter((intent) => !ids.has(intent.requestId))].sort(byCreatedAt);

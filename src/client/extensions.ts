@@ -20,7 +20,7 @@ export interface OpenedAnswer {
 export interface TabLocks {
   request<T>(
     name: string,
-    options: { ifAvailable?: boolean; signal?: AbortSignal },
+    options: { ifAvailable?: boolean; steal?: boolean; signal?: AbortSignal },
     callback: (lock: unknown) => T,
   ): Promise<Awaited<T>>;
 }
@@ -44,6 +44,11 @@ export interface SharedAnswerOptions {
   readonly followed: (error: unknown) => void;
   /** Builds the error of an aborted read. */
   readonly aborted: (reason: unknown) => Error;
+  /**
+   * What bounds a reader of its own, so a follower hears from the reading tab within
+   * them (milliseconds): `total` before the answer's head, `idle` between new bytes.
+   */
+  readonly deadlines: { readonly total: number; readonly idle: number | false };
 }
 
 /** What `shareTabs()` gives the client: how it reads a streamed answer with the other tabs. */

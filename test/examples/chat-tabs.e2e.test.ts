@@ -14,8 +14,11 @@ import { chromiumAvailable } from '../support/chromium.js';
 import { startDemoProcess } from '../support/demo-process.js';
 import { type StreamRequest, trackStreams } from '../support/stream-requests.js';
 
-/** A quarter thinking, then ~30 tokens over ~4.5 s: long enough to act mid-stream. */
-const MODEL_DELAY_MS = 6000;
+/**
+ * A quarter thinking, then ~30 tokens over ~6.75 s: long enough to open two more tabs and
+ * act mid-stream on a loaded machine.
+ */
+const MODEL_DELAY_MS = 9000;
 
 /** The text of the streaming bubble of `on` ('' when there is none). */
 const liveText = async (on: Page) =>

@@ -4,7 +4,10 @@
  * suite with what to install; locally the suite is skipped with a visible warning.
  */
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -51,4 +54,29 @@ export async function launchWithServer<T extends { stop(): Promise<void> }>(star
   if (server.status === 'fulfilled') await server.value.stop();
   if (browser.status === 'fulfilled') await browser.value.close();
   throw server.status === 'rejected' ? server.reason : (browser as PromiseRejectedResult).reason;
+}
+
+/**
+ * Chromium with every site's data blocked, as a user sets it ("Block all cookies":
+ * `localStorage` throws `SecurityError`, IndexedDB refuses to open): a persistent context
+ * over a throwaway profile whose preferences say so, removed on `close()`.
+ */
+export async function launchWithSiteDataBlocked(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  const profile = await mkdtemp(join(tmpdir(), 'answer-once-e2e-'));
+  await mkdir(join(profile, 'Default'));
+  const preferences = { profile: { default_content_setting_values: { cookies: 2 } } };
+  await writeFile(join(profile, 'Default', 'Preferences'), JSON.stringify(preferences));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: ARGS,
+    timeout: 60_000,
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
 }

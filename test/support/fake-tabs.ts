@@ -4,8 +4,10 @@
  * sharing relies on — a lock is held until its callback settles, `ifAvailable` answers
  * `null` when held, waiting requests are granted in order and leave on their signal;
  * a message reaches every other open channel of its name, in order, as a copy, in a
- * later task. `tab.close()` is what closing a tab does: its locks are released at once
- * and its channels go quiet.
+ * later task; `steal` takes a held lock at once, and the request of the tab that held it
+ * rejects (`AbortError`). `tab.close()` is what closing a tab does: its locks are released
+ * at once and its channels go quiet. `tab.freeze()` is a page that stops running: it keeps
+ * its locks, and its channels neither send nor receive.
  */
 import type { TabChannel, TabLocks } from 'answer-once';
 
@@ -17,6 +19,8 @@ interface Waiter {
 interface Lock {
   holder: FakeTab | undefined;
   release: (() => void) | undefined;
+  /** Takes the lock from its holder: the holder's request rejects. */
+  steal: (() => void) | undefined;
   readonly queue: Waiter[];
 }
 
@@ -27,7 +31,10 @@ export interface FakeTab {
   readonly posted: () => number;
   /** Closes the tab: its locks are released, its channels neither send nor receive. */
   close(): void;
+  /** Stops the tab's page running: its locks stay held, its channels neither send nor receive. */
+  freeze(): void;
   readonly closed: boolean;
+  readonly frozen: boolean;
 }
 
 export function fakeOrigin() {
@@ -36,19 +43,21 @@ export function fakeOrigin() {
 
   function lockOf(name: string): Lock {
     let lock = locks.get(name);
-    if (!lock) locks.set(name, (lock = { holder: undefined, release: undefined, queue: [] }));
+    if (!lock) locks.set(name, (lock = { holder: undefined, release: undefined, steal: undefined, queue: [] }));
     return lock;
   }
 
   function next(lock: Lock): void {
     lock.holder = undefined;
     lock.release = undefined;
+    lock.steal = undefined;
     const waiter = lock.queue.shift();
     waiter?.grant();
   }
 
   function tab(): FakeTab {
     let closed = false;
+    let frozen = false;
     let posted = 0;
     const self: FakeTab = {
       get closed() {
@@ -64,11 +73,16 @@ export function fakeOrigin() {
               lock.holder = self;
               let released = false;
               const release = () => {
-                if (released) return;
+                // A page that stopped running never lets go of its locks.
+                if (released || frozen) return;
                 released = true;
-                if (lock.holder === self) next(lock);
+                if (lock.release === release) next(lock);
               };
               lock.release = release;
+              lock.steal = () => {
+                released = true;
+                reject(new DOMException('The lock was stolen.', 'AbortError'));
+              };
               Promise.resolve()
                 .then(() => callback({ name }))
                 .then(
@@ -82,6 +96,10 @@ export function fakeOrigin() {
                   },
                 );
             };
+            if (options.steal) {
+              lock.steal?.();
+              return run();
+            }
             if (lock.holder === undefined && lock.queue.length === 0) return run();
             if (options.ifAvailable) {
               Promise.resolve()
@@ -113,12 +131,13 @@ export function fakeOrigin() {
             onmessage: null as TabChannel['onmessage'],
             postMessage(message: unknown) {
               if (!entry.open || closed) throw new DOMException('The channel is closed.', 'InvalidStateError');
+              if (frozen) return;
               posted += 1;
               const copy = structuredClone(message);
               for (const other of channels) {
                 if (other === entry || other.name !== name) continue;
                 setTimeout(() => {
-                  if (other.open && !other.tab.closed) other.channel.onmessage?.({ data: copy });
+                  if (other.open && !other.tab.closed && !other.tab.frozen) other.channel.onmessage?.({ data: copy });
                 }, 0);
               }
             },
@@ -130,6 +149,12 @@ export function fakeOrigin() {
         };
         channels.add(entry);
         return entry.channel;
+      },
+      freeze() {
+        frozen = true;
+      },
+      get frozen() {
+        return frozen;
       },
       close() {
         closed = true;

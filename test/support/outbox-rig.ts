@@ -2,11 +2,12 @@
  * What the outbox specs stand on: the reference handler in-process (no socket) as the
  * client's `fetch`, counting model calls and the IDs they ran for, in order; a network
  * switch per page (`online`, `onOnline`) that a spec flips; pages that share one
- * IndexedDB (fake-indexeddb) as the tabs of one origin do.
+ * IndexedDB (fake-indexeddb) as the tabs of one origin do, each with its client.
  */
 import 'fake-indexeddb/auto';
+import { createClient, memoryStorageAdapter, type SendEvent } from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
-import type { OutboxNetwork } from 'answer-once/outbox';
+import { indexedDbOutbox, type OutboxNetwork } from 'answer-once/outbox';
 
 /** The chat route in-process: answers `to <content>`; `down()` makes every request fail as a lost network does. */
 export function chatRoute() {
@@ -58,3 +59,32 @@ export function networkSwitch(online: boolean): OutboxNetwork & { set(value: boo
 let databases = 0;
 /** A database name no other spec uses. */
 export const freshDatabase = () => `outbox-spec-${++databases}-${Date.now()}`;
+
+export const URL_ = 'https://chat.test/chat';
+
+/** Waits (bounded) until `check` holds. */
+export async function until(check: () => boolean, what: string, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** One page: its client over `route`, the origin's outbox database `name`, its own network switch. */
+export function page(route: ReturnType<typeof chatRoute>, name: string, online: boolean) {
+  const network = networkSwitch(online);
+  const events: SendEvent[] = [];
+  const outbox = indexedDbOutbox({ name, network });
+  const client = createClient({
+    fetch: route.fetch,
+    outbox,
+    storage: memoryStorageAdapter(),
+    retry: { limit: 2, delay: 1 },
+    onEvent: (event) => events.push(event),
+  });
+  return { client, network, outbox, events };
+}
+
+/** The body of one chat message. */
+export const ask = (content: string) => ({ json: { content } });

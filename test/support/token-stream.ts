@@ -1,6 +1,7 @@
 /**
  * A fake model's streamed answer: `tokens` one every `delayMs`, as SSE events (`data:`)
- * or plain text; it ends early, cleanly, when `signal` aborts (a stop, § 14.8).
+ * or plain text; it ends early, cleanly, when `signal` aborts (a stop, § 14.8). And the
+ * tokens a reader takes back from such an answer (`tokensOf`).
  */
 export function tokenResponse(
   tokens: readonly string[],
@@ -20,3 +21,29 @@ export function tokenResponse(
   const type = kind === 'sse' ? 'text/event-stream' : 'text/plain; charset=utf-8';
   return new Response(body, { headers: { 'content-type': type } });
 }
+
+/** The tokens a body's SSE events carry (`data: <token>`), in order; `onToken` hears the count so far. */
+export async function tokensOf(response: Response, onToken?: (count: number) => void): Promise<string[]> {
+  const tokens: string[] = [];
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return tokens;
+    buffer += value;
+    const units = buffer.split('\n\n');
+    buffer = units.pop()!;
+    for (const unit of units) {
+      const data = /^data: (.*)$/m.exec(unit)?.[1];
+      if (data !== undefined) tokens.push(data);
+    }
+    onToken?.(tokens.length);
+  }
+}
+
+/** `promise`, or a rejection saying it was still pending after `ms`. */
+export const within = <T>(promise: Promise<T>, ms: number): Promise<T> =>
+  Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`still pending after ${ms} ms`)), ms)),
+  ]);

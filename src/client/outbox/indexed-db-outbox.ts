@@ -59,26 +59,41 @@ function indexedDbStore(options: IndexedDbOutboxOptions): OutboxStore {
   if (locks !== undefined && (typeof locks !== 'object' || locks === null || typeof locks.request !== 'function'))
     invalidOption('locks', 'a lock manager ({ request }, as navigator.locks)', locks);
   let db: Promise<IDBPDatabase> | undefined;
+  // A failed open is not kept: the next send tries again.
   const open = () =>
     (db ??= openDB(name, 1, {
       upgrade(database) {
         database.createObjectStore(STORE, { keyPath: 'requestId' });
       },
+    }).catch((error: unknown) => {
+      db = undefined;
+      throw error;
     }));
+  /**
+   * Runs `op` on the database, opened again once when the connection it had is closing
+   * (the browser closed it: the site's data cleared while the page runs).
+   */
+  async function use<T>(op: (database: IDBPDatabase) => Promise<T>): Promise<T> {
+    try {
+      return await op(await open());
+    } catch (error) {
+      if ((error as { name?: unknown } | null)?.name !== 'InvalidStateError') throw error;
+      db = undefined;
+      return op(await open());
+    }
+  }
   return {
     network,
     locks: locks ?? (globalThis as { navigator?: { locks?: TabLocks } }).navigator?.locks,
-    async add(intent) {
-      const database = await open();
-      const tx = database.transaction(STORE, 'readwrite');
-      if ((await tx.store.getKey(intent.requestId)) === undefined) await tx.store.add(intent);
-      await tx.done;
-    },
-    async remove(requestId) {
-      await (await open()).delete(STORE, requestId);
-    },
+    add: (intent) =>
+      use(async (database) => {
+        const tx = database.transaction(STORE, 'readwrite');
+        if ((await tx.store.getKey(intent.requestId)) === undefined) await tx.store.add(intent);
+        await tx.done;
+      }),
+    remove: (requestId) => use((database) => database.delete(STORE, requestId)),
     async list() {
-      const all: unknown[] = await (await open()).getAll(STORE);
+      const all: unknown[] = await use((database) => database.getAll(STORE));
       return all.filter(claimsStoredIntent).sort(byCreatedAt);
     },
   };

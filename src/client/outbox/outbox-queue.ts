@@ -59,6 +59,7 @@ export function createOutboxQueue(outbox: OutboxStore): Outbox {
   /** The next try while the browser says online but the network fails (a captive portal, a dead route). */
   let later: ReturnType<typeof setTimeout> | undefined;
   let laterMs = FIRST_LATER_MS;
+  let warned = false;
   outbox.network.onOnline(() => {
     laterMs = FIRST_LATER_MS;
     void flush();
@@ -77,16 +78,23 @@ export function createOutboxQueue(outbox: OutboxStore): Outbox {
     laterMs = Math.min(laterMs * 2, LAST_LATER_MS);
   }
 
-  /** One pass over the outbox, in order; stops at the first send that finds no network. */
+  /**
+   * One pass over the outbox, in order; stops at the first send that finds no network.
+   * A send of this tab that is no longer kept (another tab sent it, or the store lost it)
+   * goes too, after them: the server answers it once, whichever tab asks.
+   */
   async function pass(): Promise<void> {
-    for (const intent of await outbox.list()) {
+    const kept = (await outbox.list().catch(unavailable)) ?? [];
+    const ids = kept.map((intent) => intent.requestId);
+    const gone = [...waiters.keys()].filter((requestId) => !ids.includes(requestId));
+    for (const requestId of [...ids, ...gone]) {
       if (!outbox.network.online()) return;
-      const wake = waiters.get(intent.requestId);
+      const wake = waiters.get(requestId);
       if (!wake) continue;
-      waiters.delete(intent.requestId);
+      waiters.delete(requestId);
       if ((await wake()) === 'offline') return retryLater();
       laterMs = FIRST_LATER_MS;
-      await outbox.remove(intent.requestId);
+      await outbox.remove(requestId).catch(unavailable);
       // One answer shows before the next send leaves.
       await nextTask();
     }
@@ -101,7 +109,8 @@ export function createOutboxQueue(outbox: OutboxStore): Outbox {
     const run = async () => {
       do {
         again = false;
-        await (locks ? locks.request(LOCK, {}, pass) : pass());
+        // Web Locks refused (site data blocked): this tab sends its own.
+        await (locks ? locks.request(LOCK, {}, pass).catch(pass) : pass());
       } while (again && outbox.network.online());
     };
     running = run().finally(() => {
@@ -124,7 +133,10 @@ export function createOutboxQueue(outbox: OutboxStore): Outbox {
         waiters.delete(requestId);
         // A send its caller gave up on while it waited is not sent later.
         const error = new AbortError({ requestId, attempts: 0, polls: 0 }, signal!.reason);
-        void outbox.remove(requestId).finally(() => reject(error));
+        void outbox
+          .remove(requestId)
+          .catch(unavailable)
+          .finally(() => reject(error));
       };
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -141,16 +153,42 @@ export function createOutboxQueue(outbox: OutboxStore): Outbox {
   }
 
   async function queued(requestId: string, emit: ((event: SendEvent) => void) | undefined): Promise<void> {
-    if (emit) emit({ type: 'queued', requestId, queued: (await outbox.list()).length });
+    if (emit) emit({ type: 'queued', requestId, queued: (await outbox.list().catch(() => [requestId])).length });
   }
 
+  /**
+   * The store failed (IndexedDB denied in a private mode, its open aborted, the site's
+   * data cleared): this send goes without it, as it would without an outbox, and the page
+   * is told once that offline queueing is off. The next send tries the store again.
+   */
+  function unavailable(error: unknown): undefined {
+    if (!warned) {
+      warned = true;
+      console.warn('answer-once: the outbox is unavailable, so sends made offline are not queued:', error);
+    }
+    return undefined;
+  }
+
+  /** Keeps `intent` in the store; false when the store failed. */
+  const keep = (intent: StoredIntent): Promise<boolean> =>
+    outbox.add(intent).then(
+      () => true,
+      (error: unknown) => unavailable(error) ?? false,
+    );
+
   return {
-    list: () => outbox.list(),
+    list: () => outbox.list().catch((error: unknown) => unavailable(error) ?? []),
     flush,
     async carry(requestId, signal, emit, baseFetch, go) {
       const offlineFetch: Fetch = (input, init) =>
         outbox.network.online() ? (baseFetch ?? globalThis.fetch)(input, init) : Promise.reject(new Offline());
-      let kept = (await outbox.list()).find((intent) => intent.requestId === requestId);
+      let kept: StoredIntent | undefined;
+      try {
+        kept = (await outbox.list()).find((intent) => intent.requestId === requestId);
+      } catch (error) {
+        unavailable(error);
+        return go({ fetch: (input, init) => (baseFetch ?? globalThis.fetch)(input, init), keep: () => undefined });
+      }
       let report: ((outcome: 'sent' | 'offline') => void) | undefined;
       if (kept) {
         // Kept before (a reload, another page): it goes in its turn.
@@ -163,11 +201,10 @@ export function createOutboxQueue(outbox: OutboxStore): Outbox {
           report?.('sent');
           return result;
         } catch (error) {
-          if (!kept || !isOffline(error) || signal?.aborted) {
+          if (!kept || !isOffline(error) || signal?.aborted || !(await keep(kept))) {
             report?.('sent');
             throw error;
           }
-          await outbox.add(kept);
           await queued(requestId, emit);
           // It waits for the browser's next `online`, or the retry later when the browser
           // already says online (a woken send reports it: its pass ends and schedules it).

@@ -6,6 +6,20 @@
 import type { StoppedIntents } from './stopped.js';
 import type { IntentStorage, StoredIntent } from './types.js';
 
+let told = false;
+
+/**
+ * The storage failed (denied — a private mode, blocked site data —, full, cleared): the
+ * send goes on without its record, so a reload cannot resume it; the page is told once.
+ */
+export function storageUnavailable(error: unknown): undefined {
+  if (!told) {
+    told = true;
+    console.warn('answer-once: the intent storage is unavailable, so a reload cannot resume pending sends:', error);
+  }
+  return undefined;
+}
+
 /** Saves the request of one intent: what `runIntent` calls with the first request it builds. */
 export type Persist = (request: Request) => Promise<void>;
 
@@ -19,7 +33,12 @@ export function persister(
 ): Persist {
   return async (request) => {
     const intent = await storedIntentOf(request, requestId, input, headersInit);
-    await storage.save(intent);
+    try {
+      await storage.save(intent);
+    } catch (error) {
+      storageUnavailable(error);
+      return;
+    }
     // A stopped intent sent to the same input is over: the new one is what a reload resumes.
     await stopped.saved(intent).catch(() => undefined);
   };

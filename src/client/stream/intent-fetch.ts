@@ -152,12 +152,15 @@ export async function openAnswer(
       ? tabs.share(requestId, (resume, onChunk) => openOwn(deps, url, label, options, resume, onChunk), {
           signal,
           aborted: (reason) => new AbortError({ requestId, attempts: 0, polls: 0 }, reason),
+          deadlines: { total: deps.clientOptions.totalTimeout, idle: deps.clientOptions.idleTimeout },
           followed(error) {
-            emit(
-              error === undefined
-                ? { type: 'settled', requestId, outcome: 'answered', replayed: false, attempts: 0, polls: 0 }
-                : { type: 'settled', requestId, outcome: 'failed', error: toError(error), attempts: 0, polls: 0 },
-            );
+            // The stored intent is the reading tab's to settle: a follower that left (its
+            // reader cancelled, aborted) leaves it for the reading tab, or its next reload.
+            if (error !== undefined) {
+              emit({ type: 'settled', requestId, outcome: 'failed', error: toError(error), attempts: 0, polls: 0 });
+              return;
+            }
+            emit({ type: 'settled', requestId, outcome: 'answered', replayed: false, attempts: 0, polls: 0 });
             void deps.forget(requestId, false);
           },
         })

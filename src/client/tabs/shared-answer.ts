@@ -46,6 +46,11 @@ const tabName = (requestId: string): string => `answer-once:intent:${requestId}`
 const LINGER_MS = 250;
 /** How long a follower given the lock waits before it reads the answer itself. */
 const TAKEOVER_GRACE_MS = 150;
+/**
+ * How long a follower's `hello` waits for its answer before it may ask again: the tab it
+ * asked may have gone meanwhile (tabs reloaded together), and the next one must hear it.
+ */
+const ASK_AGAIN_MS = 100;
 
 const samePosition = (a: BodyPosition | null, b: BodyPosition | null) =>
   a === b || (a !== null && b !== null && a.generation === b.generation && a.offset === b.offset);
@@ -59,7 +64,7 @@ export function sharedAnswer(
   pair: { readonly locks: TabLocks; readonly channel: (name: string) => TabChannel },
   requestId: string,
   open: OpenAnswer,
-  { signal, followed, aborted }: SharedAnswerOptions,
+  { signal, followed, aborted, deadlines }: SharedAnswerOptions,
 ): Promise<OpenedAnswer> {
   const name = tabName(requestId);
   const channel = pair.channel(name);
@@ -73,7 +78,10 @@ export function sharedAnswer(
   let gone = false;
   let leading = false;
   let opened = false;
-  let asked = false;
+  /** When this tab last said `hello` and heard no answer yet (0: none pending). */
+  let askedAt = 0;
+  /** The follower's deadline: it hears nothing new before it, and reads the answer itself. */
+  let idle: ReturnType<typeof setTimeout> | undefined;
   let local!: ReadableStreamDefaultController<Uint8Array>;
   /** Cancels the network read this tab leads, when it leads one. */
   let stopLead: (() => void) | undefined;
@@ -110,6 +118,7 @@ export function sharedAnswer(
   function done(error: unknown): void {
     if (gone) return;
     gone = true;
+    clearTimeout(idle);
     queue.abort();
     if (!leading) channel.close();
     signal?.removeEventListener('abort', onAbort);
@@ -135,13 +144,30 @@ export function sharedAnswer(
     pieces.push(piece);
     at = piece.to;
     if (!gone) local.enqueue(piece.bytes);
+    watch();
     return true;
   }
 
   function hello(): void {
-    if (asked) return;
-    asked = true;
+    if (askedAt !== 0 && Date.now() - askedAt < ASK_AGAIN_MS) return;
+    askedAt = Date.now();
     post({ t: 'hello' });
+  }
+
+  /**
+   * (Re)starts the follower's deadline — the one a reader of its own would have: before
+   * the answer's head, the send's (`totalTimeout`); after it, `idleTimeout` since the last
+   * new bytes. A leading tab that says nothing for that long hangs (its page stopped
+   * running with the lock held, so the lock never passes): the follower takes the lock
+   * from it and reads on from the last chunk it has.
+   */
+  function watch(): void {
+    clearTimeout(idle);
+    const ms = head ? deadlines.idle : deadlines.total;
+    if (ms === false || leading || gone) return;
+    idle = setTimeout(() => {
+      void pair.locks.request(name, { steal: true }, lead).catch(() => undefined);
+    }, ms);
   }
 
   channel.onmessage = ({ data }) => {
@@ -151,9 +177,12 @@ export function sharedAnswer(
       return;
     }
     if (message.t === 'head' || message.t === 'state') {
-      if (!head) show((head = message.head));
+      if (!head) {
+        show((head = message.head));
+        watch();
+      }
       if (message.t === 'state') {
-        asked = false;
+        askedAt = 0;
         for (const piece of message.pieces) take(piece);
         if (message.ended) finish(message.pieces.at(-1)?.to ?? null);
       }
@@ -180,7 +209,8 @@ export function sharedAnswer(
 
   /** Reads the answer from the network (from `at` on a takeover) and hands it to every tab. */
   async function lead(): Promise<void> {
-    if (ended || gone) return;
+    if (ended || gone || leading) return;
+    clearTimeout(idle);
     leading = true;
     opened = true;
     const positions: BodyPosition[] = [];
@@ -257,9 +287,13 @@ export function sharedAnswer(
       if (lock) return lead();
       // Another tab reads it: follow, and wait in the lock's queue to take over.
       hello();
+      watch();
       void pair.locks.request(name, { signal: queue.signal }, takeOver).catch(() => undefined);
     })
     .catch((error: unknown) => {
+      // Web Locks refused (site data blocked: `SecurityError`): this tab reads alone, as
+      // without the option. (A lock taken from this tab while it leads ends nothing.)
+      if (!opened) return lead();
       channel.close();
       reject(error);
     });

@@ -1,40 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { indexedDbOutbox } from 'answer-once/outbox';
-import {
-  createClient,
-  isAbortError,
-  memoryStorageAdapter,
-  SendController,
-  type SendEvent,
-  type SendState,
-} from 'answer-once';
-import { chatRoute, freshDatabase, networkSwitch } from '../../support/outbox-rig.js';
-
-const URL_ = 'https://chat.test/chat';
-const until = async (check: () => boolean, what: string, ms = 5_000) => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-};
-
-/** One page: its client over `route`, the origin's outbox database `name`, its own network switch. */
-function page(route: ReturnType<typeof chatRoute>, name: string, online: boolean) {
-  const network = networkSwitch(online);
-  const events: SendEvent[] = [];
-  const outbox = indexedDbOutbox({ name, network });
-  const client = createClient({
-    fetch: route.fetch,
-    outbox,
-    storage: memoryStorageAdapter(),
-    retry: { limit: 2, delay: 1 },
-    onEvent: (event) => events.push(event),
-  });
-  return { client, network, outbox, events };
-}
-
-const ask = (content: string) => ({ json: { content } });
+import { createClient, isAbortError, SendController, type SendState } from 'answer-once';
+import { ask, chatRoute, freshDatabase, page, until, URL_ } from '../../support/outbox-rig.js';
 
 describe('the outbox (indexedDbOutbox)', () => {
   it('keeps a send made offline with its ID and body as first minted, sends nothing, and sends it once back online', async () => {

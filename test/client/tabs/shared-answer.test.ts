@@ -3,6 +3,7 @@ import { createClient, memoryStorageAdapter, shareTabs, type AnswerOnceClient } 
 import { fakeOrigin, type FakeTab } from '../../support/fake-tabs.js';
 import { loopbackRigs } from '../../support/loopback-rig.js';
 import { sseResponse } from '../../support/sse-response.js';
+import { tokensOf } from '../../support/token-stream.js';
 
 const TOKENS = Array.from({ length: 30 }, (_, i) => `t${i}`);
 const EVENTS = TOKENS.map((token) => `data: ${token}\n\n`);
@@ -35,25 +36,6 @@ const ask = (client: AnswerOnceClient, signal?: AbortSignal) =>
   });
 let url = '';
 const urlOf = () => url;
-
-/** The tokens a body's SSE events carry, in order. */
-async function tokensOf(response: Response, onToken?: (count: number) => void): Promise<string[]> {
-  const tokens: string[] = [];
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return tokens;
-    buffer += value;
-    const units = buffer.split('\n\n');
-    buffer = units.pop()!;
-    for (const unit of units) {
-      const data = /^data: (.*)$/m.exec(unit)?.[1];
-      if (data !== undefined) tokens.push(data);
-    }
-    onToken?.(tokens.length);
-  }
-}
 
 const posts = (server: Awaited<ReturnType<typeof start>>) => server.requests.filter((r) => r.method === 'POST');
 
