@@ -1,8 +1,8 @@
 /**
  * The step journal: what a store adds to {@link IdempotencyStore} so that a run's steps
  * (a model call, a tool call, a payment) run once across every run of the intent
- * (PROTOCOL.md § 15). `MemoryStore` is the reference implementation; `RedisStore` a shared
- * one. `isStepStore` tells
+ * (PROTOCOL.md § 15). `MemoryStore` is the reference implementation; `RedisStore` and
+ * `PostgresStore` the shared ones. `isStepStore` tells
  * a store that keeps it from one that does not (`ctx.step` refuses the latter by name
  * rather than run unjournaled).
  *
