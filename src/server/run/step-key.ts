@@ -1,3 +1,5 @@
+import { sha256 } from '../../core/sha256.js';
+
 /** The longest step name, in UTF-16 code units: a name, not a payload. */
 const MAX_STEP_NAME_LENGTH = 128;
 
@@ -34,8 +36,7 @@ const encoder = new TextEncoder();
  * a name holds a line feed, so the framing is unambiguous.
  */
 export async function stepKey(intentKey: string, name: string, occurrence: number): Promise<string> {
-  const input = encoder.encode(`answer-once/step@1\n${intentKey}\n${name}\n${occurrence}`);
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', input));
+  const digest = await sha256(encoder.encode(`answer-once/step@1\n${intentKey}\n${name}\n${occurrence}`));
   let binary = '';
   for (const byte of digest) binary += String.fromCharCode(byte);
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');

@@ -3,6 +3,7 @@
  * (after a failure, a crash inside the work, a takeover) gets each finished step's recorded
  * outcome without calling it, and a step whose outcome is unknown is never silently re-run.
  */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   type IdempotencyEvent,
@@ -84,6 +85,17 @@ describe('ctx.step in runOnce', () => {
     expect(again).toEqual([keys[0]?.[0]]);
     expect(other[0]).toMatch(KEY_SYNTAX);
     expect(other[0]).not.toBe(keys[0]?.[0]);
+  });
+
+  it('derives each step key as PROTOCOL.md § 15.2 states: base64url SHA-256 of intent key, name and occurrence', async () => {
+    const keys: string[] = [];
+    await attempt(new MemoryStore(), async ({ step }) => {
+      await step('charge', ({ key }) => keys.push(key));
+      await step('charge', ({ key }) => keys.push(key));
+    });
+    const expected = (occurrence: number) =>
+      createHash('sha256').update(`answer-once/step@1\nk\ncharge\n${occurrence}`).digest('base64url');
+    expect(keys).toEqual([expected(1), expected(2)]);
   });
 
   it("records a step's error and rethrows it on replay with its name and message, without calling the step", async () => {
