@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { type RunContext, runOnce, StepUncertainError } from 'answer-once/server';
 import { requireRedisServer } from '../support/redis-server.js';
 import { useRedisSuite } from '../support/redis-suite.js';
+import { untilAborted } from '../support/server-support.js';
 
 const hasRedis = requireRedisServer();
 
@@ -21,7 +22,7 @@ describe.skipIf(!hasRedis)('ctx.step on RedisStore', () => {
       const charge = await step('charge', ({ key }) => (calls.push(key), { id: 'ch_1' }), { kind: 'tool' });
       const cut = step('send-receipt', ({ signal }) => {
         calls.push('send-receipt');
-        return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+        return untilAborted(signal);
       });
       return { charge, receipt: await cut };
     };

@@ -173,7 +173,7 @@ export class StepJournal {
       () => store.startStep(key, token, step.key, { restart }),
       this.#context(),
     );
-    if (started.state === 'fenced' || started.state === 'gone') throw lostLease(step.name);
+    if (started.state === 'fenced' || started.state === 'gone') throw lostLease(step.name, 'started');
     return started;
   }
 
@@ -184,10 +184,13 @@ export class StepJournal {
   }
 
   #open(store: StepStore, step: StepInfo, repeat: StepRepeat, kind: string | undefined): OpenStep {
+    let finished = false;
     return {
       state: 'open',
       ...step,
       finish: async (outcome) => {
+        if (finished) throw new TypeError(`answer-once: the step "${step.name}" was already finished.`);
+        finished = true;
         this.#report(step, kind, 'ran', outcome.usage);
         // A cut step stays without outcome; a repeatable step's error is tried again by a later run.
         if (this.#signal.aborted || (!outcome.ok && repeat === 'safe')) return outcome;
@@ -197,7 +200,14 @@ export class StepJournal {
   }
 
   async #finish(store: StepStore, step: StepInfo, outcome: StepOutcome, kind: string | undefined): Promise<StepOutcome> {
-    const encoded = encodeStepOutcome(outcome, kind);
+    let encoded: string;
+    try {
+      encoded = encodeStepOutcome(outcome, kind);
+    } catch (error) {
+      throw new TypeError(`answer-once: the value of step "${step.name}" is not JSON; it was not recorded.`, {
+        cause: error,
+      });
+    }
     const { maxStepBytes } = this.#setup;
     const bytes = exceedsBytes(encoded, maxStepBytes);
     if (bytes !== undefined) {
@@ -211,7 +221,7 @@ export class StepJournal {
       () => store.finishStep(key, token, step.key, encoded),
       this.#context(),
     );
-    if (written !== 'written') throw lostLease(step.name);
+    if (written !== 'written') throw lostLease(step.name, 'recorded');
     return outcome.ok ? decodeStepOutcome(encoded) : outcome;
   }
 
@@ -236,8 +246,8 @@ export class StepJournal {
   }
 }
 
-function lostLease(name: string): LeaseLostError {
-  return new LeaseLostError(`answer-once: this run no longer holds its intent; the step "${name}" was not recorded.`);
+function lostLease(name: string, what: 'started' | 'recorded'): LeaseLostError {
+  return new LeaseLostError(`answer-once: this run no longer holds its intent; the step "${name}" was not ${what}.`);
 }
 
 function withUsage(usage: Usage | undefined): { usage?: Usage } {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { StepUncertainError } from 'answer-once/server';
-import { chatApp, chatRequest } from '../../support/server-support.js';
+import { chatApp, chatRequest, untilAborted } from '../../support/server-support.js';
 
 describe('ctx.step in createIdempotencyHandler', () => {
   it("answers a resend of a failed intent with the step's recorded outcome, the step's effect made once", async () => {
@@ -38,7 +38,7 @@ describe('ctx.step in createIdempotencyHandler', () => {
         try {
           await context.step('send-email', ({ signal }) => {
             calls += 1;
-            return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+            return untilAborted(signal);
           });
           return Response.json({ sent: true });
         } catch (error) {

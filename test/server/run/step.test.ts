@@ -16,7 +16,7 @@ import {
   StepOutcomeTooLargeError,
   StepUncertainError,
 } from 'answer-once/server';
-import { viewOf } from '../../support/server-support.js';
+import { untilAborted, viewOf } from '../../support/server-support.js';
 
 const KEY_SYNTAX = /^[A-Za-z0-9_-]{43}$/;
 
@@ -143,7 +143,7 @@ describe('ctx.step in runOnce', () => {
       step('send-email', ({ signal }) => {
         calls += 1;
         // The first run dies inside the step (its run ends past maxRunMs).
-        return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+        return untilAborted(signal);
       });
     await attempt(store, work, { maxRunMs: 50, onEvent });
     const { error } = await attempt(store, work, { onEvent });
@@ -161,8 +161,7 @@ describe('ctx.step in runOnce', () => {
         'refund',
         ({ key, signal }) => {
           keys.push(key);
-          if (keys.length === 1)
-            return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+          if (keys.length === 1) return untilAborted(signal);
           return 'refunded';
         },
         { repeat: 'safe' },
@@ -202,8 +201,7 @@ describe('ctx.step in runOnce', () => {
           'charge',
           ({ key, signal }) => {
             keys.push(key);
-            if (keys.length === 1)
-              return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+            if (keys.length === 1) return untilAborted(signal);
             return 'charged here';
           },
           {
@@ -257,6 +255,15 @@ describe('ctx.step in runOnce', () => {
     expect(first.error).toBeInstanceOf(StepOutcomeTooLargeError);
     expect(first.error).toMatchObject({ step: 'big', maxStepBytes: 1_000, bytes: 2_008 });
     expect((await attempt(store, work, { maxStepBytes: 1_000 })).error).toBeInstanceOf(StepUncertainError);
+  });
+
+  it('refuses a value that is not JSON with a TypeError naming the step, and records nothing for it', async () => {
+    const store = new MemoryStore();
+    const work = async ({ step }: RunContext) => step('count', () => 10n);
+    const { error } = await attempt(store, work);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as Error).message).toMatch(/step "count" is not JSON/);
+    expect((await attempt(store, work)).error).toBeInstanceOf(StepUncertainError);
   });
 
   it('keeps the usage a step reports, and reports it as avoided when the step is replayed', async () => {
@@ -350,5 +357,18 @@ describe('ctx.beginStep in runOnce', () => {
     await attempt(store, work);
     expect((await attempt(store, work)).value).toEqual({ ok: true, value: 'streamed text', usage: { outputTokens: 5 } });
     expect(begun).toEqual(['open', 'recorded']);
+  });
+
+  it('finishes a step once: a second finish throws a TypeError and the first outcome stands', async () => {
+    const store = new MemoryStore();
+    const work = async ({ beginStep }: RunContext) => {
+      const step = await beginStep('model');
+      if (step.state !== 'open') return step.state === 'recorded' && step.outcome;
+      await step.finish({ ok: true, value: 'first' });
+      await expect(step.finish({ ok: true, value: 'second' })).rejects.toThrow(/"model" was already finished/);
+      throw new Error('crash');
+    };
+    await attempt(store, work);
+    expect((await attempt(store, work)).value).toEqual({ ok: true, value: 'first' });
   });
 });
