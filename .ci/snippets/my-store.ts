@@ -1,4 +1,4 @@
 // The stand-in for a snippet's `./my-store`: the store a reader is writing.
-import type { IdempotencyStore, StreamStore } from 'answer-once/server';
+import type { IdempotencyStore, StepStore, StreamStore } from 'answer-once/server';
 
-export declare const MyStore: new (options: { connection: unknown }) => IdempotencyStore & StreamStore;
+export declare const MyStore: new (options: { connection: unknown }) => IdempotencyStore & StreamStore & StepStore;

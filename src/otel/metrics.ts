@@ -37,12 +37,16 @@ const FIRST_BYTE_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.2
  * | `answer_once.model.calls_avoided` | counter (intents a send of which was answered without a run: at most one per intent) | — |
  * | `answer_once.tokens.avoided` | counter (the stored usage of each of those) | `gen_ai.token.type` (`input`, `output`) |
  * | `answer_once.first_byte.duration` | histogram, seconds (request to the first answer byte) | `answer_once.outcome` |
+ * | `answer_once.steps` | counter (journaled steps, `ctx.step`) | `answer_once.step.outcome`, `answer_once.step.kind` (when given) |
+ * | `answer_once.tool.calls` | counter (steps of kind `tool` that ran) | — |
+ * | `answer_once.tool.calls_avoided` | counter (steps of kind `tool` replayed or reconciled instead) | — |
  *
  * A call avoided is a send of an intent (not a status poll, not a resume from a position)
  * answered the whole answer without a run, counted once per intent (the store's
  * `markAvoided`): the counter never exceeds what a server without answer-once would have
  * paid for those sends, and a replay loop adds at most one. No attribute carries the
- * user, the session or the request ID.
+ * user, the session or the request ID. A replayed step's recorded usage counts as tokens
+ * avoided too.
  */
 export function otelMetrics(options?: OtelMetricsOptions): IdempotencyEventListener {
   const given = optionsObject(options, 'otelMetrics() options');
@@ -58,7 +62,16 @@ export function otelMetrics(options?: OtelMetricsOptions): IdempotencyEventListe
 
   return function recordMetrics(event: IdempotencyEvent): void {
     if (event.type === 'acquired') on().calls.add(1, base);
-    else if (event.type === 'answered') {
+    else if (event.type === 'step') {
+      const { steps, toolCalls, toolAvoided, tokens } = on();
+      const kind = event.kind === undefined ? {} : { 'answer_once.step.kind': event.kind };
+      steps.add(1, { ...base, 'answer_once.step.outcome': event.outcome, ...kind });
+      const avoided = event.outcome === 'replayed' || event.outcome === 'reconciled';
+      if (event.kind === 'tool' && event.outcome === 'ran') toolCalls.add(1, base);
+      if (event.kind === 'tool' && avoided) toolAvoided.add(1, base);
+      if (event.outcome === 'replayed' && event.usage?.inputTokens) tokens.add(event.usage.inputTokens, input);
+      if (event.outcome === 'replayed' && event.usage?.outputTokens) tokens.add(event.usage.outputTokens, output);
+    } else if (event.type === 'answered') {
       const { requests, avoided, tokens, firstByte } = on();
       const byOutcome = { ...base, 'answer_once.outcome': event.outcome };
       requests.add(1, byOutcome);
@@ -76,7 +89,7 @@ export function otelMetrics(options?: OtelMetricsOptions): IdempotencyEventListe
 const isMeter = (value: Meter): boolean =>
   typeof value?.createCounter === 'function' && typeof value.createHistogram === 'function';
 
-/** The five instruments, on `meter`. */
+/** The instruments, on `meter`. */
 function instruments(meter: Meter) {
   return {
     requests: meter.createCounter('answer_once.requests', {
@@ -94,6 +107,18 @@ function instruments(meter: Meter) {
     tokens: meter.createCounter('answer_once.tokens.avoided', {
       description: 'Tokens the calls avoided would have cost: the usage their run reported.',
       unit: '{token}',
+    }),
+    steps: meter.createCounter('answer_once.steps', {
+      description: 'Journaled steps, by what became of them: ran, replayed, reconciled, uncertain.',
+      unit: '{step}',
+    }),
+    toolCalls: meter.createCounter('answer_once.tool.calls', {
+      description: 'Tool steps that ran.',
+      unit: '{call}',
+    }),
+    toolAvoided: meter.createCounter('answer_once.tool.calls_avoided', {
+      description: 'Tool steps a re-run took from the journal instead of running them again.',
+      unit: '{call}',
     }),
     firstByte: meter.createHistogram('answer_once.first_byte.duration', {
       description: 'Time from the request to the first byte of its answer.',

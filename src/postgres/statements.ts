@@ -1,11 +1,13 @@
 import { acquireSql } from './sql/acquire.js';
 import { appendSql } from './sql/append.js';
+import { finishStepSql } from './sql/finish-step.js';
 import { getSql } from './sql/get.js';
 import { markAvoidedSql } from './sql/mark-avoided.js';
 import { readLogSql } from './sql/read-log.js';
 import { renewSql } from './sql/renew.js';
 import { createTablesSql } from './sql/schema.js';
 import { settleSql } from './sql/settle.js';
+import { startStepSql } from './sql/start-step.js';
 import { stopSql } from './sql/stop.js';
 import { sweepSql } from './sql/sweep.js';
 import { type Tables, tablesOf } from './sql/tables.js';
@@ -25,6 +27,8 @@ export interface Statements {
   readonly stop: string;
   readonly watchStop: string;
   readonly sweep: string;
+  readonly startStep: string;
+  readonly finishStep: string;
 }
 
 export function statementsOf(table: string): Statements {
@@ -42,5 +46,7 @@ export function statementsOf(table: string): Statements {
     stop: stopSql(tables),
     watchStop: watchStopSql(tables),
     sweep: sweepSql(tables),
+    startStep: startStepSql(tables),
+    finishStep: finishStepSql(tables),
   });
 }

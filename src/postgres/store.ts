@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Doorbell } from '../core/doorbell.js';
 import type { AcquireResult, CompletedRecord, IdempotencyRecord, WriteResult } from '../server/store/store.js';
+import type { StepStart, StepStartOptions, StepStore } from '../server/store/step-store.js';
 import {
   isNewToReader,
   LOG_LINGER_MS,
@@ -51,6 +52,8 @@ const ACQUIRE_ATTEMPTS = 3;
  *   listening connection of the store's own (never one of the pool's: a pool of one
  *   connection serves the store), open while anyone waits, and by a timer at the lease
  *   deadline; with `notifications: false` (or while that connection is down) they poll;
+ * - the step journal is rows of `<table>_steps` keyed by the digest of the key
+ *   (`sql/start-step.ts`), swept with their record;
  * - dead rows are removed by a bounded sweep (`sweepIntervalMs`, `sweep()`), never a
  *   scan per request.
  *
@@ -58,7 +61,7 @@ const ACQUIRE_ATTEMPTS = 3;
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL }).on('error', log);
  * const store = new PostgresStore({ pool });
  */
-export class PostgresStore implements StreamStore {
+export class PostgresStore implements StreamStore, StepStore {
   readonly #options: NormalizedPostgresStoreOptions;
   readonly #sql: Statements;
   readonly #wakeups: Wakeups;
@@ -233,6 +236,37 @@ export class PostgresStore implements StreamStore {
   async sweep(): Promise<{ records: number; logs: number }> {
     const row = onlyRow(await this.#query('sweep', this.#sql.sweep, [this.#options.sweepLimit], false));
     return { records: integer(row.records, 'records'), logs: integer(row.logs, 'logs') };
+  }
+
+  async startStep(key: string, token: string, step: string, options: StepStartOptions = {}): Promise<StepStart> {
+    const values = [
+      checkText('key', key, true),
+      checkText('token', token),
+      checkText('step', step, true),
+      options.restart === true,
+    ];
+    const row = onlyRow(await this.#query('startStep', this.#sql.startStep, values));
+    switch (row.state) {
+      case 'finished':
+        return { state: 'finished', outcome: String(row.outcome) };
+      case 'started':
+      case 'unfinished':
+      case 'fenced':
+      case 'gone':
+        return { state: row.state };
+      default:
+        throw new PostgresStoreReplyError(`answer-once/postgres: startStep answered "${String(row.state)}"`);
+    }
+  }
+
+  async finishStep(key: string, token: string, step: string, outcome: string): Promise<WriteResult> {
+    const values = [
+      checkText('key', key, true),
+      checkText('token', token),
+      checkText('step', step, true),
+      checkText('outcome', outcome),
+    ];
+    return writeResult(await this.#query('finishStep', this.#sql.finishStep, values));
   }
 
   /**

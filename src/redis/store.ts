@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AcquireResult, CompletedRecord, IdempotencyRecord, WriteResult } from '../server/store/store.js';
+import type { StepStart, StepStartOptions, StepStore } from '../server/store/step-store.js';
 import {
   isNewToReader,
   LOG_LINGER_MS,
@@ -27,10 +28,12 @@ import { runScript } from './run-script.js';
 import { ACQUIRE } from './scripts/acquire.js';
 import { APPEND } from './scripts/append.js';
 import { MARK_AVOIDED } from './scripts/mark-avoided.js';
+import { FINISH_STEP } from './scripts/finish-step.js';
 import { READ } from './scripts/read.js';
 import { READ_LOG } from './scripts/read-log.js';
 import { RENEW } from './scripts/renew.js';
 import { SETTLE } from './scripts/settle.js';
+import { START_STEP } from './scripts/start-step.js';
 import { STOP } from './scripts/stop.js';
 import { WATCH_STOP } from './scripts/watch-stop.js';
 import type { RedisScript } from './scripts/define.js';
@@ -58,13 +61,15 @@ const BUFFERS = { 36: Buffer } as const;
  * - `wait` and `read` are woken by sharded publishes from the writes, on one subscriber
  *   connection per store, and by a timer at the lease deadline — they never poll Redis;
  *   `watchStop` by the store's one stop channel on the same connection (a run's watch
- *   costs no subscription of its own) and by this store's own settles and claims.
+ *   costs no subscription of its own) and by this store's own settles and claims;
+ * - the step journal is fields of the record's hash (`scripts/start-step.ts`): it expires
+ *   with the record and costs no key of its own.
  *
  * @example
  * const client = await createClient({ url, disableOfflineQueue: true }).on('error', log).connect();
  * const store = new RedisStore({ client });
  */
-export class RedisStore implements StreamStore {
+export class RedisStore implements StreamStore, StepStore {
   readonly #options: NormalizedRedisStoreOptions;
   readonly #channels: SettleChannels;
   readonly #stops: StopWatchers;
@@ -237,6 +242,28 @@ export class RedisStore implements StreamStore {
     } finally {
       unwatch();
     }
+  }
+
+  async startStep(key: string, token: string, step: string, options: StepStartOptions = {}): Promise<StepStart> {
+    const args = [checkText('token', token), checkText('step', step, true), options.restart === true ? '1' : '0'];
+    const [code, outcome] = array(await this.#run(START_STEP, key, args), 1);
+    switch (integer(code)) {
+      case 1:
+        return { state: 'started' };
+      case 2:
+        return { state: 'finished', outcome: text(outcome) ?? '' };
+      case 3:
+        return { state: 'unfinished' };
+      case 0:
+        return { state: 'fenced' };
+      default:
+        return { state: 'gone' };
+    }
+  }
+
+  async finishStep(key: string, token: string, step: string, outcome: string): Promise<WriteResult> {
+    const args = [checkText('token', token), checkText('step', step, true), checkText('outcome', outcome)];
+    return writeResult(await this.#run(FINISH_STEP, key, args));
   }
 
   /** Closes the subscriber connection the store opened; pending waits and reads return early. The client stays open. */

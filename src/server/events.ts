@@ -42,7 +42,9 @@ export type StoreOperation =
   | 'read'
   | 'stop'
   | 'watchStop'
-  | 'markAvoided';
+  | 'markAvoided'
+  | 'startStep'
+  | 'finishStep';
 
 /** What every event carries: the intent's ID, and its user when the app opted in. */
 export interface EventSubject {
@@ -120,6 +122,26 @@ export type IdempotencyEventBody =
       readonly outcome: AnswerOutcome;
       readonly avoided?: true;
       readonly firstByteMs?: number;
+      readonly usage?: Usage;
+    }
+  /**
+   * A journaled step (`ctx.step`, PROTOCOL.md § 15) came to an outcome in this run:
+   * - `ran`: its `fn` ran here (its first run, a step safe to repeat run again, or one a
+   *   `reconcile` said was not done); `usage` is what it reported it cost;
+   * - `replayed`: a former run's recorded outcome was returned without running it;
+   *   `usage` is what that run recorded: the tokens avoided (absent: unknown);
+   * - `reconciled`: it was found started without outcome and the app's `reconcile`
+   *   found it done: that outcome was recorded and returned without running it;
+   * - `uncertain`: it was found started without outcome and is not run again (this run
+   *   gets `StepUncertainError`, unless a `reconcile` decides).
+   * `step` is the step's name and `kind` the kind it was given (`'model'`, `'tool'`, …).
+   */
+  | {
+      readonly type: 'step';
+      readonly key: string;
+      readonly step: string;
+      readonly kind?: string;
+      readonly outcome: 'ran' | 'replayed' | 'reconciled' | 'uncertain';
       readonly usage?: Usage;
     }
   /** A bounded store dropped a record to make room (its answer will not be replayed). */

@@ -8,6 +8,8 @@ export { createIdempotencyHandler } from './http/handler.js';
 export { runOnce } from './run/run-once.js';
 export { MemoryStore } from './memory/memory-store.js';
 export { isStreamStore, LOG_LINGER_MS } from './store/stream-store.js';
+export { isStepStore } from './store/step-store.js';
+export { StepOutcomeTooLargeError, StepUncertainError } from './run/step-errors.js';
 export { withCors, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from './http/cors.js';
 export { encodeKey, DEFAULT_KEY_PREFIX } from './store/key.js';
 export { fingerprintRequest } from './http/fingerprint.js';
@@ -38,6 +40,17 @@ export type {
 export type { HandleOptions, WaitUntil } from './http/background.js';
 export type { RunContext, RunOnceOptions, RunOnceResult } from './run/run-once.js';
 export type { LeaseOptions } from './run/lease-options.js';
+export type {
+  JournalOptions,
+  StepContext,
+  StepInfo,
+  StepOptions,
+  StepReconciliation,
+  StepRepeat,
+} from './run/step-options.js';
+export type { BegunStep, BeginStepOptions, OpenStep, RecordedStep, UncertainStep } from './run/step-journal.js';
+export type { StepOutcome } from './run/step-outcome.js';
+export type { StepStart, StepStartOptions, StepStore } from './store/step-store.js';
 export type { MemoryStoreOptions } from './memory/memory-store-options.js';
 export type { CorsOptions } from './http/cors.js';
 export type { Scope } from './store/key.js';

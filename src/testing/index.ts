@@ -6,6 +6,7 @@
  *
  *   describeStoreContract('MyStore', () => new MyStore(…));          // IdempotencyStore
  *   describeStreamStoreContract('MyStore', () => new MyStore(…));    // + answer logs, waking
+ *   describeStepStoreContract('MyStore', () => new MyStore(…));      // + the step journal
  *
  * Each test gets a fresh store from the setup (closed after it, or disposed of by the
  * harness's `teardown`) and a fresh key, on the real clock with short leases.
@@ -16,6 +17,7 @@ export { describeStoreContract } from './store-contract.js';
 export { describeStreamStoreContract } from './stream-store-contract.js';
 export { describeStreamWakeContract } from './stream-store-wake-contract.js';
 export { describeStreamContinueContract } from './stream-store-continue-contract.js';
+export { describeStepStoreContract } from './step-store-contract.js';
 export { bytes, claimGeneration, found, held, text } from './store-harness.js';
 
 export type { StoreContractOptions, StoreHarness, StoreSetup } from './store-harness.js';

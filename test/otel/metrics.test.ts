@@ -11,7 +11,7 @@ import {
 import { metrics } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { otelMetrics } from 'answer-once/otel';
-import { createIdempotencyHandler, type IdempotencyEvent, MemoryStore, runOnce } from 'answer-once/server';
+import { createIdempotencyHandler, type IdempotencyEvent, MemoryStore, type RunContext, runOnce } from 'answer-once/server';
 
 const encoder = new TextEncoder();
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -296,6 +296,35 @@ describe('otelMetrics', () => {
     expect(await rig.total('answer_once.model.calls')).toBe(1);
     expect(await rig.total('answer_once.model.calls_avoided')).toBe(1);
     expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'input' })).toBe(300);
+    await store.close?.();
+  });
+
+  it("counts a re-run's journaled steps: tool calls made and avoided, and a replayed model step's tokens avoided", async () => {
+    rig = metricsRig();
+    const store = new MemoryStore();
+    const onEvent = otelMetrics({ meter: rig.meter });
+    let crash = true;
+    const work = async ({ step }: RunContext) => {
+      await step('plan', ({ reportUsage }) => (reportUsage({ inputTokens: 40, outputTokens: 9 }), 'refund'), {
+        kind: 'model',
+      });
+      await step('refund', () => 'refunded', { kind: 'tool' });
+      if (crash) throw new Error('crashed after the tool');
+      await step('email', () => 'sent', { kind: 'tool' });
+      return 'done';
+    };
+    await runOnce(store, 'order-7', work, { onEvent }).catch(() => undefined);
+    crash = false;
+    await runOnce(store, 'order-7', work, { onEvent });
+    expect(await rig.total('answer_once.tool.calls')).toBe(2); // refund, then email on the re-run
+    expect(await rig.total('answer_once.tool.calls_avoided')).toBe(1); // refund, replayed
+    expect(await rig.total('answer_once.steps', { 'answer_once.step.outcome': 'replayed' })).toBe(2);
+    expect(await rig.total('answer_once.steps', { 'answer_once.step.kind': 'model' })).toBe(2);
+    expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'input' })).toBe(40);
+    expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'output' })).toBe(9);
+    for (const point of await rig.points('answer_once.steps')) {
+      expect(Object.values(point.attributes).join(' ')).not.toMatch(/order-7|plan|refund|email/);
+    }
     await store.close?.();
   });
 

@@ -77,6 +77,17 @@ describe.skipIf(!hasPostgres)('PostgresStore keys', () => {
     expect(calls).toBe(1);
   });
 
+  it('journals the steps of an intent whose scope is 16 KB, and a re-run after it failed replays them', async () => {
+    const store = suite.open();
+    const key = `answer-once:{alice:${longSession()}:req-1}`;
+    const first = held(await store.acquire(key, 'fp', 60_000)).token;
+    expect(await store.startStep(key, first, 'step-1')).toEqual({ state: 'started' });
+    expect(await store.finishStep(key, first, 'step-1', '{"v":"charged"}')).toBe('written');
+    await store.fail(key, first, 'crash', 60_000);
+    const again = held(await store.acquire(key, 'fp', 60_000)).token;
+    expect(await store.startStep(key, again, 'step-1')).toEqual({ state: 'finished', outcome: '{"v":"charged"}' });
+  });
+
   it('never answers a key with the record of another key that has the same digest', async () => {
     const table = `collide_${Date.now()}`;
     const store = suite.open({ table });
@@ -93,6 +104,8 @@ describe.skipIf(!hasPostgres)('PostgresStore keys', () => {
     expect(await store.wait(mine, 100)).toBeNull();
     await expect(store.acquire(mine, 'fp', 1_000)).rejects.toThrow(/holds another key/);
     expect(await store.stop(mine)).toBe('unknown');
+    expect(await store.startStep(mine, holder.token, 'step-1')).toEqual({ state: 'gone' });
+    expect(await store.finishStep(mine, holder.token, 'step-1', '{"v":1}')).toBe('gone');
     expect(await suite.pool.query(`SELECT key, outcome FROM ${table}`)).toMatchObject({
       rows: [{ key: theirs, outcome: 'their answer' }],
     });

@@ -1,11 +1,11 @@
 /**
- * PostgresStore meets the same IdempotencyStore and StreamStore contracts as MemoryStore
+ * PostgresStore meets the same IdempotencyStore, StreamStore and StepStore contracts as MemoryStore
  * and RedisStore, on a real PostgreSQL: woken by LISTEN/NOTIFY, on a pool of one
  * connection (as advised for `pg` on serverless platforms), and by polling alone
  * (`notifications: false`, as behind a transaction-mode pooler or a serverless driver).
  */
 import { describe } from 'vitest';
-import { describeStoreContract, describeStreamStoreContract } from 'answer-once/testing';
+import { describeStepStoreContract, describeStoreContract, describeStreamStoreContract } from 'answer-once/testing';
 import { requirePostgresServer } from '../support/postgres-server.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
 
@@ -20,6 +20,7 @@ describe.skipIf(!hasPostgres)('PostgresStore on a real PostgreSQL', () => {
     describeStoreContract('PostgresStore', open);
     // A wake-up crosses a real socket and a NOTIFY hop: on a loaded 2-core machine it may be seen 100+ ms late.
     describeStreamStoreContract('PostgresStore', open, { slackMs: 250 });
+    describeStepStoreContract('PostgresStore', open, { slackMs: 250 });
   });
 
   describe('on a pool of one connection (max: 1)', () => {

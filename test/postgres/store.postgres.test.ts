@@ -107,30 +107,34 @@ describe.skipIf(!hasPostgres)('PostgresStore on a real PostgreSQL', () => {
     }
   });
 
-  it('removes dead records and their logs in bounded passes', async () => {
+  it('removes dead records, their logs and their steps in bounded passes', async () => {
     const table = `sweep_${Date.now()}`;
     const store = suite.open({ table, sweepLimit: 2, sweepIntervalMs: 0 });
     for (let index = 0; index < 5; index += 1) {
       const key = newKey();
       const { token } = await claimGeneration(store, key, LEASE);
       await store.append(key, token, { offset: 0, data: bytes('answer'), head: 'h' });
+      await store.finishStep(key, token, 'step', '{"v":1}');
       await store.complete(key, token, 'answer', 50);
     }
     const live = newKey();
-    await claimGeneration(store, live, 20 * LEASE);
+    const { token } = await claimGeneration(store, live, 20 * LEASE);
+    await store.finishStep(live, token, 'step', '{"v":1}');
     await sleep(150);
     const rows = async (): Promise<number[]> => {
       const records = await suite.pool.query(`SELECT count(*)::int AS n FROM ${table}`);
       const chunks = await suite.pool.query(`SELECT count(*)::int AS n FROM ${table}_log`);
-      return [records.rows[0].n, chunks.rows[0].n];
+      const steps = await suite.pool.query(`SELECT count(*)::int AS n FROM ${table}_steps`);
+      return [records.rows[0].n, chunks.rows[0].n, steps.rows[0].n];
     };
-    expect(await rows()).toEqual([6, 5]);
+    expect(await rows()).toEqual([6, 5, 6]);
     expect(await store.sweep()).toEqual({ records: 2, logs: 0 });
     expect(await store.sweep()).toEqual({ records: 2, logs: 0 });
     expect(await store.sweep()).toEqual({ records: 1, logs: 0 });
     expect(await store.sweep()).toEqual({ records: 0, logs: 0 });
-    expect(await rows()).toEqual([1, 0]);
+    expect(await rows()).toEqual([1, 0, 1]);
     expect(await store.get(live)).toMatchObject({ state: 'processing' });
+    expect(await store.startStep(live, token, 'step')).toEqual({ state: 'finished', outcome: '{"v":1}' });
   });
 
   it('sweeps along an index, never the whole table', async () => {
@@ -142,7 +146,12 @@ describe.skipIf(!hasPostgres)('PostgresStore on a real PostgreSQL', () => {
       `INSERT INTO ${table} (key_digest, key, state, fingerprint, created_at, generation, runs, expires_at)
        SELECT sha256(convert_to('k' || i, 'UTF8')), 'k' || i, 'completed', 'fp', 0, 1, 1, CASE WHEN i <= 3 THEN 0 ELSE 9e15 END FROM generate_series(1, 20000) i`,
     );
+    await suite.pool.query(
+      `INSERT INTO ${table}_steps (key_digest, step, record_created_at, outcome)
+       SELECT sha256(convert_to('k' || i, 'UTF8')), 'step', 0, '{}' FROM generate_series(1, 20000) i`,
+    );
     await suite.pool.query(`ANALYZE ${table}`);
+    await suite.pool.query(`ANALYZE ${table}_steps`);
     const { sweepSql } = await import('../../src/postgres/sql/sweep.js');
     const { tablesOf } = await import('../../src/postgres/sql/tables.js');
     const plan = await suite.pool.query(`EXPLAIN ${sweepSql(tablesOf(table)).replace(/\$1::int/g, '500')}`);
@@ -150,6 +159,7 @@ describe.skipIf(!hasPostgres)('PostgresStore on a real PostgreSQL', () => {
     expect(text).toMatch(new RegExp(`Index Scan using ${table}_expires_at`));
     expect(text).toMatch(new RegExp(`Index Scan using ${table}_log_expires_at`));
     expect(text).not.toMatch(new RegExp(`Seq Scan on ${table}\\b`));
+    expect(text).not.toMatch(new RegExp(`Seq Scan on ${table}_steps\\b`));
   });
 
   it('with createTables: false, fails as a permanent store error until the exported schema is run, then works', async () => {

@@ -1,11 +1,11 @@
 /**
- * RedisStore meets the same IdempotencyStore and StreamStore contracts as MemoryStore,
+ * RedisStore meets the same IdempotencyStore, StreamStore and StepStore contracts as MemoryStore,
  * on a real `redis-server` and on a real 3-master Redis Cluster.
  */
 import { afterAll, beforeAll, describe } from 'vitest';
 import { createClient, createCluster } from 'redis';
 import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
-import { describeStoreContract, describeStreamStoreContract } from 'answer-once/testing';
+import { describeStepStoreContract, describeStoreContract, describeStreamStoreContract } from 'answer-once/testing';
 import { RedisClusterServer, RedisServer, requireRedisServer } from '../support/redis-server.js';
 
 const hasRedis = requireRedisServer();
@@ -29,6 +29,7 @@ describe.skipIf(!hasRedis)('RedisStore on a standalone redis-server', () => {
   describeStoreContract('RedisStore', () => new RedisStore({ client }));
   // A wake-up crosses a real socket and a pub/sub hop: on a loaded 2-core machine it may be seen 100+ ms late.
   describeStreamStoreContract('RedisStore', () => new RedisStore({ client }), { slackMs: 250 });
+  describeStepStoreContract('RedisStore', () => new RedisStore({ client }), { slackMs: 250 });
 });
 
 describe.skipIf(!hasRedis)('RedisStore on a 3-master Redis Cluster', () => {
@@ -51,4 +52,5 @@ describe.skipIf(!hasRedis)('RedisStore on a 3-master Redis Cluster', () => {
   // 2-core machine a wait that answers at once was seen 234 ms after it was asked.
   describeStoreContract('RedisStore (Cluster)', () => new RedisStore({ client }), { slackMs: 250 });
   describeStreamStoreContract('RedisStore (Cluster)', () => new RedisStore({ client }), { slackMs: 250 });
+  describeStepStoreContract('RedisStore (Cluster)', () => new RedisStore({ client }), { slackMs: 250 });
 });

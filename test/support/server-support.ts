@@ -133,3 +133,8 @@ export function statusRequest(id: string, options: { user?: string; headers?: Re
   headers.set('Authorization', `Bearer ${options.user ?? 'alice'}`);
   return new Request(`${ORIGIN}/api/status/${id}`, { headers });
 }
+
+/** Never resolves; rejects with `signal`'s reason once it aborts: a step that runs until its run ends. */
+export function untilAborted(signal: AbortSignal): Promise<never> {
+  return new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
+}

@@ -36,9 +36,14 @@ import { keyDigest, type Tables, tablesOf } from './tables.js';
  *
  * 0.3's tables were keyed by the whole key, which fails for a key past 2,704 bytes: the
  * schema upgrades them in place ({@link upgradeOf}), so running it again is the migration.
+ *
+ * The step journal (PROTOCOL.md § 15) is rows of `<table>_steps`, one per step:
+ * `(key_digest, step, record_created_at, outcome)` — the SHA-256 of the intent's key, the
+ * step ID, the `created_at` of the record it belongs to (a row of a record that died is
+ * no step of one created anew), and the outcome (null: started without one).
  */
 function schemaOf(tables: Tables): string {
-  const { records, chunks, recordsName, chunksName } = tables;
+  const { records, chunks, steps, recordsName, chunksName, stepsName } = tables;
   return `
 CREATE TABLE IF NOT EXISTS ${records} (
   key_digest bytea PRIMARY KEY,
@@ -74,6 +79,13 @@ CREATE TABLE IF NOT EXISTS ${chunks} (
   start_offset bigint NOT NULL,
   data bytea NOT NULL,
   CONSTRAINT ${chunksName}_pkey PRIMARY KEY (key_digest, generation, start_offset)
+);
+CREATE TABLE IF NOT EXISTS ${steps} (
+  key_digest bytea NOT NULL,
+  step text NOT NULL,
+  record_created_at bigint NOT NULL,
+  outcome text,
+  CONSTRAINT ${stepsName}_pkey PRIMARY KEY (key_digest, step)
 );
 ${upgradeOf(tables)}
 `.trim();

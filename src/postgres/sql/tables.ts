@@ -1,6 +1,7 @@
 /**
  * The names a store's SQL uses, derived once from its `table` option: the records table
- * itself, the log's chunks beside it (`<table>_log`), the indexes, and the NOTIFY channel.
+ * itself, the log's chunks beside it (`<table>_log`), the step journal
+ * (`<table>_steps`), the indexes, and the NOTIFY channel.
  * `table` is a checked identifier (options.ts), so the names are spliced in unquoted.
  */
 export interface Tables {
@@ -8,9 +9,12 @@ export interface Tables {
   readonly records: string;
   /** The log's bytes: one row per append. */
   readonly chunks: string;
+  /** The step journal: one row per step (`<table>_steps`). */
+  readonly steps: string;
   /** Bare names (an index lives in its table's schema). */
   readonly recordsName: string;
   readonly chunksName: string;
+  readonly stepsName: string;
   /** The channel the writes `pg_notify` on and the store `LISTEN`s to. */
   readonly channel: string;
 }
@@ -22,8 +26,10 @@ export function tablesOf(table: string): Tables {
   return Object.freeze({
     records: table,
     chunks: `${schema}${name}_log`,
+    steps: `${schema}${name}_steps`,
     recordsName: name,
     chunksName: `${name}_log`,
+    stepsName: `${name}_steps`,
     channel: table,
   });
 }
@@ -58,3 +64,13 @@ export const isRecordOf = (param: string, alias = 'r'): string =>
 
 /** Whether record `r`'s log is still there at `clock.now` (it lingers a while after a settle, then lapses). */
 export const LOG_ALIVE = '(r.log_generation IS NOT NULL AND (r.log_expires_at IS NULL OR r.log_expires_at > clock.now))';
+
+/**
+ * `held`: the `created_at` of the record at $1 when it is live and PROCESSING under token
+ * $2, with the row's share lock (a claim's UPDATE of it waits, or is seen and fences).
+ */
+export const HELD_FOR_STEP = (records: string): string => `held AS MATERIALIZED (
+  SELECT r.created_at FROM ${records} r, clock
+  WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now AND r.state = 'processing' AND r.token = $2::text
+  FOR SHARE OF r
+)`;

@@ -10,6 +10,7 @@ import {
 import { FingerprintMismatchError } from '../errors.js';
 import { runHeld, type WorkOutcome } from '../run/held-run.js';
 import { Holder } from '../run/holder.js';
+import { StepJournal } from '../run/step-journal.js';
 import type { HandlerSetup, Intent } from './intent.js';
 import { answerRecord, attachLive } from './record-answer.js';
 import { withoutReservedEvents } from '../stream/reserved-events.js';
@@ -153,6 +154,7 @@ async function run(
     token,
     async (lease) => {
       const signal = streamed ? streamed.signal(lease) : lease;
+      const journal = new StepJournal(store, key, holder, signal, { ...options, ...leaseOptions, report });
       // A fresh Request over the buffered body, not tied to the client's connection:
       // a client that disconnects does not cancel the work whose answer it will ask for again.
       const request = new Request(url, { method, headers, ...(body.byteLength > 0 ? { body } : {}) });
@@ -166,6 +168,8 @@ async function run(
           takeover: attempt.takeover,
           retry: attempt.retry,
           reportUsage: usage.report,
+          step: journal.step,
+          beginStep: journal.begin,
         });
         if (!(response instanceof Response)) throw new TypeError('answer-once: `handler` must return a Response.');
       } catch (error) {

@@ -12,6 +12,8 @@ import {
 } from '../../core/options.js';
 import { type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from '../run/lease-options.js';
 import { MemoryStore } from '../memory/memory-store.js';
+import type { RunContext } from '../run/run-once.js';
+import { type JournalOptions, normalizeJournalOptions, type ResolvedJournalOptions } from '../run/step-options.js';
 import type { IdempotencyStore } from '../store/store.js';
 import { DEFAULT_STATUS_PATH } from '../../core/status-path.js';
 import type { Usage } from '../usage.js';
@@ -44,6 +46,14 @@ export interface HandlerContext {
    * reported before the stop. Throws a `TypeError` naming a bad counter.
    */
   readonly reportUsage: (usage: Usage) => void;
+  /**
+   * Runs `fn` as the step `name`, once across every run of this intent (PROTOCOL.md
+   * § 15): a later run (after a crash, a failed attempt, a takeover) gets the recorded
+   * outcome without calling `fn`. See `RunContext.step` (`runOnce`), which it is.
+   */
+  readonly step: RunContext['step'];
+  /** The two-phase form of `step` (see `RunContext.beginStep`). */
+  readonly beginStep: RunContext['beginStep'];
 }
 
 /** The app's real work — the model call. Runs at most once per intent while it succeeds. */
@@ -56,7 +66,7 @@ export type IdempotentRouteHandler = (request: Request, context: HandlerContext)
 export type ScopeResolver = (request: Request) => Scope | Response | Promise<Scope | Response>;
 
 /** Options of `createIdempotencyHandler`. */
-export interface IdempotencyHandlerOptions extends LeaseOptions {
+export interface IdempotencyHandlerOptions extends LeaseOptions, JournalOptions {
   /** Resolves the caller's (user, session). Required. */
   scope: ScopeResolver;
   /** The work to run once per intent. Required. */
@@ -202,7 +212,7 @@ export const HANDLER_DEFAULTS = Object.freeze({
   eventsIncludeUser: false,
 });
 
-export interface ResolvedHandlerOptions extends ResolvedLeaseOptions {
+export interface ResolvedHandlerOptions extends ResolvedLeaseOptions, ResolvedJournalOptions {
   readonly scope: ScopeResolver;
   readonly handler: IdempotentRouteHandler;
   readonly store: IdempotencyStore;
@@ -255,6 +265,7 @@ export function normalizeHandlerOptions(options: IdempotencyHandlerOptions): Res
   if (typeof eventsIncludeUser !== 'boolean') invalidOption('eventsIncludeUser', 'a boolean', eventsIncludeUser);
   return {
     ...normalizeLeaseOptions(options),
+    ...normalizeJournalOptions(options),
     scope: functionOption(options.scope, 'scope', false),
     handler: functionOption(options.handler, 'handler', false),
     store,

@@ -2,6 +2,7 @@ import { StoreUnavailableError } from '../errors.js';
 import { reporter } from '../events.js';
 import { splitKey } from '../store/key.js';
 import { evictionOrder } from './memory-evict.js';
+import { MemoryJournals } from './memory-journal.js';
 import { MemoryLogs } from './memory-log.js';
 import {
   type MemoryStoreOptions,
@@ -10,6 +11,7 @@ import {
 } from './memory-store-options.js';
 import { KeyWaiters } from './memory-waiters.js';
 import type { AcquireResult, CompletedRecord, IdempotencyRecord, ProcessingRecord, WriteResult } from '../store/store.js';
+import type { StepStart, StepStartOptions, StepStore } from '../store/step-store.js';
 import {
   answerGeneration,
   isNewToReader,
@@ -34,14 +36,15 @@ interface Entry {
  * checked lazily (no background timer), a size bound shared out per scope that never
  * evicts a running intent, and `wait` woken by the writes themselves and by one timer at
  * the lease deadline — never a poll. It keeps answer logs too ({@link StreamStore}), so
- * answers stream through it.
+ * answers stream through it, and a step journal per intent ({@link StepStore}).
  */
-export class MemoryStore implements StreamStore {
+export class MemoryStore implements StreamStore, StepStore {
   readonly #options: ResolvedMemoryStoreOptions;
   readonly #entries = new Map<string, Entry>();
   /** The keys of each scope, in write order. */
   readonly #scopes = new Map<string, Set<string>>();
   readonly #logs = new MemoryLogs();
+  readonly #journals = new MemoryJournals();
   readonly #waiters: KeyWaiters;
 
   constructor(options?: MemoryStoreOptions) {
@@ -227,6 +230,19 @@ export class MemoryStore implements StreamStore {
     );
   }
 
+  async startStep(key: string, token: string, step: string, options: StepStartOptions = {}): Promise<StepStart> {
+    const current = this.#held(key, token, this.#options.now());
+    if (typeof current === 'string') return { state: current };
+    return this.#journals.start(key, step, options.restart === true);
+  }
+
+  async finishStep(key: string, token: string, step: string, outcome: string): Promise<WriteResult> {
+    const current = this.#held(key, token, this.#options.now());
+    if (typeof current === 'string') return current;
+    this.#journals.finish(key, step, outcome);
+    return 'written';
+  }
+
   /** Settles every pending `wait` with the record as it is; later waits return at once. */
   async close(): Promise<void> {
     this.#waiters.close();
@@ -250,6 +266,7 @@ export class MemoryStore implements StreamStore {
     if (entry.expiresAt > now) return entry.record;
     this.#delete(key);
     this.#logs.drop(key);
+    this.#journals.drop(key);
     return undefined;
   }
 
@@ -310,6 +327,7 @@ export class MemoryStore implements StreamStore {
       if (record.state === 'processing' && record.leaseExpiresAt > now) continue;
       this.#delete(candidate);
       this.#logs.drop(candidate);
+      this.#journals.drop(candidate);
       this.#waiters.wake(candidate); // its readers and waiters see it gone now, not at their timer
       if (expiresAt > now) {
         const { requestId } = splitKey(candidate);

@@ -10,14 +10,23 @@ import {
 import { countAvoided } from '../store/avoided.js';
 import { type AnswerOutcome, type IdempotencyEventListener, type Reporter, reporter } from '../events.js';
 import { runHeld } from './held-run.js';
+import { Holder } from './holder.js';
 import { type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
 import { EXHAUSTED_RESULT, isExhausted, settleExhausted } from './run-bound.js';
+import { type BegunStep, type BeginStepOptions, StepJournal } from './step-journal.js';
+import {
+  type JournalOptions,
+  normalizeJournalOptions,
+  type ResolvedJournalOptions,
+  type StepContext,
+  type StepOptions,
+} from './step-options.js';
 import { storeCall } from '../store/store-call.js';
 import type { IdempotencyStore } from '../store/store.js';
 import { type Usage, UsageReport } from '../usage.js';
 
 /** Options of {@link runOnce}. */
-export interface RunOnceOptions<T> extends LeaseOptions {
+export interface RunOnceOptions<T> extends LeaseOptions, JournalOptions {
   /**
    * What identifies the work's input (a hash of the message body). The same key with
    * another fingerprint throws `FingerprintMismatchError` instead of replaying.
@@ -49,7 +58,7 @@ export interface RunOnceOptions<T> extends LeaseOptions {
 /** The defaults of {@link RunOnceOptions} (the lease's are `LEASE_DEFAULTS`). */
 const RUN_ONCE_DEFAULTS = Object.freeze({ fingerprint: '', waitMs: 30_000 });
 
-interface ResolvedRunOnceOptions<T> extends ResolvedLeaseOptions {
+interface ResolvedRunOnceOptions<T> extends ResolvedLeaseOptions, ResolvedJournalOptions {
   readonly store: IdempotencyStore;
   readonly fingerprint: string;
   readonly waitMs: number;
@@ -74,6 +83,7 @@ function normalizeRunOnceOptions<T>(
   const requestId = stringOption(options.requestId ?? key, 'requestId');
   return {
     ...normalizeLeaseOptions(options),
+    ...normalizeJournalOptions(options),
     store,
     fingerprint: stringOption(options.fingerprint ?? RUN_ONCE_DEFAULTS.fingerprint, 'fingerprint'),
     waitMs: timerOption(options.waitMs ?? RUN_ONCE_DEFAULTS.waitMs, 'waitMs'),
@@ -103,6 +113,26 @@ export interface RunContext {
    * as the tokens avoided. The last report wins. Throws a `TypeError` naming a bad counter.
    */
   readonly reportUsage: (usage: Usage) => void;
+  /**
+   * Runs `fn` as the step `name`, once across every run of this intent (PROTOCOL.md § 15):
+   * the first run calls `fn` and records its outcome (value or error, and the usage it
+   * reports) in the intent's step journal; a later run (after a crash, a failure, a
+   * takeover) gets the recorded value — or the recorded error, rethrown as an `Error` with
+   * its name and message — without calling `fn`. A step started by a run that died inside
+   * it is uncertain: `options.reconcile` decides, else `options.repeat` (`'never'`, the
+   * default: `StepUncertainError`; `'safe'`: it runs again). Steps are told apart by name
+   * and occurrence (a loop's third `step('search')` is the third in every run), so the
+   * work must call them in the same order each run. `fn` gets the step's `key` to send as
+   * an outbound `Idempotency-Key`. Values are kept as JSON: every run, the first too, gets
+   * what `JSON.parse(JSON.stringify(value))` gives. Needs a store with a step journal.
+   */
+  readonly step: <S>(name: string, fn: (step: StepContext) => S | Promise<S>, options?: StepOptions<S>) => Promise<S>;
+  /**
+   * The two-phase form of `step`, for a step whose outcome is known only later (a model's
+   * streamed answer): one store call looks the step up and answers its recorded outcome,
+   * `uncertain`, or an open step to `finish` with the outcome once it is known.
+   */
+  readonly beginStep: (name: string, options?: BeginStepOptions) => Promise<BegunStep>;
 }
 
 /** The answer of an intent, and whether it was replayed rather than computed here. */
@@ -223,13 +253,16 @@ async function execute<T>(
   options: ResolvedRunOnceOptions<T>,
 ): Promise<RunOnceResult<T>> {
   const usage = new UsageReport();
+  const { store } = options;
+  const holder = new Holder(store, key, token, undefined, options);
   const { outcome, write } = await runHeld<Executed<T>>(
-    options.store,
+    store,
     key,
     token,
     async (signal) => {
+      const { step, begin: beginStep } = new StepJournal(store, key, holder, signal, options);
       try {
-        const value = await work({ key, signal, ...attempt, reportUsage: usage.report });
+        const value = await work({ key, signal, ...attempt, reportUsage: usage.report, step, beginStep });
         const encoded = options.codec.encode(value);
         if (encoded === EXHAUSTED_RESULT) {
           throw new TypeError(
@@ -243,7 +276,7 @@ async function execute<T>(
       }
     },
     (reason) => ({ kind: 'fail', error: encodeError(reason), value: { ok: false, error: reason }, cause: reason }),
-    { ...options, runs },
+    { ...options, runs, holder },
   );
   const executed = outcome.value;
   if (write === 'fenced') {

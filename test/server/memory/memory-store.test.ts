@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStore, StoreUnavailableError } from 'answer-once/server';
-import { describeStoreContract, describeStreamStoreContract } from 'answer-once/testing';
+import { describeStepStoreContract, describeStoreContract, describeStreamStoreContract } from 'answer-once/testing';
 
 describeStoreContract('MemoryStore', () => new MemoryStore());
 describeStreamStoreContract('MemoryStore', () => new MemoryStore());
+describeStepStoreContract('MemoryStore', () => new MemoryStore());
 
 describe('MemoryStore', () => {
   afterEach(() => {
