@@ -49,7 +49,7 @@ export interface UncertainStep extends StepInfo {
 
 export type BegunStep = RecordedStep | OpenStep | UncertainStep;
 
-/** Options of {@link StepJournal.begin}: the step's own options without `reconcile`. */
+/** Options of `ctx.beginStep`: the step's own options without `reconcile`. */
 export type BeginStepOptions = Omit<StepOptions, 'reconcile'>;
 
 interface JournalSetup extends ResolvedJournalOptions {

@@ -85,7 +85,7 @@ export interface LogAppend {
    * as a first append) and `offset` equals its length; the record then keeps `continues`
    * until it expires or is claimed again, and every later append goes to that log.
    * Otherwise nothing changes and the append answers `offset`. Absent: the record's
-   * answer generation ({@link answerGeneration}) is appended to, as ever.
+   * answer generation (`answerGeneration`) is appended to, as ever.
    */
   readonly continues?: number;
   /**
@@ -154,7 +154,7 @@ export type StopOutcome = 'stopping' | 'settled' | 'unknown';
  * Whether `snapshot` holds something new to a reader at `from`: what ends a waiting
  * {@link StreamStore.read} (every store decides it here). No record; a record that is not
  * PROCESSING; a PROCESSING record whose lease has expired by `now`, or whose answer
- * generation ({@link answerGeneration}) is not `from.generation` — unless its claim is
+ * generation (`answerGeneration`) is not `from.generation` — unless its claim is
  * still choosing whether to continue `from`'s log ({@link isChoosing}); a log of the
  * answer generation longer than `from.offset` (for `from` null: any log of it).
  */
