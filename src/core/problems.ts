@@ -108,7 +108,7 @@ export function problemOf(code: unknown, status: number | undefined): Problem | 
 }
 
 /** Statuses never retried, whatever `retry.statusCodes` says: sending the same request again gets the same answer. */
-const FINAL_STATUSES = new Set([400, 401, 403, 404, 422]);
+const FINAL_STATUSES = new Set([400, 401, 403, 404, 413, 422]);
 
 /**
  * What a client does after an error answer with `status` and problem `code` (any
