@@ -107,12 +107,26 @@ describe('answerOnceTransport (answer-once/ai)', () => {
   });
 
   it('replaces the partial answer when the answer restarts on the server (its stream broke, the resend ran it again): one text part, the new answer once', async () => {
-    server = await startAiChatServer({ breakFirstAfter: 9 });
+    const rerun = WORDS.map((word) => `again-${word}`);
+    server = await startAiChatServer({ breakFirstAfter: 9, rerunWords: rerun });
     const restarts: number[] = [];
     const client = createClient({ onEvent: (event) => event.type === 'restart' && restarts.push(event.generation) });
     const transport = answerOnceTransport({ client, api: server.api });
     const { message, text } = await messageOf(await send(transport));
     expect(restarts).toHaveLength(1); // the first run's words reached the reader, then the answer started again
+    expect(text).toBe(rerun.join(''));
+    expect(message?.parts.filter((part) => part.type === 'text')).toHaveLength(1);
+    expect(message?.parts.filter((part) => part.type === 'step-start')).toHaveLength(1);
+    expect(server.calls()).toBe(2); // the model's stream broke: the intent ran again, honestly
+  });
+
+  it('continues the answer without a restart when the resend’s run writes again what the broken one had sent: every word once', async () => {
+    server = await startAiChatServer({ breakFirstAfter: 9 });
+    const restarts: number[] = [];
+    const client = createClient({ onEvent: (event) => event.type === 'restart' && restarts.push(event.generation) });
+    const transport = answerOnceTransport({ client, api: server.api });
+    const { message, text } = await messageOf(await send(transport));
+    expect(restarts).toHaveLength(0); // the new run reproduced the logged bytes: one answer, no seam
     expect(text).toBe(FULL);
     expect(message?.parts.filter((part) => part.type === 'text')).toHaveLength(1);
     expect(message?.parts.filter((part) => part.type === 'step-start')).toHaveLength(1);

@@ -60,7 +60,8 @@ describe('postgresStoreSchema', () => {
     expect(sql).toMatch(/CREATE TABLE IF NOT EXISTS app\.intents \(/);
     expect(sql).toMatch(/CREATE TABLE IF NOT EXISTS app\.intents_log \(/);
     expect(sql).toMatch(/CREATE INDEX IF NOT EXISTS intents_expires_at ON app\.intents \(expires_at\)/);
-    expect(sql.match(/CREATE (TABLE|INDEX) IF NOT EXISTS/g)).toHaveLength(4);
+    expect(sql).toMatch(/CREATE TABLE IF NOT EXISTS app\.intents_steps \(/); // the step journal (§ 15)
+    expect(sql.match(/CREATE (TABLE|INDEX) IF NOT EXISTS/g)).toHaveLength(5);
     expect(sql).toMatch(/key_digest bytea PRIMARY KEY/); // a key of any length: its digest is indexed
     // The column continued generations add (§ 14.12): a 0.3 table gets it too.
     expect(sql).toMatch(/ALTER TABLE app\.intents ADD COLUMN IF NOT EXISTS continues bigint;/);

@@ -5,7 +5,8 @@
  * (`startAiChatServer`), or in-process (`aiChatWork` for a handler of your own).
  * `breakFirstAfter: k` breaks the first run's body after k events (the model's stream
  * failed mid-answer): the intent fails, the client resends, the work runs again and the
- * answer restarts (PROTOCOL.md § 14.7).
+ * answer restarts (PROTOCOL.md § 14.7) — unless the new run writes the bytes the first one
+ * logged, which it continues (§ 14.12): `rerunWords` makes the runs after the first differ.
  */
 import { simulateReadableStream, streamText, type UIMessage } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
@@ -61,6 +62,8 @@ export interface AiChatOptions {
   readonly words?: readonly string[];
   readonly delayMs?: number;
   readonly breakFirstAfter?: number;
+  /** The words of every run after the first (default: the first run's). */
+  readonly rerunWords?: readonly string[];
   /** The model answers `echo(<last user text>) ` then `words`: what a spec checks the answer belongs to. */
   readonly echo?: boolean;
 }
@@ -74,7 +77,8 @@ export function aiChatWork(options: AiChatOptions = {}): IdempotentRouteHandler 
     const prompt = messages.map((m) => m.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')).join('\n');
     const last = messages.filter((m) => m.role === 'user').at(-1);
     const asked = last?.parts.map((p) => (p.type === 'text' ? p.text : '')).join('');
-    const words = options.echo ? [`echo(${asked}) `, ...(options.words ?? [])] : options.words;
+    const own = runs > 1 && options.rerunWords ? options.rerunWords : options.words;
+    const words = options.echo ? [`echo(${asked}) `, ...(own ?? [])] : own;
     const response = streamText({
       model: mockModel(words, options.delayMs),
       prompt,
