@@ -108,7 +108,7 @@ async function failure(response: Response, requestId: string): Promise<Error> {
   const text = await response.text().catch(() => '');
   const data = parseJson(text);
   const row = problemOf(rawProblemCode(data), response.status);
-  if (row && row.error !== 'ResponseError') {
+  if (row?.error) {
     return problemError(
       { response, data, problem: asProblem(data) },
       { requestId, attempts: 1, polls: 0 },

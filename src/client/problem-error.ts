@@ -12,8 +12,6 @@ import { IntentFailedError } from './errors/intent-failed-error.js';
 import { RequestIdReusedError } from './errors/request-id-reused-error.js';
 import { ResponseError, type ErrorResponse } from './errors/response-error.js';
 
-type OwnClass = Exclude<ProblemErrorName, 'ResponseError'>;
-
 /**
  * Each class a row may name, under its own `name` (which `isResponseError` reads off the
  * table): a class added to `ProblemErrorName` fails to compile until it is here.
@@ -23,7 +21,7 @@ const CLASSES = {
   IntentExhaustedError,
   RequestIdReusedError,
 } satisfies {
-  [N in OwnClass]: new (
+  [N in ProblemErrorName]: new (
     answer: ErrorResponse,
     context: IntentErrorContext,
     cause?: unknown,
@@ -42,7 +40,7 @@ export function problemError(
   retryStatuses: readonly number[],
   row: Problem | undefined = problemOf(rawProblemCode(answer.data), answer.response.status),
 ): ResponseError {
-  if (row && row.error !== 'ResponseError') return new CLASSES[row.error](answer, context, cause);
+  if (row?.error) return new CLASSES[row.error](answer, context, cause);
   const next = nextAfter(answer.response.status, rawProblemCode(answer.data), retryStatuses);
   return new ResponseError(answer, context, isRetryableNext(next), cause);
 }

@@ -22,8 +22,11 @@ const PROBLEM_BASE = 'https://answer-once.dev/problems/';
  */
 export type ProblemNext = 'final' | 'new-intent' | 'resend' | 'in-progress' | 'retry';
 
-/** The client error classes a problem can become (`src/client/problem-error.ts` maps each name to its class). */
-export type ProblemErrorName = 'ResponseError' | 'IntentFailedError' | 'IntentExhaustedError' | 'RequestIdReusedError';
+/**
+ * The client error classes of their own a problem can become, besides the plain
+ * `ResponseError` (`src/client/problem-error.ts` maps each name to its class).
+ */
+export type ProblemErrorName = 'IntentFailedError' | 'IntentExhaustedError' | 'RequestIdReusedError';
 
 /** One row of {@link PROBLEMS}. */
 export interface Problem {
@@ -31,41 +34,41 @@ export interface Problem {
   readonly status: number;
   /** What a client does next (see {@link ProblemNext}). */
   readonly next: ProblemNext;
-  /** The client error the answer becomes, once no retry is left. */
-  readonly error: ProblemErrorName;
+  /** The client error the answer becomes, once no retry is left: a `ResponseError` unless it has a class of its own. */
+  readonly error?: ProblemErrorName;
   /** The client reads the code at any status, not only at `status` (a failed attempt answers its own 5xx). */
   readonly anyStatus?: true;
 }
 
 export const PROBLEMS = {
   /** No `X-Request-Id` / `Idempotency-Key` header on a request that needs one. */
-  'missing-request-id': { status: 400, next: 'final', error: 'ResponseError' },
+  'missing-request-id': { status: 400, next: 'final' },
   /** The key is not 8–128 characters of `[A-Za-z0-9_-]`. */
-  'invalid-request-id': { status: 400, next: 'final', error: 'ResponseError' },
+  'invalid-request-id': { status: 400, next: 'final' },
   /** The key was used before with another method, path or body. */
   'request-id-reused': { status: 422, next: 'final', error: 'RequestIdReusedError' },
   /** The stored attempt of this intent failed; resend the same request with the same ID. */
   'intent-failed': { status: 500, next: 'resend', error: 'IntentFailedError', anyStatus: true },
   /** Another attempt of this intent is still running (the IETF draft's 409). */
-  'request-in-progress': { status: 409, next: 'in-progress', error: 'ResponseError' },
+  'request-in-progress': { status: 409, next: 'in-progress' },
   /** The request body is larger than the server accepts. */
-  'payload-too-large': { status: 413, next: 'final', error: 'ResponseError' },
+  'payload-too-large': { status: 413, next: 'final' },
   /** The idempotency store could not be reached; retry with the same ID. */
-  'store-unavailable': { status: 503, next: 'retry', error: 'ResponseError' },
+  'store-unavailable': { status: 503, next: 'retry' },
   /** The idempotency store refused the operation in a way no retry cures (a server misconfiguration). */
-  'store-failed': { status: 500, next: 'retry', error: 'ResponseError' },
+  'store-failed': { status: 500, next: 'retry' },
   /** The server failed before it could handle the intent (e.g. its auth callback threw); nothing was run. */
-  'internal-error': { status: 500, next: 'retry', error: 'ResponseError' },
+  'internal-error': { status: 500, next: 'retry' },
   /** No intent with this ID is known in the caller's scope. */
-  'intent-not-found': { status: 404, next: 'resend', error: 'ResponseError' },
+  'intent-not-found': { status: 404, next: 'resend' },
   /** The intent was answered, but its answer was over `maxResponseBytes` and not kept (410). */
-  'response-not-replayable': { status: 410, next: 'final', error: 'ResponseError' },
+  'response-not-replayable': { status: 410, next: 'final' },
   /** A method the status route does not answer: only GET, HEAD and DELETE (405, with `Allow`). */
-  'method-not-allowed': { status: 405, next: 'final', error: 'ResponseError' },
+  'method-not-allowed': { status: 405, next: 'final' },
   /** The intent was stopped (stop route) before its work answered; it will not run again (409). */
-  'intent-stopped': { status: 409, next: 'final', error: 'ResponseError' },
+  'intent-stopped': { status: 409, next: 'final' },
   /** The server's store keeps no answer logs, so it cannot stop a running intent (501). */
-  'stop-unsupported': { status: 501, next: 'final', error: 'ResponseError' },
+  'stop-unsupported': { status: 501, next: 'final' },
   /**
    * The intent's work already ran as many times as the server allows one intent
    * (`maxRuns`, counting retries after a failure and takeovers of a lapsed lease); it will

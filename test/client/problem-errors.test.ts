@@ -8,10 +8,10 @@ import type { UIMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { isResponseError, type ResponseError } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
-import { PROBLEMS, type ProblemCode } from '../../src/core/problems.js';
+import { type Problem, PROBLEMS, type ProblemCode } from '../../src/core/problems.js';
 import { BASE, scriptedClient } from '../support/scripted-fetch.js';
 
-const ROWS = Object.entries(PROBLEMS) as [ProblemCode, (typeof PROBLEMS)[ProblemCode]][];
+const ROWS = Object.entries(PROBLEMS) as [ProblemCode, Problem][];
 
 const problem = (code: ProblemCode, status: number) =>
   new Response(JSON.stringify({ type: `https://answer-once.dev/problems/${code}`, title: code, status, code }), {
@@ -25,14 +25,14 @@ describe('problem codes on the client', () => {
   it.each(ROWS)('send() rejects %s with the error its row names, retryable as its row says', async (code, row) => {
     const { client, server } = scriptedClient(() => problem(code, row.status), { retry: { limit: 0 } });
     const error = (await client.send('chat', { json: {} }).catch((e: unknown) => e)) as ResponseError;
-    expect(error.name).toBe(row.error);
+    expect(error.name).toBe(row.error ?? 'ResponseError');
     expect(isResponseError(error)).toBe(true);
     expect(error).toMatchObject({ status: row.status, problem: { code } });
     expect(error.retryable).toBe(row.next !== 'final' && row.next !== 'new-intent');
     expect(server.seen.length).toBeGreaterThanOrEqual(1);
   });
 
-  it.each(ROWS.filter(([, row]) => row.error !== 'ResponseError'))(
+  it.each(ROWS.filter(([, row]) => row.error !== undefined))(
     'the AI transport fails a send answered %s with the same error',
     async (code, row) => {
       const { client } = scriptedClient(() => problem(code, row.status), { retry: { limit: 0 } });

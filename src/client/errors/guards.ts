@@ -3,7 +3,7 @@
  * brand every answer-once error carries and its `name`, not `instanceof`, so they hold
  * when the error came from the other build of the package (ESM vs CJS) or another copy.
  */
-import { PROBLEMS } from '../../core/problems.js';
+import { type Problem, PROBLEMS } from '../../core/problems.js';
 import type { AbortError } from './abort-error.js';
 import type { AnswerRestartedError } from './answer-restarted-error.js';
 import { ERROR_BRAND, type AnswerOnceError } from './answer-once-error.js';
@@ -37,7 +37,7 @@ export const isDeadlineExceededError = named<DeadlineExceededError>('DeadlineExc
 /** The server answered an error status; also true for its subclasses (every class a problem code becomes). */
 export const isResponseError = named<ResponseError>(
   'ResponseError',
-  ...Object.values(PROBLEMS).map((problem) => problem.error),
+  ...Object.values<Problem>(PROBLEMS).flatMap((problem) => problem.error ?? []),
 );
 /** The server ran the intent and its work failed on every resend. */
 export const isIntentFailedError = named<IntentFailedError>('IntentFailedError');
