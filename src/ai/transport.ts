@@ -18,8 +18,9 @@ import { DEFAULT_STOP_GUARD_MS } from '../core/stop-guard.js';
 import { REQUEST_ID_HEADER } from '../core/headers.js';
 import { DEFAULT_STATUS_PATH } from '../core/status-path.js';
 import type { AnswerOnceClient } from '../client/client.js';
-import { IntentExhaustedError } from '../client/errors/intent-exhausted-error.js';
-import { isIntentExhaustedError } from '../client/errors/guards.js';
+import { asProblem, rawProblemCode } from '../client/classify.js';
+import { endsIntent, problemError } from '../client/problem-error.js';
+import { problemOf } from '../core/problems.js';
 import type { StoredIntent } from '../client/storage/types.js';
 import { confirmRunning } from '../client/confirm-stop.js';
 import { ChunkBroadcast } from './broadcast.js';
@@ -98,13 +99,23 @@ function chatOf(intent: StoredIntent): string | undefined {
   }
 }
 
-/** The error a chat route's error answer becomes: `IntentExhaustedError` for the final 409, else an Error with its text. */
+/**
+ * The error a chat route's error answer becomes: the client error its problem code's row
+ * names (`IntentExhaustedError` for the final 409, `IntentFailedError`…), else an Error
+ * with its text.
+ */
 async function failure(response: Response, requestId: string): Promise<Error> {
   const text = await response.text().catch(() => '');
   const data = parseJson(text);
-  if (response.status === 409 && (data as { code?: unknown } | undefined)?.code === 'intent-exhausted') {
-    const answer = { response, data, problem: data as never };
-    return new IntentExhaustedError(answer, { requestId, attempts: 1, polls: 0 });
+  const row = problemOf(rawProblemCode(data), response.status);
+  if (row?.error) {
+    return problemError(
+      { response, data, problem: asProblem(data) },
+      { requestId, attempts: 1, polls: 0 },
+      undefined,
+      [],
+      row,
+    );
   }
   return new Error(`answer-once: the chat route answered ${response.status}${text ? `: ${text.slice(0, 500)}` : ''}`);
 }
@@ -189,7 +200,7 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
       const response = await client.fetch(api, { method: 'POST', headers: request, body: init.body });
       if (!response.ok) {
         const error = await failure(response, requestId);
-        if (isIntentExhaustedError(error)) exhausted.add(requestId);
+        if (endsIntent(error)) exhausted.add(requestId);
         throw error;
       }
       if (!response.body) throw new Error('answer-once: the chat route answered without a body.');
@@ -198,7 +209,7 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
       const broadcast = new ChunkBroadcast(uiMessageChunks(response.body, requestId));
       void broadcast.done.finally(() => {
         // Final mid-answer too (a reconnect answered `intent-exhausted`).
-        if (isIntentExhaustedError(broadcast.error)) exhausted.add(requestId);
+        if (endsIntent(broadcast.error)) exhausted.add(requestId);
         if (inflight.get(requestId) === started) inflight.delete(requestId);
       });
       return broadcast;

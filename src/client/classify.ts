@@ -4,6 +4,7 @@
  * for JSON error statuses, so ky still gets the body for its HTTPError).
  */
 import { RETRY_AFTER_HEADER } from '../core/headers.js';
+import { nextAfter, type ProblemDetails, type ResendCode } from '../core/problems.js';
 import { parseRetryAfter } from '../core/retry-after.js';
 import type { RetryReason } from './events.js';
 import { isJsonContentType } from './parse.js';
@@ -20,23 +21,17 @@ export type ResponseVerdict =
 
 const DONE: ResponseVerdict = { kind: 'done' };
 
-/** Never retried, whatever `retry.statusCodes` says: retrying cannot change the answer. */
-const FINAL_STATUSES = new Set([400, 401, 403, 404, 422]);
-
 /** The `code` of a problem body, whoever wrote it (ours, or an app's own codes). */
 export function rawProblemCode(body: unknown): string | undefined {
   const code = typeof body === 'object' && body !== null ? (body as { code?: unknown }).code : undefined;
   return typeof code === 'string' ? code : undefined;
 }
 
-/**
- * True when an answer with `status` and problem `code` is worth another attempt under
- * `retryStatuses`. A 409 is "still in progress" (IETF draft) only without a code or with
- * `request-in-progress`; a 409 with any other code is a real conflict, final.
- */
-export function isRetryableStatus(status: number, code: string | undefined, retryStatuses: readonly number[]): boolean {
-  if (status === 409) return code === undefined || code === 'request-in-progress';
-  return !FINAL_STATUSES.has(status) && retryStatuses.includes(status);
+/** A parsed body as problem details, when it has their shape (a numeric `status`). */
+export function asProblem(data: unknown): ProblemDetails | undefined {
+  return typeof data === 'object' && data !== null && typeof (data as { status?: unknown }).status === 'number'
+    ? (data as ProblemDetails)
+    : undefined;
 }
 
 async function readProblemCode(response: Response): Promise<string | undefined> {
@@ -59,14 +54,12 @@ export async function classify(
   const location = response.headers.get('location');
   if (status === 202) return { kind: 'accepted', location, retryAfter };
   const code = await readProblemCode(response);
+  const next = nextAfter(status, code, retryStatuses);
   // An IETF-style server answers 409 while the first attempt runs; with a Location it
   // is a 202 in all but name.
-  if (location && status === 409 && isRetryableStatus(status, code, retryStatuses)) {
-    return { kind: 'accepted', location, retryAfter };
-  }
-  if (code === 'intent-failed' || (status === 404 && code === 'intent-not-found')) {
-    return { kind: 'resend', reason: code, retryAfter };
-  }
-  if (!isRetryableStatus(status, code, retryStatuses)) return DONE;
-  return { kind: 'retry', reason: status === 409 ? 'in-progress' : 'status', retryAfter };
+  if (location && status === 409 && next === 'in-progress') return { kind: 'accepted', location, retryAfter };
+  if (next === 'resend') return { kind: 'resend', reason: code as ResendCode, retryAfter };
+  if (next === 'retry') return { kind: 'retry', reason: 'status', retryAfter };
+  if (next === 'in-progress') return { kind: 'retry', reason: 'in-progress', retryAfter };
+  return DONE;
 }

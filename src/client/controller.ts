@@ -26,7 +26,7 @@ import type { AnswerOnceClient } from './client.js';
 import type { SendEvent, SendEventListener } from './events.js';
 import { confirmRunning } from './confirm-stop.js';
 import type { StopResult } from './stop.js';
-import { isResponseError } from './errors/guards.js';
+import { endsIntent } from './problem-error.js';
 import type { StoredIntent } from './storage/types.js';
 import {
   normalizeControllerOptions,
@@ -146,8 +146,7 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
     if (this.#inFlight) return this.#inFlight;
     this.#sentAt = Date.now();
     const { status, requestId: last } = this.#state;
-    const exhausted =
-      status === 'failed' && isResponseError(this.#state.error) && this.#state.error.problem?.code === 'intent-exhausted';
+    const exhausted = status === 'failed' && endsIntent(this.#state.error);
     const failed = status === 'failed' && last !== this.#stoppedId && !exhausted ? last : undefined;
     if (failed !== undefined && this.#dispatch !== undefined) {
       return this.#run(failed, this.#dispatch, this.#state.json);

@@ -3,6 +3,7 @@
  * so one listener can follow many intents. The shapes are a public contract: the send
  * controller (`answer-once/react`) turns them into UI state.
  */
+import type { ResendCode } from '../core/problems.js';
 import type { AnswerOnceError } from './errors/answer-once-error.js';
 
 /** Why the client is about to try again. */
@@ -20,10 +21,11 @@ export type RetryReason =
   | 'status'
   /** The server is still running an earlier attempt of this intent (409). */
   | 'in-progress'
-  /** The server reports this intent failed; the original request is sent again. */
-  | 'intent-failed'
-  /** The status route does not know this intent; the original request is sent again. */
-  | 'intent-not-found';
+  /**
+   * The server's problem code says to send the original request again: `intent-failed`
+   * (this intent failed), `intent-not-found` (the status route does not know it).
+   */
+  | ResendCode;
 
 /** A request of this intent went on the wire to the send route (not a status poll). */
 export type AttemptEvent = {

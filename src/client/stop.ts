@@ -11,10 +11,10 @@
 import type { KyInstance } from 'ky';
 import { LAST_EVENT_ID_HEADER, REPLAYED_HEADER } from '../core/headers.js';
 import { parsePosition } from '../core/stream-protocol.js';
-import type { ProblemDetails } from '../core/problems.js';
+import type { ProblemCode } from '../core/problems.js';
 import { isValidRequestId } from '../core/request-id.js';
 import { invalidOption } from '../core/options.js';
-import { rawProblemCode } from './classify.js';
+import { asProblem, rawProblemCode } from './classify.js';
 import { AbortError } from './errors/abort-error.js';
 import { ConnectionError } from './errors/connection-error.js';
 import { StopNotConfirmedError } from './errors/stop-not-confirmed-error.js';
@@ -93,7 +93,7 @@ async function mark(
 }
 
 /** The status route's problems for an intent that ended without an answer to replay (§ 8, § 5.7, § 14.8). */
-const SETTLED_CODES = new Set(['intent-failed', 'intent-stopped', 'intent-exhausted']);
+const SETTLED_CODES = new Set<string>(['intent-failed', 'intent-stopped', 'intent-exhausted'] satisfies ProblemCode[]);
 
 function outcomeOf(response: Response, code: string | undefined): StopOutcome | undefined {
   if (response.status === 202) return 'stopping';
@@ -175,10 +175,10 @@ export function createStop(deps: StopDeps) {
     if (outcome) return { requestId, outcome, response };
     // 405, a 404 that is not the protocol's, 501 stop-unsupported, 401, a store failure
     // past the retries: the stop did not happen.
-    const problem =
-      typeof data === 'object' && data !== null && typeof (data as { status?: unknown }).status === 'number'
-        ? (data as ProblemDetails)
-        : undefined;
-    throw new StopNotConfirmedError({ response, data, problem }, context, STOP_RETRY_STATUSES.includes(response.status));
+    throw new StopNotConfirmedError(
+      { response, data, problem: asProblem(data) },
+      context,
+      STOP_RETRY_STATUSES.includes(response.status),
+    );
   };
 }

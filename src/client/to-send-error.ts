@@ -4,23 +4,13 @@
  * error unchanged.
  */
 import { isHTTPError, isNetworkError, isTimeoutError } from './ky.js';
-import { isRetryableStatus, rawProblemCode } from './classify.js';
-import type { ProblemDetails } from '../core/problems.js';
 import { AbortError } from './errors/abort-error.js';
 import { AnswerOnceError, type IntentErrorContext } from './errors/answer-once-error.js';
 import { ConnectionError } from './errors/connection-error.js';
 import { DeadlineExceededError } from './errors/deadline-exceeded-error.js';
-import { IntentExhaustedError } from './errors/intent-exhausted-error.js';
-import { IntentFailedError } from './errors/intent-failed-error.js';
-import { RequestIdReusedError } from './errors/request-id-reused-error.js';
-import { ResponseError, type ErrorResponse } from './errors/response-error.js';
 import type { ResolvedClientOptions } from './options.js';
-
-function asProblem(data: unknown): ProblemDetails | undefined {
-  return typeof data === 'object' && data !== null && typeof (data as { status?: unknown }).status === 'number'
-    ? (data as ProblemDetails)
-    : undefined;
-}
+import { asProblem } from './classify.js';
+import { problemError } from './problem-error.js';
 
 export function toSendError(
   error: unknown,
@@ -33,12 +23,7 @@ export function toSendError(
   if (error instanceof AnswerOnceError) return error;
   if (isHTTPError(error)) {
     const { response, data } = error;
-    const answer: ErrorResponse = { response, data, problem: asProblem(data) };
-    const code = rawProblemCode(data);
-    if (response.status === 422 && code === 'request-id-reused') return new RequestIdReusedError(answer, context, error);
-    if (code === 'intent-failed') return new IntentFailedError(answer, context, error);
-    if (code === 'intent-exhausted') return new IntentExhaustedError(answer, context, error);
-    return new ResponseError(answer, context, isRetryableStatus(response.status, code, options.retry.statusCodes), error);
+    return problemError({ response, data, problem: asProblem(data) }, context, error, options.retry.statusCodes);
   }
   if (isTimeoutError(error) && elapsed >= options.totalTimeout) {
     return new DeadlineExceededError(options.totalTimeout, context, error);

@@ -1,5 +1,5 @@
 import { RETRY_AFTER_HEADER } from '../core/headers.js';
-import type { ProblemCode } from '../core/problems.js';
+import { PROBLEMS, type ProblemCode } from '../core/problems.js';
 import { problemResponse } from './problem.js';
 
 /** Marks every {@link IdempotencyError}, across copies of the module (ESM and CJS). */
@@ -45,42 +45,39 @@ export abstract class IdempotencyError extends Error {
 const NAMES = new Set<string>();
 
 /** The constructor of one problem class, typed with its literal name, code and status. */
-type ProblemClass<N extends string, C extends ProblemCode, S extends number> = new (
+type ProblemClass<N extends string, C extends ProblemCode> = new (
   message: string,
   options?: { cause?: unknown; requestId?: string },
-) => IdempotencyError & { name: N; readonly code: C; readonly status: S };
+) => IdempotencyError & { name: N; readonly code: C; readonly status: (typeof PROBLEMS)[C]['status'] };
 
 /**
- * The base of one problem class: its name, the stable code it crosses the wire with and
- * its HTTP status, each typed as the literal (so `error.code` narrows).
+ * The base of one problem class: its name and the stable code it crosses the wire with;
+ * its HTTP status is the code's (`src/core/problems.ts`). Each is typed as the literal
+ * (so `error.code` narrows).
  */
-function problem<const N extends string, const C extends ProblemCode, const S extends number>(
-  name: N,
-  code: C,
-  status: S,
-): ProblemClass<N, C, S> {
+function problem<const N extends string, const C extends ProblemCode>(name: N, code: C): ProblemClass<N, C> {
   NAMES.add(name);
   return class extends IdempotencyError {
     override name: N = name;
     readonly code: C = code;
-    readonly status: S = status;
+    readonly status = PROBLEMS[code].status;
   };
 }
 
 /** Neither `X-Request-Id` nor `Idempotency-Key` was sent. */
-export class MissingRequestIdError extends problem('MissingRequestIdError', 'missing-request-id', 400) {}
+export class MissingRequestIdError extends problem('MissingRequestIdError', 'missing-request-id') {}
 
 /** The request ID is not 8–128 characters of `[A-Za-z0-9_-]`. */
-export class InvalidRequestIdError extends problem('InvalidRequestIdError', 'invalid-request-id', 400) {}
+export class InvalidRequestIdError extends problem('InvalidRequestIdError', 'invalid-request-id') {}
 
 /**
  * The request ID was used before with another method, path or body (or, for `runOnce`,
  * another `fingerprint`): nothing runs, nothing is replayed.
  */
-export class FingerprintMismatchError extends problem('FingerprintMismatchError', 'request-id-reused', 422) {}
+export class FingerprintMismatchError extends problem('FingerprintMismatchError', 'request-id-reused') {}
 
 /** The request body is larger than `maxBodyBytes`. */
-export class PayloadTooLargeError extends problem('PayloadTooLargeError', 'payload-too-large', 413) {}
+export class PayloadTooLargeError extends problem('PayloadTooLargeError', 'payload-too-large') {}
 
 /**
  * The store could not be reached, did not answer within `storeTimeoutMs`, or is
@@ -88,7 +85,7 @@ export class PayloadTooLargeError extends problem('PayloadTooLargeError', 'paylo
  * running intents): a transient failure. Nothing was run; the same request may be sent
  * again after `Retry-After`.
  */
-export class StoreUnavailableError extends problem('StoreUnavailableError', 'store-unavailable', 503) {
+export class StoreUnavailableError extends problem('StoreUnavailableError', 'store-unavailable') {
   /** Seconds the client should wait before sending the same request again. */
   readonly retryAfterSeconds: number;
 
@@ -107,24 +104,24 @@ export class StoreUnavailableError extends problem('StoreUnavailableError', 'sto
  * its result; the result was discarded, never stored. The intent's answer is whatever
  * the current holder stores.
  */
-export class LeaseLostError extends problem('LeaseLostError', 'request-in-progress', 409) {}
+export class LeaseLostError extends problem('LeaseLostError', 'request-in-progress') {}
 
 /** `runOnce` waited `waitMs` for another live holder of the intent and it did not finish. */
-export class IntentInProgressError extends problem('IntentInProgressError', 'request-in-progress', 409) {}
+export class IntentInProgressError extends problem('IntentInProgressError', 'request-in-progress') {}
 
 /**
  * The store refused the operation in a way no retry cures (Redis `WRONGTYPE`, `NOPERM`,
  * a script error, a corrupt record): a permanent failure, answered 500 `store-failed`.
  * Nothing was run. See PROTOCOL.md § 10.4 for the classification.
  */
-export class StoreFailedError extends problem('StoreFailedError', 'store-failed', 500) {}
+export class StoreFailedError extends problem('StoreFailedError', 'store-failed') {}
 
 /**
  * The intent's stored attempt failed (the work threw, or answered 5xx). `runOnce` throws
  * it for a FAILED record its store handed back instead of letting it run again; `cause`
  * is the decoded stored error.
  */
-export class AttemptFailedError extends problem('AttemptFailedError', 'intent-failed', 500) {}
+export class AttemptFailedError extends problem('AttemptFailedError', 'intent-failed') {}
 
 /**
  * The intent's work already ran `maxRuns` times (its first run, each retry after a
@@ -132,13 +129,13 @@ export class AttemptFailedError extends problem('AttemptFailedError', 'intent-fa
  * every later attempt gets this 409 `intent-exhausted`. Final: a new try is a new intent.
  * `runOnce` throws it; the handler answers it.
  */
-export class IntentExhaustedError extends problem('IntentExhaustedError', 'intent-exhausted', 409) {}
+export class IntentExhaustedError extends problem('IntentExhaustedError', 'intent-exhausted') {}
 
 /**
  * The app's `scope` callback threw, or returned no valid scope. Answered 500
  * `internal-error` without its message; reported as a `scope-error` event.
  */
-export class ScopeError extends problem('ScopeError', 'internal-error', 500) {
+export class ScopeError extends problem('ScopeError', 'internal-error') {
   override getResponse(): Response {
     return problemResponse(this.code, {
       status: this.status,

@@ -83,7 +83,7 @@ function guarded(handle: FetchHandler, onError: ResolvedServeOptions['onError'])
       } catch {
         // A failing error hook must not take the answer with it.
       }
-      return problemResponse('internal-error', { status: 500, title: 'answer-once: the server failed to answer.' });
+      return problemResponse('internal-error', { title: 'answer-once: the server failed to answer.' });
     }
   };
 }

@@ -1,9 +1,10 @@
 import { PROBLEM_JSON, REQUEST_ID_HEADER } from '../core/headers.js';
-import { type ProblemCode, type ProblemDetails, problemType } from '../core/problems.js';
+import { PROBLEMS, type ProblemCode, type ProblemDetails, problemType } from '../core/problems.js';
 
 /** What a problem+json answer carries besides its code. */
 export interface ProblemInit {
-  readonly status: number;
+  /** The answer's status; the code's own (`src/core/problems.ts`) when not given. */
+  readonly status?: number;
   readonly title: string;
   readonly detail?: string;
   readonly requestId?: string;
@@ -23,7 +24,8 @@ export function problemCodeOf(response: Response): ProblemCode | undefined {
 
 /** An RFC 9457 problem+json `Response` with one of the protocol's stable codes. */
 export function problemResponse(code: ProblemCode, init: ProblemInit): Response {
-  const body: ProblemDetails = { type: problemType(code), title: init.title, status: init.status, code };
+  const status = init.status ?? PROBLEMS[code].status;
+  const body: ProblemDetails = { type: problemType(code), title: init.title, status, code };
   if (init.detail !== undefined) body.detail = init.detail;
   if (init.requestId !== undefined) body.requestId = init.requestId;
   if (init.extensions !== undefined) Object.assign(body, init.extensions);
@@ -31,7 +33,7 @@ export function problemResponse(code: ProblemCode, init: ProblemInit): Response 
   headers.set('Content-Type', PROBLEM_JSON);
   headers.set('Cache-Control', 'no-store');
   if (init.requestId !== undefined) headers.set(REQUEST_ID_HEADER, init.requestId);
-  const response = new Response(JSON.stringify(body), { status: init.status, headers });
+  const response = new Response(JSON.stringify(body), { status, headers });
   codes.set(response, code);
   return response;
 }

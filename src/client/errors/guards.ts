@@ -3,6 +3,7 @@
  * brand every answer-once error carries and its `name`, not `instanceof`, so they hold
  * when the error came from the other build of the package (ESM vs CJS) or another copy.
  */
+import { type Problem, PROBLEMS } from '../../core/problems.js';
 import type { AbortError } from './abort-error.js';
 import type { AnswerRestartedError } from './answer-restarted-error.js';
 import { ERROR_BRAND, type AnswerOnceError } from './answer-once-error.js';
@@ -33,12 +34,10 @@ export const isAbortError = named<AbortError>('AbortError');
 export const isConnectionError = named<ConnectionError>('ConnectionError');
 /** `totalTimeout` passed, or a streamed body's `idleTimeout` (see `option`). */
 export const isDeadlineExceededError = named<DeadlineExceededError>('DeadlineExceededError');
-/** The server answered an error status; also true for its subclasses. */
+/** The server answered an error status; also true for its subclasses (every class a problem code becomes). */
 export const isResponseError = named<ResponseError>(
   'ResponseError',
-  'IntentFailedError',
-  'IntentExhaustedError',
-  'RequestIdReusedError',
+  ...Object.values<Problem>(PROBLEMS).flatMap((problem) => problem.error ?? []),
 );
 /** The server ran the intent and its work failed on every resend. */
 export const isIntentFailedError = named<IntentFailedError>('IntentFailedError');

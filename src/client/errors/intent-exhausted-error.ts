@@ -1,3 +1,4 @@
+import { isRetryableCode } from '../../core/problems.js';
 import type { IntentErrorContext } from './answer-once-error.js';
 import { ResponseError, type ErrorResponse } from './response-error.js';
 
@@ -14,7 +15,7 @@ export class IntentExhaustedError extends ResponseError {
     super(
       answer,
       context,
-      false,
+      isRetryableCode('intent-exhausted'),
       cause,
       'the server ran this request as often as it allows and will not run it again; send it as a new request.',
     );

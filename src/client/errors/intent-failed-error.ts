@@ -1,3 +1,4 @@
+import { isRetryableCode } from '../../core/problems.js';
 import type { IntentErrorContext } from './answer-once-error.js';
 import { ResponseError, type ErrorResponse } from './response-error.js';
 
@@ -10,6 +11,12 @@ export class IntentFailedError extends ResponseError {
   override name = 'IntentFailedError' as const;
 
   constructor(answer: ErrorResponse, context: IntentErrorContext, cause?: unknown) {
-    super(answer, context, true, cause, 'the server could not produce an answer; sending it again runs it once more.');
+    super(
+      answer,
+      context,
+      isRetryableCode('intent-failed'),
+      cause,
+      'the server could not produce an answer; sending it again runs it once more.',
+    );
   }
 }

@@ -1,3 +1,4 @@
+import { isRetryableCode } from '../../core/problems.js';
 import type { IntentErrorContext } from './answer-once-error.js';
 import { ResponseError, type ErrorResponse } from './response-error.js';
 
@@ -10,6 +11,12 @@ export class RequestIdReusedError extends ResponseError {
   override name = 'RequestIdReusedError' as const;
 
   constructor(answer: ErrorResponse, context: IntentErrorContext, cause?: unknown) {
-    super(answer, context, false, cause, 'this request ID was already used for a different request; send it with a new ID.');
+    super(
+      answer,
+      context,
+      isRetryableCode('request-id-reused'),
+      cause,
+      'this request ID was already used for a different request; send it with a new ID.',
+    );
   }
 }

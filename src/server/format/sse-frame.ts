@@ -1,4 +1,5 @@
 import type { EventSourceMessage } from 'eventsource-parser';
+import type { ProblemCode } from '../../core/problems.js';
 
 import { ERROR_EVENT, formatPosition, restartMarkerText, STOPPED_EVENT } from '../../core/stream-events.js';
 
@@ -33,7 +34,7 @@ export function restartMarker(generation: number): Uint8Array {
 }
 
 /** The error marker: this reader's answer ends here; resend (§ 14.7). */
-export function errorMarker(status: number, code = 'intent-failed'): Uint8Array {
+export function errorMarker(status: number, code: ProblemCode = 'intent-failed'): Uint8Array {
   return encoder.encode(`event: ${ERROR_EVENT}\ndata: ${JSON.stringify({ code, status })}\n\n`);
 }
 

@@ -49,7 +49,6 @@ export function replayAnswer(record: CompletedRecord, context: AnswerContext, po
   const stored = parseStoredResponse(record.result);
   if (!stored.replayable) {
     const response = problemResponse('response-not-replayable', {
-      status: 410,
       title: 'answer-once: this intent was answered, but its answer was too large to keep for replay.',
       requestId: context.requestId,
       extensions: { answeredStatus: stored.status },
@@ -102,7 +101,6 @@ export function inProgressAnswer(context: AnswerContext, options: AnswerOptions)
   const response =
     options.inProgressStatus === 409 && !context.statusRoute
       ? problemResponse('request-in-progress', {
-          status: 409,
           title: 'answer-once: another attempt of this intent is still running.',
           requestId: context.requestId,
           headers,
@@ -144,7 +142,6 @@ export function statusAnswer(
 ): Response {
   if (record === null) {
     return problemResponse('intent-not-found', {
-      status: 404,
       title: 'answer-once: no intent with this ID is known here.',
       requestId: context.requestId,
     });

@@ -106,7 +106,6 @@ export function createIdempotencyHandler(
 
   function methodNotAllowed(requestId: string): Response {
     return problemResponse('method-not-allowed', {
-      status: 405,
       title: 'answer-once: the status route answers GET and HEAD, and DELETE to stop; no other method.',
       ...(isValidRequestId(requestId) ? { requestId } : {}),
       headers: { Allow: allow },

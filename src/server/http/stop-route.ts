@@ -27,7 +27,6 @@ export async function stopAnswer(
   const { report, context } = options;
   if (!store) {
     return problemResponse('stop-unsupported', {
-      status: 501,
       title: 'answer-once: this server’s store keeps no answer logs, so a running intent cannot be stopped.',
       requestId,
     });

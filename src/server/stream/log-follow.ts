@@ -1,3 +1,4 @@
+import type { ProblemCode } from '../../core/problems.js';
 import { isEventStream } from '../../core/stream-protocol.js';
 import { isExhausted } from '../run/run-bound.js';
 import { errorMarker, restartMarker } from '../format/sse-frame.js';
@@ -69,7 +70,7 @@ export function followLog(
     return true;
   };
 
-  const end = (controller: ReadableStreamDefaultController<Uint8Array>, status: number, code?: string): void => {
+  const end = (controller: ReadableStreamDefaultController<Uint8Array>, status: number, code?: ProblemCode): void => {
     if (sse) {
       controller.enqueue(errorMarker(status, code));
       controller.close();

@@ -139,7 +139,6 @@ export class StreamedRun {
   /** Stopped before the work answered (it threw on its aborted signal): a 409 `intent-stopped`, kept (§ 14.8). */
   async stoppedOutcome(requestId: string, usage: UsageReport): Promise<WorkOutcome<Response>> {
     const answer = problemResponse('intent-stopped', {
-      status: 409,
       title: 'answer-once: this intent was stopped before it was answered; it will not run again.',
       requestId,
     });
