@@ -1,0 +1,157 @@
+/**
+ * The model's side of a journaled agent run: a language-model middleware that makes each
+ * model call a journaled step (`kind: 'model'`, safe to repeat: a model call has no
+ * effect). A recorded step replays its recorded parts — no model call; an open one passes
+ * the model's parts through as they come (readers see it live) and records them when the
+ * model's stream ends, with the usage the provider reported; a stream cut short or broken
+ * records nothing, and a later run calls the model again for it.
+ */
+import type { LanguageModelMiddleware } from 'ai';
+import { type OpenStep, StepOutcomeTooLargeError, type Usage } from '../server/index.js';
+import type { JournalContext } from './journal-context.js';
+import { type ModelPart, partIds, recordParts, recordResult, replayParts, replayResult, usageOf } from './model-parts.js';
+
+const MODEL_STEP = { kind: 'model', repeat: 'safe' } as const;
+
+/** The middleware for one run: its model steps are counted in call order, as the journal tells steps apart. */
+export function modelStepsMiddleware(context: JournalContext): LanguageModelMiddleware {
+  let ordinal = 0;
+  return {
+    async wrapStream({ doStream }) {
+      ordinal += 1;
+      const ids = partIds(ordinal);
+      const step = await context.beginStep('model', MODEL_STEP);
+      if (step.state === 'uncertain') throw step.error; // not for a step safe to repeat: it restarts
+      if (step.state === 'recorded') {
+        if (!step.outcome.ok) throw step.outcome.error;
+        return { stream: streamOf(replayParts(step.outcome.value).map(ids)) };
+      }
+      let result: Awaited<ReturnType<typeof doStream>>;
+      try {
+        result = await doStream();
+      } catch (error) {
+        await step.finish({ ok: false, error: asError(error) }).catch(() => undefined);
+        throw error;
+      }
+      return { ...result, stream: recording(result.stream, step, ids) };
+    },
+
+    async wrapGenerate({ doGenerate }) {
+      ordinal += 1;
+      const step = await context.beginStep('model', MODEL_STEP);
+      if (step.state === 'uncertain') throw step.error;
+      if (step.state === 'recorded') {
+        if (!step.outcome.ok) throw step.outcome.error;
+        return replayResult(step.outcome.value);
+      }
+      let result: Awaited<ReturnType<typeof doGenerate>>;
+      try {
+        result = await doGenerate();
+      } catch (error) {
+        await step.finish({ ok: false, error: asError(error) }).catch(() => undefined);
+        throw error;
+      }
+      await finishKept(step, { ok: true, value: recordResult(result), ...withUsage(usageOf(result.usage)) });
+      return result;
+    },
+  };
+}
+
+function streamOf(parts: readonly ModelPart[]): ReadableStream<ModelPart> {
+  return new ReadableStream({
+    start(controller) {
+      for (const part of parts) controller.enqueue(part);
+      controller.close();
+    },
+  });
+}
+
+/**
+ * The model's stream, passed through as it comes and recorded as the step's outcome when
+ * it ends. The `finish` part (and anything after it) is held until the step is recorded:
+ * `streamText` runs the step's tools on it, so a tool never runs for a model step that a
+ * later run would call again.
+ */
+function recording(
+  source: ReadableStream<ModelPart>,
+  step: OpenStep,
+  ids: (part: ModelPart) => ModelPart,
+): ReadableStream<ModelPart> {
+  const reader = source.getReader();
+  const parts: ModelPart[] = [];
+  let held: ModelPart[] | undefined;
+  let usage: Usage | undefined;
+  let failure: Error | undefined;
+  let settled = false;
+  /** Finishes the step once: recorded at the stream's end, or left without outcome when cut or broken. */
+  const settle = (outcome: Parameters<OpenStep['finish']>[0]) => {
+    if (settled) return Promise.resolve();
+    settled = true;
+    return finishKept(step, outcome);
+  };
+  const cut = (error: Error) => settle({ ok: false, error, ...withUsage(usage) }).catch(() => undefined);
+
+  return new ReadableStream<ModelPart>({
+    async pull(controller) {
+      for (;;) {
+        let next: ReadableStreamReadResult<ModelPart>;
+        try {
+          next = await reader.read();
+        } catch (error) {
+          await cut(asError(error));
+          return controller.error(error);
+        }
+        if (next.done) {
+          try {
+            await settle(
+              failure
+                ? { ok: false, error: failure, ...withUsage(usage) }
+                : { ok: true, value: recordParts(parts), ...withUsage(usage) },
+            );
+          } catch (error) {
+            return controller.error(error);
+          }
+          for (const part of held ?? []) controller.enqueue(ids(part));
+          return controller.close();
+        }
+        const part = next.value;
+        parts.push(part);
+        if (part.type === 'error') failure ??= asError(part.error);
+        if (part.type === 'finish') {
+          usage = usageOf(part.usage);
+          held = [];
+        }
+        if (held) {
+          held.push(part);
+          continue;
+        }
+        controller.enqueue(ids(part));
+        return;
+      }
+    },
+    async cancel(reason) {
+      await cut(asError(reason ?? new Error('the model step was cut short')));
+      await reader.cancel(reason);
+    },
+  });
+}
+
+/**
+ * Finishes the step; an outcome too large to record (`maxStepBytes`) leaves it without
+ * one — the answer goes on, and a later run calls the model again for this step.
+ */
+async function finishKept(step: OpenStep, outcome: Parameters<OpenStep['finish']>[0]): Promise<void> {
+  try {
+    await step.finish(outcome);
+  } catch (error) {
+    if (!(error instanceof StepOutcomeTooLargeError)) throw error;
+  }
+}
+
+function withUsage(usage: Usage | undefined): { usage?: Usage } {
+  return usage === undefined ? {} : { usage };
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error), { cause: error });
+}
