@@ -24,7 +24,7 @@ const running = new WeakMap<object, StepContext>();
  * run — to send as the `Idempotency-Key` of the tool's outbound request, and the run's
  * `signal`. Throws a `TypeError` outside a tool of `journaled(…).tools`.
  */
-export function toolStep(options: ToolExecutionOptions<never>): StepContext {
+export function toolStep(options: Pick<ToolExecutionOptions<never>, 'toolCallId'>): StepContext {
   const step = typeof options === 'object' && options !== null ? running.get(options) : undefined;
   if (step === undefined) {
     throw new TypeError(

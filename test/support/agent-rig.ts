@@ -12,7 +12,6 @@ import {
   type ChatState,
   convertToModelMessages,
   jsonSchema,
-  type simulateReadableStream,
   stepCountIs,
   streamText,
   type ToolSet,
@@ -25,7 +24,8 @@ import { answerOnceTransport } from 'answer-once/ai';
 import { journaled, type JournaledOptions, toolStep } from 'answer-once/ai/server';
 import { createIdempotencyHandler, type IdempotencyEvent, MemoryStore } from 'answer-once/server';
 
-type StreamPart = Parameters<typeof simulateReadableStream>[0]['chunks'][number];
+type StreamPart =
+  Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer Part> ? Part : never;
 
 /** One model step of the script: its text, then at most one tool call. */
 export interface ScriptedStep {
