@@ -107,7 +107,9 @@ export interface AgentRigOptions {
   readonly tools: Record<string, RigTool>;
   readonly toolSteps?: JournaledOptions['toolSteps'];
   /** Instance A dies once the events its client got so far (UI chunk types) satisfy this. */
-  readonly crashWhen: (types: readonly string[]) => boolean;
+  readonly crashWhen?: (types: readonly string[]) => boolean;
+  /** Instance A dies inside this tool, after its effect and before its result is recorded. */
+  readonly crashInside?: string;
 }
 
 /** A store whose calls fail once `instance` crashed: nothing of a dead instance reaches it. */
@@ -186,9 +188,12 @@ export async function runAgentTurn(options: AgentRigOptions) {
             inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }),
             execute: async (input: Record<string, unknown>, execution) => {
               await new Promise((resolve) => setTimeout(resolve, 3));
-              if (instance.crashed) return new Promise(() => undefined); // a dead process does nothing more
+              if (instance.crashed) throw new Error('the instance is dead'); // it does nothing more
               effects[name]! += 1;
-              return effect(input, toolStep(execution).key);
+              const result = await effect(input, toolStep(execution).key);
+              if (instance === a && name === options.crashInside) crash();
+              if (instance.crashed) throw new Error('the instance is dead'); // its result is never recorded
+              return result;
             },
           });
         }
@@ -199,9 +204,19 @@ export async function runAgentTurn(options: AgentRigOptions) {
           messages: await convertToModelMessages(messages),
           stopWhen: stepCountIs(options.script.length),
           abortSignal: ctx.signal,
+          // A dead instance's failures are its own (the SDK logs the others, as an app's server does).
+          onError: ({ error }) => {
+            if (!instance.crashed) console.error(error);
+          },
         }).toUIMessageStreamResponse({ originalMessages: messages, generateMessageId: agent.generateMessageId });
       },
     });
+  };
+  /** Errors the body A's client reads (set while one is open): its socket was reset. */
+  let resetSocket: (() => void) | undefined;
+  const crash = () => {
+    a.crashed = true;
+    resetSocket?.();
   };
   const handleA = handlerOf(a);
   const handleB = handlerOf(b);
@@ -216,6 +231,9 @@ export async function runAgentTurn(options: AgentRigOptions) {
     const decoder = new TextDecoder();
     const body = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
+        start(controller) {
+          if (crashing) resetSocket = () => controller.error(new TypeError('network error: the connection was reset'));
+        },
         transform(chunk, controller) {
           const text = decoder.decode(chunk, { stream: true });
           if (!crashing) {
@@ -231,10 +249,7 @@ export async function runAgentTurn(options: AgentRigOptions) {
             controller.enqueue(new TextEncoder().encode(event));
             const data = /^data: (\{.*\})$/m.exec(event)?.[1];
             if (data) types.push((JSON.parse(data) as { type: string }).type);
-            if (!a.crashed && options.crashWhen(types)) {
-              a.crashed = true;
-              return controller.error(new TypeError('network error: the connection was reset'));
-            }
+            if (!a.crashed && options.crashWhen?.(types)) return crash();
           }
         },
       }),
