@@ -48,4 +48,34 @@ describe('journaled: a streamText turn with a charge tool, its producer crashed 
     const replayed = turn.events.filter((event) => event.type === 'step' && event.outcome === 'replayed');
     expect(replayed.map((event) => (event.type === 'step' ? event.kind : undefined))).toEqual(['model', 'tool']);
   });
+
+  it('shows the restart in place when the model, called again for the cut step, answers otherwise: no error, the tool still once', async () => {
+    const charges: number[] = [];
+    const turn = await runAgentTurn({
+      script: [SCRIPT[0]!, { ...SCRIPT[1]!, again: 'Done, receipt r-1: it ships today. ' }, SCRIPT[2]!],
+      tools: {
+        charge: async ({ amount }) => {
+          charges.push(amount as number);
+          return { receipt: 'r-1' };
+        },
+      },
+      crashWhen: (types) => {
+        const output = types.indexOf('tool-output-available');
+        return output !== -1 && types.slice(output).filter((type) => type === 'text-delta').length >= 3;
+      },
+    });
+
+    expect(charges).toEqual([5]);
+    expect(turn.counts.modelCalls).toBe(3);
+    expect(turn.wire).toContain('answer-once.restart'); // the re-run departed: the server restarted the answer
+    expect(turn.chat.status).toBe('ready');
+    expect(turn.chat.error).toBeUndefined();
+    expect(turn.answer).toHaveLength(1);
+    expect(textOf(turn.answer[0])).toBe(`${SCRIPT[0]!.text}Done, receipt r-1: it ships today. `);
+    // The first step stayed on screen throughout: only the cut step was taken back.
+    const first = turn.state.shown.findIndex((shown) => shown.startsWith(SCRIPT[0]!.text));
+    expect(first).toBeGreaterThan(-1);
+    for (const shown of turn.state.shown.slice(first)) expect(shown.startsWith(SCRIPT[0]!.text)).toBe(true);
+    expect(turn.answer[0]!.parts.filter((part) => part.type === 'tool-charge')).toHaveLength(1);
+  });
 });

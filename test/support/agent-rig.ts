@@ -30,6 +30,8 @@ type StreamPart =
 /** One model step of the script: its text, then at most one tool call. */
 export interface ScriptedStep {
   readonly text: string;
+  /** The step's text when the model is called for it again (a model is not deterministic). */
+  readonly again?: string;
   readonly call?: { readonly tool: string; readonly input: Record<string, unknown> };
 }
 
@@ -66,12 +68,20 @@ function partsOf(step: ScriptedStep, index: number): StreamPart[] {
 }
 
 /** A deterministic model: the n-th step of a conversation (n = tool results so far + 1) streams `script[n-1]`. */
-function scriptedModel(script: readonly ScriptedStep[], instance: Instance, counts: AgentCounts) {
+function scriptedModel(
+  script: readonly ScriptedStep[],
+  instance: Instance,
+  counts: AgentCounts,
+  callsOf: Map<number, number>,
+) {
   return new MockLanguageModelV4({
     doStream: async ({ prompt }) => {
       const index = prompt.filter((message) => message.role === 'tool').length;
       counts.modelCalls += 1;
-      const parts = partsOf(script[Math.min(index, script.length - 1)]!, index);
+      const step = script[Math.min(index, script.length - 1)]!;
+      const calls = (callsOf.get(index) ?? 0) + 1;
+      callsOf.set(index, calls);
+      const parts = partsOf(calls > 1 && step.again !== undefined ? { ...step, text: step.again } : step, index);
       let next = 0;
       const stream = new ReadableStream<StreamPart>({
         async pull(controller) {
@@ -167,13 +177,15 @@ export async function runAgentTurn(options: AgentRigOptions) {
   const a: Instance = { crashed: false };
   const b: Instance = { crashed: false };
   const counts: AgentCounts = { modelCalls: 0, modelStreamsEnded: 0 };
+  /** Model calls per step of the script, across both instances. */
+  const callsOf = new Map<number, number>();
   const events: IdempotencyEvent[] = [];
   const effects: Record<string, number> = Object.fromEntries(Object.keys(options.tools).map((name) => [name, 0]));
   /** Everything the client received, markers included. */
   let wire = '';
 
   const handlerOf = (instance: Instance) => {
-    const model = scriptedModel(options.script, instance, counts);
+    const model = scriptedModel(options.script, instance, counts, callsOf);
     return createIdempotencyHandler({
       store: seenBy(store, instance),
       scope: () => ({ user: 'u' }),
