@@ -109,7 +109,7 @@ export interface AgentCounts {
 }
 
 /** A tool of the rig: `effect` is what it does in the world, run only while its instance lives. */
-export type RigTool = (input: Record<string, unknown>, key: string) => Promise<unknown>;
+type RigTool = (input: Record<string, unknown>, key: string) => Promise<unknown>;
 
 export interface AgentRigOptions {
   readonly script: readonly ScriptedStep[];
