@@ -60,5 +60,7 @@ module.exports = [
   // text on screen) to 4.5 kB.
   // A typed `IntentExhaustedError` (the error classes it extends) and edits as new intents
   // (the payload digest) took it from 4.55 to 5.3 kB.
-  { name: 'answer-once/ai', path: 'dist/ai.js', import: '*', limit: '6.15 kB', ...common, ignore: ['ky', 'ulid', 'ai'] },
+  // A restart after several steps shown in place (the new answer's repeat of the shown
+  // chunks matched and not handed on again): +0.18 kB.
+  { name: 'answer-once/ai', path: 'dist/ai.js', import: '*', limit: '6.35 kB', ...common, ignore: ['ky', 'ulid', 'ai'] },
 ];
