@@ -16,41 +16,39 @@ const MODEL_STEP = { kind: 'model', repeat: 'safe' } as const;
 /** The middleware for one run: its model steps are counted in call order, as the journal tells steps apart. */
 export function modelStepsMiddleware(context: JournalContext): LanguageModelMiddleware {
   let ordinal = 0;
+  /**
+   * Begins the run's next model step: the recorded value to replay, or the model's result
+   * with the step open (a call that throws leaves it without outcome: a later run calls again).
+   */
+  async function begin<R>(call: () => PromiseLike<R>): Promise<{ recorded: unknown } | { step: OpenStep; result: R }> {
+    const step = await context.beginStep('model', MODEL_STEP);
+    if (step.state === 'uncertain') throw step.error; // not for a step safe to repeat: it restarts
+    if (step.state === 'recorded') {
+      if (!step.outcome.ok) throw step.outcome.error;
+      return { recorded: step.outcome.value };
+    }
+    try {
+      return { step, result: await call() };
+    } catch (error) {
+      await step.finish({ ok: false, error: asError(error) }).catch(() => undefined);
+      throw error;
+    }
+  }
+
   return {
     async wrapStream({ doStream }) {
       ordinal += 1;
       const ids = partIds(ordinal);
-      const step = await context.beginStep('model', MODEL_STEP);
-      if (step.state === 'uncertain') throw step.error; // not for a step safe to repeat: it restarts
-      if (step.state === 'recorded') {
-        if (!step.outcome.ok) throw step.outcome.error;
-        return { stream: streamOf(replayParts(step.outcome.value).map(ids)) };
-      }
-      let result: Awaited<ReturnType<typeof doStream>>;
-      try {
-        result = await doStream();
-      } catch (error) {
-        await step.finish({ ok: false, error: asError(error) }).catch(() => undefined);
-        throw error;
-      }
-      return { ...result, stream: recording(result.stream, step, ids) };
+      const begun = await begin(doStream);
+      if ('recorded' in begun) return { stream: streamOf(replayParts(begun.recorded).map(ids)) };
+      return { ...begun.result, stream: recording(begun.result.stream, begun.step, ids) };
     },
 
     async wrapGenerate({ doGenerate }) {
       ordinal += 1;
-      const step = await context.beginStep('model', MODEL_STEP);
-      if (step.state === 'uncertain') throw step.error;
-      if (step.state === 'recorded') {
-        if (!step.outcome.ok) throw step.outcome.error;
-        return replayResult(step.outcome.value);
-      }
-      let result: Awaited<ReturnType<typeof doGenerate>>;
-      try {
-        result = await doGenerate();
-      } catch (error) {
-        await step.finish({ ok: false, error: asError(error) }).catch(() => undefined);
-        throw error;
-      }
+      const begun = await begin(doGenerate);
+      if ('recorded' in begun) return replayResult(begun.recorded);
+      const { step, result } = begun;
       await finishKept(step, { ok: true, value: recordResult(result), ...withUsage(usageOf(result.usage)) });
       return result;
     },

@@ -12,23 +12,24 @@ const SCRIPT: ScriptedStep[] = [
   { text: 'unused' },
 ];
 
+/** The `charge` tool, keeping each amount it charged in `charges`. */
+const chargeInto = (charges: number[]) => ({
+  charge: async ({ amount }: Record<string, unknown>) => {
+    charges.push(amount as number);
+    return { receipt: 'r-1' };
+  },
+});
+
+/** The tool's output went out and step 2 began streaming its text: then the producer dies. */
+const stepTwoBegan = (types: readonly string[]): boolean => {
+  const output = types.indexOf('tool-output-available');
+  return output !== -1 && types.slice(output).filter((type) => type === 'text-delta').length >= 3;
+};
+
 describe('journaled: a streamText turn with a charge tool, its producer crashed after the tool', () => {
   it('runs the tool once, calls the model again only for the cut step, and the chat shows one whole answer: no error, no restart, no text twice', async () => {
     const charges: number[] = [];
-    const turn = await runAgentTurn({
-      script: SCRIPT,
-      tools: {
-        charge: async ({ amount }) => {
-          charges.push(amount as number);
-          return { receipt: 'r-1' };
-        },
-      },
-      // The tool's output went out and step 2 began streaming its text: then the producer dies.
-      crashWhen: (types) => {
-        const output = types.indexOf('tool-output-available');
-        return output !== -1 && types.slice(output).filter((type) => type === 'text-delta').length >= 3;
-      },
-    });
+    const turn = await runAgentTurn({ script: SCRIPT, tools: chargeInto(charges), crashWhen: stepTwoBegan });
 
     expect(turn.crashed).toBe(true);
     expect(charges).toEqual([5]); // the tool ran once
@@ -53,16 +54,8 @@ describe('journaled: a streamText turn with a charge tool, its producer crashed 
     const charges: number[] = [];
     const turn = await runAgentTurn({
       script: [SCRIPT[0]!, { ...SCRIPT[1]!, again: 'Done, receipt r-1: it ships today. ' }, SCRIPT[2]!],
-      tools: {
-        charge: async ({ amount }) => {
-          charges.push(amount as number);
-          return { receipt: 'r-1' };
-        },
-      },
-      crashWhen: (types) => {
-        const output = types.indexOf('tool-output-available');
-        return output !== -1 && types.slice(output).filter((type) => type === 'text-delta').length >= 3;
-      },
+      tools: chargeInto(charges),
+      crashWhen: stepTwoBegan,
     });
 
     expect(charges).toEqual([5]);
