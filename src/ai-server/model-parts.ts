@@ -95,12 +95,13 @@ export function usageOf(usage: ProviderUsage | undefined): Usage | undefined {
 }
 
 /**
- * Gives each text and reasoning part of the `ordinal`-th model step of a run its own id,
- * `<ordinal>.<n>`. Providers reuse ids across steps (a content block's index: `0` in every
- * step), and `streamText` then mints a random one for the repeat — which a re-run could
- * never reproduce. Derived ids make every run of the intent name the parts alike.
+ * Gives each text and reasoning part of a model step its own id, `<step>.<n>` (`step`: the
+ * step's place in the conversation, its prompt's length). Providers reuse ids across steps
+ * (a content block's index: `0` in every step), and `streamText` then mints a random one
+ * for the repeat — which a re-run could never reproduce. Derived ids make every run of the
+ * intent name the parts alike.
  */
-export function partIds(ordinal: number): (part: ModelPart) => ModelPart {
+export function partIds(step: number): (part: ModelPart) => ModelPart {
   const open = new Map<string, string>();
   let count = 0;
   return (part) => {
@@ -108,7 +109,7 @@ export function partIds(ordinal: number): (part: ModelPart) => ModelPart {
       case 'text-start':
       case 'reasoning-start': {
         count += 1;
-        const id = `${ordinal}.${count}`;
+        const id = `${step}.${count}`;
         open.set(`${part.type[0]}:${part.id}`, id);
         return { ...part, id };
       }

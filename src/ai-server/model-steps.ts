@@ -13,40 +13,53 @@ import { type ModelPart, partIds, recordParts, recordResult, replayParts, replay
 
 const MODEL_STEP = { kind: 'model', repeat: 'safe' } as const;
 
-/** The middleware for one run: its model steps are counted in call order, as the journal tells steps apart. */
+/** What a model call that threw records: that attempt is over, and the step's answer comes from a later one. */
+const FAILED_ATTEMPT = { failedAttempt: true } as const;
+const isFailedAttempt = (value: unknown): boolean => (value as { failedAttempt?: unknown } | null)?.failedAttempt === true;
+
+/**
+ * The middleware for one run. A model step is named by the length of its prompt
+ * (`model:<messages>`): each step of a turn adds messages, so steps are told apart by where
+ * they stand in the conversation. A call that throws (a provider error the SDK may retry,
+ * `maxRetries`) is recorded as a failed attempt, and a later run passes over it to the
+ * attempt that answered — never calling the model again for a step that has an answer.
+ */
 export function modelStepsMiddleware(context: JournalContext): LanguageModelMiddleware {
-  let ordinal = 0;
   /**
-   * Begins the run's next model step: the recorded value to replay, or the model's result
-   * with the step open (a call that throws leaves it without outcome: a later run calls again).
+   * Begins the model step for `params`: the recorded value to replay, or the model's
+   * result with the step open.
    */
-  async function begin<R>(call: () => PromiseLike<R>): Promise<{ recorded: unknown } | { step: OpenStep; result: R }> {
-    const step = await context.beginStep('model', MODEL_STEP);
-    if (step.state === 'uncertain') throw step.error; // not for a step safe to repeat: it restarts
-    if (step.state === 'recorded') {
-      if (!step.outcome.ok) throw step.outcome.error;
-      return { recorded: step.outcome.value };
-    }
-    try {
-      return { step, result: await call() };
-    } catch (error) {
-      await step.finish({ ok: false, error: asError(error) }).catch(() => undefined);
-      throw error;
+  async function begin<R>(
+    params: { readonly prompt: readonly unknown[] },
+    call: () => PromiseLike<R>,
+  ): Promise<{ recorded: unknown } | { step: OpenStep; result: R }> {
+    for (;;) {
+      const step = await context.beginStep(`model:${params.prompt.length}`, MODEL_STEP);
+      if (step.state === 'uncertain') throw step.error; // not for a step safe to repeat: it restarts
+      if (step.state === 'recorded') {
+        if (!step.outcome.ok) throw step.outcome.error;
+        if (isFailedAttempt(step.outcome.value)) continue; // the SDK called again: so does this run
+        return { recorded: step.outcome.value };
+      }
+      try {
+        return { step, result: await call() };
+      } catch (error) {
+        await finishKept(step, { ok: true, value: FAILED_ATTEMPT }).catch(() => undefined);
+        throw error;
+      }
     }
   }
 
   return {
-    async wrapStream({ doStream }) {
-      ordinal += 1;
-      const ids = partIds(ordinal);
-      const begun = await begin(doStream);
+    async wrapStream({ doStream, params }) {
+      const ids = partIds(params.prompt.length);
+      const begun = await begin(params, doStream);
       if ('recorded' in begun) return { stream: streamOf(replayParts(begun.recorded).map(ids)) };
       return { ...begun.result, stream: recording(begun.result.stream, begun.step, ids) };
     },
 
-    async wrapGenerate({ doGenerate }) {
-      ordinal += 1;
-      const begun = await begin(doGenerate);
+    async wrapGenerate({ doGenerate, params }) {
+      const begun = await begin(params, doGenerate);
       if ('recorded' in begun) return replayResult(begun.recorded);
       const { step, result } = begun;
       await finishKept(step, { ok: true, value: recordResult(result), ...withUsage(usageOf(result.usage)) });

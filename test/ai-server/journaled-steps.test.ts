@@ -3,7 +3,7 @@
  * the provider reported none — what a replay reports, `generateText` journaled too, and the
  * clear errors of bad input.
  */
-import { generateText, streamText } from 'ai';
+import { APICallError, generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { journaled, toolStep } from 'answer-once/ai/server';
@@ -103,6 +103,52 @@ describe('journaled (answer-once/ai/server) without HTTP', () => {
     expect(texts).toEqual(['Generated once.', 'Generated once.']);
     expect(calls.generate).toBe(1);
   });
+
+  it('takes a call the SDK retried for the same step, not the next: the re-run replays every step in its place', async () => {
+    const calls = { model: 0, tool: 0 };
+    const finish = { unified: 'stop', raw: undefined } as const;
+    const model = new MockLanguageModelV4({
+      doGenerate: async ({ prompt }) => {
+        calls.model += 1;
+        if (calls.model === 1) {
+          throw new APICallError({
+            message: 'overloaded',
+            url: 'http://127.0.0.1:9',
+            requestBodyValues: {},
+            isRetryable: true,
+          });
+        }
+        const answered = prompt.some((message) => message.role === 'tool');
+        return {
+          content: answered
+            ? [{ type: 'text', text: 'Refunded.' }]
+            : [{ type: 'tool-call', toolCallId: 'call-1', toolName: 'refund', input: '{}' }],
+          finishReason: answered ? finish : { unified: 'tool-calls', raw: undefined },
+          usage: usageOf(5, 1),
+          warnings: [],
+        };
+      },
+    });
+    const refund = tool({
+      inputSchema: jsonSchema<Record<string, never>>({ type: 'object' }),
+      execute: async () => {
+        calls.tool += 1;
+        return { refunded: true };
+      },
+    });
+    const { texts } = await twice(async (ctx) => {
+      const agent = journaled(ctx, { model, tools: { refund } });
+      const result = await generateText({
+        model: agent.model,
+        tools: agent.tools,
+        prompt: 'refund me',
+        stopWhen: stepCountIs(3),
+      });
+      return result.text;
+    });
+    expect(texts).toEqual(['Refunded.', 'Refunded.']);
+    expect(calls).toEqual({ model: 3, tool: 1 }); // the failed call, its retry, the second step: all in the first run
+  }, 10_000);
 
   it('refuses what it cannot journal, naming it', async () => {
     const { model } = countingModel('x');
