@@ -58,7 +58,7 @@ module.exports = {
       'core-is-neutral',
       'src/core is shared by the browser client and the server: it imports no other layer and no ky, React, Redis, msw or Hono, so every entry can carry it.',
       'core',
-      ['client', 'server', 'react', 'redis', 'postgres', 'testing', 'msw', 'ai', 'otel'],
+      ['client', 'server', 'react', 'redis', 'postgres', 'testing', 'msw', 'ai', 'ai-server', 'otel'],
       ['ky', 'react', 'react-dom', 'redis', '@redis/[^/]+', 'msw', '@hono/[^/]+', 'ai'],
     ),
 
@@ -68,7 +68,7 @@ module.exports = {
       'client-is-a-client',
       'src/client is the browser entry (answer-once): it never imports the server, Redis, React or msw code, so a bundle of createClient carries none of it.',
       'client',
-      ['server', 'redis', 'react', 'msw', 'ai', 'otel'],
+      ['server', 'redis', 'react', 'msw', 'ai', 'ai-server', 'otel'],
       ['react', 'react-dom', 'redis', '@redis/[^/]+', 'msw', '@hono/[^/]+'],
     ),
 
@@ -95,7 +95,7 @@ module.exports = {
       'server-stands-alone',
       'src/server (answer-once/server) runs on any Fetch runtime without the client, Redis or React: stores plug in through its IdempotencyStore interface.',
       'server',
-      ['client', 'redis', 'postgres', 'testing', 'react', 'msw', 'ai', 'otel'],
+      ['client', 'redis', 'postgres', 'testing', 'react', 'msw', 'ai', 'ai-server', 'otel'],
       ['ky', 'react', 'react-dom', 'redis', '@redis/[^/]+', 'msw'],
     ),
 
@@ -222,6 +222,14 @@ module.exports = {
       severity: 'error',
       from: { path: src('ai') },
       to: { path: pkg('ai', '@ai-sdk/[^/]+'), dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'ai-server-uses-the-public-server',
+      comment:
+        "src/ai-server (answer-once/ai/server) journals an AI SDK agent turn through the handler's ctx.step: of ours it imports the public server entry (src/server/index.ts) and src/core only, and from packages `ai` itself (wrapLanguageModel), so it rests on what every user of the server has.",
+      severity: 'error',
+      from: { path: src('ai-server') },
+      to: { path: '^src/', pathNot: ['^src/ai-server/', src('core'), '^src/server/index\\.ts$'] },
     },
     {
       name: 'check-is-black-box',

@@ -63,8 +63,7 @@ module.exports = [
   // text on screen) to 4.5 kB.
   // A typed `IntentExhaustedError` (the error classes it extends) and edits as new intents
   // (the payload digest) took it from 4.55 to 5.3 kB.
-  // Every problem with a class of its own surfaced typed, as client.send does (the table, the
-  // classes IntentFailedError and RequestIdReusedError, their mapping): 6.1 → 6.71 kB, nearly
-  // all of it code createClient carries already: with the client, the transport adds 0.04 kB more than before.
-  { name: 'answer-once/ai', path: 'dist/ai.js', import: '*', limit: '6.75 kB', ...common, ignore: ['ky', 'ulid', 'ai'] },
+  // Every problem with a class of its own surfaced typed, as client.send does (the problem
+  // table and its classes), and a restart after several steps shown in place.
+  { name: 'answer-once/ai', path: 'dist/ai.js', import: '*', limit: '6.95 kB', ...common, ignore: ['ky', 'ulid', 'ai'] },
 ];

@@ -14,6 +14,7 @@ export default defineConfig({
     testing: 'src/testing/index.ts',
     msw: 'src/msw/index.ts',
     ai: 'src/ai/index.ts',
+    'ai-server': 'src/ai-server/index.ts',
     outbox: 'src/client/outbox/index.ts',
     otel: 'src/otel/index.ts',
     // The `answer-once` command (package.json `bin`): `answer-once check <url>`.

@@ -6,12 +6,14 @@
  *
  * - the stop marker ends the stream (the answer is the partial one);
  * - a restart marker (the answer started again on the server — its producer died, or its
- *   body broke and the resend ran the work again — after part of it was shown) becomes
- *   the AI SDK's own `reset-step` chunk: the voided answer's parts are removed from the
- *   message and the new generation streams into it, without a seam. `reset-step` removes
- *   one step, so this holds while the voided answer had at most one step (no tool round
- *   trip yet) and nothing before it; otherwise the stream errors with
- *   `AnswerRestartedError`, and the app's `resumeStream()` shows the new answer whole
+ *   body broke and the resend ran the work again — after part of it was shown) is shown
+ *   in place, without a seam. The new generation's chunks that repeat the shown ones (a
+ *   journaled agent turn replays its finished steps byte for byte) are not handed on
+ *   again; where it departs, the AI SDK's own `reset-step` chunk takes the last shown
+ *   step back, and that step streams again as it now comes. `reset-step` removes one
+ *   step, so a departure before the last shown step is shown in place only while the
+ *   voided answer had at most one step and nothing before it; otherwise the stream errors
+ *   with `AnswerRestartedError`, and the app's `resumeStream()` shows the new answer whole
  *   (the transport's resumes are replays, `resumeStreamIsReplay`).
  */
 import type { UIMessageChunk } from 'ai';
@@ -31,6 +33,8 @@ interface Shown {
   partsBeforeStep: boolean;
 }
 
+const START_STEP = JSON.stringify({ type: 'start-step' });
+
 const fresh = (): Shown => ({ chunks: 0, started: false, steps: 0, partsBeforeStep: false });
 
 /** A chunk and the position (`<generation>.<offset>`, its event's id) just after the event it came from. */
@@ -44,6 +48,10 @@ export function uiMessageChunks(body: ReadableStream<Uint8Array>, requestId: str
   let shown = fresh();
   /** After a restart voided a shown answer: the new generation's chunks that would repeat what stays. */
   let skip: { start: boolean; step: boolean } | undefined;
+  /** This generation's chunks the reader has (handed on, or shown already by a voided one). */
+  let current: string[] = [];
+  /** After a restart: the voided answer's chunks, and how many of them the new generation repeated so far. */
+  let matching: { voided: string[]; at: number; generation: number | undefined } | undefined;
   let failure: unknown;
   let output!: TransformStreamDefaultController<PositionedChunk>;
   /** The id of the event being read: every chunk made of it is positioned after it. */
@@ -51,6 +59,28 @@ export function uiMessageChunks(body: ReadableStream<Uint8Array>, requestId: str
 
   function restart(generation: number | undefined) {
     if (shown.chunks === 0) return;
+    // Until the new generation departs from it, the reader still shows the voided answer.
+    matching = { voided: matching?.voided ?? current, at: 0, generation };
+    current = [];
+  }
+
+  /** The new generation departs from the voided answer (or ended shorter): void what it did not repeat. */
+  function depart() {
+    if (!matching) return;
+    const { voided, at: repeated, generation } = matching;
+    matching = undefined;
+    if (repeated === voided.length) return;
+    const isStep = (json: string) => json === START_STEP;
+    if (!voided.slice(repeated).some(isStep)) {
+      // Inside the last shown step: take it back and show it again, as far as it repeated.
+      output.enqueue({ chunk: { type: 'reset-step' }, at });
+      const stepStart = voided.slice(0, repeated).lastIndexOf(START_STEP);
+      for (const json of voided.slice(stepStart + 1, repeated)) {
+        const chunk = JSON.parse(json) as UIMessageChunk;
+        if (chunk.type !== 'start') output.enqueue({ chunk, at });
+      }
+      return;
+    }
     if (shown.steps > 1 || (shown.steps === 1 && shown.partsBeforeStep)) {
       failure = new AnswerRestartedError(generation, { requestId, attempts: 0, polls: 0 });
       return;
@@ -58,11 +88,21 @@ export function uiMessageChunks(body: ReadableStream<Uint8Array>, requestId: str
     // Removes the parts of the (only) step, or every part when no step began; the
     // message itself and its step-start part stay, standing for the new answer's.
     output.enqueue({ chunk: { type: 'reset-step' }, at });
-    skip = { start: shown.started, step: shown.steps === 1 };
+    const restarted = voided.slice(0, repeated).some((json) => (JSON.parse(json) as UIMessageChunk).type === 'start');
+    skip = { start: shown.started && !restarted, step: shown.steps === 1 };
     shown = { ...fresh(), chunks: 1, started: shown.started, steps: shown.steps };
   }
 
   function pass(chunk: UIMessageChunk) {
+    const json = JSON.stringify(chunk);
+    if (matching && matching.voided[matching.at] === json) {
+      matching.at += 1; // shown already
+      current.push(json);
+      return;
+    }
+    depart();
+    if (failure) return;
+    current.push(json);
     if (chunk.type === 'start' && skip?.start) {
       skip.start = false;
       if (chunk.messageMetadata != null)
@@ -104,6 +144,7 @@ export function uiMessageChunks(body: ReadableStream<Uint8Array>, requestId: str
       },
       flush() {
         parser.feed(decoder.decode());
+        if (!failure) depart();
         if (failure) throw failure;
       },
     }),

@@ -38,6 +38,8 @@ const FIRST_BYTE_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.2
  * | `answer_once.tokens.avoided` | counter (the stored usage of each of those) | `gen_ai.token.type` (`input`, `output`) |
  * | `answer_once.first_byte.duration` | histogram, seconds (request to the first answer byte) | `answer_once.outcome` |
  * | `answer_once.steps` | counter (journaled steps, `ctx.step`) | `answer_once.step.outcome`, `answer_once.step.kind` (when given) |
+ * | `answer_once.model.steps` | counter (steps of kind `model` that ran: the model calls of a journaled agent turn) | — |
+ * | `answer_once.model.steps_avoided` | counter (steps of kind `model` a re-run replayed instead of calling the model) | — |
  * | `answer_once.tool.calls` | counter (steps of kind `tool` that ran) | — |
  * | `answer_once.tool.calls_avoided` | counter (steps of kind `tool` replayed or reconciled instead) | — |
  *
@@ -63,10 +65,12 @@ export function otelMetrics(options?: OtelMetricsOptions): IdempotencyEventListe
   return function recordMetrics(event: IdempotencyEvent): void {
     if (event.type === 'acquired') on().calls.add(1, base);
     else if (event.type === 'step') {
-      const { steps, toolCalls, toolAvoided, tokens } = on();
+      const { steps, modelSteps, modelAvoided, toolCalls, toolAvoided, tokens } = on();
       const kind = event.kind === undefined ? {} : { 'answer_once.step.kind': event.kind };
       steps.add(1, { ...base, 'answer_once.step.outcome': event.outcome, ...kind });
       const avoided = event.outcome === 'replayed' || event.outcome === 'reconciled';
+      if (event.kind === 'model' && event.outcome === 'ran') modelSteps.add(1, base);
+      if (event.kind === 'model' && avoided) modelAvoided.add(1, base);
       if (event.kind === 'tool' && event.outcome === 'ran') toolCalls.add(1, base);
       if (event.kind === 'tool' && avoided) toolAvoided.add(1, base);
       if (event.outcome === 'replayed' && event.usage?.inputTokens) tokens.add(event.usage.inputTokens, input);
@@ -111,6 +115,14 @@ function instruments(meter: Meter) {
     steps: meter.createCounter('answer_once.steps', {
       description: 'Journaled steps, by what became of them: ran, replayed, reconciled, uncertain.',
       unit: '{step}',
+    }),
+    modelSteps: meter.createCounter('answer_once.model.steps', {
+      description: 'Model steps (journaled model calls of an agent turn) that called the model.',
+      unit: '{call}',
+    }),
+    modelAvoided: meter.createCounter('answer_once.model.steps_avoided', {
+      description: 'Model steps a re-run took from the journal instead of calling the model again.',
+      unit: '{call}',
     }),
     toolCalls: meter.createCounter('answer_once.tool.calls', {
       description: 'Tool steps that ran.',

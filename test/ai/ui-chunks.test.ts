@@ -3,7 +3,7 @@
  * bytes as the server writes them: where a restart marker lands in the chunks `useChat`
  * gets (PROTOCOL.md § 14.5), and when it cannot be shown in place.
  */
-import type { UIMessageChunk } from 'ai';
+import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { isAnswerRestartedError } from 'answer-once';
 import { type PositionedChunk, uiMessageChunks } from '../../src/ai/ui-chunks.js';
@@ -67,7 +67,48 @@ describe('uiMessageChunks (answer-once/ai)', () => {
     expect(chunks).toContainEqual({ type: 'message-metadata', messageMetadata: { run: 2 } });
   });
 
-  it('errors with AnswerRestartedError when the voided answer had two steps (reset-step takes back one)', async () => {
+  it('shows a restart after two steps in place when the new run repeats the first: only the departing step streams again', async () => {
+    const tool = [
+      event({ type: 'tool-input-available', toolCallId: 'call-1', toolName: 'charge', input: {} }),
+      event({ type: 'tool-output-available', toolCallId: 'call-1', output: { receipt: 'r-1' } }),
+    ];
+    const firstStep = [
+      event({ type: 'start', messageId: 'answer-1' }),
+      ...step('one'),
+      event({ type: 'text-end', id: 't' }),
+      ...tool,
+      event({ type: 'finish-step' }),
+    ];
+    const chunks = await chunksOf([
+      ...firstStep,
+      ...step('two, so'),
+      restart,
+      ...firstStep,
+      ...step('two, then'),
+      ...finish,
+    ]);
+    expect(chunks.map((chunk) => chunk.type).slice(-7)).toEqual([
+      'text-delta',
+      'reset-step',
+      'text-start',
+      'text-delta',
+      'text-end',
+      'finish-step',
+      'finish',
+    ]);
+    let message: UIMessage | undefined;
+    const stream = new ReadableStream<UIMessageChunk>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    for await (const next of readUIMessageStream({ stream })) message = next;
+    expect(message?.parts.filter((part) => part.type === 'text').map((part) => part.text)).toEqual(['one', 'two, then']);
+    expect(message?.parts.filter((part) => part.type === 'tool-charge')).toHaveLength(1);
+  });
+
+  it('errors with AnswerRestartedError when the voided answer had two steps and the new run departs before the last (reset-step takes back one)', async () => {
     const read = chunksOf([
       event({ type: 'start' }),
       ...step('one'),

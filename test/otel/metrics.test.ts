@@ -299,7 +299,7 @@ describe('otelMetrics', () => {
     await store.close?.();
   });
 
-  it("counts a re-run's journaled steps: tool calls made and avoided, and a replayed model step's tokens avoided", async () => {
+  it("counts a re-run's journaled steps: model steps and tool calls made and avoided, and a replayed model step's tokens avoided", async () => {
     rig = metricsRig();
     const store = new MemoryStore();
     const onEvent = otelMetrics({ meter: rig.meter });
@@ -318,6 +318,8 @@ describe('otelMetrics', () => {
     await runOnce(store, 'order-7', work, { onEvent });
     expect(await rig.total('answer_once.tool.calls')).toBe(2); // refund, then email on the re-run
     expect(await rig.total('answer_once.tool.calls_avoided')).toBe(1); // refund, replayed
+    expect(await rig.total('answer_once.model.steps')).toBe(1); // plan, on the first run only
+    expect(await rig.total('answer_once.model.steps_avoided')).toBe(1); // plan, replayed
     expect(await rig.total('answer_once.steps', { 'answer_once.step.outcome': 'replayed' })).toBe(2);
     expect(await rig.total('answer_once.steps', { 'answer_once.step.kind': 'model' })).toBe(2);
     expect(await rig.total('answer_once.tokens.avoided', { 'gen_ai.token.type': 'input' })).toBe(40);

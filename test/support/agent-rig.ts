@@ -1,0 +1,288 @@
+/**
+ * An AI SDK agent turn (`streamText` with tools, `journaled`) behind two instances of the
+ * reference handler sharing one store, and a producer crash: instance A serves the send
+ * until a chosen point of its answer, then dies there — its socket to the client is reset,
+ * its model connection too, its tools do no more effects, and nothing of it reaches the
+ * store again (so its lease lapses, as a killed process's does). Every later request goes
+ * to instance B, which takes the intent over when the lease has lapsed. The client is the
+ * AI SDK's own chat logic (`AbstractChat`, what `useChat` runs) over `answerOnceTransport`.
+ */
+import {
+  AbstractChat,
+  type ChatState,
+  convertToModelMessages,
+  jsonSchema,
+  stepCountIs,
+  streamText,
+  type ToolSet,
+  tool,
+  type UIMessage,
+} from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { createClient } from 'answer-once';
+import { answerOnceTransport } from 'answer-once/ai';
+import { journaled, type JournaledOptions, toolStep } from 'answer-once/ai/server';
+import { createIdempotencyHandler, type IdempotencyEvent, MemoryStore } from 'answer-once/server';
+
+type StreamPart =
+  Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer Part> ? Part : never;
+
+/** One model step of the script: its text, then at most one tool call. */
+export interface ScriptedStep {
+  readonly text: string;
+  /** The step's text when the model is called for it again (a model is not deterministic). */
+  readonly again?: string;
+  readonly call?: { readonly tool: string; readonly input: Record<string, unknown> };
+}
+
+const usage = (output: number) => ({
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: output, text: output, reasoning: undefined },
+});
+
+/** The parts of one scripted step, as a provider streams them: text in words, then the tool call. */
+function partsOf(step: ScriptedStep, index: number): StreamPart[] {
+  const words = step.text.split(/(?<= )/);
+  const parts: unknown[] = [
+    { type: 'stream-start', warnings: [] },
+    { type: 'text-start', id: '0' }, // a provider's id, the same in every step (Anthropic's block index)
+    ...words.map((delta) => ({ type: 'text-delta', id: '0', delta })),
+    { type: 'text-end', id: '0' },
+  ];
+  if (step.call) {
+    const id = `call-${index + 1}`;
+    const input = JSON.stringify(step.call.input);
+    parts.push(
+      { type: 'tool-input-start', id, toolName: step.call.tool },
+      { type: 'tool-input-delta', id, delta: input },
+      { type: 'tool-input-end', id },
+      { type: 'tool-call', toolCallId: id, toolName: step.call.tool, input },
+    );
+  }
+  parts.push({
+    type: 'finish',
+    finishReason: { unified: step.call ? 'tool-calls' : 'stop', raw: undefined },
+    usage: usage(words.length),
+  });
+  return parts as StreamPart[];
+}
+
+/** A deterministic model: the n-th step of a conversation (n = tool results so far + 1) streams `script[n-1]`. */
+function scriptedModel(
+  script: readonly ScriptedStep[],
+  instance: Instance,
+  counts: AgentCounts,
+  callsOf: Map<number, number>,
+) {
+  return new MockLanguageModelV4({
+    doStream: async ({ prompt }) => {
+      const index = prompt.filter((message) => message.role === 'tool').length;
+      counts.modelCalls += 1;
+      const step = script[Math.min(index, script.length - 1)]!;
+      const calls = (callsOf.get(index) ?? 0) + 1;
+      callsOf.set(index, calls);
+      const parts = partsOf(calls > 1 && step.again !== undefined ? { ...step, text: step.again } : step, index);
+      let next = 0;
+      const stream = new ReadableStream<StreamPart>({
+        async pull(controller) {
+          await new Promise((resolve) => setTimeout(resolve, 2));
+          if (instance.crashed) return controller.error(new Error('the model connection was reset'));
+          if (next === parts.length) {
+            counts.modelStreamsEnded += 1;
+            return controller.close();
+          }
+          controller.enqueue(parts[next++]!);
+        },
+      });
+      return { stream };
+    },
+  });
+}
+
+interface Instance {
+  crashed: boolean;
+}
+
+export interface AgentCounts {
+  modelCalls: number;
+  modelStreamsEnded: number;
+}
+
+/** A tool of the rig: `effect` is what it does in the world, run only while its instance lives. */
+type RigTool = (input: Record<string, unknown>, key: string) => Promise<unknown>;
+
+export interface AgentRigOptions {
+  readonly script: readonly ScriptedStep[];
+  /** The tools, by name; each gets its call's input and its step key (`toolStep(options).key`). */
+  readonly tools: Record<string, RigTool>;
+  readonly toolSteps?: JournaledOptions['toolSteps'];
+  /** Instance A dies once the events its client got so far (UI chunk types) satisfy this. */
+  readonly crashWhen?: (types: readonly string[]) => boolean;
+  /** Instance A dies inside this tool, after its effect and before its result is recorded. */
+  readonly crashInside?: string;
+}
+
+/** A store whose calls fail once `instance` crashed: nothing of a dead instance reaches it. */
+function seenBy(store: MemoryStore, instance: Instance): MemoryStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) =>
+        instance.crashed
+          ? Promise.reject(new Error('the instance is dead'))
+          : (value as (...args: unknown[]) => unknown).apply(target, args);
+    },
+  });
+}
+
+/** A chat's state as plain arrays, keeping every text the assistant message showed. */
+class RecordingState implements ChatState<UIMessage> {
+  status: ChatState<UIMessage>['status'] = 'ready';
+  error: Error | undefined;
+  messages: UIMessage[] = [];
+  /** The assistant message's text at every update: what the person saw, frame by frame. */
+  readonly shown: string[] = [];
+  pushMessage = (message: UIMessage) => {
+    this.messages = [...this.messages, message];
+    this.#record(message);
+  };
+  popMessage = () => {
+    this.messages = this.messages.slice(0, -1);
+  };
+  replaceMessage = (index: number, message: UIMessage) => {
+    this.messages = this.messages.map((old, at) => (at === index ? message : old));
+    this.#record(message);
+  };
+  snapshot = <T>(thing: T): T => structuredClone(thing);
+  #record(message: UIMessage) {
+    if (message.role === 'assistant') this.shown.push(textOf(message));
+  }
+}
+
+class RecordingChat extends AbstractChat<UIMessage> {
+  readonly recorded: RecordingState;
+  constructor(init: ConstructorParameters<typeof AbstractChat<UIMessage>>[0]) {
+    super(init);
+    this.recorded = init.state as RecordingState;
+  }
+}
+
+export const textOf = (message: UIMessage | undefined): string =>
+  (message?.parts ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('');
+
+/** Sends one message through the crashing pair of instances; resolves when the chat settled. */
+export async function runAgentTurn(options: AgentRigOptions) {
+  const store = new MemoryStore();
+  const a: Instance = { crashed: false };
+  const b: Instance = { crashed: false };
+  const counts: AgentCounts = { modelCalls: 0, modelStreamsEnded: 0 };
+  /** Model calls per step of the script, across both instances. */
+  const callsOf = new Map<number, number>();
+  const events: IdempotencyEvent[] = [];
+  const effects: Record<string, number> = Object.fromEntries(Object.keys(options.tools).map((name) => [name, 0]));
+  /** Everything the client received, markers included. */
+  let wire = '';
+
+  const handlerOf = (instance: Instance) => {
+    const model = scriptedModel(options.script, instance, counts, callsOf);
+    return createIdempotencyHandler({
+      store: seenBy(store, instance),
+      scope: () => ({ user: 'u' }),
+      leaseMs: 300,
+      flushMs: 5,
+      onEvent: (event) => events.push(event),
+      handler: async (request, ctx) => {
+        const { messages } = (await request.json()) as { messages: UIMessage[] };
+        const tools: ToolSet = {};
+        for (const [name, effect] of Object.entries(options.tools)) {
+          tools[name] = tool({
+            inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }),
+            execute: async (input: Record<string, unknown>, execution) => {
+              await new Promise((resolve) => setTimeout(resolve, 3));
+              if (instance.crashed) throw new Error('the instance is dead'); // it does nothing more
+              effects[name]! += 1;
+              const result = await effect(input, toolStep(execution).key);
+              if (instance === a && name === options.crashInside) crash();
+              if (instance.crashed) throw new Error('the instance is dead'); // its result is never recorded
+              return result;
+            },
+          });
+        }
+        const agent = journaled(ctx, { model, tools, ...(options.toolSteps && { toolSteps: options.toolSteps }) });
+        return streamText({
+          model: agent.model,
+          tools: agent.tools,
+          messages: await convertToModelMessages(messages),
+          stopWhen: stepCountIs(options.script.length),
+          abortSignal: ctx.signal,
+          // A dead instance's failures are its own (the SDK logs the others, as an app's server does).
+          onError: ({ error }) => {
+            if (!instance.crashed) console.error(error);
+          },
+        }).toUIMessageStreamResponse({ originalMessages: messages, generateMessageId: agent.generateMessageId });
+      },
+    });
+  };
+  /** Errors the body A's client reads (set while one is open): its socket was reset. */
+  let resetSocket: (() => void) | undefined;
+  const crash = () => {
+    a.crashed = true;
+    resetSocket?.();
+  };
+  const handleA = handlerOf(a);
+  const handleB = handlerOf(b);
+
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    const request = new Request(input, init);
+    const response = await (a.crashed ? handleB : handleA)(request);
+    if (!response.body) return response;
+    const crashing = !a.crashed;
+    const types: string[] = [];
+    let pending = '';
+    const decoder = new TextDecoder();
+    const body = response.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        start(controller) {
+          if (crashing) resetSocket = () => controller.error(new TypeError('network error: the connection was reset'));
+        },
+        transform(chunk, controller) {
+          const text = decoder.decode(chunk, { stream: true });
+          if (!crashing) {
+            wire += text;
+            return controller.enqueue(chunk);
+          }
+          // Event by event, so the crash lands on an event boundary.
+          pending += text;
+          for (let end = pending.indexOf('\n\n'); end !== -1; end = pending.indexOf('\n\n')) {
+            const event = pending.slice(0, end + 2);
+            pending = pending.slice(end + 2);
+            wire += event;
+            controller.enqueue(new TextEncoder().encode(event));
+            const data = /^data: (\{.*\})$/m.exec(event)?.[1];
+            if (data) types.push((JSON.parse(data) as { type: string }).type);
+            if (!a.crashed && options.crashWhen?.(types)) return crash();
+          }
+        },
+      }),
+    );
+    return new Response(body, { status: response.status, headers: response.headers });
+  };
+
+  const state = new RecordingState();
+  const chat = new RecordingChat({
+    id: 'chat-1',
+    generateId: (() => {
+      let n = 0;
+      return () => `msg-${String(++n).padStart(8, '0')}`;
+    })(),
+    transport: answerOnceTransport({ client: createClient({ fetch, baseUrl: 'http://127.0.0.1:9/' }), api: 'api/chat' }),
+    state,
+  });
+  await chat.sendMessage({ text: 'Charge me and confirm.' });
+  for (let waited = 0; chat.status !== 'ready' && chat.status !== 'error' && waited < 10_000; waited += 10) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const answer = chat.messages.filter((message) => message.role === 'assistant');
+  return { chat, state, answer, counts, effects, events, wire, crashed: a.crashed };
+}
