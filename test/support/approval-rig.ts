@@ -55,7 +55,11 @@ function answerTo(prompt: readonly { role: string; content: unknown }[]): Stream
   } else {
     parts.push(...text(results.at(-1)?.output?.type === 'execution-denied' ? NOT_BOOKED : BOOKED));
   }
-  parts.push({ type: 'finish', finishReason: { unified: results.length === 0 ? 'tool-calls' : 'stop', raw: undefined }, usage });
+  parts.push({
+    type: 'finish',
+    finishReason: { unified: results.length === 0 ? 'tool-calls' : 'stop', raw: undefined },
+    usage,
+  });
   return parts as StreamPart[];
 }
 
