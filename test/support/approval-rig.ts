@@ -148,6 +148,7 @@ export function startApprovalRig() {
         messages: await convertToModelMessages(messages),
         stopWhen: stepCountIs(3),
         abortSignal: ctx.signal,
+        experimental_transform: agent.transform,
       }).toUIMessageStreamResponse({ originalMessages: messages, generateMessageId: agent.generateMessageId });
     },
   });
