@@ -30,10 +30,11 @@ export function firstAnswers(
   return chunks.pipeThrough(
     new TransformStream<PositionedChunk, PositionedChunk>({
       transform(item, controller) {
-        const { chunk } = item;
-        const approvalId = 'toolCallId' in chunk ? approvals.get(chunk.toolCallId) : undefined;
-        if (approvalId !== undefined && chunk.type.startsWith('tool-output-')) {
-          const approved = chunk.type !== 'tool-output-denied';
+        const { type } = item.chunk;
+        const approvalId =
+          type.startsWith('tool-output-') && approvals.get((item.chunk as { toolCallId: string }).toolCallId);
+        if (approvalId) {
+          const approved = type !== 'tool-output-denied';
           controller.enqueue({ chunk: { type: 'tool-approval-response', approvalId, approved }, at: item.at });
         }
         controller.enqueue(item);

@@ -2,7 +2,9 @@
  * `answerOnceTransport()`: a `ChatTransport` for the AI SDK's `useChat`, over
  * `client.fetch`. Each submitted user message is one intent keyed by the message's id
  * and its payload (./intent-id.ts), so sending it twice is one model call and an edit is
- * a new intent; an intent the server will not run again (`intent-exhausted`) is final,
+ * a new intent; answers to tool approvals are one intent keyed by the approvals, so the
+ * approved tool runs once however many tabs answer, and a tab whose answer came second
+ * shows the first one's outcome (./approvals.ts); an intent the server will not run again (`intent-exhausted`) is final,
  * and sending that message again is a new intent; its stream resumes itself after a drop (the
  * resumable body); after a reload `reconnectToStream` finds the chat's pending intent
  * in the client's storage and replays it from the server's log (no `activeStreamId` to
@@ -79,7 +81,7 @@ export interface AnswerOnceTransportOptions<UI_MESSAGE extends UIMessage = UIMes
   /**
    * The intent ID of one submitted request; `undefined` mints a new one. Keep an edit
    * (the AI SDK resends a message under its id with new text) a new intent.
-   * @default for a submitted user message, its id (when it is 8–128 of `[A-Za-z0-9_-]`) joined with a digest of the payload; else a new one
+   * @default for a submitted user message, its id (when it is 8–128 of `[A-Za-z0-9_-]`) joined with a digest of the payload; for answers to tool approvals, the first approval's id joined with a digest of every one answered; else a new one
    */
   requestId?: (context: RequestIdContext<UI_MESSAGE>) => string | undefined;
 }
@@ -123,10 +125,6 @@ async function failure(response: Response, requestId: string): Promise<Error> {
     );
   }
   return new Error(`answer-once: the chat route answered ${response.status}${text ? `: ${text.slice(0, 500)}` : ''}`);
-}
-
-async function problemCode(response: Response): Promise<string | undefined> {
-  return rawProblemCode(parseJson(await response.text().catch(() => '')));
 }
 
 function parseJson(text: string): unknown {
@@ -216,8 +214,9 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
       request.set('content-type', 'application/json');
       request.set(REQUEST_ID_HEADER, requestId);
       let response = await client.fetch(api, { method: 'POST', headers: request, body: init.body });
+      // 422: `request-id-reused`, the protocol's only one (an app's own 422 comes back from the status route as it was).
       const { approvals } = init;
-      const second = approvals && response.status === 422 && (await problemCode(response.clone())) === 'request-id-reused';
+      const second = approvals && response.status === 422;
       if (second) response = await client.fetch(statusUrl(statusPath, requestId, response.url), { headers: request });
       if (!response.ok) {
         const error = await failure(response, requestId);
