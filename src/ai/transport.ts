@@ -4,11 +4,11 @@
  * and its payload (./intent-id.ts), so sending it twice is one model call and an edit is
  * a new intent; answers to tool approvals are one intent keyed by the approvals, so the
  * approved tool runs once however many tabs answer, and a tab whose answer came second
- * shows the first one's outcome (./approvals.ts); an intent the server will not run again (`intent-exhausted`) is final,
- * and sending that message again is a new intent; its stream resumes itself after a drop (the
- * resumable body); after a reload `reconnectToStream` finds the chat's pending intent
- * in the client's storage and replays it from the server's log (no `activeStreamId` to
- * keep); concurrent resumes of one intent share one request; aborting a submitted
+ * shows the first one's outcome (./approvals.ts); an intent the server will not run again
+ * (`intent-exhausted`) is final, and sending that message again is a new intent; its
+ * stream resumes itself after a drop (the resumable body); after a reload
+ * `reconnectToStream` finds the chat's pending intent in the client's storage and
+ * replays it from the server's log (no `activeStreamId` to keep); concurrent resumes of one intent share one request; aborting a submitted
  * message's stream (`stop()`) stops the generation on the server (PROTOCOL.md § 14.8),
  * and a stop the server did not confirm reaches `onStopError`'s listeners; an edit or a
  * regenerate while an answer streams supersedes it (./chat-turn.ts).

@@ -18,6 +18,13 @@ async function asked() {
   return { rig, first, approvalId: first.approvalId };
 }
 
+async function until(check: () => boolean): Promise<void> {
+  for (let waited = 0; !check(); waited += 2) {
+    if (waited > 10_000) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
 const bookPart = (tab: { lastMessage: { parts: { type: string }[] } | undefined }) =>
   tab.lastMessage?.parts.find((part) => part.type === 'tool-book');
 
@@ -61,7 +68,7 @@ describe('answerOnceTransport: tool approvals', () => {
     const second = rig.openTab(first.messages);
 
     await first.addToolApprovalResponse({ id: approvalId, approved: true });
-    await new Promise((resolve) => setTimeout(resolve, 5)); // the approval reaches the server first
+    await until(() => rig.counts.bookings === 1); // the approval is running: the denial comes while its answer streams
     await second.addToolApprovalResponse({ id: approvalId, approved: false });
     await Promise.all([first.settled(), second.settled()]);
 

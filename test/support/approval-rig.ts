@@ -176,7 +176,7 @@ export function startApprovalRig() {
       structuredClone(messages),
     );
   };
-  return { counts, posts, openTab, fetch };
+  return { counts, posts, openTab };
 }
 
 export const textOf = (message: UIMessage | undefined): string =>
