@@ -8,10 +8,11 @@
  * (`intent-exhausted`) is final, and sending that message again is a new intent; its
  * stream resumes itself after a drop (the resumable body); after a reload
  * `reconnectToStream` finds the chat's pending intent in the client's storage and
- * replays it from the server's log (no `activeStreamId` to keep); concurrent resumes of one intent share one request; aborting a submitted
- * message's stream (`stop()`) stops the generation on the server (PROTOCOL.md § 14.8),
- * and a stop the server did not confirm reaches `onStopError`'s listeners; an edit or a
- * regenerate while an answer streams supersedes it (./chat-turn.ts).
+ * replays it from the server's log (no `activeStreamId` to keep); concurrent resumes of
+ * one intent share one request; aborting a submitted message's stream (`stop()`) stops
+ * the generation on the server (PROTOCOL.md § 14.8), and a stop the server did not
+ * confirm reaches `onStopError`'s listeners; an edit or a regenerate while an answer
+ * streams supersedes it (./chat-turn.ts).
  */
 import type { ChatTransport, UIMessage, UIMessageChunk } from 'ai';
 import { newRequestId } from '../core/ids.js';
