@@ -38,11 +38,12 @@ export function approvalIds<TOOLS extends ToolSet>(requestId: string): StreamTex
     /** The derived id of each approval this run asked for, by the id `streamText` minted. */
     const derived = new Map<string, string>();
     return new TransformStream<TextStreamPart<TOOLS>, TextStreamPart<TOOLS>>({
-      async transform(part, controller) {
+      transform(part, controller) {
         if (part.type === 'tool-approval-request' && part.signature === undefined) {
-          const id = await approvalId(requestId, part.toolCall.toolCallId);
-          derived.set(part.approvalId, id);
-          return controller.enqueue({ ...part, approvalId: id });
+          return approvalId(requestId, part.toolCall.toolCallId).then((id) => {
+            derived.set(part.approvalId, id);
+            controller.enqueue({ ...part, approvalId: id });
+          });
         }
         if (part.type === 'tool-approval-response') {
           const id = derived.get(part.approvalId); // an approval decided without a person (`toolApproval`)
