@@ -1,15 +1,13 @@
 import type { RedisStoreSubscriber } from './client.js';
 import { RedisStoreClosedError, toStoreError } from './errors.js';
 import { withDeadline } from './run-script.js';
+import { stopChannelOf } from './scripts/stop.js';
 
 /** One watch: its holder's token, and how to wake it (`released`: the token no longer holds, no need to look). */
 interface Watcher {
   readonly token: string;
   readonly wake: (released: boolean) => void;
 }
-
-/** The store's one stop channel (plain pub/sub; the messages are record names). */
-export const stopChannelOf = (prefix: string): string => `${prefix}answer-once:stops`;
 
 /**
  * The holders' stop watch of one store, on ONE subscription however many runs watch: the

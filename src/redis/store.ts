@@ -16,7 +16,7 @@ import {
 import type { RedisScriptRunner } from './client.js';
 import { SettleChannels } from './channels.js';
 import { Doorbell } from '../core/doorbell.js';
-import { StopWatchers, stopChannelOf } from './stop-watchers.js';
+import { StopWatchers } from './stop-watchers.js';
 import { SharedReads } from './shared-reads.js';
 import { normalizeRedisStoreOptions, type NormalizedRedisStoreOptions, type RedisStoreOptions } from './options.js';
 import { RedisStoreReplyError } from './errors.js';
@@ -34,7 +34,7 @@ import { READ_LOG } from './scripts/read-log.js';
 import { RENEW } from './scripts/renew.js';
 import { SETTLE } from './scripts/settle.js';
 import { START_STEP } from './scripts/start-step.js';
-import { STOP } from './scripts/stop.js';
+import { STOP, stopChannelOf } from './scripts/stop.js';
 import { WATCH_STOP } from './scripts/watch-stop.js';
 import type { RedisScript } from './scripts/define.js';
 

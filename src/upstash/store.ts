@@ -1,0 +1,275 @@
+import type { AcquireResult, CompletedRecord, IdempotencyRecord, WriteResult } from '../server/store/store.js';
+import type { StepStart, StepStartOptions, StepStore } from '../server/store/step-store.js';
+import {
+  isNewToReader,
+  LOG_LINGER_MS,
+  stopOffset,
+  type LogAppend,
+  type LogAppendResult,
+  type LogPosition,
+  type LogReadOptions,
+  type LogSnapshot,
+  type StopOutcome,
+  type StreamStore,
+} from '../server/store/stream-store.js';
+import { checkBatch, checkMs, checkText } from '../redis/arguments.js';
+import { RedisStoreClosedError, RedisStoreReplyError } from '../redis/errors.js';
+import { logKeyOf } from '../redis/log-key.js';
+import { decodeAppend, decodeSnapshot } from '../redis/log-reply.js';
+import { array, decodeRecord, integer, text, toLocalDeadline } from '../redis/reply.js';
+import { SharedReads } from '../redis/shared-reads.js';
+import { ACQUIRE } from '../redis/scripts/acquire.js';
+import { APPEND } from '../redis/scripts/append.js';
+import type { RedisScript } from '../redis/scripts/define.js';
+import { FINISH_STEP } from '../redis/scripts/finish-step.js';
+import { MARK_AVOIDED } from '../redis/scripts/mark-avoided.js';
+import { READ } from '../redis/scripts/read.js';
+import { READ_LOG } from '../redis/scripts/read-log.js';
+import { RENEW } from '../redis/scripts/renew.js';
+import { SETTLE } from '../redis/scripts/settle.js';
+import { START_STEP } from '../redis/scripts/start-step.js';
+import { STOP, stopChannelOf } from '../redis/scripts/stop.js';
+import { WATCH_STOP } from '../redis/scripts/watch-stop.js';
+import { normalizeUpstashStoreOptions, type NormalizedUpstashStoreOptions, type UpstashStoreOptions } from './options.js';
+import { PollBackoff } from './poll.js';
+import { runRestScript } from './run-script.js';
+import { bytesToText, textArgument } from './wire.js';
+
+/** A fenced script's reply: 1 written, 0 fenced, -1 no record. */
+function writeResult(reply: unknown): WriteResult {
+  const code = integer(reply);
+  return code === 1 ? 'written' : code === -1 ? 'gone' : 'fenced';
+}
+
+/**
+ * The `answer-once/server` store over Upstash's REST API (`@upstash/redis`), for runtimes
+ * that cannot open a TCP socket: Vercel Edge Functions, Cloudflare Workers, Deno Deploy.
+ *
+ * - the same Lua scripts as `RedisStore` (`src/redis/scripts/`: one per operation, the
+ *   same atomic claim, fencing tokens, leases on Redis's clock, the step journal in the
+ *   record's hash), each ONE REST request: EVALSHA, and one EVAL more only when Redis's
+ *   script cache lacks it; the records are the same, so the two stores can share a database;
+ * - HTTP has no blocking command and no pub/sub: `wait`, `read` and `watchStop` poll,
+ *   `pollIntervalMs` first, doubling up to `maxPollIntervalMs`, never past the lease's end or
+ *   the caller's deadline; the readers of one intent on one instance share each look;
+ *   a holder's stop watch takes its own appends' replies as looks (they carry the stop);
+ * - appends are the handler's, coalesced per flush window: a streamed answer costs one
+ *   request per window, never one per event.
+ *
+ * @example
+ * import { Redis } from '@upstash/redis';
+ * const store = new UpstashStore({ redis: Redis.fromEnv() });
+ */
+export class UpstashStore implements StreamStore, StepStore {
+  readonly #options: NormalizedUpstashStoreOptions;
+  readonly #reads = new SharedReads();
+  readonly #closed = new AbortController();
+  /** When this store last appended under a key's holder: that append's reply was a look at the stop. */
+  readonly #appended = new Map<string, number>();
+
+  constructor(options: UpstashStoreOptions) {
+    this.#options = normalizeUpstashStoreOptions(options);
+  }
+
+  async acquire(key: string, fingerprint: string, leaseMs: number): Promise<AcquireResult> {
+    // Random, so never issued before for this key, even after the record expired.
+    const token = crypto.randomUUID();
+    const grace = String(this.#options.processingGraceMs);
+    const args = [checkText('fingerprint', fingerprint), checkMs('leaseMs', leaseMs, 1), grace, token];
+    const reply = await this.#run(ACQUIRE, key, args);
+    const receivedAt = Date.now();
+    const [acquired, now, , lease, takeover, retry, generation, runs] = array(reply, 8);
+    if (integer(acquired) !== 1) {
+      const record = decodeRecord(reply, receivedAt);
+      if (!record) throw new RedisStoreReplyError('answer-once/upstash: acquire refused without a record');
+      return { acquired: false, record };
+    }
+    return {
+      acquired: true,
+      token,
+      leaseExpiresAt: toLocalDeadline(integer(lease), integer(now), receivedAt),
+      takeover: integer(takeover) === 1,
+      retry: integer(retry) === 1,
+      runs: integer(runs),
+      generation: integer(generation),
+    };
+  }
+
+  async renew(key: string, token: string, leaseMs: number): Promise<WriteResult> {
+    const args = [checkText('token', token), checkMs('leaseMs', leaseMs, 1), String(this.#options.processingGraceMs)];
+    return writeResult(await this.#run(RENEW, key, args));
+  }
+
+  async complete(key: string, token: string, result: string, ttlMs: number): Promise<WriteResult> {
+    return this.#settle(key, token, 'completed', result, ttlMs);
+  }
+
+  async fail(key: string, token: string, error: string, ttlMs: number): Promise<WriteResult> {
+    return this.#settle(key, token, 'failed', error, ttlMs);
+  }
+
+  async get(key: string): Promise<IdempotencyRecord | null> {
+    return decodeRecord(await this.#run(READ, key, []), Date.now());
+  }
+
+  async markAvoided(key: string): Promise<CompletedRecord | null> {
+    const record = decodeRecord(await this.#run(MARK_AVOIDED, key, []), Date.now());
+    return record?.state === 'completed' ? record : null;
+  }
+
+  async wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<IdempotencyRecord | null> {
+    checkMs('timeoutMs', timeoutMs, 0);
+    const deadline = Date.now() + timeoutMs;
+    const abort = this.#abortOf(signal);
+    const backoff = this.#backoff();
+    // Bounded: each turn sleeps one poll interval, never past the lease, the timeout or the abort.
+    for (;;) {
+      const record = await this.get(key);
+      const now = Date.now();
+      if (record?.state !== 'processing' || record.leaseExpiresAt <= now) return record;
+      if (now >= deadline || abort.aborted) return record;
+      await backoff.sleep(Math.min(deadline, record.leaseExpiresAt + 1), abort);
+    }
+  }
+
+  async append(key: string, token: string, batch: LogAppend): Promise<LogAppendResult> {
+    const { offset, data, head, retainBytes, leaseMs, continues } = checkBatch(batch);
+    const args = [
+      checkText('token', token),
+      String(offset),
+      data,
+      head === undefined ? '0' : '1',
+      head ?? '',
+      retainBytes === undefined ? '' : String(retainBytes),
+      leaseMs === undefined ? '' : checkMs('leaseMs', leaseMs, 1),
+      String(this.#options.processingGraceMs),
+      continues === undefined ? '' : String(continues),
+    ];
+    const sent = Date.now();
+    const result = decodeAppend(await this.#run(APPEND, key, args));
+    if (result.ok) this.#appended.set(`${key}\n${token}`, sent);
+    return result;
+  }
+
+  async read(key: string, from: LogPosition | null, options: LogReadOptions = {}): Promise<LogSnapshot> {
+    const { waitMs = 0, signal } = options;
+    checkMs('waitMs', waitMs, 0);
+    if (from !== null && (!Number.isSafeInteger(from.generation) || !Number.isSafeInteger(from.offset) || from.offset < 0)) {
+      throw new TypeError('answer-once/upstash: expected `from` to be null or { generation, offset } of integers');
+    }
+    const deadline = Date.now() + waitMs;
+    const abort = this.#abortOf(signal);
+    const backoff = this.#backoff();
+    // Bounded: each turn sleeps one poll interval, never past the lease, the timeout or the abort.
+    for (;;) {
+      const snapshot = await this.#snapshot(key, from);
+      const now = Date.now();
+      if (isNewToReader(snapshot, from, now) || now >= deadline || abort.aborted) return snapshot;
+      const { record } = snapshot;
+      const lease = record?.state === 'processing' ? record.leaseExpiresAt + 1 : deadline;
+      await backoff.sleep(Math.min(deadline, lease), abort);
+    }
+  }
+
+  async stop(key: string, at?: LogPosition): Promise<StopOutcome> {
+    const offset = stopOffset(at);
+    const position = offset === undefined || !at ? ['', ''] : [String(at.generation), String(offset)];
+    const answer = text(await this.#run(STOP, key, [...position, stopChannelOf(this.#options.prefix)]));
+    if (answer === 'stopping' || answer === 'settled' || answer === 'unknown') return answer;
+    throw new RedisStoreReplyError(`answer-once/upstash: stop answered "${String(answer)}"`);
+  }
+
+  async watchStop(key: string, token: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    checkMs('timeoutMs', timeoutMs, 0);
+    checkText('token', token);
+    const deadline = Date.now() + timeoutMs;
+    const abort = this.#abortOf(signal);
+    const backoff = this.#backoff();
+    const appended = `${key}\n${token}`;
+    let looked = 0;
+    // Bounded: each turn sleeps one poll interval, never past the timeout or the abort.
+    for (let first = true; ; first = false) {
+      // An append made since the last look read the stop flag too (its reply carries it): it was a look.
+      const appendedAt = this.#appended.get(appended) ?? 0;
+      if (first || appendedAt <= looked) {
+        looked = Date.now();
+        const state = integer(await this.#run(WATCH_STOP, key, [token]));
+        if (state !== 1) return state === 2;
+      } else {
+        looked = appendedAt;
+      }
+      if (Date.now() >= deadline || abort.aborted) return false;
+      await backoff.sleep(deadline, abort);
+      if (abort.aborted) return false;
+    }
+  }
+
+  async startStep(key: string, token: string, step: string, options: StepStartOptions = {}): Promise<StepStart> {
+    const args = [checkText('token', token), checkText('step', step, true), options.restart === true ? '1' : '0'];
+    const [code, outcome] = array(await this.#run(START_STEP, key, args), 1);
+    switch (integer(code)) {
+      case 1:
+        return { state: 'started' };
+      case 2:
+        return { state: 'finished', outcome: text(outcome) ?? '' };
+      case 3:
+        return { state: 'unfinished' };
+      case 0:
+        return { state: 'fenced' };
+      default:
+        return { state: 'gone' };
+    }
+  }
+
+  async finishStep(key: string, token: string, step: string, outcome: string): Promise<WriteResult> {
+    const args = [checkText('token', token), checkText('step', step, true), checkText('outcome', outcome)];
+    return writeResult(await this.#run(FINISH_STEP, key, args));
+  }
+
+  /** Ends every pending wait, read and stop watch early, and refuses later calls. The client is the caller's. */
+  close(): Promise<void> {
+    this.#closed.abort();
+    return Promise.resolve();
+  }
+
+  #backoff(): PollBackoff {
+    return new PollBackoff(this.#options.pollIntervalMs, this.#options.maxPollIntervalMs);
+  }
+
+  /** The caller's signal or the store's closing, whichever comes first. */
+  #abortOf(signal: AbortSignal | undefined): AbortSignal {
+    return signal ? AbortSignal.any([signal, this.#closed.signal]) : this.#closed.signal;
+  }
+
+  /** The record and log of `key` from `from`, in one request shared with every reader asking the same now. */
+  #snapshot(key: string, from: LogPosition | null): Promise<LogSnapshot> {
+    const args = from === null ? ['', '0'] : [String(from.generation), String(from.offset)];
+    return this.#reads.read(`${key}\n${args.join('\n')}`, async () =>
+      decodeSnapshot(await this.#run(READ_LOG, key, args), Date.now()),
+    );
+  }
+
+  #run(script: RedisScript, key: string, args: (string | Uint8Array)[]): Promise<unknown> {
+    if (this.#closed.signal.aborted) {
+      return Promise.reject(new RedisStoreClosedError('answer-once/upstash: the store was closed'));
+    }
+    const record = this.#options.prefix + checkText('key', key, true);
+    const wire = args.map((arg) => (typeof arg === 'string' ? textArgument(arg) : bytesToText(arg)));
+    return runRestScript(this.#options.redis, script, [record, logKeyOf(record)], wire, this.#options.commandTimeoutMs);
+  }
+
+  async #settle(
+    key: string,
+    token: string,
+    state: 'completed' | 'failed',
+    payload: string,
+    ttlMs: number,
+  ): Promise<WriteResult> {
+    if (typeof payload !== 'string') {
+      throw new TypeError(`answer-once/upstash: expected \`${state === 'completed' ? 'result' : 'error'}\` to be a string`);
+    }
+    const args = [checkText('token', token), state, payload, checkMs('ttlMs', ttlMs, 1), String(LOG_LINGER_MS)];
+    this.#appended.delete(`${key}\n${token}`); // the holder's run ends here
+    return writeResult(await this.#run(SETTLE, key, args));
+  }
+}
