@@ -1,21 +1,19 @@
 /**
  * The pause of one waiter between two looks at the store: HTTP has no blocking command
  * and no pub/sub, so a waiter polls, first after `first` ms, then twice as long after
- * each look that found nothing new, up to `max`; `reset()` (something new) starts over.
+ * each look that found nothing new, up to `max`. A pause ends early on the caller's
+ * signal and on `wakeAll` (the store closing): plain callbacks, no `AbortSignal` of the
+ * store's own — on Workers one request cannot touch another's I/O objects, signals included.
  */
 export class PollBackoff {
-  readonly #first: number;
   readonly #max: number;
+  readonly #wakers: Set<() => void>;
   #next: number;
 
-  constructor(first: number, max: number) {
-    this.#first = first;
+  constructor(first: number, max: number, wakers: Set<() => void>) {
     this.#max = max;
     this.#next = first;
-  }
-
-  reset(): void {
-    this.#next = this.#first;
+    this.#wakers = wakers;
   }
 
   /** Sleeps the next pause, never past `until` (epoch ms), and returns early on `signal`'s abort. */
@@ -27,10 +25,12 @@ export class PollBackoff {
       const done = (): void => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', done);
+        this.#wakers.delete(done);
         resolve();
       };
       const timer = setTimeout(done, pause);
       signal?.addEventListener('abort', done, { once: true });
+      this.#wakers.add(done);
     });
   }
 }

@@ -2,7 +2,7 @@ import { withDeadline } from '../core/deadline.js';
 import { RedisStoreError, RedisStoreUnavailableError } from '../redis/errors.js';
 import type { RedisScript } from '../redis/scripts/define.js';
 import type { UpstashRedisClient } from './client.js';
-import { decodeReply, restScript } from './wire.js';
+import { decodeReply, restScript, sha1Of } from './wire.js';
 
 /** Error replies a retry may cure (a loading, busy, failing-over or overloaded server); every other reply is permanent. */
 const TRANSIENT_REPLIES = /^(LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|READONLY|OOM|NOREPLICAS|MISCONF)\b/;
@@ -50,7 +50,7 @@ export async function runRestScript(
   const rest = restScript(script);
   const attempt = async (): Promise<unknown> => {
     try {
-      return await redis.evalsha(await rest.sha1, keys, args);
+      return await redis.evalsha(await sha1Of(rest), keys, args);
     } catch (error) {
       if (!isNoScript(error)) throw error;
       return await redis.eval(rest.source, keys, args);

@@ -63,7 +63,9 @@ function writeResult(reply: unknown): WriteResult {
 export class UpstashStore implements StreamStore, StepStore {
   readonly #options: NormalizedUpstashStoreOptions;
   readonly #reads = new SharedReads();
-  readonly #closed = new AbortController();
+  /** The pauses of the store's waiters, each ended by `close()`. */
+  readonly #wakers = new Set<() => void>();
+  #closed = false;
   /** When this store last appended under a key's holder: that append's reply was a look at the stop. */
   readonly #appended = new Map<string, number>();
 
@@ -120,15 +122,14 @@ export class UpstashStore implements StreamStore, StepStore {
   async wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<IdempotencyRecord | null> {
     checkMs('timeoutMs', timeoutMs, 0);
     const deadline = Date.now() + timeoutMs;
-    const abort = this.#abortOf(signal);
     const backoff = this.#backoff();
     // Bounded: each turn sleeps one poll interval, never past the lease, the timeout or the abort.
     for (;;) {
       const record = await this.get(key);
       const now = Date.now();
       if (record?.state !== 'processing' || record.leaseExpiresAt <= now) return record;
-      if (now >= deadline || abort.aborted) return record;
-      await backoff.sleep(Math.min(deadline, record.leaseExpiresAt + 1), abort);
+      if (now >= deadline || this.#over(signal)) return record;
+      await backoff.sleep(Math.min(deadline, record.leaseExpiresAt + 1), signal);
     }
   }
 
@@ -158,16 +159,15 @@ export class UpstashStore implements StreamStore, StepStore {
       throw new TypeError('answer-once/upstash: expected `from` to be null or { generation, offset } of integers');
     }
     const deadline = Date.now() + waitMs;
-    const abort = this.#abortOf(signal);
     const backoff = this.#backoff();
     // Bounded: each turn sleeps one poll interval, never past the lease, the timeout or the abort.
     for (;;) {
       const snapshot = await this.#snapshot(key, from);
       const now = Date.now();
-      if (isNewToReader(snapshot, from, now) || now >= deadline || abort.aborted) return snapshot;
+      if (isNewToReader(snapshot, from, now) || now >= deadline || this.#over(signal)) return snapshot;
       const { record } = snapshot;
       const lease = record?.state === 'processing' ? record.leaseExpiresAt + 1 : deadline;
-      await backoff.sleep(Math.min(deadline, lease), abort);
+      await backoff.sleep(Math.min(deadline, lease), signal);
     }
   }
 
@@ -183,7 +183,6 @@ export class UpstashStore implements StreamStore, StepStore {
     checkMs('timeoutMs', timeoutMs, 0);
     checkText('token', token);
     const deadline = Date.now() + timeoutMs;
-    const abort = this.#abortOf(signal);
     const backoff = this.#backoff();
     const appended = `${key}\n${token}`;
     let looked = 0;
@@ -198,9 +197,9 @@ export class UpstashStore implements StreamStore, StepStore {
       } else {
         looked = appendedAt;
       }
-      if (Date.now() >= deadline || abort.aborted) return false;
-      await backoff.sleep(deadline, abort);
-      if (abort.aborted) return false;
+      if (Date.now() >= deadline || this.#over(signal)) return false;
+      await backoff.sleep(deadline, signal);
+      if (this.#over(signal)) return false;
     }
   }
 
@@ -228,17 +227,18 @@ export class UpstashStore implements StreamStore, StepStore {
 
   /** Ends every pending wait, read and stop watch early, and refuses later calls. The client is the caller's. */
   close(): Promise<void> {
-    this.#closed.abort();
+    this.#closed = true;
+    for (const wake of [...this.#wakers]) wake();
     return Promise.resolve();
   }
 
   #backoff(): PollBackoff {
-    return new PollBackoff(this.#options.pollIntervalMs, this.#options.maxPollIntervalMs);
+    return new PollBackoff(this.#options.pollIntervalMs, this.#options.maxPollIntervalMs, this.#wakers);
   }
 
-  /** The caller's signal or the store's closing, whichever comes first. */
-  #abortOf(signal: AbortSignal | undefined): AbortSignal {
-    return signal ? AbortSignal.any([signal, this.#closed.signal]) : this.#closed.signal;
+  /** The caller's abort, or the store's closing. */
+  #over(signal: AbortSignal | undefined): boolean {
+    return this.#closed || signal?.aborted === true;
   }
 
   /** The record and log of `key` from `from`, in one request shared with every reader asking the same now. */
@@ -250,7 +250,7 @@ export class UpstashStore implements StreamStore, StepStore {
   }
 
   #run(script: RedisScript, key: string, args: (string | Uint8Array)[]): Promise<unknown> {
-    if (this.#closed.signal.aborted) {
+    if (this.#closed) {
       return Promise.reject(new RedisStoreClosedError('answer-once/upstash: the store was closed'));
     }
     const record = this.#options.prefix + checkText('key', key, true);

@@ -52,29 +52,36 @@ end)()
 return cjson.encode({encode(reply)})
 `;
 
-/** A shared script as it runs over REST; `sha1` resolves to what Redis caches it under. */
+/** A shared script as it runs over REST; `sha1` is what Redis caches it under, once hashed. */
 export interface RestScript {
   readonly name: string;
   readonly source: string;
-  readonly sha1: Promise<string>;
+  sha1?: string;
 }
 
 const wrapped = new WeakMap<RedisScript, RestScript>();
 
-async function sha1Hex(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-1', new TextEncoder().encode(text)));
-  return Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
-}
-
-/** `script` wrapped for REST, made once per script (WebCrypto hashes it: every runtime has it). */
+/** `script` wrapped for REST, made once per script. */
 export function restScript(script: RedisScript): RestScript {
   let rest = wrapped.get(script);
   if (!rest) {
-    const source = `${WRAP_BEFORE}${script.source}${WRAP_AFTER}`;
-    rest = { name: script.name, source, sha1: sha1Hex(source) };
+    rest = { name: script.name, source: `${WRAP_BEFORE}${script.source}${WRAP_AFTER}` };
     wrapped.set(script, rest);
   }
   return rest;
+}
+
+/**
+ * The SHA-1 of the wrapped script (WebCrypto: every runtime has it). Kept as a string,
+ * never as a promise: on Workers a promise made by one request's I/O cannot be awaited by
+ * another's, so calls that start before the first hash is in each hash it.
+ */
+export async function sha1Of(rest: RestScript): Promise<string> {
+  if (rest.sha1 === undefined) {
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-1', new TextEncoder().encode(rest.source)));
+    rest.sha1 = Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  }
+  return rest.sha1;
 }
 
 /** Bytes as one character per byte (what the script turns back into those bytes). */

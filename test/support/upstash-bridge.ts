@@ -99,7 +99,7 @@ export class UpstashBridge {
           const multi = redis.multi();
           for (const command of payload) multi.addCommand(command.map(String));
           try {
-            const replies = (await multi.exec()) as Reply[];
+            const replies = (await multi.exec()) as unknown as Reply[];
             return send(response, 200, replies.map((result) => encode({ result })));
           } catch (error) {
             return send(response, 400, { error: error instanceof Error ? error.message : String(error) });

@@ -4,7 +4,7 @@
  * another instance (a serverless function, an isolate) would make its own.
  */
 import { afterAll, beforeAll } from 'vitest';
-import { Redis } from '@upstash/redis';
+import { Redis, type RedisConfigNodejs } from '@upstash/redis';
 import { UpstashStore, type UpstashStoreOptions } from 'answer-once/upstash';
 import { RedisServer } from './redis-server.js';
 import { UpstashBridge } from './upstash-bridge.js';
@@ -14,7 +14,7 @@ export interface UpstashSuite {
   readonly bridge: UpstashBridge;
   readonly server: RedisServer;
   /** A new `@upstash/redis` client of the bridge; `options` as `new Redis()` takes them. */
-  client(options?: Partial<ConstructorParameters<typeof Redis>[0]>): Redis;
+  client(options?: Partial<RedisConfigNodejs>): Redis;
   /** A store over a client of its own. */
   open(options?: Partial<UpstashStoreOptions>): UpstashStore;
 }
