@@ -32,6 +32,7 @@ import { STOP, stopChannelOf } from '../redis/scripts/stop.js';
 import { WATCH_STOP } from '../redis/scripts/watch-stop.js';
 import { normalizeUpstashStoreOptions, type NormalizedUpstashStoreOptions, type UpstashStoreOptions } from './options.js';
 import { PollBackoff } from './poll.js';
+import { RecentLooks } from './recent-looks.js';
 import { runRestScript } from './run-script.js';
 import { bytesToText, textArgument } from './wire.js';
 
@@ -51,7 +52,8 @@ function writeResult(reply: unknown): WriteResult {
  *   script cache lacks it; the records are the same, so the two stores can share a database;
  * - HTTP has no blocking command and no pub/sub: `wait`, `read` and `watchStop` poll,
  *   `pollIntervalMs` first, doubling up to `maxPollIntervalMs`, never past the lease's end or
- *   the caller's deadline; the readers of one intent on one instance share each look;
+ *   the caller's deadline; the readers of one intent on one instance share each look, and
+ *   a reader asking on from where a look just left it waits out the interval first;
  *   a holder's stop watch takes its own appends' replies as looks (they carry the stop);
  * - appends are the handler's, coalesced per flush window: a streamed answer costs one
  *   request per window, never one per event.
@@ -63,6 +65,7 @@ function writeResult(reply: unknown): WriteResult {
 export class UpstashStore implements StreamStore, StepStore {
   readonly #options: NormalizedUpstashStoreOptions;
   readonly #reads = new SharedReads();
+  readonly #looks = new RecentLooks();
   /** The pauses of the store's waiters, each ended by `close()`. */
   readonly #wakers = new Set<() => void>();
   #closed = false;
@@ -160,6 +163,8 @@ export class UpstashStore implements StreamStore, StepStore {
     }
     const deadline = Date.now() + waitMs;
     const backoff = this.#backoff();
+    const looked = from === null || waitMs === 0 ? undefined : this.#looks.take(key, from.generation, from.offset);
+    if (looked !== undefined) await backoff.sleep(Math.min(deadline, looked + this.#options.pollIntervalMs), signal);
     // Bounded: each turn sleeps one poll interval, never past the lease, the timeout or the abort.
     for (;;) {
       const snapshot = await this.#snapshot(key, from);
@@ -244,9 +249,12 @@ export class UpstashStore implements StreamStore, StepStore {
   /** The record and log of `key` from `from`, in one request shared with every reader asking the same now. */
   #snapshot(key: string, from: LogPosition | null): Promise<LogSnapshot> {
     const args = from === null ? ['', '0'] : [String(from.generation), String(from.offset)];
-    return this.#reads.read(`${key}\n${args.join('\n')}`, async () =>
-      decodeSnapshot(await this.#run(READ_LOG, key, args), Date.now()),
-    );
+    return this.#reads.read(`${key}\n${args.join('\n')}`, async () => {
+      const sent = Date.now();
+      const snapshot = decodeSnapshot(await this.#run(READ_LOG, key, args), Date.now());
+      if (snapshot.log) this.#looks.saw(key, snapshot.log.generation, snapshot.log.length, sent);
+      return snapshot;
+    });
   }
 
   #run(script: RedisScript, key: string, args: (string | Uint8Array)[]): Promise<unknown> {

@@ -115,3 +115,50 @@ describe.skipIf(!requireRedisServer())('UpstashStore over REST', () => {
     expect(error).toMatchObject({ code: 'store-failed', message: expect.stringMatching(/Unauthorized/) });
   });
 });
+
+describe.skipIf(!requireRedisServer())('UpstashStore following a streamed answer', () => {
+  const suite = useUpstashSuite();
+
+  it('costs a follower one REST request per poll interval while the answer streams, not two', async () => {
+    const holder = suite.open();
+    const client = suite.client();
+    let requests = 0;
+    const counted = {
+      evalsha: (...args: Parameters<typeof client.evalsha>) => ((requests += 1), client.evalsha(...args)),
+      eval: (...args: Parameters<typeof client.eval>) => ((requests += 1), client.eval(...args)),
+    };
+    const reader = new UpstashStore({ redis: counted, pollIntervalMs: 100, maxPollIntervalMs: 100 });
+    const key = newKey();
+    const claim = await holder.acquire(key, 'fp', LEASE);
+    if (!claim.acquired) throw new Error('expected a claim');
+    let offset = 0;
+    const batch = (index: number) => new TextEncoder().encode(`data: ${index}\n\n`);
+    await holder.append(key, claim.token, { offset, data: batch(0), head: 'h' });
+    offset += batch(0).byteLength;
+    await reader.get(key); // the scripts are cached from here on
+    requests = 0;
+
+    const started = Date.now();
+    const appending = (async () => {
+      // 1 s of an answer streaming: a batch every 20 ms.
+      for (let index = 1; index <= 50; index += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        await holder.append(key, claim.token, { offset, data: batch(index), ...(offset === 0 ? { head: 'h' } : {}) });
+        offset += batch(index).byteLength;
+      }
+    })();
+    let { log } = await reader.read(key, null);
+    // Bounded: 50 batches, then one read that times out with nothing new.
+    for (let reads = 0; log && reads < 100; reads += 1) {
+      const next = await reader.read(key, { generation: log.generation, offset: log.length }, { waitMs: 300 });
+      if (!next.log || next.log.length === log.length) break;
+      log = next.log;
+    }
+    await appending;
+    const elapsed = Date.now() - started;
+
+    expect(log?.length).toBe(offset); // it followed the answer to its end
+    // One look per interval over the stream, the first, and the last one's timeout (300 ms: 3 more).
+    expect(requests).toBeLessThanOrEqual(Math.ceil(elapsed / 100) + 2);
+  });
+});
