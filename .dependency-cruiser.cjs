@@ -126,12 +126,7 @@ module.exports = {
       from: { path: src('upstash') },
       to: {
         path: '^src/',
-        pathNot: [
-          '^src/upstash/',
-          src('core'),
-          server('store'),
-          UPSTASH_SHARES,
-        ],
+        pathNot: ['^src/upstash/', src('core'), server('store'), UPSTASH_SHARES],
       },
     },
     {
@@ -140,10 +135,7 @@ module.exports = {
         'answer-once/upstash is for runtimes without TCP or Node (Vercel Edge, Workers, Deno Deploy): neither it nor the src/redis files it shares import a Node built-in or a Redis client package.',
       severity: 'error',
       from: {
-        path: [
-          src('upstash'),
-          UPSTASH_SHARES,
-        ],
+        path: [src('upstash'), UPSTASH_SHARES],
       },
       to: { path: [pkg('redis', '@redis/[^/]+')], dependencyTypesNot: ['type-only'] },
     },
@@ -152,10 +144,7 @@ module.exports = {
       comment: 'answer-once/upstash and the src/redis files it shares run where Node built-ins do not exist.',
       severity: 'error',
       from: {
-        path: [
-          src('upstash'),
-          UPSTASH_SHARES,
-        ],
+        path: [src('upstash'), UPSTASH_SHARES],
       },
       to: { dependencyTypes: ['core'] },
     },

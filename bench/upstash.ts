@@ -66,7 +66,11 @@ for (const events of EVENTS) {
   for (let index = 0; index < 3; index += 1) {
     runs.push(await requests(holderBridge, async () => drain(await streaming(chat('http://bench', newId())))));
   }
-  rows.push([`streamed answer, ${events} events × ${EVENT_MS} ms, first run`, median(runs).toFixed(1), (median(runs) / events).toFixed(2)]);
+  rows.push([
+    `streamed answer, ${events} events × ${EVENT_MS} ms, first run`,
+    median(runs).toFixed(1),
+    (median(runs) / events).toFixed(2),
+  ]);
 }
 
 for (const [label, options] of [
@@ -90,7 +94,11 @@ for (const [label, options] of [
     );
     await drain(first);
   }
-  rows.push([`attach to a ${events}-event answer (2 s), ${label}`, median(costs).toFixed(1), (median(costs) / events).toFixed(2)]);
+  rows.push([
+    `attach to a ${events}-event answer (2 s), ${label}`,
+    median(costs).toFixed(1),
+    (median(costs) / events).toFixed(2),
+  ]);
 }
 
 table(

@@ -1,7 +1,6 @@
 import type { RedisStoreSubscriber } from './client.js';
 import { RedisStoreClosedError, toStoreError } from './errors.js';
 import { withDeadline } from './run-script.js';
-import { stopChannelOf } from './scripts/stop.js';
 
 /** One watch: its holder's token, and how to wake it (`released`: the token no longer holds, no need to look). */
 interface Watcher {

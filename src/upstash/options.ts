@@ -74,7 +74,12 @@ const LIBRARY = 'answer-once/upstash';
 export function normalizeUpstashStoreOptions(options: UpstashStoreOptions): NormalizedUpstashStoreOptions {
   optionsObject(options, 'UpstashStore options `{ redis }`', false, LIBRARY);
   const { redis } = options;
-  if (typeof redis !== 'object' || redis === null || typeof redis.evalsha !== 'function' || typeof redis.eval !== 'function') {
+  if (
+    typeof redis !== 'object' ||
+    redis === null ||
+    typeof redis.evalsha !== 'function' ||
+    typeof redis.eval !== 'function'
+  ) {
     invalidOption('redis', 'an @upstash/redis client (new Redis({ url, token }))', redis, LIBRARY);
   }
   const defaults = UPSTASH_STORE_DEFAULTS;
@@ -89,12 +94,7 @@ export function normalizeUpstashStoreOptions(options: UpstashStoreOptions): Norm
   return Object.freeze({
     redis,
     prefix: stringOption(options.prefix ?? defaults.prefix, 'prefix', 'a string without `{` or `}`', noTag, LIBRARY),
-    processingGraceMs: timerOption(
-      options.processingGraceMs ?? defaults.processingGraceMs,
-      'processingGraceMs',
-      0,
-      LIBRARY,
-    ),
+    processingGraceMs: timerOption(options.processingGraceMs ?? defaults.processingGraceMs, 'processingGraceMs', 0, LIBRARY),
     commandTimeoutMs: timerOption(options.commandTimeoutMs ?? defaults.commandTimeoutMs, 'commandTimeoutMs', 1, LIBRARY),
     pollIntervalMs,
     maxPollIntervalMs,

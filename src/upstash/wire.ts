@@ -100,7 +100,7 @@ const encoder = new TextEncoder();
 export const textArgument = (text: string): string => bytesToText(encoder.encode(text));
 
 /** One character per byte back into the bytes. */
-export function textToBytes(text: string): Uint8Array {
+function textToBytes(text: string): Uint8Array {
   const bytes = new Uint8Array(text.length);
   for (let index = 0; index < text.length; index += 1) bytes[index] = text.charCodeAt(index);
   return bytes;
@@ -121,6 +121,7 @@ function revive(value: unknown): unknown {
  */
 export function decodeReply(raw: unknown): unknown {
   const parsed = typeof raw === 'string' ? (JSON.parse(raw) as unknown) : raw;
-  if (!Array.isArray(parsed) || parsed.length !== 1) throw new RedisStoreReplyError('answer-once/upstash: expected a script reply as one JSON array');
+  if (!Array.isArray(parsed) || parsed.length !== 1)
+    throw new RedisStoreReplyError('answer-once/upstash: expected a script reply as one JSON array');
   return revive(parsed[0]);
 }

@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One call of the model, as its server saw it: how many tokens went out, and whether all of them did. */
-export interface ModelCall {
+interface ModelCall {
   sent: number;
   readonly ended: Promise<'whole' | 'cut'>;
 }

@@ -100,7 +100,11 @@ export class UpstashBridge {
           for (const command of payload) multi.addCommand(command.map(String));
           try {
             const replies = (await multi.exec()) as unknown as Reply[];
-            return send(response, 200, replies.map((result) => encode({ result })));
+            return send(
+              response,
+              200,
+              replies.map((result) => encode({ result })),
+            );
           } catch (error) {
             return send(response, 400, { error: error instanceof Error ? error.message : String(error) });
           }
