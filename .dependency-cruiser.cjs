@@ -52,7 +52,7 @@ const layerImportsOnly = (name, comment, folder, allowed) => ({
 });
 
 /** The files of src/redis that the Upstash store runs too: nothing in them may need TCP or Node. */
-const UPSTASH_SHARES = '^src/redis/(scripts/|(errors|arguments|log-key|log-reply|reply|shared-reads)\\.ts$)';
+const UPSTASH_SHARES = '^src/redis/(scripts/|(errors|arguments|operations|log-key|log-reply|reply|shared-reads)\\.ts$)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

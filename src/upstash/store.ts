@@ -2,8 +2,6 @@ import type { AcquireResult, CompletedRecord, IdempotencyRecord, WriteResult } f
 import type { StepStart, StepStartOptions, StepStore } from '../server/store/step-store.js';
 import {
   isNewToReader,
-  LOG_LINGER_MS,
-  stopOffset,
   type LogAppend,
   type LogAppendResult,
   type LogPosition,
@@ -12,11 +10,25 @@ import {
   type StopOutcome,
   type StreamStore,
 } from '../server/store/stream-store.js';
-import { checkBatch, checkMs, checkText } from '../redis/arguments.js';
-import { RedisStoreClosedError, RedisStoreReplyError } from '../redis/errors.js';
+import { checkMs, checkText } from '../redis/arguments.js';
+import { RedisStoreClosedError } from '../redis/errors.js';
 import { logKeyOf } from '../redis/log-key.js';
 import { decodeAppend, decodeSnapshot } from '../redis/log-reply.js';
-import { array, decodeRecord, integer, text, toLocalDeadline } from '../redis/reply.js';
+import { decodeRecord, integer } from '../redis/reply.js';
+import {
+  acquireArguments,
+  appendArguments,
+  decodeAcquire,
+  decodeStepStart,
+  decodeStop,
+  finishStepArguments,
+  readLogArguments,
+  renewArguments,
+  settleArguments,
+  startStepArguments,
+  stopArguments,
+  writeResult,
+} from '../redis/operations.js';
 import { SharedReads } from '../redis/shared-reads.js';
 import { ACQUIRE } from '../redis/scripts/acquire.js';
 import { APPEND } from '../redis/scripts/append.js';
@@ -28,19 +40,13 @@ import { READ_LOG } from '../redis/scripts/read-log.js';
 import { RENEW } from '../redis/scripts/renew.js';
 import { SETTLE } from '../redis/scripts/settle.js';
 import { START_STEP } from '../redis/scripts/start-step.js';
-import { STOP, stopChannelOf } from '../redis/scripts/stop.js';
+import { STOP } from '../redis/scripts/stop.js';
 import { WATCH_STOP } from '../redis/scripts/watch-stop.js';
 import { normalizeUpstashStoreOptions, type NormalizedUpstashStoreOptions, type UpstashStoreOptions } from './options.js';
 import { PollBackoff } from './poll.js';
 import { RecentLooks } from './recent-looks.js';
 import { runRestScript } from './run-script.js';
 import { bytesToText, textArgument } from './wire.js';
-
-/** A fenced script's reply: 1 written, 0 fenced, -1 no record. */
-function writeResult(reply: unknown): WriteResult {
-  const code = integer(reply);
-  return code === 1 ? 'written' : code === -1 ? 'gone' : 'fenced';
-}
 
 /**
  * The `answer-once/server` store over Upstash's REST API (`@upstash/redis`), for runtimes
@@ -79,30 +85,12 @@ export class UpstashStore implements StreamStore, StepStore {
   async acquire(key: string, fingerprint: string, leaseMs: number): Promise<AcquireResult> {
     // Random, so never issued before for this key, even after the record expired.
     const token = crypto.randomUUID();
-    const grace = String(this.#options.processingGraceMs);
-    const args = [checkText('fingerprint', fingerprint), checkMs('leaseMs', leaseMs, 1), grace, token];
-    const reply = await this.#run(ACQUIRE, key, args);
-    const receivedAt = Date.now();
-    const [acquired, now, , lease, takeover, retry, generation, runs] = array(reply, 8);
-    if (integer(acquired) !== 1) {
-      const record = decodeRecord(reply, receivedAt);
-      if (!record) throw new RedisStoreReplyError('answer-once/upstash: acquire refused without a record');
-      return { acquired: false, record };
-    }
-    return {
-      acquired: true,
-      token,
-      leaseExpiresAt: toLocalDeadline(integer(lease), integer(now), receivedAt),
-      takeover: integer(takeover) === 1,
-      retry: integer(retry) === 1,
-      runs: integer(runs),
-      generation: integer(generation),
-    };
+    const args = acquireArguments(fingerprint, leaseMs, this.#options.processingGraceMs, token);
+    return decodeAcquire(await this.#run(ACQUIRE, key, args), token, Date.now());
   }
 
   async renew(key: string, token: string, leaseMs: number): Promise<WriteResult> {
-    const args = [checkText('token', token), checkMs('leaseMs', leaseMs, 1), String(this.#options.processingGraceMs)];
-    return writeResult(await this.#run(RENEW, key, args));
+    return writeResult(await this.#run(RENEW, key, renewArguments(token, leaseMs, this.#options.processingGraceMs)));
   }
 
   async complete(key: string, token: string, result: string, ttlMs: number): Promise<WriteResult> {
@@ -137,18 +125,7 @@ export class UpstashStore implements StreamStore, StepStore {
   }
 
   async append(key: string, token: string, batch: LogAppend): Promise<LogAppendResult> {
-    const { offset, data, head, retainBytes, leaseMs, continues } = checkBatch(batch);
-    const args = [
-      checkText('token', token),
-      String(offset),
-      data,
-      head === undefined ? '0' : '1',
-      head ?? '',
-      retainBytes === undefined ? '' : String(retainBytes),
-      leaseMs === undefined ? '' : checkMs('leaseMs', leaseMs, 1),
-      String(this.#options.processingGraceMs),
-      continues === undefined ? '' : String(continues),
-    ];
+    const args = appendArguments(token, batch, this.#options.processingGraceMs);
     const sent = Date.now();
     const result = decodeAppend(await this.#run(APPEND, key, args));
     if (result.ok) this.#appended.set(`${key}\n${token}`, sent);
@@ -158,9 +135,7 @@ export class UpstashStore implements StreamStore, StepStore {
   async read(key: string, from: LogPosition | null, options: LogReadOptions = {}): Promise<LogSnapshot> {
     const { waitMs = 0, signal } = options;
     checkMs('waitMs', waitMs, 0);
-    if (from !== null && (!Number.isSafeInteger(from.generation) || !Number.isSafeInteger(from.offset) || from.offset < 0)) {
-      throw new TypeError('answer-once/upstash: expected `from` to be null or { generation, offset } of integers');
-    }
+    readLogArguments(from);
     const deadline = Date.now() + waitMs;
     const backoff = this.#backoff();
     const looked = from === null || waitMs === 0 ? undefined : this.#looks.take(key, from.generation, from.offset);
@@ -177,11 +152,7 @@ export class UpstashStore implements StreamStore, StepStore {
   }
 
   async stop(key: string, at?: LogPosition): Promise<StopOutcome> {
-    const offset = stopOffset(at);
-    const position = offset === undefined || !at ? ['', ''] : [String(at.generation), String(offset)];
-    const answer = text(await this.#run(STOP, key, [...position, stopChannelOf(this.#options.prefix)]));
-    if (answer === 'stopping' || answer === 'settled' || answer === 'unknown') return answer;
-    throw new RedisStoreReplyError(`answer-once/upstash: stop answered "${String(answer)}"`);
+    return decodeStop(await this.#run(STOP, key, stopArguments(at, this.#options.prefix)));
   }
 
   async watchStop(key: string, token: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
@@ -209,25 +180,11 @@ export class UpstashStore implements StreamStore, StepStore {
   }
 
   async startStep(key: string, token: string, step: string, options: StepStartOptions = {}): Promise<StepStart> {
-    const args = [checkText('token', token), checkText('step', step, true), options.restart === true ? '1' : '0'];
-    const [code, outcome] = array(await this.#run(START_STEP, key, args), 1);
-    switch (integer(code)) {
-      case 1:
-        return { state: 'started' };
-      case 2:
-        return { state: 'finished', outcome: text(outcome) ?? '' };
-      case 3:
-        return { state: 'unfinished' };
-      case 0:
-        return { state: 'fenced' };
-      default:
-        return { state: 'gone' };
-    }
+    return decodeStepStart(await this.#run(START_STEP, key, startStepArguments(token, step, options)));
   }
 
   async finishStep(key: string, token: string, step: string, outcome: string): Promise<WriteResult> {
-    const args = [checkText('token', token), checkText('step', step, true), checkText('outcome', outcome)];
-    return writeResult(await this.#run(FINISH_STEP, key, args));
+    return writeResult(await this.#run(FINISH_STEP, key, finishStepArguments(token, step, outcome)));
   }
 
   /** Ends every pending wait, read and stop watch early, and refuses later calls. The client is the caller's. */
@@ -248,7 +205,7 @@ export class UpstashStore implements StreamStore, StepStore {
 
   /** The record and log of `key` from `from`, in one request shared with every reader asking the same now. */
   #snapshot(key: string, from: LogPosition | null): Promise<LogSnapshot> {
-    const args = from === null ? ['', '0'] : [String(from.generation), String(from.offset)];
+    const args = readLogArguments(from);
     return this.#reads.read(`${key}\n${args.join('\n')}`, async () => {
       const sent = Date.now();
       const snapshot = decodeSnapshot(await this.#run(READ_LOG, key, args), Date.now());
@@ -273,10 +230,7 @@ export class UpstashStore implements StreamStore, StepStore {
     payload: string,
     ttlMs: number,
   ): Promise<WriteResult> {
-    if (typeof payload !== 'string') {
-      throw new TypeError(`answer-once/upstash: expected \`${state === 'completed' ? 'result' : 'error'}\` to be a string`);
-    }
-    const args = [checkText('token', token), state, payload, checkMs('ttlMs', ttlMs, 1), String(LOG_LINGER_MS)];
+    const args = settleArguments(token, state, payload, ttlMs);
     this.#appended.delete(`${key}\n${token}`); // the holder's run ends here
     return writeResult(await this.#run(SETTLE, key, args));
   }
