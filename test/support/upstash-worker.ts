@@ -5,6 +5,7 @@
  * model a streamed `fetch` to `env.MODEL_URL`.
  */
 import { Redis } from '@upstash/redis/cloudflare';
+import { workerChat } from './worker-chat.js';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { UpstashStore } from 'answer-once/upstash';
 
@@ -29,14 +30,7 @@ function build(env: Env): Handle {
   return createIdempotencyHandler({
     store: new UpstashStore({ redis, pollIntervalMs: 25, maxPollIntervalMs: 200 }),
     leaseMs: Number(env.LEASE_MS),
-    scope: (request) => {
-      const user = request.headers.get('Authorization')?.replace(/^Bearer /, '');
-      return user ? { user, session: 'worker' } : new Response('sign in first', { status: 401 });
-    },
-    handler: async (request, { signal }) => {
-      const model = await fetch(env.MODEL_URL, { method: 'POST', body: await request.text(), signal });
-      return new Response(model.body, { headers: { 'Content-Type': 'text/event-stream' } });
-    },
+    ...workerChat(env.MODEL_URL),
   });
 }
 
