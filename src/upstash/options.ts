@@ -44,7 +44,7 @@ export interface UpstashStoreOptions {
   /**
    * The longest pause between two looks of one waiter, in milliseconds: a waiter costs at
    * most one REST request per this interval once nothing happens.
-   * @default 1_000
+   * @default 1_000 (or `pollIntervalMs`, when that is longer)
    */
   maxPollIntervalMs?: number;
 }

@@ -128,7 +128,9 @@ export class UpstashStore implements StreamStore, StepStore {
     const args = appendArguments(token, batch, this.#options.processingGraceMs);
     const sent = Date.now();
     const result = decodeAppend(await this.#run(APPEND, key, args));
+    // A refused append means the run lost the intent: its watch ends with it.
     if (result.ok) this.#appended.set(`${key}\n${token}`, sent);
+    else this.#appended.delete(`${key}\n${token}`);
     return result;
   }
 
