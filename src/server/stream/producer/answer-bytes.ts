@@ -66,9 +66,12 @@ export class AnswerBytes {
   stop(): void {
     if (!this.framing.sse || this.log.fenced) return;
     const marker = stopMarker(this.generation, this.framing.offset);
-    if (!this.log.reframes) return this.framing.writeOwn(marker);
-    this.caller.push(marker);
-    this.log.writeStop();
+    if (this.log.reframes) {
+      this.caller.push(marker);
+      this.log.writeStop();
+    } else {
+      this.framing.writeOwn(marker);
+    }
   }
 
   /** The body is not the logged one: the answer is this generation's own, an event stream framed anew in it. */

@@ -84,7 +84,13 @@ export class AnswerLog {
    * past a continued answer's logged bytes) is appended, and all that follows. A
    * continuation's first append goes at once: the readers of the logged answer wait for it.
    */
-  open(token: string, generation: number, continued: LoggedAnswer | undefined, first: Uint8Array | undefined, since: number): void {
+  open(
+    token: string,
+    generation: number,
+    continued: LoggedAnswer | undefined,
+    first: Uint8Array | undefined,
+    since: number,
+  ): void {
     this.generation = generation;
     this.#continued = continued;
     const batcher = this.#logFor(token, since, continued?.length);

@@ -96,6 +96,7 @@ async function ending(head: AnswerHead, bytes: AnswerBytes, context: StreamingCo
   if (!context.stopSignal.aborted) return await log.finish(answered(head, log.record(), false));
   const produced = log.record(); // before the stop marker
   bytes.stop(); // the attempt's and the log's last unit
-  const cut = log.keeps && produced ? stoppedBody(produced, await context.stopAt(), bytes.framing.sse, log.generation) : undefined;
+  const cut =
+    log.keeps && produced ? stoppedBody(produced, await context.stopAt(), bytes.framing.sse, log.generation) : undefined;
   return await log.finish(answered(head, cut, true));
 }

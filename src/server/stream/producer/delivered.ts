@@ -30,7 +30,10 @@ export function delivered(
   const init = { status: response.status, statusText: response.statusText, headers: response.headers };
   const ranged = position?.by === 'range' && position.generation === generation && generation !== answer.own;
   // Its own copy of the headers.
-  const out = new Response(isNullBodyStatus(response.status) ? null : body, ranged ? { ...init, status: 206, statusText: '' } : init);
+  const out = new Response(
+    isNullBodyStatus(response.status) ? null : body,
+    ranged ? { ...init, status: 206, statusText: '' } : init,
+  );
   out.headers.delete('content-length');
   out.headers.set(GENERATION_HEADER, String(generation));
   if (restarts(position, generation)) out.headers.set(RESTARTED_HEADER, 'true');

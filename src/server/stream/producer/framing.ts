@@ -40,7 +40,10 @@ export class Framing {
 
   /** Feeds the work's next bytes. */
   write(bytes: Uint8Array): void {
-    if (!this.#framer || !this.#reserved) return this.#emit(bytes);
+    if (!this.#framer || !this.#reserved) {
+      this.#emit(bytes);
+      return;
+    }
     const handled = this.#reserved.write(bytes);
     this.#seen?.push(handled);
     this.#framer.write(handled);

@@ -6,12 +6,12 @@ import { AnswerBytes } from './answer-bytes.js';
 import { AnswerLog, type AnswerLogContext } from './answer-log.js';
 import { answerStreams, type StreamingContext } from './answer-streams.js';
 import { answerWhole } from './answer-whole.js';
-import { type CallerPosition, delivered } from './delivered.js';
+import { delivered } from './delivered.js';
 import { type EarlyLimits, readEarly } from './early-reads.js';
 import type { Production } from './production.js';
 
 export type { CallerPosition } from './delivered.js';
-export type { AnswerEnd, Production } from './production.js';
+export type { Production } from './production.js';
 
 /**
  * What the log side needs (its `onFenced` also stops this producer's reading; a lost

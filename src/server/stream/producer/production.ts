@@ -2,7 +2,9 @@ import type { AnswerHead } from '../../format/answer-head.js';
 import { type StoredResponse, storedAnswer } from '../../format/stored-response.js';
 
 /** How the answer's body ended: what to complete the record with, or a broken stream (502). */
-export type AnswerEnd = { readonly ok: true; readonly stored: StoredResponse } | { readonly ok: false; readonly error: unknown };
+export type AnswerEnd =
+  | { readonly ok: true; readonly stored: StoredResponse }
+  | { readonly ok: false; readonly error: unknown };
 
 /**
  * What `produce` made of the work's response. `whole`: its body was all there at once
