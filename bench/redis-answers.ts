@@ -112,13 +112,10 @@ const pacedPeer = await perAnswer(
 // Its appends and its finish are scripts (GET, XADD, EXPIRE and SET inside): XADD and EXPIRE
 // are booked only from inside them, and left out like answer-once's inner commands.
 const keeperSent = (name: string) => !name.startsWith('config') && name !== 'xadd' && name !== 'expire';
-const pacedKeeper = await perAnswer(
-  ANSWERS,
-  keeperSent,
-  () =>
-    Promise.all(
-      Array.from({ length: ANSWERS }, async () => drain(new Response(await keeper.run(newId(), () => model(20, 50).body!)))),
-    ),
+const pacedKeeper = await perAnswer(ANSWERS, keeperSent, () =>
+  Promise.all(
+    Array.from({ length: ANSWERS }, async () => drain(new Response(await keeper.run(newId(), () => model(20, 50).body!)))),
+  ),
 );
 
 type PerAnswer = Awaited<ReturnType<typeof perAnswer>>;
