@@ -14,8 +14,9 @@ export type { CallerPosition } from './delivered.js';
 export type { Production } from './production.js';
 
 /**
- * What the log side needs (its `onFenced` also stops this producer's reading; a lost
- * record or log is handled here), the run's claim, and the attempt's generation and limits.
+ * What each phase needs: the log side's store, claim and limits (`AnswerLog` handles a
+ * lost record or log; a fenced append also stops this producer's reading), the streaming
+ * phase's position and stop, and the first phase's limits.
  */
 export interface ProduceContext extends AnswerLogContext, StreamingContext, EarlyLimits {
   /** A successor holds the intent (an append was fenced): the run stops its work. */
