@@ -12,6 +12,7 @@ import { indexedDbOutbox } from 'answer-once/outbox';
 import { startAiChatServer, WORDS } from '../support/ai-chat-server.js';
 import { fakeOrigin } from '../support/fake-tabs.js';
 import { freshDatabase, networkSwitch } from '../support/outbox-rig.js';
+import { sleep } from '../support/sleep.js';
 
 let server: Awaited<ReturnType<typeof startAiChatServer>> | undefined;
 afterEach(async () => {
@@ -42,7 +43,7 @@ async function until(check: () => boolean | Promise<boolean>, what: string, ms =
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
   }
 }
 

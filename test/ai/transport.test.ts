@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, memoryStorageAdapter, type IntentStorage } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
 import { startAiChatServer, WORDS } from '../support/ai-chat-server.js';
+import { sleep } from '../support/sleep.js';
 
 let server: Awaited<ReturnType<typeof startAiChatServer>> | undefined;
 afterEach(async () => {
@@ -38,8 +39,7 @@ const send = (transport: ReturnType<typeof answerOnceTransport>, abortSignal?: A
 const posts = () => server!.requests.filter((request) => request.method === 'POST');
 
 async function until(check: () => boolean | Promise<boolean>, ms = 5_000) {
-  for (const deadline = Date.now() + ms; !(await check()) && Date.now() < deadline; )
-    await new Promise((r) => setTimeout(r, 5));
+  for (const deadline = Date.now() + ms; !(await check()) && Date.now() < deadline; ) await sleep(5);
 }
 
 /** What a reload keeps: sessionStorage's records, in a new page's client. */
@@ -81,7 +81,7 @@ async function reloadedMidAnswer(chunks: number) {
 async function stop(controller: AbortController): Promise<void> {
   controller.abort();
   await until(() => server!.requests.some((request) => request.method === 'DELETE'));
-  await new Promise((resolve) => setTimeout(resolve, 200)); // the holder honours it within a flush window
+  await sleep(200); // the holder honours it within a flush window
 }
 
 describe('answerOnceTransport (answer-once/ai)', () => {
@@ -193,7 +193,7 @@ describe('answerOnceTransport (answer-once/ai)', () => {
     const transport = answerOnceTransport({ client: createClient(), api: server.api, stopGuardMs: 0 });
     const controller = new AbortController();
     const shown = await readSome(await send(transport, controller.signal), 5);
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the model goes on past what was read
+    await sleep(100); // the model goes on past what was read
     await stop(controller);
     const later = answerOnceTransport({ client: createClient(), api: server.api });
     const { text } = await messageOf(await send(later));
@@ -207,7 +207,7 @@ describe('answerOnceTransport (answer-once/ai)', () => {
     const storage = memoryStorageAdapter();
     const controller = new AbortController();
     const shown = await readSome(await send(pageOn(storage, undefined, 0), controller.signal), 5);
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the model goes on past what was read
+    await sleep(100); // the model goes on past what was read
     await stop(controller);
     const [stopped] = await storage.list();
     expect(stopped?.stopped).toBe(true); // kept past the stream's end, for the reload
@@ -228,8 +228,6 @@ describe('answerOnceTransport (answer-once/ai)', () => {
   });
 });
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * The stop guard: a stop within `stopGuardMs` (default 500 ms) of the send — a double-click's
  * second click on a Stop that took Send's place — stops nothing.
@@ -243,12 +241,12 @@ describe('answerOnceTransport: a stop right after the send', () => {
       let stops = 0;
       const stop = transport.guardStop(async () => void (stops += 1));
       const answer = send(transport);
-      await pause(delay);
+      await sleep(delay);
       await stop();
       expect(stops).toBe(0);
       // Well past the guard: the send starts its clock once its intent ID is minted (a digest
       // of the body, a few ms on a loaded machine), so 500 ms after `send()` may still be inside it.
-      await pause(500 - delay + 100);
+      await sleep(500 - delay + 100);
       await stop();
       expect(stops).toBe(1);
       await (await answer).cancel();
@@ -263,9 +261,9 @@ describe('answerOnceTransport: a stop right after the send', () => {
       const controller = new AbortController();
       const started = Date.now();
       await send(transport, controller.signal);
-      await pause(Math.max(0, delay - (Date.now() - started)));
+      await sleep(Math.max(0, delay - (Date.now() - started)));
       controller.abort();
-      await pause(300);
+      await sleep(300);
       expect(server.requests.filter((request) => request.method === 'DELETE')).toHaveLength(0);
       const later = answerOnceTransport({ client: createClient(), api: server.api });
       expect((await messageOf(await send(later))).text).toBe(FULL);

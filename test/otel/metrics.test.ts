@@ -12,9 +12,9 @@ import { metrics } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { otelMetrics } from 'answer-once/otel';
 import { createIdempotencyHandler, type IdempotencyEvent, MemoryStore, type RunContext, runOnce } from 'answer-once/server';
+import { sleep } from '../support/sleep.js';
 
 const encoder = new TextEncoder();
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A meter provider whose every measurement can be read back. */
 function metricsRig() {

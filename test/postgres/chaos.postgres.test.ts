@@ -17,6 +17,7 @@ import { ServerInstance } from '../support/redis-instances.js';
 import { seeded } from '../support/seeded.js';
 import { type ChaosPlan, expectTranscriptsStored, killMidStream } from '../support/stream-chaos.js';
 import { type FollowedIntent, followIntent } from '../support/stream-client.js';
+import { sleep } from '../support/sleep.js';
 
 const hasPostgres = requirePostgresServer();
 const INTENTS = Number(process.env.PG_CHAOS_INTENTS ?? 120);
@@ -24,7 +25,6 @@ const INTENTS = Number(process.env.PG_CHAOS_INTENTS ?? 120);
 const LEASE_MS = 4_000;
 const CONCURRENCY = 24;
 const KILL_GROUP = 6;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Plan extends ChaosPlan {
   readonly cutAtByte: number | undefined;

@@ -10,12 +10,12 @@ import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { RedisServer, requireRedisServer } from '../support/redis-server.js';
 import { measureCalls, scriptRoundTrips } from '../support/redis-stats.js';
+import { sleep } from '../support/sleep.js';
 
 const hasRedis = requireRedisServer();
 const READERS = 5_000;
 const EVENTS = 40;
 const encoder = new TextEncoder();
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.skipIf(!hasRedis)('5,000 readers attached to one intent over RedisStore', () => {
   let server: RedisServer;

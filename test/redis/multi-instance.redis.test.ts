@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { describeChaos, newIntentId, sendAttempt, CHAOS_LEASE_MS } from '../support/redis-chaos.js';
 import { ServerInstance } from '../support/redis-instances.js';
 import { RedisServer, requireRedisServer } from '../support/redis-server.js';
+import { sleep } from '../support/sleep.js';
 
 const hasRedis = requireRedisServer();
 
@@ -66,7 +67,7 @@ describe.skipIf(!hasRedis)('answer-once/redis on a standalone redis-server', () 
         let replay = await sendAttempt(instance, id, { question: `“${index}” ✓\n` });
         // The instances reconnect on their own (reconnectStrategy); a 503 meanwhile is retried.
         for (let retry = 0; replay.status === 503 && retry < 50; retry += 1) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
+          await sleep(100);
           replay = await sendAttempt(instance, id, { question: `“${index}” ✓\n` });
         }
         expect(replay).toMatchObject({ status: 200, replayed: true });

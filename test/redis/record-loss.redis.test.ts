@@ -15,12 +15,12 @@ import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
 import { createIdempotencyHandler, encodeKey, type IdempotencyEvent } from 'answer-once/server';
 import { serve, type ServedHandler } from 'answer-once/server/node';
 import { rawCommand, RedisClusterServer, RedisServer, requireRedisServer } from '../support/redis-server.js';
+import { sleep } from '../support/sleep.js';
 
 const hasRedis = requireRedisServer();
 const encoder = new TextEncoder();
 const EVENTS = 30;
 const EVENT_MS = 40;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 /** The answer of the model's `run`-th call: its tokens say which run wrote them. */
 const answerOf = (run: number): string[] => Array.from({ length: EVENTS }, (_, index) => `token ${index} of run ${run}`);
 const tokens = answerOf(1);

@@ -11,11 +11,11 @@ import { runOnce, type AcquireResult } from 'answer-once/server';
 import { rawCommand, requireRedisServer } from '../support/redis-server.js';
 import { scriptRoundTrips } from '../support/redis-stats.js';
 import { newKey, useRedisSuite } from '../support/redis-suite.js';
+import { sleep } from '../support/sleep.js';
 
 const hasRedis = requireRedisServer();
 const LEASE = 300;
 const TTL = 60_000;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function tokenOf(result: AcquireResult): string {
   if (!result.acquired) throw new Error(`expected to acquire, found ${result.record.state}`);

@@ -12,11 +12,11 @@ import { RedisServer, requireRedisServer } from '../support/redis-server.js';
 import { measureCalls, scriptRoundTrips } from '../support/redis-stats.js';
 import { followIntent, isAnswerEvent, RESTART_EVENT, STOPPED_EVENT, streamAttempt } from '../support/stream-client.js';
 import { expectContinuedAfterKill } from '../support/stream-continued.js';
+import { sleep } from '../support/sleep.js';
 
 const hasRedis = requireRedisServer();
 const LEASE_MS = 1_500;
 const FLUSH_MS = 25;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const newId = (): string => `stream-${randomUUID()}`;
 const data = (events: readonly EventSourceMessage[]): string[] => events.filter(isAnswerEvent).map((event) => event.data);
 

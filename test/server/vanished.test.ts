@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type IdempotencyEvent, type IdempotencyStore, MemoryStore, runOnce } from 'answer-once/server';
-import { chatApp, chatRequest, gate, recordOps, sleep } from '../support/server-support.js';
+import { chatApp, chatRequest, gate, recordOps } from '../support/server-support.js';
+import { sleep } from '../support/sleep.js';
 
 /** A store whose contents can be lost at once, as a Redis FLUSHALL or a restart without persistence would. */
 function flushableStore(): { store: IdempotencyStore; flush(): void } {

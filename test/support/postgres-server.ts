@@ -21,6 +21,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { sleep } from './sleep.js';
 
 const HOST = '127.0.0.1';
 /** How long an immediate shutdown (SIGQUIT) may take before the postmaster is SIGKILLed. */
@@ -238,6 +239,6 @@ async function gone(pid: number, withinMs: number): Promise<boolean> {
       return true;
     }
     if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
   }
 }

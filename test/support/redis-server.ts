@@ -11,11 +11,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { sleep } from './sleep.js';
 
 const REDIS_HOST = '127.0.0.1';
 const INSTALL_HINT = 'apt-get install redis-server (Debian/Ubuntu; it provides redis-server and redis-cli)';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * True when `redis-server` and `redis-cli` run here. When they do not: under `CI=true`

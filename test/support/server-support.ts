@@ -11,6 +11,7 @@ import {
   type IdempotencyStore,
   MemoryStore,
 } from 'answer-once/server';
+import { sleep } from './sleep.js';
 
 const ORIGIN = 'http://app.test';
 
@@ -24,8 +25,6 @@ export function gate(): Gate {
   const promise = new Promise<void>((resolve) => (open = resolve));
   return { promise, open };
 }
-
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * `store`'s record operations only, some of them replaced (a hanging call, a counter, a

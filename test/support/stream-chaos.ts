@@ -7,8 +7,7 @@ import { expect } from 'vitest';
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { ServerInstance } from './redis-instances.js';
 import { type FollowedIntent, followIntent, isAnswerEvent, type StreamModel, streamAttempt } from './stream-client.js';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep } from './sleep.js';
 
 /** One intent of a chaos run. */
 export interface ChaosPlan {

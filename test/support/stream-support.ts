@@ -4,11 +4,10 @@
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { StreamStore } from 'answer-once/server';
+import { sleep } from './sleep.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A model answer: `count` SSE events `data: <prefix><i>`, `delayMs` apart, stopping when `signal` aborts. */
 export function sseAnswer(

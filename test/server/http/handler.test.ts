@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, encodeKey, fingerprintRequest, MemoryStore } from 'answer-once/server';
-import { chatApp, chatRequest, gate, recordOps, sleep, until } from '../../support/server-support.js';
+import { chatApp, chatRequest, gate, recordOps, until } from '../../support/server-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-0000000001';
 

@@ -11,6 +11,7 @@ import type { IdempotencyRecord } from '../../../src/server/store/store.js';
 import type { LogSlice, StreamStore } from '../../../src/server/store/stream-store.js';
 import { chatApp, chatRequest, gate, statusRequest, until } from '../../support/server-support.js';
 import { parseEvents, readEvents, readRest, sseAnswer, tokens, heldAfterOneEvent } from '../../support/stream-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-0000000001';
 const encoder = new TextEncoder();
@@ -109,7 +110,7 @@ describe('attaching to a live answer from a position', () => {
     // The head and the first event are logged one flush after the handler returned.
     let attached = await app.handle(statusRequest(ID, { headers: older }));
     for (let tries = 0; tries < 200 && !attached.headers.get('X-Idempotent-Attached'); tries += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await sleep(5);
       attached = await app.handle(statusRequest(ID, { headers: older }));
     }
     expect(attached.headers.get('X-Idempotent-Attached')).toBe('true');

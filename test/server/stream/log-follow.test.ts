@@ -15,6 +15,7 @@ import type {
   LogSnapshot,
   StreamStore,
 } from '../../../src/server/store/stream-store.js';
+import { sleep } from '../../support/sleep.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -289,7 +290,7 @@ describe('followLog: a reader that leaves', () => {
     await reader.cancel();
     expect(signal.aborted).toBe(true);
     expect(await pending).toEqual({ done: true, value: undefined });
-    await new Promise((resolve) => setTimeout(resolve, 0)); // let an errant loop run
+    await sleep(0); // let an errant loop run
     expect(calls).toHaveLength(1);
   });
 });

@@ -10,7 +10,8 @@ import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, type IdempotencyHandlerOptions } from 'answer-once/server';
 import { serve, type ServedHandler } from 'answer-once/server/node';
-import { parseEvents, sleep } from '../../support/stream-support.js';
+import { parseEvents } from '../../support/stream-support.js';
+import { sleep } from '../../support/sleep.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

@@ -7,7 +7,8 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, type HandlerContext } from 'answer-once/server';
 import { serve, type ServedHandler } from 'answer-once/server/node';
-import { parseEvents, sleep, sseAnswer, tokens } from '../../support/stream-support.js';
+import { parseEvents, sseAnswer, tokens } from '../../support/stream-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-stream-node-0001';
 const range = (count: number): string[] => Array.from({ length: count }, (_, index) => `token ${index}`);

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from 'answer-once/server';
 import { chatApp, chatRequest, gate, statusRequest, until } from '../../support/server-support.js';
-import { parseEvents, range, readEvents, readRest, sleep, sseAnswer, tokens } from '../../support/stream-support.js';
+import { parseEvents, range, readEvents, readRest, sseAnswer, tokens } from '../../support/stream-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-0000000001';
 
@@ -194,7 +195,7 @@ describe('createIdempotencyHandler: streamed answers', () => {
       const replay = await app.handle(chatRequest());
       expect(await replay.json()).toEqual({ answer: 'echo: hello?', run: 1 });
     }
-    await new Promise((resolve) => setTimeout(resolve, 0)); // the first replay's mark, after its body ended
+    await sleep(0); // the first replay's mark, after its body ended
     expect(calls).toEqual(['acquire', 'complete', 'acquire', 'markAvoided', 'acquire', 'acquire']);
   });
 
