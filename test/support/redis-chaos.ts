@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ServerInstance, type InstanceEvent } from './redis-instances.js';
+import { ServerInstance, type InstanceEvent } from './server-instances.js';
 import { seeded } from './seeded.js';
 import { sleep } from './sleep.js';
 

@@ -6,7 +6,7 @@
  * answer's events, dropped and started again at every restart marker.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { ServerInstance } from './redis-instances.js';
+import type { ServerInstance } from './server-instances.js';
 import { sleep } from './sleep.js';
 
 export const RESTART_EVENT = 'answer-once.restart';

@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { ServerInstance } from './redis-instances.js';
+import type { ServerInstance } from './server-instances.js';
 import { followIntent, isAnswerEvent, RESTART_EVENT, streamAttempt } from './stream-client.js';
 import { sleep } from './sleep.js';
 
