@@ -145,6 +145,17 @@ describe.skipIf(!hasRedis).each([
     served = [];
   });
 
+  /** Awaits every reader's transcript and expects the one answer, whole and without an error marker, from one model call. */
+  async function oneAnswer(reading: readonly Promise<Transcript>[]): Promise<Transcript[]> {
+    const seen = await Promise.all(reading);
+    expect(calls).toBe(1);
+    for (const one of seen) {
+      expect(one.errors).toBe(0);
+      expect(one.shown).toEqual(tokens);
+    }
+    return seen;
+  }
+
   it('after a FLUSHALL mid-stream, the holder claims its record again at its next append; a retry then and a reader on another instance get the one answer', async () => {
     const [a, b] = [await instance(), await instance()];
     const id = 'lost-record-00001';
@@ -162,12 +173,7 @@ describe.skipIf(!hasRedis).each([
     const retry = await b(send(id)); // a retry from a client that lost its connection
     expect(retry.headers.get('x-idempotent-attached')).toBe('true');
     reading.push(transcript(retry));
-    const seen = await Promise.all(reading);
-    expect(calls).toBe(1);
-    for (const one of seen) {
-      expect(one.errors).toBe(0);
-      expect(one.shown).toEqual(tokens);
-    }
+    const seen = await oneAnswer(reading);
     const fromRetry = seen[2]!;
     // Stored: what the retry read, byte for byte (the claim's generation, re-framed whole).
     const replay = await a(send(id));
@@ -191,12 +197,7 @@ describe.skipIf(!hasRedis).each([
     const retry = await b(send(id));
     expect(retry.headers.get('x-idempotent-attached')).toBe('true');
     reading.push(transcript(retry));
-    const seen = await Promise.all(reading);
-    expect(calls).toBe(1);
-    for (const one of seen) {
-      expect(one.errors).toBe(0);
-      expect(one.shown).toEqual(tokens);
-    }
+    await oneAnswer(reading);
   });
 
   it('when Redis restarts empty mid-stream, client.fetch callers on both instances read the one answer to its end: one model call', async (context) => {
@@ -210,12 +211,7 @@ describe.skipIf(!hasRedis).each([
     await afterEvent(8);
     await redis.server.restart(); // no persistence: it comes back empty
     resume(); // the model goes on once Redis is back, as a model outlives a Redis restart
-    const seen = await Promise.all(reading);
-    expect(calls).toBe(1);
-    for (const one of seen) {
-      expect(one.errors).toBe(0);
-      expect(one.shown).toEqual(tokens);
-    }
+    await oneAnswer(reading);
     expect(events).toContainEqual(expect.objectContaining({ type: 'record-lost', reclaimed: true }));
   });
 

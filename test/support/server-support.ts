@@ -31,14 +31,19 @@ export function gate(): Gate {
  * flaky network): a store without answer logs, so the handler keeps 0.1's buffered
  * behaviour (PROTOCOL.md § 14.11).
  */
-export function recordOps(store: IdempotencyStore, overrides: Partial<IdempotencyStore> = {}): IdempotencyStore {
+export function recordOps(
+  store: IdempotencyStore | (() => IdempotencyStore),
+  overrides: Partial<IdempotencyStore> = {},
+): IdempotencyStore {
+  // A function: the store each call goes to, looked up at the call (one that can be swapped).
+  const current = typeof store === 'function' ? store : () => store;
   return {
-    acquire: (...args) => store.acquire(...args),
-    renew: (...args) => store.renew(...args),
-    complete: (...args) => store.complete(...args),
-    fail: (...args) => store.fail(...args),
-    get: (...args) => store.get(...args),
-    wait: (...args) => store.wait(...args),
+    acquire: (...args) => current().acquire(...args),
+    renew: (...args) => current().renew(...args),
+    complete: (...args) => current().complete(...args),
+    fail: (...args) => current().fail(...args),
+    get: (...args) => current().get(...args),
+    wait: (...args) => current().wait(...args),
     ...overrides,
   };
 }

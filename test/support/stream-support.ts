@@ -3,6 +3,7 @@
  * optionally held at a gate), and readers that parse what a client was given.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { type IncomingMessage, request as httpRequest } from 'node:http';
 import type { StreamStore } from 'answer-once/server';
 import { sleep } from './sleep.js';
 
@@ -99,4 +100,20 @@ export function heldAfterOneEvent(go: Promise<void>): Response {
     },
   });
   return new Response(body, { headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' } });
+}
+
+/**
+ * POSTs the chat intent `id` over a raw node:http socket; resolves once the head is in,
+ * with the body left unread (a caller that stops reading stops the socket).
+ */
+export function postRaw(url: string, id: string, headers: Record<string, string> = {}): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}/api/chat`, {
+      method: 'POST',
+      headers: { 'X-Request-Id': id, 'Content-Type': 'application/json', ...headers },
+    });
+    req.once('response', resolve);
+    req.once('error', reject);
+    req.end('{"question":"hello?"}');
+  });
 }
