@@ -10,12 +10,11 @@
  * CI runs 120 intents; `PG_CHAOS_INTENTS=1000 npx vitest run test/postgres/chaos.postgres.test.ts`
  * is a longer run.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresServer, requirePostgresServer } from '../support/postgres-server.js';
 import { ServerInstance } from '../support/server-instances.js';
 import { seeded } from '../support/seeded.js';
-import { type ChaosPlan, runChaos } from '../support/stream-chaos.js';
+import { chaosPlans, runChaos } from '../support/stream-chaos.js';
 import { sleep } from '../support/sleep.js';
 
 const hasPostgres = requirePostgresServer();
@@ -46,18 +45,10 @@ describe.skipIf(!hasPostgres)(`chaos: ${INTENTS} streamed intents on two instanc
     timeout: 600_000,
   }, async () => {
     const random = seeded(20261202);
-    const plans: ChaosPlan[] = Array.from({ length: INTENTS }, () => {
-      const events = 5 + Math.floor(random() * 26);
-      const kill = random() < 0.05;
-      // A killed producer's stream is slower, so it is surely mid-stream when its process dies.
-      const model = kill ? { events: 40, eventMs: 40 } : { events, eventMs: 5 + Math.floor(random() * 20) };
-      const cut = random() < 0.3;
-      return {
-        id: `pg-chaos-${randomUUID()}`,
-        model,
-        cutAtByte: cut && !kill ? 1 + Math.floor(random() * model.events * 30) : undefined,
-        kill,
-      };
+    const plans = chaosPlans(INTENTS, random, {
+      prefix: 'pg-chaos',
+      eventMs: () => 5 + Math.floor(random() * 20),
+      more: (plan) => plan,
     });
     let restartMs = 0;
     const steadyCount = plans.filter((plan) => !plan.kill).length;

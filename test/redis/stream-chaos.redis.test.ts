@@ -10,13 +10,12 @@
  * CI runs 200 intents (60 on the Cluster); `STREAM_CHAOS_INTENTS=2000 npx vitest run
  * test/redis/stream-chaos.redis.test.ts` is the full run (its numbers are in CONTRIBUTING.md).
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerInstance } from '../support/server-instances.js';
 import { requireRedisServer } from '../support/redis-server.js';
 import { useRedisSuite } from '../support/redis-suite.js';
 import { seeded } from '../support/seeded.js';
-import { type ChaosPlan, runChaos } from '../support/stream-chaos.js';
+import { type ChaosPlan, chaosPlans, runChaos } from '../support/stream-chaos.js';
 
 const hasRedis = requireRedisServer();
 const INTENTS = Number(process.env.STREAM_CHAOS_INTENTS ?? 200);
@@ -51,20 +50,10 @@ describe.skipIf(!hasRedis).each([
     timeout: 600_000,
   }, async () => {
     const random = seeded(20261201);
-    const plans: Plan[] = Array.from({ length: INTENTS }, () => {
-      const events = 5 + Math.floor(random() * 26);
-      const kill = random() < 0.05;
-      // A killed producer's stream is slower, so it is surely mid-stream when its process dies.
-      const model = kill ? { events: 40, eventMs: 40 } : { events, eventMs: Math.floor(random() * 12) };
-      const cut = random() < 0.3;
-      return {
-        id: `chaos-stream-${randomUUID()}`,
-        model,
-        // Events take 35 bytes or more (`data: A#12:3` + `id: <generation>.<offset>`): a byte inside the body.
-        cutAtByte: cut && !kill ? 1 + Math.floor(random() * model.events * 30) : undefined,
-        fault503: !kill && random() < 0.1,
-        kill,
-      };
+    const plans: Plan[] = chaosPlans(INTENTS, random, {
+      prefix: 'chaos-stream',
+      eventMs: () => Math.floor(random() * 12),
+      more: (plan) => ({ ...plan, fault503: !plan.kill && random() < 0.1 }),
     });
     const { followed, killed, killedPlans, elapsedMs, attempts, cuts } = await runChaos(
       {

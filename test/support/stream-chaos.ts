@@ -4,6 +4,7 @@
  * client's transcript against the stored answer — the same bytes, each event once, in
  * order, from one producer.
  */
+import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { ServerInstance } from './server-instances.js';
@@ -109,6 +110,31 @@ export async function runChaos<P extends ChaosPlan>(
     attempts: results.reduce((sum, result) => sum + result.attempts.length, 0),
     cuts: results.filter((result) => result.attempts.some((attempt) => attempt.end === 'cut')).length,
   };
+}
+
+/**
+ * `count` plans drawn from `random`: 5 % of producers killed mid-stream (their model slower,
+ * so surely mid-stream when the process dies), the others 5–30 events `eventMs()` apart,
+ * 30 % of those cut at a byte inside the body; `more` adds a spec's own draws to each.
+ */
+export function chaosPlans<P extends ChaosPlan>(
+  count: number,
+  random: () => number,
+  { prefix, eventMs, more }: { prefix: string; eventMs: () => number; more: (plan: ChaosPlan) => P },
+): P[] {
+  return Array.from({ length: count }, () => {
+    const events = 5 + Math.floor(random() * 26);
+    const kill = random() < 0.05;
+    const model = kill ? { events: 40, eventMs: 40 } : { events, eventMs: eventMs() };
+    const cut = random() < 0.3;
+    return more({
+      id: `${prefix}-${randomUUID()}`,
+      model,
+      // Events take 35 bytes or more (`data: A#12:3` + `id: <generation>.<offset>`): a byte inside the body.
+      cutAtByte: cut && !kill ? 1 + Math.floor(random() * model.events * 30) : undefined,
+      kill,
+    });
+  });
 }
 
 /** The event's index in its answer (`data: <instance>#<call>:<index>`), and who produced it. */

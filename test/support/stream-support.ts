@@ -4,7 +4,7 @@
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { type IncomingMessage, request as httpRequest } from 'node:http';
-import type { StreamStore } from 'answer-once/server';
+import type { IdempotencyRecord, StreamStore } from 'answer-once/server';
 import { sleep } from './sleep.js';
 
 const encoder = new TextEncoder();
@@ -117,3 +117,10 @@ export function postRaw(url: string, id: string, headers: Record<string, string>
     req.end('{"question":"hello?"}');
   });
 }
+
+/** A PROCESSING record as a store hands it out (fingerprint `f`, token `t`, its first run). */
+export const processingRecord = (fields: {
+  leaseExpiresAt: number;
+  createdAt: number;
+  generation?: number;
+}): IdempotencyRecord => ({ state: 'processing', fingerprint: 'f', token: 't', runs: 1, ...fields });

@@ -16,6 +16,7 @@ import type {
   StreamStore,
 } from '../../../src/server/store/stream-store.js';
 import { sleep } from '../../support/sleep.js';
+import { processingRecord } from '../../support/stream-support.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -27,15 +28,9 @@ const LIVE = NOW + 60_000;
 const KEY = 'scope:req-0000000001';
 const HEAD = JSON.stringify({ status: 200, headers: [['content-type', 'text/event-stream']] });
 
-const processing = (generation: number | null = G, leaseExpiresAt = LIVE): IdempotencyRecord => ({
-  state: 'processing',
-  fingerprint: 'f',
-  token: 't',
-  leaseExpiresAt,
-  createdAt: NOW,
-  runs: 1,
-  ...(generation === null ? {} : { generation }), // null: a record written without one
-});
+const processing = (generation: number | null = G, leaseExpiresAt = LIVE): IdempotencyRecord =>
+  // null: a record written without one
+  processingRecord({ leaseExpiresAt, createdAt: NOW, ...(generation === null ? {} : { generation }) });
 const completed = (stored: object, generation = G): IdempotencyRecord => ({
   state: 'completed',
   fingerprint: 'f',
