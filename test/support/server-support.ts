@@ -59,6 +59,20 @@ export function viewOf<S extends IdempotencyStore>(store: S, overrides: Partial<
   });
 }
 
+/** `store` as it is, the name of each call it is sent pushed onto `calls`: what a request costs in round trips. */
+export function notingCalls<S extends object>(store: S, calls: string[]): S {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        calls.push(String(property));
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
+
 /** Resolves once `condition()` holds (checked every millisecond, for at most `timeoutMs`). */
 export async function until(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
   for (const deadline = Date.now() + timeoutMs; !condition(); await sleep(1)) {

@@ -89,18 +89,22 @@ export function frozen(store: StreamStore): StreamStore {
 export const range = (count: number, prefix = 'token '): string[] =>
   Array.from({ length: count }, (_, index) => `${prefix}${index}`);
 
-/** An SSE answer that sends one event, then holds until `go`, then sends one more. */
-export function heldAfterOneEvent(go: Promise<void>): Response {
+/** An answer of `contentType` that sends `before`, holds until `go`, then sends `after`. */
+export function heldBetween(contentType: string, before: string, go: Promise<void>, after: string): Response {
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
-      controller.enqueue(encoder.encode('data: first\n\n'));
+      controller.enqueue(encoder.encode(before));
       await go;
-      controller.enqueue(encoder.encode('data: second\n\n'));
+      controller.enqueue(encoder.encode(after));
       controller.close();
     },
   });
-  return new Response(body, { headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' } });
+  return new Response(body, { headers: { 'Content-Type': contentType, 'Cache-Control': 'no-cache' } });
 }
+
+/** An SSE answer that sends one event, then holds until `go`, then sends one more. */
+export const heldAfterOneEvent = (go: Promise<void>): Response =>
+  heldBetween('text/event-stream', 'data: first\n\n', go, 'data: second\n\n');
 
 /**
  * POSTs the chat intent `id` over a raw node:http socket; resolves once the head is in,
