@@ -11,13 +11,26 @@ import { ServerInstance, type InstanceEvent } from '../support/server-instances.
 import { requireRedisServer } from '../support/redis-server.js';
 import { scriptRoundTrips } from '../support/redis-stats.js';
 import { useRedisSuite } from '../support/redis-suite.js';
-import { followIntent, isAnswerEvent, RESTART_EVENT, STOPPED_EVENT, streamAttempt } from '../support/stream-client.js';
+import {
+  followIntent,
+  isAnswerEvent,
+  RESTART_EVENT,
+  STOPPED_EVENT,
+  type StreamAttempt,
+  streamAttempt,
+} from '../support/stream-client.js';
 import { expectContinuedAfterKill } from '../support/stream-continued.js';
 import { sleep } from '../support/sleep.js';
 
 const hasRedis = requireRedisServer();
 const LEASE_MS = 1_500;
 const FLUSH_MS = 25;
+/** Expects `attempt` to be a replay carrying the very bytes `of` was given. */
+function expectReplayOf(attempt: StreamAttempt, of: StreamAttempt): void {
+  expect(attempt.headers.get('x-idempotent-replayed')).toBe('true');
+  expect(Buffer.from(attempt.bytes).equals(Buffer.from(of.bytes))).toBe(true);
+}
+
 const newId = (): string => `stream-${randomUUID()}`;
 const data = (events: readonly EventSourceMessage[]): string[] => events.filter(isAnswerEvent).map((event) => event.data);
 
@@ -54,8 +67,7 @@ describe.skipIf(!hasRedis)('streamed answers across two instances sharing one re
 
     // Once it ended, the same position replays the rest from either instance, still one call.
     const replayed = await streamAttempt(a, id, model, { lastEventId: first.events.at(-1)!.id });
-    expect(replayed.headers.get('x-idempotent-replayed')).toBe('true');
-    expect(Buffer.from(replayed.bytes).equals(Buffer.from(rest.bytes))).toBe(true);
+    expectReplayOf(replayed, rest);
     expect(modelCalls(id)).toHaveLength(1);
   });
 
@@ -137,9 +149,8 @@ describe.skipIf(!hasRedis)('streamed answers across two instances sharing one re
 
     for (const instance of [b, a]) {
       const replay = await streamAttempt(instance, id, model);
-      expect(replay.headers.get('x-idempotent-replayed')).toBe('true');
+      expectReplayOf(replay, fresh);
       expect(replay.headers.get('x-idempotent-stopped')).toBe('true');
-      expect(Buffer.from(replay.bytes).equals(Buffer.from(fresh.bytes))).toBe(true);
     }
     expect(modelCalls(id)).toHaveLength(1);
   });
@@ -150,8 +161,7 @@ describe.skipIf(!hasRedis)('streamed answers across two instances sharing one re
     const fresh = await streamAttempt(a, id, model);
     expect(data(fresh.events)).toHaveLength(2_000);
     const replay = await streamAttempt(b, id, model);
-    expect(replay.headers.get('x-idempotent-replayed')).toBe('true');
-    expect(Buffer.from(replay.bytes).equals(Buffer.from(fresh.bytes))).toBe(true);
+    expectReplayOf(replay, fresh);
     expect(modelCalls(id)).toHaveLength(1);
   });
 

@@ -11,6 +11,7 @@ import {
   type IdempotencyStore,
   MemoryStore,
 } from 'answer-once/server';
+import { expect } from 'vitest';
 import { sleep } from './sleep.js';
 
 const ORIGIN = 'http://app.test';
@@ -71,6 +72,12 @@ export function notingCalls<S extends object>(store: S, calls: string[]): S {
       };
     },
   });
+}
+
+/** Expects `response` to be the 409 `intent-stopped` problem: the intent was stopped and never runs again. */
+export async function expectStopped(response: Response): Promise<void> {
+  expect(response.status).toBe(409);
+  expect(await response.json()).toMatchObject({ code: 'intent-stopped' });
 }
 
 /** Resolves once `condition()` holds (checked every millisecond, for at most `timeoutMs`). */
