@@ -24,7 +24,7 @@ interface Closable {
 }
 
 /** A connection the suite opened: what `RedisStore` takes, and how to close it. */
-export type RedisConnection = RedisStoreClient & Closable & { readonly isReady: boolean };
+type RedisConnection = RedisStoreClient & Closable & { readonly isReady: boolean };
 
 export interface RedisSuiteOptions {
   /** Three masters joined as a Redis Cluster instead of one server. @default false */
@@ -34,7 +34,7 @@ export interface RedisSuiteOptions {
 }
 
 /** node-redis settings for a connection (on a Cluster, every node's). */
-export interface ConnectOptions {
+interface ConnectOptions {
   /** Fail a command at once while the connection is down instead of queueing it. @default false */
   readonly disableOfflineQueue?: boolean;
   readonly socket?: { readonly reconnectStrategy?: number | ((retries: number) => number) };
