@@ -23,6 +23,7 @@ import { createClient } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
 import { journaled, type JournaledOptions, toolStep } from 'answer-once/ai/server';
 import { createIdempotencyHandler, type IdempotencyEvent, MemoryStore } from 'answer-once/server';
+import { sleep } from './sleep.js';
 
 type StreamPart =
   Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer Part> ? Part : never;
@@ -88,7 +89,7 @@ function scriptedModel(
       const stream = new ReadableStream<StreamPart>({
         async pull(controller) {
           const finishing = parts[next]?.type === 'finish' && step.finishAfterMs !== undefined;
-          await new Promise((resolve) => setTimeout(resolve, finishing ? step.finishAfterMs : 2));
+          await sleep(finishing ? step.finishAfterMs! : 2);
           if (instance.crashed) return controller.error(new Error('the model connection was reset'));
           if (next === parts.length) {
             counts.modelStreamsEnded += 1;
@@ -205,7 +206,7 @@ export async function runAgentTurn(options: AgentRigOptions) {
             inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }),
             needsApproval: options.needsApproval?.includes(name) ?? false,
             execute: async (input: Record<string, unknown>, execution) => {
-              await new Promise((resolve) => setTimeout(resolve, 3));
+              await sleep(3);
               if (instance.crashed) throw new Error('the instance is dead'); // it does nothing more
               effects[name]! += 1;
               const result = await effect(input, toolStep(execution).key);
@@ -288,7 +289,7 @@ export async function runAgentTurn(options: AgentRigOptions) {
   });
   await chat.sendMessage({ text: 'Charge me and confirm.' });
   for (let waited = 0; chat.status !== 'ready' && chat.status !== 'error' && waited < 10_000; waited += 10) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await sleep(10);
   }
   const answer = chat.messages.filter((message) => message.role === 'assistant');
   return { chat, state, answer, counts, effects, events, wire, crashed: a.crashed, fetch };
