@@ -43,8 +43,7 @@ export function bookingAskedIn(question: string): BookingRequest | undefined {
 }
 
 /** The first step of a booking turn: what the model says before it calls the tool. */
-export const bookingIntro = ({ people, time }: BookingRequest): string =>
-  `Booking a table for ${people} at ${time}. `;
+export const bookingIntro = ({ people, time }: BookingRequest): string => `Booking a table for ${people} at ${time}. `;
 
 /** The second step: the booking's outcome as the tool gave it (its JSON result, or its error). */
 export function bookingOutcome(result: { ok: true; value: unknown } | { ok: false; error: string }): string {

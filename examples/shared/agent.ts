@@ -43,7 +43,11 @@ export interface DemoHandlerOptions {
 
 export function createDemoHandler({ model, restaurant, producer, crash, faults, onEvent, waitUntil }: DemoHandlerOptions) {
   /** Fires `fault` when it is the one armed: once. */
-  const fires = (fault: Trouble) => faults.trouble === fault && ((faults.trouble = 'none'), true);
+  const fires = (fault: Trouble): boolean => {
+    if (faults.trouble !== fault) return false;
+    faults.trouble = 'none';
+    return true;
+  };
 
   const bookTable = tool({
     description: 'Books a table at the restaurant.',

@@ -149,8 +149,8 @@ export function App() {
             <h2>Ask anything.</h2>
             <p>
               The answer streams token by token. Cut the stream mid-answer, reload the page while it streams, open a second
-              tab, or press Stop and reload: the footer's model calls go up by one per message, never more. Ask “book a
-              table for 2 at 8” and crash the server mid-way: one booking, whatever happens.
+              tab, or press Stop and reload: the footer's model calls go up by one per message, never more. Ask “book a table
+              for 2 at 8” and crash the server mid-way: one booking, whatever happens.
             </p>
           </div>
         )}
