@@ -11,6 +11,7 @@ import { chatDemoSuite } from './chat-demo-suite.js';
 import { armTrouble, footerAvoidedCalls } from './chat-page.js';
 import { chromiumAvailable } from './chromium.js';
 import type { AiSdkDemo } from './demo-process.js';
+import { newestInViewSpecs } from './newest-in-view.js';
 
 /** ~45 tokens at this pace: a few seconds per answer, time to reload or stop mid-answer. */
 export const TOKEN_DELAY_MS = 80;
@@ -189,5 +190,7 @@ export function describeUseChatDemo(
       expect(new Set(chatPosts).size).toBe(1);
       expect(chatPosts.length).toBe(1); // the first tab's send: the second tab follows it
     });
+
+    newestInViewSpecs(chat);
   });
 }

@@ -17,10 +17,14 @@ export function useStickToBottom(list: RefObject<HTMLElement | null>): () => voi
   useEffect(() => {
     const element = list.current;
     if (!element) return;
-    // Only a scroll moves the page; content growing below does not, so it leaves `pinned` as it was.
+    // Only the person scrolling up unpins: content growing below, or the page's own
+    // scroll landing a frame after more text arrived, leaves it pinned.
+    let last = window.scrollY;
     const onScroll = () => {
       const { scrollHeight } = document.documentElement;
-      pinned.current = scrollHeight - (window.scrollY + window.innerHeight) <= NEAR_END_PX;
+      if (scrollHeight - (window.scrollY + window.innerHeight) <= NEAR_END_PX) pinned.current = true;
+      else if (window.scrollY < last) pinned.current = false;
+      last = window.scrollY;
     };
     const observer = new ResizeObserver(() => pinned.current && toEnd());
     observer.observe(element);
