@@ -19,7 +19,7 @@ import type { Trouble } from './trouble.js';
 /** The `break` fault fails the model's stream after this many events. */
 const BREAK_AFTER_EVENTS = 12;
 /** How long the restaurant takes to book: time to reload, or crash, while the tool runs. */
-export const BOOKING_MS = 1_500;
+const BOOKING_MS = 1_500;
 /** The `crash-after-tool` fault kills the producer this many tokens into the answer's second step. */
 const CRASH_AFTER_TOKENS = 5;
 /**

@@ -3,7 +3,7 @@
  * demo's ../ai-sdk-chat/faults.ts and ./producers.ts do it for real, on the server).
  * Shared by the page, which shows the switch, and the servers, which check what it is set to.
  */
-export const TROUBLES = ['none', 'cut', 'break', 'crash-after-tool', 'crash-in-tool'] as const;
+const TROUBLES = ['none', 'cut', 'break', 'crash-after-tool', 'crash-in-tool'] as const;
 
 export type Trouble = (typeof TROUBLES)[number];
 

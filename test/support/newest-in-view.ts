@@ -33,7 +33,9 @@ async function longConversation(page: Page, url: string): Promise<void> {
       {
         id: `earlier-a${turn}`,
         role: 'assistant',
-        parts: [{ type: 'text', text: `Earlier answer ${turn + 1}, long enough to wrap over a line or two of the window. ` }],
+        parts: [
+          { type: 'text', text: `Earlier answer ${turn + 1}, long enough to wrap over a line or two of the window. ` },
+        ],
       },
     ]).flat();
     localStorage.setItem('answer-once-ai-demo:messages', JSON.stringify(messages));
