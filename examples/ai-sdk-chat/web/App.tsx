@@ -1,5 +1,5 @@
 import { useChat } from '@ai-sdk/react';
-import { getToolName, isToolUIPart, type UIMessage } from 'ai';
+import type { UIMessage } from 'ai';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import {
   CHAT_ID,
@@ -165,9 +165,7 @@ export function App() {
                 {busy && index === messages.length - 1 && message.role === 'assistant' && <span className="caret" />}
               </p>
               {message.parts.map((part) =>
-                isToolUIPart(part) && getToolName(part) === 'bookTable' && part.type !== 'dynamic-tool' ? (
-                  <BookingNote key={part.toolCallId} part={part} />
-                ) : null,
+                part.type === 'tool-bookTable' ? <BookingNote key={part.toolCallId} part={part} /> : null,
               )}
               {stopped.has(message.id) && (
                 <span className="badge stopped" data-testid="stopped-badge" title="Stopped: this is all of it.">
