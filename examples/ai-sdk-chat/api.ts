@@ -22,8 +22,6 @@ import type { DemoModel } from './model.js';
 /** The `cut` fault lets this many events of the answer through, then drops the connection. */
 const CUT_AFTER_EVENTS = 12;
 
-export type { Stats };
-
 export function createChatApi({ model, store }: { model: DemoModel; store: IdempotencyStore }) {
   const intents = new Set<string>();
   const restaurant = new Restaurant();
