@@ -8,6 +8,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { answerTokens } from '../../examples/ai-sdk-chat/model.js';
 import { chatDemoSuite } from './chat-demo-suite.js';
+import { bookingAgentSpecs } from './booking-agent.js';
 import { armTrouble, footerAvoidedCalls } from './chat-page.js';
 import { chromiumAvailable } from './chromium.js';
 import type { AiSdkDemo } from './demo-process.js';
@@ -191,6 +192,7 @@ export function describeUseChatDemo(
       expect(chatPosts.length).toBe(1); // the first tab's send: the second tab follows it
     });
 
+    bookingAgentSpecs(chat);
     newestInViewSpecs(chat);
   });
 }

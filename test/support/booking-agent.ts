@@ -1,23 +1,23 @@
 /**
- * The AI SDK demo's agent in real Chromium against the real demo server: a message asking
+ * The booking agent of the `useChat` demos (examples/shared/agent.ts: the AI SDK demo's
+ * and the Next.js example's) in real Chromium against the real demo server: a message asking
  * to book a table runs a two-step turn (the model calls `bookTable`, then answers with the
  * booking) through `journaled`. Whatever the person or the server does — a crash after the
  * tool, a crash inside it, a double-click on Send, a reload while the tool runs — one
  * message books at most one table, and exactly one whenever anyone can know it did; the
  * person sees one whole answer. Judged by what the page shows and the server's counters.
+ * Registered by use-chat-suite.ts in each demo's suite.
  */
 import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { bookingAskedIn, bookingIntro, bookingOutcome } from '../../examples/ai-sdk-chat/model.js';
 import type { Stats } from '../../examples/shared/stats.js';
 import { replayedText } from '../../examples/ai-sdk-chat/web/use-server.js';
-import { armTrouble } from '../support/chat-page.js';
-import { chatDemoSuite } from '../support/chat-demo-suite.js';
-import { chromiumAvailable } from '../support/chromium.js';
-import { startAiSdkDemoProcess } from '../support/demo-process.js';
-import { humanDoubleClick, trackMethod } from '../support/people.js';
+import type { ChatDemoSuite } from './chat-demo-suite.js';
+import { armTrouble } from './chat-page.js';
+import type { AiSdkDemo } from './demo-process.js';
+import { humanDoubleClick } from './people.js';
 
-const TOKEN_DELAY_MS = 40;
 const UI_TIMEOUT_MS = 20_000;
 const QUESTION = 'Book a table for 2 at 8, please.';
 const BOOKING = bookingAskedIn(QUESTION)!;
@@ -32,14 +32,7 @@ const bookedAnswer = (number: number) =>
 /** The answer when the booking's outcome is unknown: the model was told it may or may not have happened. */
 const unknownAnswer = bookingIntro(BOOKING) + bookingOutcome({ ok: false, error: 'it may or may not have happened' });
 
-describe.skipIf(!chromiumAvailable())('ai-sdk demo: the booking agent, one booking per message (Chromium)', () => {
-  const chat = chatDemoSuite({
-    start: () => startAiSdkDemoProcess({ tokenDelayMs: TOKEN_DELAY_MS }),
-    trackPosts: (context) => trackMethod(context, 'POST', '/api/chat'),
-    openDemo: true,
-    screenshotPrefix: 'ai-sdk-agent-',
-  });
-
+export function bookingAgentSpecs(chat: ChatDemoSuite<AiSdkDemo, unknown>): void {
   const answers = (on: Page = chat.page) => on.getByTestId('answer');
   const booking = (on: Page = chat.page) => on.getByTestId('booking');
 
@@ -94,8 +87,6 @@ describe.skipIf(!chromiumAvailable())('ai-sdk demo: the booking agent, one booki
     expect(after.modelCalls - before.modelCalls).toBe(2); // the first step replayed, the second told of the unknown
     await expect(booking().getAttribute('data-state')).resolves.toBe('unknown');
     await expect(booking().textContent()).resolves.toContain('outcome unknown');
-    await chat.page.waitForTimeout(2_500); // past a lease: no run books it again later
-    expect((await chat.demo.stats()).bookings).toBe(after.bookings);
   });
 
   it('books once on a double-click on Send', async () => {
@@ -116,4 +107,4 @@ describe.skipIf(!chromiumAvailable())('ai-sdk demo: the booking agent, one booki
     expect(after.modelCalls - before.modelCalls).toBe(2);
     await expect(booking().getAttribute('data-state')).resolves.toBe('booked');
   });
-});
+}
