@@ -27,6 +27,8 @@ const inView = (element: Locator): Promise<boolean> =>
 /** Opens the demo in SMALL_WINDOW on a conversation of EARLIER_TURNS turns (the page keeps it in localStorage). */
 async function longConversation(page: Page, url: string): Promise<void> {
   await page.setViewportSize(SMALL_WINDOW);
+  // The page saves its (empty) conversation once mounted: seed it after that, not before.
+  await page.waitForFunction(() => localStorage.getItem('answer-once-ai-demo:messages') !== null);
   await page.evaluate((turns) => {
     const messages = Array.from({ length: turns }, (_, turn) => [
       { id: `earlier-q${turn}`, role: 'user', parts: [{ type: 'text', text: `Earlier question ${turn + 1}.` }] },
