@@ -1,6 +1,6 @@
 import { useChat } from '@ai-sdk/react';
 import type { UIMessage } from 'ai';
-import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { useEffect, useState, useSyncExternalStore } from 'react';
 import {
   CHAT_ID,
   loadMessages,
@@ -68,8 +68,7 @@ export function App() {
   const queued = useSyncExternalStore(queueStore.subscribe, queueStore.queued);
   const sender = useSyncExternalStore(queueStore.subscribe, queueStore.sender);
   const server = useServer(status);
-  const list = useRef<HTMLElement>(null);
-  const pin = useStickToBottom(list);
+  const pin = useStickToBottom();
   const busy = status === 'submitted' || status === 'streaming';
   const waitsForAnswer = messages.at(-1)?.role === 'user';
   useSyncExternalStore(seamStore.subscribe, seamStore.version);
@@ -143,7 +142,7 @@ export function App() {
         </fieldset>
       </header>
 
-      <main className="chat" ref={list}>
+      <main className="chat">
         {messages.length === 0 && (
           <div className="empty">
             <h2>Ask anything.</h2>
