@@ -18,8 +18,7 @@ export interface Producer<S extends object> {
 
 type Handle = (request: Request) => Promise<Response>;
 
-interface Running<S extends object> {
-  readonly producer: Producer<S>;
+interface Running {
   readonly handle: Handle;
   readonly died: AbortController;
   /** The bodies of the answers it is sending, to reset when it dies. */
@@ -41,10 +40,10 @@ function seenBy<S extends object>(store: S, signal: AbortSignal): S {
 const reset = () => new TypeError('the connection was reset: the producer died');
 
 export function crashableProducers<S extends object>(store: S, create: (producer: Producer<S>) => Handle) {
-  const start = (): Running<S> => {
+  const start = (): Running => {
     const died = new AbortController();
     const producer = { signal: died.signal, store: seenBy(store, died.signal) };
-    return { producer, handle: create(producer), died, bodies: new Set() };
+    return { handle: create(producer), died, bodies: new Set() };
   };
   let current = start();
 
