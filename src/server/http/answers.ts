@@ -12,7 +12,7 @@ import { formatPreferWait } from '../../core/prefer.js';
 import { IntentExhaustedError } from '../errors.js';
 import type { ResolvedHandlerOptions } from './handler-options.js';
 import { problemResponse } from '../problem.js';
-import { isExhausted } from '../run/run-bound.js';
+import { isExhausted } from '../run/bound.js';
 import type { CompletedRecord, IdempotencyRecord } from '../store/store.js';
 import { answerGeneration } from '../store/stream-store.js';
 import { restartMarker } from '../format/sse-frame.js';

@@ -14,11 +14,11 @@ import { StepJournal } from '../run/step-journal.js';
 import type { HandlerSetup, Intent } from './intent.js';
 import { answerRecord, attachLive } from './record-answer.js';
 import { withoutReservedEvents } from '../stream/reserved-events.js';
-import { settleExhausted } from '../run/run-bound.js';
+import { settleExhausted } from '../run/bound.js';
 import { storeCall } from '../store/store-call.js';
 import { captureResponse, isFailureStatus, type StoredFailure, storedResult } from '../format/stored-response.js';
 import { StreamedRun } from '../stream/stream-run.js';
-import { EarlyAnswer } from '../run/early-answer.js';
+import { AnswerAhead } from '../run/answer-ahead.js';
 import { UsageReport } from '../usage.js';
 
 /**
@@ -147,7 +147,7 @@ async function run(
   const usage = new UsageReport();
   // A streamed answer, or without a log one over `maxResponseBytes`, goes to its caller
   // while it still streams; its outcome is written only once its body ended (§ 7.3, § 14.2).
-  const early = new EarlyAnswer<Response>();
+  const ahead = new AnswerAhead<Response>();
   const running = runHeld<Response>(
     store,
     key,
@@ -199,7 +199,7 @@ async function run(
       const broken = (error: unknown): WorkOutcome<Response> => failOutcome({ status: 502 }, error);
       // A work that answers after losing its lease is not streamed: the successor's answer is (§ 7.2).
       // A body that cannot be read (locked by the app) is a broken answer, as when buffered.
-      if (streamed && !lease.aborted) return streamed.outcome(response, broken, usage, early).catch(broken);
+      if (streamed && !lease.aborted) return streamed.outcome(response, broken, usage, ahead).catch(broken);
       try {
         const captured = await captureResponse(
           withoutReservedEvents(response),
@@ -208,7 +208,7 @@ async function run(
         );
         if (!captured.oversize)
           return { kind: 'complete', result: storedResult(captured.stored, usage.value), value: captured.delivered };
-        early.send(captured.delivered);
+        ahead.send(captured.delivered);
         const end = await captured.ended;
         // A broken stream produced no answer, whatever its size: FAILED, a resend runs again.
         if (!end.ok) return failOutcome({ status: 502 }, end.error);
@@ -230,7 +230,7 @@ async function run(
   // What runs on after the caller has its answer (the stream into the log, an oversize
   // answer's record) is handed to the runtime's `waitUntil`, if it has one.
   keep?.(settled ?? running);
-  const first = await Promise.race([early.answered, running.then(() => undefined)]);
+  const first = await Promise.race([ahead.answered, running.then(() => undefined)]);
   if (first) return withProtocolHeaders(first, answer);
   await settled;
   return running.then(async ({ outcome, write }) => {

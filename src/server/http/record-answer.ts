@@ -3,7 +3,7 @@ import type { Reporter } from '../events.js';
 import type { HandlerSetup } from './intent.js';
 import { attachToLog } from './log-answer.js';
 import type { RequestedPosition } from './position.js';
-import { isExhausted } from '../run/run-bound.js';
+import { isExhausted } from '../run/bound.js';
 import { type StoreCallContext, storeCall } from '../store/store-call.js';
 import type { IdempotencyRecord } from '../store/store.js';
 import type { StreamStore } from '../store/stream-store.js';

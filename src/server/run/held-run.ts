@@ -2,7 +2,7 @@ import { LeaseLostError } from '../errors.js';
 import type { Reporter } from '../events.js';
 import { Holder } from './holder.js';
 import type { ResolvedLeaseOptions } from './lease-options.js';
-import { EXHAUSTED_RESULT } from './run-bound.js';
+import { EXHAUSTED_RESULT } from './bound.js';
 import { isPermanentStoreError, withStoreDeadline } from '../store/store-call.js';
 import type { IdempotencyStore, WriteResult } from '../store/store.js';
 

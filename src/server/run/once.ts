@@ -12,7 +12,7 @@ import { type AnswerOutcome, type IdempotencyEventListener, type Reporter, repor
 import { runHeld } from './held-run.js';
 import { Holder } from './holder.js';
 import { type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
-import { EXHAUSTED_RESULT, isExhausted, settleExhausted } from './run-bound.js';
+import { EXHAUSTED_RESULT, isExhausted, settleExhausted } from './bound.js';
 import { type BegunStep, type BeginStepOptions, StepJournal } from './step-journal.js';
 import {
   type JournalOptions,
