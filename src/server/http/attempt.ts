@@ -11,10 +11,11 @@ import { FingerprintMismatchError } from '../errors.js';
 import { runHeld, type WorkOutcome } from '../run/held-run.js';
 import { Holder } from '../run/holder.js';
 import { StepJournal } from '../run/step-journal.js';
-import type { HandlerSetup, Intent } from './intent.js';
-import { answerRecord, attachLive } from './record-answer.js';
+import type { Intent } from './intent.js';
+import type { HandlerSetup } from './setup.js';
+import { answerRecord, waitForRecord } from './record-answer.js';
 import { withoutReservedEvents } from '../stream/reserved-events.js';
-import { settleExhausted } from '../run/bound.js';
+import { type Claim, claimIntent } from '../run/claim.js';
 import { storeCall } from '../store/store-call.js';
 import { captureResponse, isFailureStatus, type StoredFailure, storedResult } from '../format/stored-response.js';
 import { StreamedRun } from '../stream/stream-run.js';
@@ -31,61 +32,35 @@ import { UsageReport } from '../usage.js';
  */
 export async function protect(setup: HandlerSetup, intent: Intent): Promise<Response> {
   const { options, streamStore } = setup;
-  const { store } = options;
-  const { key, requestId, fingerprint, report, context } = intent;
+  const { key, requestId, fingerprint, report, context, position } = intent;
+  const { signal } = intent.request;
   let waitedSeconds: number | undefined;
   // At most two claims: the first, and one after a wait that ended in a dead or failed
   // holder; the second round answers whatever it finds.
   for (let round = 0; ; round += 1) {
-    const claim = await storeCall('acquire', key, () => store.acquire(key, fingerprint, options.leaseMs), context);
+    const claim = await claimIntent(options.store, key, fingerprint, setup.lease, context);
     const answer: AnswerContext = { requestId, waitedSeconds, statusRoute: false };
-    if (claim.acquired) {
-      if (claim.runs > options.maxRuns) {
-        // One claim past the bound: settled as exhausted instead of running (§ 5.7).
-        await settleExhausted(store, key, claim, { ...options, report }, context);
-        return exhaustedAnswer(answer);
-      }
-      report({ type: 'acquired', key, takeover: claim.takeover, retry: claim.retry });
-      return run(setup, intent, claim.token, claim, answer);
-    }
-    const { record } = claim;
-    if (record.fingerprint !== fingerprint) {
+    if (claim.kind === 'run') return run(setup, intent, claim, answer);
+    if (claim.kind === 'exhausted') return exhaustedAnswer(answer);
+    if (claim.kind === 'mismatch') {
       throw new FingerprintMismatchError(
         'answer-once: this request ID was already used with another method, path or body.',
         { requestId },
       );
     }
-    if (record.state !== 'processing') return answerRecord(setup, report, key, record, answer, intent.position);
+    const { record } = claim;
+    if (record.state !== 'processing') return answerRecord(setup, report, key, record, answer, position);
     report({ type: 'in-progress', key });
-    if (streamStore) {
-      const waitMs = round === 0 ? intent.waitMs : 0;
-      if (waitMs > 0) waitedSeconds = waitMs / 1000;
-      const held = { ...answer, waitedSeconds };
-      const live = await attachLive(
-        { ...setup, streamStore },
-        key,
-        intent.position,
-        waitMs,
-        intent.request.signal,
-        held,
-        report,
-        context,
-      );
-      if (live instanceof Response) return live;
-      if (live?.state === 'completed') return answerRecord(setup, report, key, live, held, intent.position);
-      if ((live?.state === 'processing' && live.leaseExpiresAt > Date.now()) || round > 0) {
-        return inProgressAnswer(held, options);
-      }
-      continue; // failed, gone, or its worker died: claim it again (a retry or a takeover)
-    }
-    if (intent.waitMs === 0 || round > 0) return inProgressAnswer(answer, options);
-    waitedSeconds = intent.waitMs / 1000;
-    const { waitMs } = intent;
-    const settled = await storeCall('wait', key, () => store.wait(key, waitMs, intent.request.signal), context, waitMs);
-    if (settled?.state === 'completed')
-      return answerRecord(setup, report, key, settled, { ...answer, waitedSeconds }, intent.position);
-    if (settled?.state === 'processing' && settled.leaseExpiresAt > Date.now()) {
-      return inProgressAnswer({ ...answer, waitedSeconds }, options);
+    const waitMs = round === 0 ? intent.waitMs : 0;
+    // Without a log there is nothing to attach to: only a wait can change the answer.
+    if (!streamStore && waitMs === 0) return inProgressAnswer(answer, options);
+    if (waitMs > 0) waitedSeconds = waitMs / 1000;
+    const held = { ...answer, waitedSeconds };
+    const found = await waitForRecord(setup, key, position, waitMs, signal, held, report, context);
+    if (found instanceof Response) return found;
+    if (found?.state === 'completed') return answerRecord(setup, report, key, found, held, position);
+    if ((found?.state === 'processing' && found.leaseExpiresAt > Date.now()) || round > 0) {
+      return inProgressAnswer(held, options);
     }
     // Failed, gone, or its worker died: claim it again (a retry or a takeover).
   }
@@ -94,19 +69,13 @@ export async function protect(setup: HandlerSetup, intent: Intent): Promise<Resp
 async function run(
   setup: HandlerSetup,
   intent: Intent,
-  token: string,
-  attempt: {
-    readonly takeover: boolean;
-    readonly retry: boolean;
-    readonly runs: number;
-    readonly generation?: number | undefined;
-  },
+  claim: Extract<Claim, { kind: 'run' }>,
   answer: AnswerContext,
 ): Promise<Response> {
   const { options, streamStore, keep, lease: leaseOptions } = setup;
   const { store } = options;
   const { key, requestId, scope, fingerprint, report, context } = intent;
-  const { generation, runs } = attempt;
+  const { token, generation, runs } = claim;
   // The work's request is made from these alone: a run that outlives its request (a
   // streamed answer) holds neither the caller's Request nor its spent body stream.
   const { url, method, headers } = intent.request;
@@ -122,7 +91,7 @@ async function run(
   const failOutcome = (failure: StoredFailure, cause: unknown): WorkOutcome<Response> => ({
     kind: 'fail',
     error: JSON.stringify(failure),
-    value: runs >= options.maxRuns ? exhaustedAnswer(answer) : failedAnswer(failure, answer),
+    value: claim.last ? exhaustedAnswer(answer) : failedAnswer(failure, answer),
     cause,
   });
   const streamed =
@@ -165,8 +134,8 @@ async function run(
           scope,
           key,
           signal,
-          takeover: attempt.takeover,
-          retry: attempt.retry,
+          takeover: claim.takeover,
+          retry: claim.retry,
           reportUsage: usage.report,
           step: journal.step,
           beginStep: journal.begin,

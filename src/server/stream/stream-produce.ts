@@ -1,6 +1,6 @@
 import { GENERATION_HEADER, RESTARTED_HEADER } from '../../core/headers.js';
 import { encodeHead, headOf } from '../format/answer-head.js';
-import { ByteRuns, concat } from '../format/body.js';
+import { ByteRuns, concat } from '../format/bytes.js';
 import type { Holder } from '../run/holder.js';
 import { CallerBody } from './caller-body.js';
 import { type BatcherContext, LogBatcher } from './log-batcher.js';
