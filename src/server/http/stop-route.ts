@@ -3,6 +3,7 @@ import { type AnswerContext, statusAnswer, withProtocolHeaders } from './answers
 import type { ResolvedHandlerOptions } from './handler-options.js';
 import type { RoutedIntent } from './intent.js';
 import { problemResponse } from '../problem.js';
+import { answerRecord } from './record-answer.js';
 import type { HandlerSetup } from './setup.js';
 import { storeCall } from '../store/store-call.js';
 
@@ -32,7 +33,8 @@ export async function stopRoute(setup: HandlerSetup, request: Request, intent: R
   const answer: AnswerContext = { requestId, waitedSeconds: undefined, statusRoute: true };
   if (found === 'unknown') return statusAnswer(null, answer, options, Date.now());
   if (found === 'settled') {
-    return statusAnswer(await storeCall('get', key, () => store.get(key), context), answer, options, Date.now());
+    // Answered as a status read of it is (a replay whole: a stop's position names no start).
+    return answerRecord(setup, report, key, await storeCall('get', key, () => store.get(key), context), answer, undefined);
   }
   report({ type: 'stop-requested', key });
   if (waitMs > 0) {
