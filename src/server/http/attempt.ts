@@ -113,6 +113,8 @@ async function run(
           },
         )
       : undefined;
+  // What the journal reads of the options: three fields, not a copy of all of them.
+  const journalSetup = { maxStepBytes: options.maxStepBytes, storeTimeoutMs: leaseOptions.storeTimeoutMs, report };
   const usage = new UsageReport();
   // A streamed answer, or without a log one over `maxResponseBytes`, goes to its caller
   // while it still streams; its outcome is written only once its body ended (§ 7.3, § 14.2).
@@ -123,7 +125,7 @@ async function run(
     token,
     async (lease) => {
       const signal = streamed ? streamed.signal(lease) : lease;
-      const journal = new StepJournal(store, key, holder, signal, { ...options, ...leaseOptions, report });
+      const journal = new StepJournal(store, key, holder, signal, journalSetup);
       // A fresh Request over the buffered body, not tied to the client's connection:
       // a client that disconnects does not cancel the work whose answer it will ask for again.
       const request = new Request(url, { method, headers, ...(body.byteLength > 0 ? { body } : {}) });
