@@ -4,11 +4,7 @@ import { splitKey } from '../store/key.js';
 import { evictionOrder } from './evict.js';
 import { MemoryJournals } from './journal.js';
 import { MemoryLogs } from './log.js';
-import {
-  type MemoryStoreOptions,
-  normalizeMemoryStoreOptions,
-  type ResolvedMemoryStoreOptions,
-} from './options.js';
+import { type MemoryStoreOptions, normalizeMemoryStoreOptions, type ResolvedMemoryStoreOptions } from './options.js';
 import { KeyWaiters } from './waiters.js';
 import type { AcquireResult, CompletedRecord, IdempotencyRecord, ProcessingRecord, WriteResult } from '../store/store.js';
 import type { StepStart, StepStartOptions, StepStore } from '../store/step-store.js';

@@ -37,6 +37,11 @@ export async function settleExhausted(
   context: StoreCallContext,
 ): Promise<void> {
   const { token, runs } = claim;
-  const written = await storeCall('complete', key, () => store.complete(key, token, EXHAUSTED_RESULT, completedTtlMs), context);
+  const written = await storeCall(
+    'complete',
+    key,
+    () => store.complete(key, token, EXHAUSTED_RESULT, completedTtlMs),
+    context,
+  );
   if (written === 'written') context.report({ type: 'exhausted', key, runs });
 }
