@@ -30,17 +30,16 @@ import { UsageReport } from '../usage.js';
  * after its answer went out is handed to `setup.keep` (the runtime's `waitUntil`), so the
  * run outlives the request.
  */
-export async function protect(setup: HandlerSetup, intent: Intent): Promise<Response> {
+export async function protect(setup: HandlerSetup, request: Request, intent: Intent): Promise<Response> {
   const { options, streamStore } = setup;
   const { key, requestId, fingerprint, report, context, position } = intent;
-  const { signal } = intent.request;
   let waitedSeconds: number | undefined;
   // At most two claims: the first, and one after a wait that ended in a dead or failed
   // holder; the second round answers whatever it finds.
   for (let round = 0; ; round += 1) {
     const claim = await claimIntent(options.store, key, fingerprint, setup.lease, context);
     const answer: AnswerContext = { requestId, waitedSeconds, statusRoute: false };
-    if (claim.kind === 'run') return run(setup, intent, claim, answer);
+    if (claim.kind === 'run') return run(setup, request, intent, claim, answer);
     if (claim.kind === 'exhausted') return exhaustedAnswer(answer);
     if (claim.kind === 'mismatch') {
       throw new FingerprintMismatchError(
@@ -56,7 +55,7 @@ export async function protect(setup: HandlerSetup, intent: Intent): Promise<Resp
     if (!streamStore && waitMs === 0) return inProgressAnswer(answer, options);
     if (waitMs > 0) waitedSeconds = waitMs / 1000;
     const held = { ...answer, waitedSeconds };
-    const found = await waitForRecord(setup, key, position, waitMs, signal, held, report, context);
+    const found = await waitForRecord(setup, key, position, waitMs, request.signal, held, report, context);
     if (found instanceof Response) return found;
     if (found?.state === 'completed') return answerRecord(setup, report, key, found, held, position);
     if ((found?.state === 'processing' && found.leaseExpiresAt > Date.now()) || round > 0) {
@@ -68,6 +67,7 @@ export async function protect(setup: HandlerSetup, intent: Intent): Promise<Resp
 
 async function run(
   setup: HandlerSetup,
+  request: Request,
   intent: Intent,
   claim: Extract<Claim, { kind: 'run' }>,
   answer: AnswerContext,
@@ -78,7 +78,7 @@ async function run(
   const { token, generation, runs } = claim;
   // The work's request is made from these alone: a run that outlives its request (a
   // streamed answer) holds neither the caller's Request nor its spent body stream.
-  const { url, method, headers } = intent.request;
+  const { url, method, headers } = request;
   const { body } = intent;
   // Each part keeps only the options it reads: a held stream keeps them for its whole life.
   const holder = new Holder(store, key, token, generation, {
@@ -128,10 +128,10 @@ async function run(
       const journal = new StepJournal(store, key, holder, signal, journalSetup);
       // A fresh Request over the buffered body, not tied to the client's connection:
       // a client that disconnects does not cancel the work whose answer it will ask for again.
-      const request = new Request(url, { method, headers, ...(body.byteLength > 0 ? { body } : {}) });
+      const workRequest = new Request(url, { method, headers, ...(body.byteLength > 0 ? { body } : {}) });
       let response: Response;
       try {
-        response = await options.handler(request, {
+        response = await options.handler(workRequest, {
           requestId,
           scope,
           key,

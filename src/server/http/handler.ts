@@ -88,7 +88,7 @@ export function createIdempotencyHandler(
         return request.method === 'HEAD' ? new Response(null, answer) : answer;
       }
       const intent = await parseIntent(request, setup);
-      return intent instanceof Response ? intent : await protect(setup, intent);
+      return intent instanceof Response ? intent : await protect(setup, request, intent);
     } catch (error) {
       if (error instanceof IdempotencyError) return error.getResponse();
       throw error;

@@ -23,7 +23,6 @@ export interface RoutedIntent extends Subject {
 
 /** One request outside the status route, read once: also its body and fingerprint. */
 export interface Intent extends RoutedIntent {
-  readonly request: Request;
   readonly body: Uint8Array<ArrayBuffer>;
   readonly fingerprint: string;
 }
@@ -38,7 +37,6 @@ export async function parseIntent(request: Request, setup: HandlerSetup): Promis
   const { pathname, search } = new URL(request.url);
   return {
     ...routed(request, requestId, scope, setup),
-    request,
     body,
     fingerprint: await fingerprintRequest(request.method, pathname + search, body),
   };
