@@ -40,7 +40,7 @@ export async function stopRoute(setup: HandlerSetup, request: Request, intent: R
   if (waitMs > 0) {
     const record = await storeCall('wait', key, () => store.wait(key, waitMs, request.signal), context, waitMs);
     const held = { ...answer, waitedSeconds: waitMs / 1000 };
-    if (record?.state !== 'processing') return statusAnswer(record, held, options, Date.now());
+    if (record?.state !== 'processing') return answerRecord(setup, report, key, record, held, undefined);
     return stopping(held, options);
   }
   return stopping(answer, options);
