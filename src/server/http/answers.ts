@@ -64,12 +64,15 @@ export function replayAnswer(record: CompletedRecord, context: AnswerContext, po
   }
   // A continued generation's answer is the one it continued, positions and all (§ 14.12).
   const generation = answerGeneration(record);
-  const headers = new Headers(stored.headers as [string, string][]);
-  headers.set(REPLAYED_HEADER, 'true');
-  if (generation !== undefined) headers.set(GENERATION_HEADER, String(generation));
-  if (stored.stopped) headers.set(STOPPED_HEADER, 'true');
-  const answer = (payload: BodyInit | null, status: number): Response =>
-    withProtocolHeaders(new Response(payload, { status, headers }), context);
+  // Set on the answer's own headers once it is made: the stored ones are copied once, not twice.
+  const extra: [string, string][] = [[REPLAYED_HEADER, 'true']];
+  if (generation !== undefined) extra.push([GENERATION_HEADER, String(generation)]);
+  if (stored.stopped) extra.push([STOPPED_HEADER, 'true']);
+  const answer = (payload: BodyInit | null, status: number): Response => {
+    const response = new Response(payload, { status, headers: stored.headers as [string, string][] });
+    for (const [name, value] of extra) response.headers.set(name, value);
+    return withProtocolHeaders(response, context);
+  };
   if (generation === undefined || position === undefined) return answer(body, stored.status);
   const bytes = body ?? new Uint8Array(0);
   const start = startOf(position, generation, bytes.byteLength, true);
@@ -77,16 +80,16 @@ export function replayAnswer(record: CompletedRecord, context: AnswerContext, po
     case 'at-end':
       return answer(null, 204);
     case 'unsatisfiable':
-      headers.set('Content-Range', `bytes */${bytes.byteLength}`);
+      extra.push(['Content-Range', `bytes */${bytes.byteLength}`]);
       return answer(null, 416);
     case 'restart': {
-      headers.set(RESTARTED_HEADER, 'true');
+      extra.push([RESTARTED_HEADER, 'true']);
       const marker = headIsEventStream(stored.headers) ? restartMarker(generation) : undefined;
       return answer(body === null && !marker ? null : prefixed(marker, bytes), stored.status);
     }
     case 'from':
       if (!start.range) return answer(start.offset === 0 ? body : bytes.slice(start.offset), stored.status);
-      headers.set('Content-Range', `bytes ${start.offset}-${bytes.byteLength - 1}/${bytes.byteLength}`);
+      extra.push(['Content-Range', `bytes ${start.offset}-${bytes.byteLength - 1}/${bytes.byteLength}`]);
       return answer(bytes.slice(start.offset), 206);
   }
 }

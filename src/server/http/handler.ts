@@ -76,7 +76,8 @@ export function createIdempotencyHandler(
 
   async function route(request: Request, setup: HandlerSetup): Promise<Response> {
     try {
-      const { pathname } = new URL(request.url);
+      const url = new URL(request.url);
+      const { pathname } = url;
       if (pathname.startsWith(statusPrefix)) {
         const requestId = pathname.slice(statusPrefix.length);
         const stop = request.method === 'DELETE';
@@ -87,7 +88,7 @@ export function createIdempotencyHandler(
         const answer = await statusRoute(setup, request, intent);
         return request.method === 'HEAD' ? new Response(null, answer) : answer;
       }
-      const intent = await parseIntent(request, setup);
+      const intent = await parseIntent(request, url, setup);
       return intent instanceof Response ? intent : await protect(setup, request, intent);
     } catch (error) {
       if (error instanceof IdempotencyError) return error.getResponse();

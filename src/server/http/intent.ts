@@ -27,14 +27,14 @@ export interface Intent extends RoutedIntent {
   readonly fingerprint: string;
 }
 
-/** Reads an intent from a request, or the app's own answer from its `scope`. */
-export async function parseIntent(request: Request, setup: HandlerSetup): Promise<Intent | Response> {
+/** Reads an intent from a request (its `url` parsed once by the router), or the app's own answer from its `scope`. */
+export async function parseIntent(request: Request, url: URL, setup: HandlerSetup): Promise<Intent | Response> {
   const { options } = setup;
   const requestId = readRequestId(request.headers);
   const scope = await resolveScope(request, requestId, options);
   if (scope instanceof Response) return scope;
   const body = await readRequestBody(request, options.maxBodyBytes, requestId);
-  const { pathname, search } = new URL(request.url);
+  const { pathname, search } = url;
   return {
     ...routed(request, requestId, scope, setup),
     body,
