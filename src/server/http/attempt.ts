@@ -55,7 +55,7 @@ export async function protect(setup: HandlerSetup, request: Request, intent: Int
     if (!streamStore && waitMs === 0) return inProgressAnswer(answer, options);
     if (waitMs > 0) waitedSeconds = waitMs / 1000;
     const held = { ...answer, waitedSeconds };
-    const found = await waitForRecord(setup, key, position, waitMs, request.signal, held, report, context);
+    const found = await waitForRecord(setup, intent, waitMs, request.signal, held);
     if (found instanceof Response) return found;
     if (found?.state === 'completed') return answerRecord(setup, report, key, found, held, position);
     if ((found?.state === 'processing' && found.leaseExpiresAt > Date.now()) || round > 0) {

@@ -2,9 +2,10 @@ import { type AnswerContext, replayAnswer, statusAnswer } from './answers.js';
 import type { Reporter } from '../events.js';
 import type { HandlerSetup } from './setup.js';
 import { attachToLog } from './log-answer.js';
+import type { RoutedIntent } from './intent.js';
 import type { RequestedPosition } from './position.js';
 import { isExhausted } from '../run/bound.js';
-import { type StoreCallContext, storeCall } from '../store/store-call.js';
+import { storeCall } from '../store/store-call.js';
 import type { IdempotencyRecord } from '../store/store.js';
 import { storedUsage } from '../format/stored-response.js';
 
@@ -37,14 +38,12 @@ export function answerRecord(
  */
 export async function waitForRecord(
   setup: HandlerSetup,
-  key: string,
-  position: RequestedPosition | undefined,
+  intent: RoutedIntent,
   waitMs: number,
   signal: AbortSignal,
   answer: AnswerContext,
-  report: Reporter,
-  context: StoreCallContext,
 ): Promise<Response | IdempotencyRecord | null> {
+  const { key, position, report, context } = intent;
   const { streamStore, options } = setup;
   const { store } = options;
   if (!streamStore) {

@@ -9,14 +9,14 @@ import type { HandlerSetup } from './setup.js';
  * its failure, or 404. It never runs anything.
  */
 export async function statusRoute(setup: HandlerSetup, request: Request, intent: RoutedIntent): Promise<Response> {
-  const { requestId, key, waitMs, position, report, context } = intent;
+  const { requestId, key, waitMs, position, report } = intent;
   const answer: AnswerContext = { requestId, waitedSeconds: undefined, statusRoute: true };
-  let found = await waitForRecord(setup, key, position, 0, request.signal, answer, report, context);
+  let found = await waitForRecord(setup, intent, 0, request.signal, answer);
   if (found instanceof Response) return found;
   let held = answer;
   if (found?.state === 'processing' && found.leaseExpiresAt > Date.now() && waitMs > 0) {
     held = { ...answer, waitedSeconds: waitMs / 1000 };
-    found = await waitForRecord(setup, key, position, waitMs, request.signal, held, report, context);
+    found = await waitForRecord(setup, intent, waitMs, request.signal, held);
     if (found instanceof Response) return found;
   }
   return answerRecord(setup, report, key, found, held, position);
