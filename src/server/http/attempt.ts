@@ -76,10 +76,13 @@ async function run(
   const { store } = options;
   const { key, requestId, scope, fingerprint, report, context } = intent;
   const { token, generation, runs } = claim;
-  // The work's request is made from these alone: a run that outlives its request (a
-  // streamed answer) holds neither the caller's Request nor its spent body stream.
-  const { url, method, headers } = request;
+  // The work's own Request, made here so that a run that outlives its request (a streamed
+  // answer) holds neither the caller's Request nor its spent body stream: a copy of the
+  // caller's (its parsed URL and header list, no header parsed again) over the body bytes
+  // already read, and with a signal of its own (`signal: null` follows none), so a client
+  // that disconnects does not cancel the work whose answer it will ask for again.
   const { body } = intent;
+  const workRequest = new Request(request, request.body === null ? { signal: null } : { signal: null, body });
   // Each part keeps only the options it reads: a held stream keeps them for its whole life.
   const holder = new Holder(store, key, token, generation, {
     fingerprint,
@@ -126,9 +129,6 @@ async function run(
     async (lease) => {
       const signal = streamed ? streamed.signal(lease) : lease;
       const journal = new StepJournal(store, key, holder, signal, journalSetup);
-      // A fresh Request over the buffered body, not tied to the client's connection:
-      // a client that disconnects does not cancel the work whose answer it will ask for again.
-      const workRequest = new Request(url, { method, headers, ...(body.byteLength > 0 ? { body } : {}) });
       let response: Response;
       try {
         response = await options.handler(workRequest, {
