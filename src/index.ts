@@ -41,7 +41,8 @@ export { isValidRequestId } from './core/request-id.js';
 
 export type { AnswerOnceClient, ResumeOptions, ResumeOutcome, StreamOptions } from './client/client.js';
 export type { AnswerStream, StreamPart } from './client/stream/answer-stream.js';
-export type { StopOptions, StopOutcome, StopResult } from './client/stop.js';
+export type { StopOptions, StopResult } from './client/stop.js';
+export type { StopOutcome } from './core/stop-outcome.js';
 export type { IntentErrorContext } from './client/errors/answer-once-error.js';
 export type { ErrorResponse } from './client/errors/response-error.js';
 export type {

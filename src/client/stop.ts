@@ -10,6 +10,7 @@
  */
 import type { KyInstance } from 'ky';
 import { LAST_EVENT_ID_HEADER, REPLAYED_HEADER } from '../core/headers.js';
+import type { StopOutcome } from '../core/stop-outcome.js';
 import { parsePosition } from '../core/stream-protocol.js';
 import type { ProblemCode } from '../core/problems.js';
 import { isValidRequestId } from '../core/request-id.js';
@@ -29,18 +30,11 @@ import type { StoredIntent } from './storage/types.js';
 const STOP_RETRY_STATUSES = [408, 429, 502, 503, 504];
 
 /**
- * What the server did with a stop:
- * - `stopping`: the generation was running and is told to stop; its answer ends with
- *   the partial text (and, for an event stream, the `stopped` part);
- * - `settled`: it had already ended (answered or failed): nothing changed;
- * - `unknown`: the server has no such intent in this scope (404 `intent-not-found`).
- *
- * Any other answer (405 from a route that does not answer `DELETE`, a 404 that is not the
+ * What `client.stop()` resolves with: the outcome the stop route confirmed. Any other
+ * answer (405 from a route that does not answer `DELETE`, a 404 that is not the
  * protocol's, 501 `stop-unsupported`, 401…) or none at all is no confirmation:
  * `client.stop()` rejects with {@link StopNotConfirmedError}.
  */
-export type StopOutcome = 'stopping' | 'settled' | 'unknown';
-
 export interface StopResult {
   readonly requestId: string;
   readonly outcome: StopOutcome;

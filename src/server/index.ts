@@ -5,8 +5,8 @@
  * @module answer-once/server
  */
 export { createIdempotencyHandler } from './http/handler.js';
-export { runOnce } from './run/run-once.js';
-export { MemoryStore } from './memory/memory-store.js';
+export { runOnce } from './run/once.js';
+export { MemoryStore } from './memory/store.js';
 export { isStreamStore, LOG_LINGER_MS } from './store/stream-store.js';
 export { isStepStore } from './store/step-store.js';
 export { StepOutcomeTooLargeError, StepUncertainError } from './run/step-errors.js';
@@ -38,7 +38,7 @@ export type {
   ScopeResolver,
 } from './http/handler-options.js';
 export type { HandleOptions, WaitUntil } from './http/background.js';
-export type { RunContext, RunOnceOptions, RunOnceResult } from './run/run-once.js';
+export type { RunContext, RunOnceOptions, RunOnceResult } from './run/once.js';
 export type { LeaseOptions } from './run/lease-options.js';
 export type {
   JournalOptions,
@@ -51,7 +51,7 @@ export type {
 export type { BegunStep, BeginStepOptions, OpenStep, RecordedStep, UncertainStep } from './run/step-journal.js';
 export type { StepOutcome } from './run/step-outcome.js';
 export type { StepStart, StepStartOptions, StepStore } from './store/step-store.js';
-export type { MemoryStoreOptions } from './memory/memory-store-options.js';
+export type { MemoryStoreOptions } from './memory/options.js';
 export type { CorsOptions } from './http/cors.js';
 export type { Scope } from './store/key.js';
 export type { Codec } from './run/codec.js';
@@ -81,6 +81,6 @@ export type {
   LogReadOptions,
   LogSlice,
   LogSnapshot,
-  StopOutcome,
   StreamStore,
 } from './store/stream-store.js';
+export type { StopOutcome } from '../core/stop-outcome.js';

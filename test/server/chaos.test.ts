@@ -52,7 +52,7 @@ describe('chaos: the real client against the reference server', () => {
       store,
       leaseMs: 100,
       retryAfterSeconds: 0,
-      // The run bound is specified on its own (test/server/run/run-bound.test.ts). Here 5 %
+      // The run bound is specified on its own (test/server/run/bound.test.ts). Here 5 %
       // of runs crash, so among 10,000 intents about one crashes three times running and the
       // default bound (3) would rightly answer it `intent-exhausted`: this spec's claim is
       // every intent answered once, so it allows the crashes their runs.

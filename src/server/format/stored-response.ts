@@ -1,5 +1,5 @@
 import { isNullBodyStatus } from '../../core/null-body.js';
-import { concat } from './body.js';
+import { concat } from './bytes.js';
 import { readUsage, type Usage } from '../usage.js';
 
 /**

@@ -12,13 +12,19 @@ import { formatPreferWait } from '../../core/prefer.js';
 import { IntentExhaustedError } from '../errors.js';
 import type { ResolvedHandlerOptions } from './handler-options.js';
 import { problemResponse } from '../problem.js';
-import { isExhausted } from '../run/run-bound.js';
+import { isExhausted } from '../run/bound.js';
 import type { CompletedRecord, IdempotencyRecord } from '../store/store.js';
 import { answerGeneration } from '../store/stream-store.js';
 import { restartMarker } from '../format/sse-frame.js';
 import { headIsEventStream } from '../stream/log-follow.js';
 import { type RequestedPosition, startOf } from './position.js';
-import { parseStoredFailure, parseStoredResponse, storedBody, type StoredFailure } from '../format/stored-response.js';
+import {
+  parseStoredFailure,
+  parseStoredResponse,
+  storedBody,
+  type StoredFailure,
+  type StoredResponse,
+} from '../format/stored-response.js';
 
 /** Per-answer facts: the intent, and the `Prefer: wait` the server applied (seconds). */
 export interface AnswerContext {
@@ -46,7 +52,7 @@ export function withProtocolHeaders(response: Response, context: AnswerContext):
  * the end, or a restart. One written without a generation is replayed whole (§ 14.11).
  */
 export function replayAnswer(record: CompletedRecord, context: AnswerContext, position?: RequestedPosition): Response {
-  const stored = parseStoredResponse(record.result);
+  const { stored, body } = storedAnswerOf(record);
   if (!stored.replayable) {
     const response = problemResponse('response-not-replayable', {
       title: 'answer-once: this intent was answered, but its answer was too large to keep for replay.',
@@ -58,13 +64,15 @@ export function replayAnswer(record: CompletedRecord, context: AnswerContext, po
   }
   // A continued generation's answer is the one it continued, positions and all (§ 14.12).
   const generation = answerGeneration(record);
-  const body = storedBody(stored);
-  const headers = new Headers(stored.headers as [string, string][]);
-  headers.set(REPLAYED_HEADER, 'true');
-  if (generation !== undefined) headers.set(GENERATION_HEADER, String(generation));
-  if (stored.stopped) headers.set(STOPPED_HEADER, 'true');
-  const answer = (payload: BodyInit | null, status: number): Response =>
-    withProtocolHeaders(new Response(payload, { status, headers }), context);
+  // Set on the answer's own headers once it is made: the stored ones are copied once, not twice.
+  const extra: [string, string][] = [[REPLAYED_HEADER, 'true']];
+  if (generation !== undefined) extra.push([GENERATION_HEADER, String(generation)]);
+  if (stored.stopped) extra.push([STOPPED_HEADER, 'true']);
+  const answer = (payload: BodyInit | null, status: number): Response => {
+    const response = new Response(payload, { status, headers: stored.headers as [string, string][] });
+    for (const [name, value] of extra) response.headers.set(name, value);
+    return withProtocolHeaders(response, context);
+  };
   if (generation === undefined || position === undefined) return answer(body, stored.status);
   const bytes = body ?? new Uint8Array(0);
   const start = startOf(position, generation, bytes.byteLength, true);
@@ -72,18 +80,42 @@ export function replayAnswer(record: CompletedRecord, context: AnswerContext, po
     case 'at-end':
       return answer(null, 204);
     case 'unsatisfiable':
-      headers.set('Content-Range', `bytes */${bytes.byteLength}`);
+      extra.push(['Content-Range', `bytes */${bytes.byteLength}`]);
       return answer(null, 416);
     case 'restart': {
-      headers.set(RESTARTED_HEADER, 'true');
+      extra.push([RESTARTED_HEADER, 'true']);
       const marker = headIsEventStream(stored.headers) ? restartMarker(generation) : undefined;
       return answer(body === null && !marker ? null : prefixed(marker, bytes), stored.status);
     }
     case 'from':
       if (!start.range) return answer(start.offset === 0 ? body : bytes.slice(start.offset), stored.status);
-      headers.set('Content-Range', `bytes ${start.offset}-${bytes.byteLength - 1}/${bytes.byteLength}`);
+      extra.push(['Content-Range', `bytes ${start.offset}-${bytes.byteLength - 1}/${bytes.byteLength}`]);
       return answer(bytes.slice(start.offset), 206);
   }
+}
+
+/** A completed record's answer and its body bytes, parsed once per record object. */
+interface ParsedAnswer {
+  readonly stored: StoredResponse;
+  readonly body: Uint8Array<ArrayBuffer> | null;
+}
+
+/**
+ * Parsed answers by record: a store that hands out the same record again (`MemoryStore`
+ * keeps the object it wrote) replays it from its bytes without parsing its JSON or
+ * encoding its body again. A `Response` copies the bytes it is given, so one parse serves
+ * every replay.
+ */
+const parsedAnswers = new WeakMap<CompletedRecord, ParsedAnswer>();
+
+function storedAnswerOf(record: CompletedRecord): ParsedAnswer {
+  let parsed = parsedAnswers.get(record);
+  if (!parsed) {
+    const stored = parseStoredResponse(record.result);
+    parsed = { stored, body: stored.replayable ? storedBody(stored) : null };
+    parsedAnswers.set(record, parsed);
+  }
+  return parsed;
 }
 
 function prefixed(marker: Uint8Array | undefined, body: Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {

@@ -11,14 +11,15 @@ import { FingerprintMismatchError } from '../errors.js';
 import { runHeld, type WorkOutcome } from '../run/held-run.js';
 import { Holder } from '../run/holder.js';
 import { StepJournal } from '../run/step-journal.js';
-import type { HandlerSetup, Intent } from './intent.js';
-import { answerRecord, attachLive } from './record-answer.js';
+import type { Intent } from './intent.js';
+import type { HandlerSetup } from './setup.js';
+import { answerRecord, waitForRecord } from './record-answer.js';
 import { withoutReservedEvents } from '../stream/reserved-events.js';
-import { settleExhausted } from '../run/run-bound.js';
+import { type Claim, claimIntent } from '../run/claim.js';
 import { storeCall } from '../store/store-call.js';
 import { captureResponse, isFailureStatus, type StoredFailure, storedResult } from '../format/stored-response.js';
 import { StreamedRun } from '../stream/run.js';
-import { EarlyAnswer } from '../run/early-answer.js';
+import { AnswerAhead } from '../run/answer-ahead.js';
 import { UsageReport } from '../usage.js';
 
 /**
@@ -29,63 +30,36 @@ import { UsageReport } from '../usage.js';
  * after its answer went out is handed to `setup.keep` (the runtime's `waitUntil`), so the
  * run outlives the request.
  */
-export async function protect(setup: HandlerSetup, intent: Intent): Promise<Response> {
+export async function protect(setup: HandlerSetup, request: Request, intent: Intent): Promise<Response> {
   const { options, streamStore } = setup;
-  const { store } = options;
-  const { key, requestId, fingerprint, report, context } = intent;
+  const { key, requestId, fingerprint, report, context, position } = intent;
   let waitedSeconds: number | undefined;
   // At most two claims: the first, and one after a wait that ended in a dead or failed
   // holder; the second round answers whatever it finds.
   for (let round = 0; ; round += 1) {
-    const claim = await storeCall('acquire', key, () => store.acquire(key, fingerprint, options.leaseMs), context);
+    const claim = await claimIntent(options.store, key, fingerprint, setup.lease, context);
     const answer: AnswerContext = { requestId, waitedSeconds, statusRoute: false };
-    if (claim.acquired) {
-      if (claim.runs > options.maxRuns) {
-        // One claim past the bound: settled as exhausted instead of running (§ 5.7).
-        await settleExhausted(store, key, claim, { ...options, report }, context);
-        return exhaustedAnswer(answer);
-      }
-      report({ type: 'acquired', key, takeover: claim.takeover, retry: claim.retry });
-      return run(setup, intent, claim.token, claim, answer);
-    }
-    const { record } = claim;
-    if (record.fingerprint !== fingerprint) {
+    if (claim.kind === 'run') return run(setup, request, intent, claim, answer);
+    if (claim.kind === 'exhausted') return exhaustedAnswer(answer);
+    if (claim.kind === 'mismatch') {
       throw new FingerprintMismatchError(
         'answer-once: this request ID was already used with another method, path or body.',
         { requestId },
       );
     }
-    if (record.state !== 'processing') return answerRecord(setup, report, key, record, answer, intent.position);
+    const { record } = claim;
+    if (record.state !== 'processing') return answerRecord(setup, report, key, record, answer, position);
     report({ type: 'in-progress', key });
-    if (streamStore) {
-      const waitMs = round === 0 ? intent.waitMs : 0;
-      if (waitMs > 0) waitedSeconds = waitMs / 1000;
-      const held = { ...answer, waitedSeconds };
-      const live = await attachLive(
-        { ...setup, streamStore },
-        key,
-        intent.position,
-        waitMs,
-        intent.request.signal,
-        held,
-        report,
-        context,
-      );
-      if (live instanceof Response) return live;
-      if (live?.state === 'completed') return answerRecord(setup, report, key, live, held, intent.position);
-      if ((live?.state === 'processing' && live.leaseExpiresAt > Date.now()) || round > 0) {
-        return inProgressAnswer(held, options);
-      }
-      continue; // failed, gone, or its worker died: claim it again (a retry or a takeover)
-    }
-    if (intent.waitMs === 0 || round > 0) return inProgressAnswer(answer, options);
-    waitedSeconds = intent.waitMs / 1000;
-    const { waitMs } = intent;
-    const settled = await storeCall('wait', key, () => store.wait(key, waitMs, intent.request.signal), context, waitMs);
-    if (settled?.state === 'completed')
-      return answerRecord(setup, report, key, settled, { ...answer, waitedSeconds }, intent.position);
-    if (settled?.state === 'processing' && settled.leaseExpiresAt > Date.now()) {
-      return inProgressAnswer({ ...answer, waitedSeconds }, options);
+    const waitMs = round === 0 ? intent.waitMs : 0;
+    // Without a log there is nothing to attach to: only a wait can change the answer.
+    if (!streamStore && waitMs === 0) return inProgressAnswer(answer, options);
+    if (waitMs > 0) waitedSeconds = waitMs / 1000;
+    const held = { ...answer, waitedSeconds };
+    const found = await waitForRecord(setup, intent, waitMs, request.signal, held);
+    if (found instanceof Response) return found;
+    if (found?.state === 'completed') return answerRecord(setup, report, key, found, held, position);
+    if ((found?.state === 'processing' && found.leaseExpiresAt > Date.now()) || round > 0) {
+      return inProgressAnswer(held, options);
     }
     // Failed, gone, or its worker died: claim it again (a retry or a takeover).
   }
@@ -93,24 +67,22 @@ export async function protect(setup: HandlerSetup, intent: Intent): Promise<Resp
 
 async function run(
   setup: HandlerSetup,
+  request: Request,
   intent: Intent,
-  token: string,
-  attempt: {
-    readonly takeover: boolean;
-    readonly retry: boolean;
-    readonly runs: number;
-    readonly generation?: number | undefined;
-  },
+  claim: Extract<Claim, { kind: 'run' }>,
   answer: AnswerContext,
 ): Promise<Response> {
   const { options, streamStore, keep, lease: leaseOptions } = setup;
   const { store } = options;
   const { key, requestId, scope, fingerprint, report, context } = intent;
-  const { generation, runs } = attempt;
-  // The work's request is made from these alone: a run that outlives its request (a
-  // streamed answer) holds neither the caller's Request nor its spent body stream.
-  const { url, method, headers } = intent.request;
+  const { token, generation, runs } = claim;
+  // The work's own Request, made here so that a run that outlives its request (a streamed
+  // answer) holds neither the caller's Request nor its spent body stream: a copy of the
+  // caller's (its parsed URL and header list, no header parsed again) over the body bytes
+  // already read, and with a signal of its own (`signal: null` follows none), so a client
+  // that disconnects does not cancel the work whose answer it will ask for again.
   const { body } = intent;
+  const workRequest = new Request(request, request.body === null ? { signal: null } : { signal: null, body });
   // Each part keeps only the options it reads: a held stream keeps them for its whole life.
   const holder = new Holder(store, key, token, generation, {
     fingerprint,
@@ -122,7 +94,7 @@ async function run(
   const failOutcome = (failure: StoredFailure, cause: unknown): WorkOutcome<Response> => ({
     kind: 'fail',
     error: JSON.stringify(failure),
-    value: runs >= options.maxRuns ? exhaustedAnswer(answer) : failedAnswer(failure, answer),
+    value: claim.last ? exhaustedAnswer(answer) : failedAnswer(failure, answer),
     cause,
   });
   const streamed =
@@ -144,29 +116,28 @@ async function run(
           },
         )
       : undefined;
+  // What the journal reads of the options: three fields, not a copy of all of them.
+  const journalSetup = { maxStepBytes: options.maxStepBytes, storeTimeoutMs: leaseOptions.storeTimeoutMs, report };
   const usage = new UsageReport();
   // A streamed answer, or without a log one over `maxResponseBytes`, goes to its caller
   // while it still streams; its outcome is written only once its body ended (§ 7.3, § 14.2).
-  const early = new EarlyAnswer<Response>();
+  const ahead = new AnswerAhead<Response>();
   const running = runHeld<Response>(
     store,
     key,
     token,
     async (lease) => {
       const signal = streamed ? streamed.signal(lease) : lease;
-      const journal = new StepJournal(store, key, holder, signal, { ...options, ...leaseOptions, report });
-      // A fresh Request over the buffered body, not tied to the client's connection:
-      // a client that disconnects does not cancel the work whose answer it will ask for again.
-      const request = new Request(url, { method, headers, ...(body.byteLength > 0 ? { body } : {}) });
+      const journal = new StepJournal(store, key, holder, signal, journalSetup);
       let response: Response;
       try {
-        response = await options.handler(request, {
+        response = await options.handler(workRequest, {
           requestId,
           scope,
           key,
           signal,
-          takeover: attempt.takeover,
-          retry: attempt.retry,
+          takeover: claim.takeover,
+          retry: claim.retry,
           reportUsage: usage.report,
           step: journal.step,
           beginStep: journal.begin,
@@ -199,7 +170,7 @@ async function run(
       const broken = (error: unknown): WorkOutcome<Response> => failOutcome({ status: 502 }, error);
       // A work that answers after losing its lease is not streamed: the successor's answer is (§ 7.2).
       // A body that cannot be read (locked by the app) is a broken answer, as when buffered.
-      if (streamed && !lease.aborted) return streamed.outcome(response, broken, usage, early).catch(broken);
+      if (streamed && !lease.aborted) return streamed.outcome(response, broken, usage, ahead).catch(broken);
       try {
         const captured = await captureResponse(
           withoutReservedEvents(response),
@@ -208,7 +179,7 @@ async function run(
         );
         if (!captured.oversize)
           return { kind: 'complete', result: storedResult(captured.stored, usage.value), value: captured.delivered };
-        early.send(captured.delivered);
+        ahead.send(captured.delivered);
         const end = await captured.ended;
         // A broken stream produced no answer, whatever its size: FAILED, a resend runs again.
         if (!end.ok) return failOutcome({ status: 502 }, end.error);
@@ -230,7 +201,7 @@ async function run(
   // What runs on after the caller has its answer (the stream into the log, an oversize
   // answer's record) is handed to the runtime's `waitUntil`, if it has one.
   keep?.(settled ?? running);
-  const first = await Promise.race([early.answered, running.then(() => undefined)]);
+  const first = await Promise.race([ahead.answered, running.then(() => undefined)]);
   if (first) return withProtocolHeaders(first, answer);
   await settled;
   return running.then(async ({ outcome, write }) => {

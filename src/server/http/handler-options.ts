@@ -11,8 +11,8 @@ import {
   timerOption,
 } from '../../core/options.js';
 import { type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from '../run/lease-options.js';
-import { MemoryStore } from '../memory/memory-store.js';
-import type { RunContext } from '../run/run-once.js';
+import { MemoryStore } from '../memory/store.js';
+import type { RunContext } from '../run/once.js';
 import { type JournalOptions, normalizeJournalOptions, type ResolvedJournalOptions } from '../run/step-options.js';
 import type { IdempotencyStore } from '../store/store.js';
 import { DEFAULT_STATUS_PATH } from '../../core/status-path.js';

@@ -4,13 +4,13 @@ import { Background, type HandleOptions, hostOf } from './background.js';
 import { withCors } from './cors.js';
 import { IdempotencyError } from '../errors.js';
 import { type IdempotencyHandlerOptions, normalizeHandlerOptions } from './handler-options.js';
-import { appliedWaitMs, type HandlerSetup, parseIntent, scopeOf, subjectOf } from './intent.js';
+import { parseIntent, parseRoutedIntent } from './intent.js';
 import { readPosition } from './position.js';
 import { RequestMeter } from './request-meter.js';
-import { encodeKey } from '../store/key.js';
 import { problemResponse } from '../problem.js';
 import { statusRoute } from './status-route.js';
-import { stopAnswer } from './stop-route.js';
+import { stopRoute } from './stop-route.js';
+import type { HandlerSetup } from './setup.js';
 import { isStreamStore } from '../store/stream-store.js';
 import { leaseOf } from '../run/lease-options.js';
 
@@ -76,28 +76,20 @@ export function createIdempotencyHandler(
 
   async function route(request: Request, setup: HandlerSetup): Promise<Response> {
     try {
-      const { pathname } = new URL(request.url);
+      const url = new URL(request.url);
+      const { pathname } = url;
       if (pathname.startsWith(statusPrefix)) {
         const requestId = pathname.slice(statusPrefix.length);
-        if (STATUS_METHODS.has(request.method)) {
-          const answer = await statusRoute(setup, request, requestId);
-          return request.method === 'HEAD' ? new Response(null, answer) : answer;
-        }
-        if (request.method !== 'DELETE') return methodNotAllowed(requestId);
-        const scope = await scopeOf(request, requestId, options);
-        if (scope instanceof Response) return scope;
-        const key = encodeKey(scope, requestId, options.keyPrefix);
-        const { report, context } = subjectOf(requestId, scope, options);
-        return await stopAnswer(
-          setup.streamStore,
-          key,
-          request,
-          { requestId, waitMs: appliedWaitMs(request, options) },
-          { ...options, report, context },
-        );
+        const stop = request.method === 'DELETE';
+        if (!stop && !STATUS_METHODS.has(request.method)) return methodNotAllowed(requestId);
+        const intent = await parseRoutedIntent(request, requestId, setup);
+        if (intent instanceof Response) return intent;
+        if (stop) return await stopRoute(setup, request, intent);
+        const answer = await statusRoute(setup, request, intent);
+        return request.method === 'HEAD' ? new Response(null, answer) : answer;
       }
-      const intent = await parseIntent(request, setup);
-      return intent instanceof Response ? intent : await protect(setup, intent);
+      const intent = await parseIntent(request, url, setup);
+      return intent instanceof Response ? intent : await protect(setup, request, intent);
     } catch (error) {
       if (error instanceof IdempotencyError) return error.getResponse();
       throw error;

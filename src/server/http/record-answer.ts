@@ -1,12 +1,12 @@
 import { type AnswerContext, replayAnswer, statusAnswer } from './answers.js';
 import type { Reporter } from '../events.js';
-import type { HandlerSetup } from './intent.js';
+import type { HandlerSetup } from './setup.js';
 import { attachToLog } from './log-answer.js';
+import type { RoutedIntent } from './intent.js';
 import type { RequestedPosition } from './position.js';
-import { isExhausted } from '../run/run-bound.js';
-import { type StoreCallContext, storeCall } from '../store/store-call.js';
+import { isExhausted } from '../run/bound.js';
+import { storeCall } from '../store/store-call.js';
 import type { IdempotencyRecord } from '../store/store.js';
-import type { StreamStore } from '../store/stream-store.js';
 import { storedUsage } from '../format/stored-response.js';
 
 /**
@@ -31,20 +31,25 @@ export function answerRecord(
 }
 
 /**
- * Attaches to the live answer of `key` if its head is logged (PROTOCOL.md § 14.6),
- * waiting up to `waitMs` for it; else the record as the read found it.
+ * The one wait for an intent's record, with a log or without: with answer logs, an attach
+ * to its live answer once its head is logged (PROTOCOL.md § 14.6), waiting up to `waitMs`
+ * for it; without, the record once it settles within `waitMs` (§ 6.2). Else the record as
+ * the last read found it (`waitMs` 0: one read, no wait).
  */
-export async function attachLive(
-  setup: HandlerSetup & { readonly streamStore: StreamStore },
-  key: string,
-  position: RequestedPosition | undefined,
+export async function waitForRecord(
+  setup: HandlerSetup,
+  intent: RoutedIntent,
   waitMs: number,
   signal: AbortSignal,
   answer: AnswerContext,
-  report: Reporter,
-  context: StoreCallContext,
 ): Promise<Response | IdempotencyRecord | null> {
+  const { key, position, report, context } = intent;
   const { streamStore, options } = setup;
+  const { store } = options;
+  if (!streamStore) {
+    if (waitMs === 0) return storeCall('get', key, () => store.get(key), context);
+    return storeCall('wait', key, () => store.wait(key, waitMs, signal), context, waitMs);
+  }
   const snapshot = await storeCall('read', key, () => streamStore.read(key, null, { waitMs, signal }), context, waitMs);
   const attached = attachToLog(streamStore, key, snapshot, position, answer, options.leaseMs);
   if (!attached) return snapshot.record;

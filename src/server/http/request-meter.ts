@@ -68,6 +68,7 @@ export class RequestMeter {
     const { resumed } = this.#request;
     return (event) => {
       if (event.type === 'acquired') this.#outcome = 'ran';
+      else if (event.type === 'stop-requested') this.#outcome = 'stopped';
       else if (event.type === 'replayed' || event.type === 'attached') {
         this.#outcome = resumed ? 'resumed' : event.type;
         // A replay of a marked record counts nothing: no store call to learn that again.

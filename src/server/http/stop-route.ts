@@ -1,11 +1,11 @@
 import { LOCATION_HEADER, RETRY_AFTER_HEADER } from '../../core/headers.js';
 import { type AnswerContext, statusAnswer, withProtocolHeaders } from './answers.js';
-import type { Reporter } from '../events.js';
 import type { ResolvedHandlerOptions } from './handler-options.js';
-import { readPosition } from './position.js';
+import type { RoutedIntent } from './intent.js';
 import { problemResponse } from '../problem.js';
-import { type StoreCallContext, storeCall } from '../store/store-call.js';
-import type { StreamStore } from '../store/stream-store.js';
+import { answerRecord } from './record-answer.js';
+import type { HandlerSetup } from './setup.js';
+import { storeCall } from '../store/store-call.js';
 
 /**
  * `DELETE <statusPath>/<id>` (PROTOCOL.md § 14.8): asks the generation running the
@@ -16,22 +16,15 @@ import type { StreamStore } from '../store/stream-store.js';
  * the status answer of a settled intent, 404 for an unknown one, 501 on a store
  * without logs.
  */
-export async function stopAnswer(
-  store: StreamStore | undefined,
-  key: string,
-  request: Request,
-  intent: { readonly requestId: string; readonly waitMs: number },
-  options: ResolvedHandlerOptions & { readonly report: Reporter; readonly context: StoreCallContext },
-): Promise<Response> {
-  const { requestId, waitMs } = intent;
-  const { report, context } = options;
+export async function stopRoute(setup: HandlerSetup, request: Request, intent: RoutedIntent): Promise<Response> {
+  const { requestId, key, waitMs, position, report, context } = intent;
+  const { options, streamStore: store } = setup;
   if (!store) {
     return problemResponse('stop-unsupported', {
       title: 'answer-once: this server’s store keeps no answer logs, so a running intent cannot be stopped.',
       requestId,
     });
   }
-  const position = readPosition(request.headers);
   const at =
     position?.by === 'event-id' && position.generation !== undefined
       ? { generation: position.generation, offset: position.offset }
@@ -40,13 +33,14 @@ export async function stopAnswer(
   const answer: AnswerContext = { requestId, waitedSeconds: undefined, statusRoute: true };
   if (found === 'unknown') return statusAnswer(null, answer, options, Date.now());
   if (found === 'settled') {
-    return statusAnswer(await storeCall('get', key, () => store.get(key), context), answer, options, Date.now());
+    // Answered as a status read of it is (a replay whole: a stop's position names no start).
+    return answerRecord(setup, report, key, await storeCall('get', key, () => store.get(key), context), answer, undefined);
   }
   report({ type: 'stop-requested', key });
   if (waitMs > 0) {
     const record = await storeCall('wait', key, () => store.wait(key, waitMs, request.signal), context, waitMs);
     const held = { ...answer, waitedSeconds: waitMs / 1000 };
-    if (record?.state !== 'processing') return statusAnswer(record, held, options, Date.now());
+    if (record?.state !== 'processing') return answerRecord(setup, report, key, record, held, undefined);
     return stopping(held, options);
   }
   return stopping(answer, options);

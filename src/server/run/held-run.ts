@@ -2,7 +2,7 @@ import { LeaseLostError } from '../errors.js';
 import type { Reporter } from '../events.js';
 import { Holder } from './holder.js';
 import type { ResolvedLeaseOptions } from './lease-options.js';
-import { EXHAUSTED_RESULT } from './run-bound.js';
+import { EXHAUSTED_RESULT, isLastRun } from './bound.js';
 import { isPermanentStoreError, withStoreDeadline } from '../store/store-call.js';
 import type { IdempotencyStore, WriteResult } from '../store/store.js';
 
@@ -71,7 +71,7 @@ export class RunTimeoutError extends Error {
  *   last confirmed still has a heartbeat left: a store blip as the answer ends does not
  *   cost the work a second run.
  * - The failure of the last run `maxRuns` allows is written as the exhausted answer
- *   (`run-bound.ts`), not as FAILED: in the same one write, the intent is final.
+ *   (`bound.ts`), not as FAILED: in the same one write, the intent is final.
  */
 export async function runHeld<T>(
   store: IdempotencyStore,
@@ -169,7 +169,7 @@ async function write<T>(
   leaseEnd: () => number,
 ): Promise<WriteOutcome> {
   const { report } = options;
-  const exhausted = outcome.kind === 'fail' && options.runs >= options.maxRuns;
+  const exhausted = outcome.kind === 'fail' && isLastRun(options.runs, options.maxRuns);
   const operation = exhausted ? 'complete' : outcome.kind;
   const settleOnce = (holder: string): Promise<WriteResult> =>
     withStoreDeadline(

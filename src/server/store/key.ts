@@ -38,6 +38,8 @@ function isSafe(byte: number): boolean {
   );
 }
 
+const ALL_SAFE = /^[A-Za-z0-9_-]*$/;
+
 /** The WTF-8 bytes of one code point (a lone surrogate is a code point here too). */
 function utf8Bytes(point: number): number[] {
   if (point < 0x80) return [point];
@@ -48,6 +50,7 @@ function utf8Bytes(point: number): number[] {
 
 /** Percent-encodes every WTF-8 byte of `part` outside `[A-Za-z0-9_-]`; every UTF-16 string maps to its own text. */
 function encodeKeyPart(part: string): string {
+  if (ALL_SAFE.test(part)) return part; // the common case (a request ID, most users): nothing to encode
   let out = '';
   for (let i = 0; i < part.length; i += 1) {
     let point = part.charCodeAt(i);

@@ -45,6 +45,9 @@
  * waits for that append (or the record settling) instead of restarting.
  */
 import type { IdempotencyRecord, IdempotencyStore } from './store.js';
+import type { StopOutcome } from '../../core/stop-outcome.js';
+
+export type { StopOutcome };
 
 /** How long a settled intent's log stays readable, at least (§ 14.8). */
 export const LOG_LINGER_MS = 30_000;
@@ -142,13 +145,6 @@ export interface LogReadOptions {
   /** Stops the wait early; the snapshot is answered as it then is. */
   readonly signal?: AbortSignal;
 }
-
-/**
- * What `stop` found: a live generation told to stop, an answered/failed intent, or none.
- * The same three cases as the client's `StopOutcome`, which reads them from the stop route's
- * answer (§ 14.8).
- */
-export type StopOutcome = 'stopping' | 'settled' | 'unknown';
 
 /**
  * Whether `snapshot` holds something new to a reader at `from`: what ends a waiting

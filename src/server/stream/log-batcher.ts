@@ -1,4 +1,4 @@
-import { concat } from '../format/body.js';
+import { concat } from '../format/bytes.js';
 import type { Reporter } from '../events.js';
 import type { StreamStore } from '../store/stream-store.js';
 

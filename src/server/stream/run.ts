@@ -1,7 +1,7 @@
 import { PROBLEM_JSON } from '../../core/headers.js';
 import { LeaseLostError } from '../errors.js';
 import type { Reporter } from '../events.js';
-import type { EarlyAnswer } from '../run/early-answer.js';
+import type { AnswerAhead } from '../run/answer-ahead.js';
 import type { WorkOutcome } from '../run/held-run.js';
 import type { Holder } from '../run/holder.js';
 import { problemResponse } from '../problem.js';
@@ -92,7 +92,7 @@ export class StreamedRun {
   }
 
   /**
-   * Streams `response` through: its answer goes to `early` as soon as its head is in (a
+   * Streams `response` through: its answer goes to `ahead` as soon as its head is in (a
    * body all there at once goes as the outcome's value instead); settles with the work's
    * outcome once the body ended. A body that broke before anything went out is answered
    * by `broken` (the 502 problem).
@@ -101,7 +101,7 @@ export class StreamedRun {
     response: Response,
     broken: (error: unknown) => WorkOutcome<Response>,
     usage: UsageReport,
-    early: EarlyAnswer<Response>,
+    ahead: AnswerAhead<Response>,
   ): Promise<WorkOutcome<Response>> {
     const context: ProduceContext = {
       ...this.#options,
@@ -125,7 +125,7 @@ export class StreamedRun {
     const production = await produce(response, context);
     if (!production.whole) {
       this.#production = production;
-      early.send(production.delivered);
+      ahead.send(production.delivered);
     }
     const produced = production.whole ? production.produced : await production.produced;
     if (produced.ok) {

@@ -50,6 +50,27 @@ describe('createIdempotencyHandler: the replay’s protocol headers', () => {
   });
 });
 
+describe('createIdempotencyHandler: replays of one record', () => {
+  it('gives every replay the same bytes and headers, whole or from a position, however many were read before', async () => {
+    const app = chatApp();
+    const first = await app.handle(chatRequest());
+    const bytes = new Uint8Array(await first.arrayBuffer());
+    const generation = first.headers.get('X-Idempotent-Generation') ?? '';
+    for (let n = 0; n < 3; n += 1) {
+      const replay = await app.handle(chatRequest());
+      expect(new Uint8Array(await replay.arrayBuffer())).toEqual(bytes);
+      expect(replay.headers.get('Content-Type')).toBe(first.headers.get('Content-Type'));
+      expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
+      expect(replay.headers.get('Content-Range')).toBeNull();
+      const tail = await app.handle(chatRequest({ headers: { Range: 'bytes=5-', 'X-Idempotent-Generation': generation } }));
+      expect(tail.status).toBe(206);
+      expect(tail.headers.get('Content-Range')).toBe(`bytes 5-${bytes.byteLength - 1}/${bytes.byteLength}`);
+      expect(new Uint8Array(await tail.arrayBuffer())).toEqual(bytes.slice(5));
+    }
+    expect(app.calls).toHaveLength(1);
+  });
+});
+
 /** Expects `response` to be the problem `code` with `status`, its title saying `says`. */
 async function expectTitled(response: Response, status: number, code: string, says: string): Promise<void> {
   expect(response.status).toBe(status);

@@ -100,6 +100,36 @@ describe('the stop route: its answers', () => {
   });
 });
 
+describe('the stop route: its events', () => {
+  const answered = (events: IdempotencyEvent[]) =>
+    events.filter((event) => event.type === 'answered').map((event) => event.type === 'answered' && event.outcome);
+
+  it('reports each stop request in the request meter as a status read is: answered stopped for a running intent', async () => {
+    const app = chatApp({ work: stoppable });
+    const fresh = app.handle(chatRequest());
+    await until(() => app.calls.length === 1);
+    const stop = await app.handle(stopRequest());
+    expect(stop.status).toBe(202);
+    await stop.body?.cancel();
+    await (await fresh).text();
+    await until(() => answered(app.events).length === 2);
+    expect(app.events).toContainEqual(expect.objectContaining({ type: 'answered', outcome: 'stopped', requestId: ID }));
+    expect(answered(app.events)).toEqual(['stopped', 'stopped']); // the stop, and the send it stopped
+  });
+
+  it('reports a stop of an answered intent as its status read would: replayed, then answered replayed', async () => {
+    const app = chatApp();
+    await (await app.handle(chatRequest())).text();
+    await until(() => answered(app.events).length === 1);
+    const stop = await app.handle(stopRequest());
+    expect(stop.status).toBe(200);
+    await stop.text();
+    await until(() => answered(app.events).length === 2);
+    expect(app.events.filter((event) => event.type === 'replayed')).toHaveLength(1);
+    expect(answered(app.events)).toEqual(['ran', 'replayed']);
+  });
+});
+
 describe('the stop route: a store that cannot stop', () => {
   it('answers 501 stop-unsupported on a store without answer logs, saying so, and lets the work run on', async () => {
     const release = gate();

@@ -1,4 +1,4 @@
-import { ByteRuns } from '../../format/body.js';
+import { ByteRuns } from '../../format/bytes.js';
 import { stopMarker } from '../../format/sse-frame.js';
 import type { Holder } from '../../run/holder.js';
 import { EventFramer } from '../event-framer.js';

@@ -1,4 +1,4 @@
-import { ByteRuns } from '../../format/body.js';
+import { ByteRuns } from '../../format/bytes.js';
 import type { CallerBody } from './caller-body.js';
 
 /**

@@ -1,4 +1,4 @@
-import { ByteRuns } from '../../format/body.js';
+import { ByteRuns } from '../../format/bytes.js';
 import { EventFramer } from '../event-framer.js';
 import { ReservedEventFilter } from '../reserved-events.js';
 

@@ -1,15 +1,11 @@
 import { StoreUnavailableError } from '../errors.js';
 import { reporter } from '../events.js';
 import { splitKey } from '../store/key.js';
-import { evictionOrder } from './memory-evict.js';
-import { MemoryJournals } from './memory-journal.js';
-import { MemoryLogs } from './memory-log.js';
-import {
-  type MemoryStoreOptions,
-  normalizeMemoryStoreOptions,
-  type ResolvedMemoryStoreOptions,
-} from './memory-store-options.js';
-import { KeyWaiters } from './memory-waiters.js';
+import { evictionOrder } from './evict.js';
+import { MemoryJournals } from './journal.js';
+import { MemoryLogs } from './log.js';
+import { type MemoryStoreOptions, normalizeMemoryStoreOptions, type ResolvedMemoryStoreOptions } from './options.js';
+import { KeyWaiters } from './waiters.js';
 import type { AcquireResult, CompletedRecord, IdempotencyRecord, ProcessingRecord, WriteResult } from '../store/store.js';
 import type { StepStart, StepStartOptions, StepStore } from '../store/step-store.js';
 import {

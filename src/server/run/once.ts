@@ -12,7 +12,8 @@ import { type AnswerOutcome, type IdempotencyEventListener, type Reporter, repor
 import { runHeld } from './held-run.js';
 import { Holder } from './holder.js';
 import { type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
-import { EXHAUSTED_RESULT, isExhausted, settleExhausted } from './run-bound.js';
+import { EXHAUSTED_RESULT } from './bound.js';
+import { type Claim, claimIntent } from './claim.js';
 import { type BegunStep, type BeginStepOptions, StepJournal } from './step-journal.js';
 import {
   type JournalOptions,
@@ -202,26 +203,18 @@ async function claimAndRun<T>(
   work: (context: RunContext) => Promise<T>,
   options: ResolvedRunOnceOptions<T>,
 ): Promise<RunOnceResult<T>> {
-  const { fingerprint, leaseMs, codec, report, signal, store } = options;
+  const { fingerprint, codec, report, signal, store } = options;
   const context = { report, timeoutMs: options.storeTimeoutMs };
   const deadline = Date.now() + options.waitMs;
   for (;;) {
     signal?.throwIfAborted();
-    const acquired = await storeCall('acquire', key, () => store.acquire(key, fingerprint, leaseMs), context);
-    if (acquired.acquired) {
-      const { takeover, retry, runs } = acquired;
-      if (runs > options.maxRuns) {
-        await settleExhausted(store, key, acquired, options, context);
-        throw exhaustedError(key);
-      }
-      report({ type: 'acquired', key, takeover, retry });
-      return execute(key, acquired.token, { takeover, retry }, runs, work, options);
-    }
-    const { record } = acquired;
-    if (record.fingerprint !== fingerprint) {
+    const claim = await claimIntent(store, key, fingerprint, options, context);
+    if (claim.kind === 'run') return execute(key, claim, work, options);
+    if (claim.kind === 'exhausted') throw exhaustedError(key);
+    if (claim.kind === 'mismatch') {
       throw new FingerprintMismatchError(`answer-once: ${key} was used with another fingerprint.`);
     }
-    if (isExhausted(record)) throw exhaustedError(key);
+    const { record } = claim;
     if (record.state === 'completed') {
       const { encoded, usage } = unwrapRunResult(record.result);
       report({ type: 'replayed', key, ...(usage ? { usage } : {}), ...(record.avoided && { counted: true }) });
@@ -246,14 +239,13 @@ type Executed<T> = { readonly ok: true; readonly value: T } | { readonly ok: fal
 
 async function execute<T>(
   key: string,
-  token: string,
-  attempt: { readonly takeover: boolean; readonly retry: boolean },
-  runs: number,
+  claim: Extract<Claim, { kind: 'run' }>,
   work: (context: RunContext) => Promise<T>,
   options: ResolvedRunOnceOptions<T>,
 ): Promise<RunOnceResult<T>> {
   const usage = new UsageReport();
   const { store } = options;
+  const { token, takeover, retry, runs } = claim;
   const holder = new Holder(store, key, token, undefined, options);
   const { outcome, write } = await runHeld<Executed<T>>(
     store,
@@ -262,7 +254,7 @@ async function execute<T>(
     async (signal) => {
       const { step, begin: beginStep } = new StepJournal(store, key, holder, signal, options);
       try {
-        const value = await work({ key, signal, ...attempt, reportUsage: usage.report, step, beginStep });
+        const value = await work({ key, signal, takeover, retry, reportUsage: usage.report, step, beginStep });
         const encoded = options.codec.encode(value);
         if (encoded === EXHAUSTED_RESULT) {
           throw new TypeError(

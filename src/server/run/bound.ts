@@ -1,4 +1,3 @@
-import type { Reporter } from '../events.js';
 import { type StoreCallContext, storeCall } from '../store/store-call.js';
 import type { IdempotencyRecord, IdempotencyStore } from '../store/store.js';
 
@@ -8,6 +7,16 @@ import type { IdempotencyRecord, IdempotencyStore } from '../store/store.js';
  * (JSON text never starts with `!`); `runOnce` refuses a codec that encodes to it.
  */
 export const EXHAUSTED_RESULT = '!answer-once:intent-exhausted';
+
+/** Whether a claim's run count is past `maxRuns`: the intent settles as exhausted instead of running. */
+export function isPastBound(runs: number, maxRuns: number): boolean {
+  return runs > maxRuns;
+}
+
+/** Whether a run is the last one `maxRuns` allows: its failure settles the intent as exhausted. */
+export function isLastRun(runs: number, maxRuns: number): boolean {
+  return runs >= maxRuns;
+}
 
 /** Whether `record` is an intent settled as exhausted: answered `intent-exhausted` from now on. */
 export function isExhausted(record: IdempotencyRecord | null | undefined): boolean {
@@ -24,15 +33,15 @@ export async function settleExhausted(
   store: IdempotencyStore,
   key: string,
   claim: { readonly token: string; readonly runs: number },
-  options: { readonly completedTtlMs: number; readonly report: Reporter },
+  completedTtlMs: number,
   context: StoreCallContext,
 ): Promise<void> {
   const { token, runs } = claim;
   const written = await storeCall(
     'complete',
     key,
-    () => store.complete(key, token, EXHAUSTED_RESULT, options.completedTtlMs),
+    () => store.complete(key, token, EXHAUSTED_RESULT, completedTtlMs),
     context,
   );
-  if (written === 'written') options.report({ type: 'exhausted', key, runs });
+  if (written === 'written') context.report({ type: 'exhausted', key, runs });
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { encodeKey, MemoryStore, StoreUnavailableError } from 'answer-once/server';
-import { evictionOrder } from '../../../src/server/memory/memory-evict.js';
+import { evictionOrder } from '../../../src/server/memory/evict.js';
 
 const TTL = 60_000;
 
