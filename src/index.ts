@@ -36,10 +36,12 @@ export {
 export { memoryStorageAdapter } from './client/storage/memory.js';
 export { localStorageAdapter, sessionStorageAdapter, webStorageAdapter } from './client/storage/web.js';
 export { shareTabs } from './client/tabs/tab-sharing.js';
+export { streaming } from './client/stream/streaming.js';
 export { newRequestId } from './core/ids.js';
 export { isValidRequestId } from './core/request-id.js';
 
-export type { AnswerOnceClient, ResumeOptions, ResumeOutcome, StreamOptions } from './client/client.js';
+export type { AnswerOnceClient, ResumeOptions, ResumeOutcome } from './client/client.js';
+export type { StreamOptions } from './client/stream/streaming.js';
 export type { AnswerStream, StreamPart } from './client/stream/answer-stream.js';
 export type { StopOptions, StopOutcome, StopResult } from './client/stop.js';
 export type { IntentErrorContext } from './client/errors/answer-once-error.js';
@@ -65,7 +67,7 @@ export type { SendOptions } from './client/send-options.js';
 export type { IntentStorage, StoredIntent } from './client/storage/types.js';
 export type { WebStorageAdapterOptions } from './client/storage/web.js';
 export type { TabSharingOptions } from './client/tabs/tab-sharing.js';
-export type { Outbox, TabChannel, TabLocks, TabSharing } from './client/extensions.js';
+export type { Outbox, Streaming, TabChannel, TabLocks, TabSharing } from './client/extensions.js';
 export type { ProblemCode, ProblemDetails } from './core/problems.js';
 
 // ── Send controller: the framework-free state

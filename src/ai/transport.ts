@@ -23,6 +23,7 @@ import { endsIntent, problemError } from '../client/problem-error.js';
 import { problemOf } from '../core/problems.js';
 import type { StoredIntent } from '../client/storage/types.js';
 import { confirmRunning } from '../client/confirm-stop.js';
+import { streamingFetch } from '../client/stream/streaming-fetch.js';
 import { ChunkBroadcast } from './broadcast.js';
 import { ChatTurn } from './chat-turn.js';
 import { messageIntentId } from './intent-id.js';
@@ -168,6 +169,8 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
   if (typeof options !== 'object' || options === null) invalidOption('options', 'an object', options);
   const { client, api = '/api/chat', statusPath = DEFAULT_STATUS_PATH, headers = {}, body = {} } = options;
   if (typeof client?.fetch !== 'function') invalidOption('client', 'an answer-once client', client);
+  // Streaming comes with the transport: a client made without it still streams here.
+  const send = streamingFetch(client);
   if (typeof api !== 'string' || api === '') invalidOption('api', 'a URL', api);
   if (typeof statusPath !== 'string' || !statusPath.startsWith('/'))
     invalidOption('statusPath', 'a path starting with "/"', statusPath);
@@ -197,7 +200,7 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
       const request = new Headers(init.headers);
       request.set('content-type', 'application/json');
       request.set(REQUEST_ID_HEADER, requestId);
-      const response = await client.fetch(api, { method: 'POST', headers: request, body: init.body });
+      const response = await send(api, { method: 'POST', headers: request, body: init.body });
       if (!response.ok) {
         const error = await failure(response, requestId);
         if (endsIntent(error)) exhausted.add(requestId);

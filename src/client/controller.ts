@@ -133,7 +133,8 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
   /** The client's `stream`, when this controller streams. */
   #streamer(): AnswerOnceClient['stream'] | undefined {
     if (!this.#stream) return undefined;
-    if (!this.#client.stream) throw new TypeError('answer-once: `stream` needs a client with `stream()` (createClient()).');
+    if (!this.#client.stream)
+      throw new TypeError('answer-once: `stream` needs a client with `stream()` (createClient({ streaming })).');
     return this.#client.stream;
   }
 

@@ -100,7 +100,9 @@ describe('SendController: client events', () => {
     const { client, calls } = handClient();
     const state = await new SendController(client, 'chat', { stream: true }).send();
     expect(state.status).toBe('failed');
-    expect(state.error).toEqual(new TypeError('answer-once: `stream` needs a client with `stream()` (createClient()).'));
+    expect(state.error).toEqual(
+      new TypeError('answer-once: `stream` needs a client with `stream()` (createClient({ streaming })).'),
+    );
     expect(calls).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@
  * resolves and the model stops mid-answer.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient, isStopNotConfirmedError, type StreamPart } from 'answer-once';
+import { createClient, isStopNotConfirmedError, type StreamPart, streaming } from 'answer-once';
 import { stopRoutes } from '../support/stop-routes.js';
 import { tokenResponse } from '../support/token-stream.js';
 
@@ -24,7 +24,7 @@ function app(withDelete: boolean) {
 
 /** Streams one answer and stops it after five events; what the stop did, and every part read. */
 async function streamAndStop(server: ReturnType<typeof app>) {
-  const client = createClient({ baseUrl: 'http://127.0.0.1:9/', fetch: server.fetch, retry: { limit: 1 } });
+  const client = createClient({ streaming, baseUrl: 'http://127.0.0.1:9/', fetch: server.fetch, retry: { limit: 1 } });
   const answer = await client.stream('chat', { json: { q: 'hi' } });
   const parts: StreamPart[] = [];
   let stopping: Promise<unknown> | undefined;

@@ -6,7 +6,7 @@
  * goes on meanwhile. The reference handler runs in-process; DELETEs are held back.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient, memoryStorageAdapter, SendController } from 'answer-once';
+import { createClient, memoryStorageAdapter, SendController, streaming } from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { tokenResponse } from '../support/token-stream.js';
 
@@ -43,7 +43,7 @@ describe('SendController.stop(): the text on screen is the text kept', () => {
     async (kind) => {
       const server = chatServer(kind);
       const storage = memoryStorageAdapter();
-      const page = () => createClient({ baseUrl: BASE, fetch: server.fetch, storage });
+      const page = () => createClient({ streaming, baseUrl: BASE, fetch: server.fetch, storage });
       const controller = new SendController<string>(page(), 'chat', { stream: true, stopGuardMs: 0 });
       const sent = controller.send({ json: { content: 'hi' } });
       await expect.poll(() => controller.getSnapshot().text?.length ?? 0).toBeGreaterThan(12);
@@ -64,7 +64,7 @@ describe('SendController.stop(): the text on screen is the text kept', () => {
 
   it('shows the whole answer when it had ended before the stop reached the server', async () => {
     const server = chatServer('sse', 1_500);
-    const controller = new SendController<string>(createClient({ baseUrl: BASE, fetch: server.fetch }), 'chat', {
+    const controller = new SendController<string>(createClient({ streaming, baseUrl: BASE, fetch: server.fetch }), 'chat', {
       stream: true,
       stopGuardMs: 0,
     });
@@ -79,7 +79,7 @@ describe('SendController.stop(): the text on screen is the text kept', () => {
 describe('client.stop({ at })', () => {
   it('sends the position as Last-Event-ID, and refuses one that is not a position, naming `at`', async () => {
     const server = chatServer('sse', 0);
-    const client = createClient({ baseUrl: BASE, fetch: server.fetch });
+    const client = createClient({ streaming, baseUrl: BASE, fetch: server.fetch });
     await expect(client.stop('01JUNKNOWNINTENT000000000', { at: '17.x' })).rejects.toThrow(/`at` must be a position/);
     expect(server.stats.stops).toHaveLength(0);
     await client.stop('01JUNKNOWNINTENT000000000', { at: '1764581234567.2048' });

@@ -14,6 +14,7 @@ import {
   webStorageAdapter,
   type IntentStorage,
   type StreamPart,
+  streaming,
 } from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { memoryArea } from '../support/memory-area.js';
@@ -53,7 +54,7 @@ const STORAGES: [string, () => IntentStorage][] = [
 
 /** A page: a client over the server and `storage` (a reload is a new client over the same storage). */
 const page = (server: Server, storage: IntentStorage, extra: Parameters<typeof createClient>[0] = {}) =>
-  createClient({ baseUrl: BASE, fetch: server.fetch, storage, ...extra });
+  createClient({ streaming, baseUrl: BASE, fetch: server.fetch, storage, ...extra });
 
 const textOf = (parts: StreamPart[]) => parts.map((part) => (part.type === 'event' ? part.data : '')).join('');
 
@@ -234,7 +235,7 @@ describe('SendController.stop', () => {
     });
     const fetch = ((input: RequestInfo | URL, init?: RequestInit) =>
       handle(new Request(input, init))) as typeof globalThis.fetch;
-    const controller = new SendController(createClient({ baseUrl: BASE, fetch }), 'chat', { stopGuardMs: 0 });
+    const controller = new SendController(createClient({ streaming, baseUrl: BASE, fetch }), 'chat', { stopGuardMs: 0 });
     const sent = controller.send({ json: { content: 'hi' } });
     await expect.poll(() => controller.getSnapshot().status).toBe('sending');
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -7,11 +7,12 @@
  * - `indexedDbOutbox()`: a message sent offline waits in IndexedDB (it survives a closed
  *   tab) and goes, in order and with its ID, when the browser is back online.
  */
-import { createClient, localStorageAdapter, shareTabs } from 'answer-once';
+import { createClient, localStorageAdapter, shareTabs, streaming } from 'answer-once';
 import { indexedDbOutbox } from 'answer-once/outbox';
 import { apiBase } from './api.js';
 
 export const client = createClient({
+  streaming,
   baseUrl: `${apiBase}/`,
   storage: localStorageAdapter({ prefix: 'answer-once-demo:intent:' }),
   tabs: shareTabs(),
