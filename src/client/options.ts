@@ -16,7 +16,7 @@ import {
   stringOption,
   timerOption,
 } from '../core/options.js';
-import type { ParseMode } from './parse.js';
+import type { ParseMode } from './send/parse.js';
 import type { IntentStorage } from './storage/types.js';
 import type { Outbox, Streaming, TabSharing } from './extensions.js';
 

@@ -7,7 +7,7 @@
  */
 import { newRequestId } from '../../core/ids.js';
 import type { SendEventListener } from '../events.js';
-import type { SendOptions } from '../send-options.js';
+import type { SendOptions } from '../send/send-options.js';
 import { storedRequest } from '../storage/persist.js';
 import type { StoredIntent } from '../storage/types.js';
 import { type AnswerStream, answerStream } from './answer-stream.js';

@@ -33,7 +33,7 @@ const STREAMING = /src\/client\/stream\/(resumable-body|event-units|intent-fetch
 describe('streaming', () => {
   it('an app that imports createClient alone bundles none of the streaming modules or the SSE parser', async () => {
     const files = await bundled("export { createClient } from './src/index.ts';");
-    expect(files).toContain('src/client/run-intent.ts');
+    expect(files).toContain('src/client/send/run-intent.ts');
     expect(files.filter((file) => STREAMING.test(file))).toEqual([]);
   }, 30_000);
 

@@ -6,7 +6,7 @@ import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { createClient, memoryStorageAdapter, SendController, type IntentStorage, type SendState } from 'answer-once';
 import { createIdempotentMock } from 'answer-once/msw';
-import { idOf, ORIGIN, useMsw } from '../support/protocol-fake.js';
+import { idOf, ORIGIN, useMsw } from '../../support/protocol-fake.js';
 
 const server = await useMsw();
 

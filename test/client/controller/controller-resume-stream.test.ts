@@ -16,7 +16,7 @@ import {
   type StoredIntent,
   type StreamPart,
 } from 'answer-once';
-import { answerStreamOf } from '../support/answer-stream-of.js';
+import { answerStreamOf } from '../../support/answer-stream-of.js';
 
 const send = (async () => ({ data: 'sent', replayed: false })) as unknown as ControllerClient['send'];
 

@@ -6,8 +6,8 @@
  * gets only the ID, so the client's and the send's headers never leave the origin (ky
  * hooks still run on it: polls are retries of the call).
  */
-import { PREFER_HEADER } from '../core/headers.js';
-import { formatPreferWait } from '../core/prefer.js';
+import { PREFER_HEADER } from '../../core/headers.js';
+import { formatPreferWait } from '../../core/prefer.js';
 
 const BODY_HEADERS = ['content-type', 'content-length', 'content-encoding'];
 

@@ -19,8 +19,8 @@ import {
   isResponseError,
   type SendEvent,
 } from 'answer-once';
-import { cutBody, refused, scripted, watchedBody } from '../support/scripted-fetch.js';
-import { untilAborted, whenAborted } from '../support/in-flight.js';
+import { cutBody, refused, scripted, watchedBody } from '../../support/scripted-fetch.js';
+import { untilAborted, whenAborted } from '../../support/in-flight.js';
 
 const BASE = 'http://127.0.0.1:9/';
 /** Backoff that always draws its ceiling: the first retry waits `delay - 1` ms. */

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type ClientOptions, createClient, memoryStorageAdapter, type IntentStorage, type SendEvent } from 'answer-once';
-import { scripted } from '../support/scripted-fetch.js';
+import { scripted } from '../../support/scripted-fetch.js';
 
 const BASE = 'http://127.0.0.1:9/';
 const STATUS = { Location: '/status/1' };

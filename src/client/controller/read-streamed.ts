@@ -5,9 +5,9 @@
  * has shown — the text and the position of the last part — is kept in a {@link Shown},
  * so a stop can name that position and keep exactly that text.
  */
-import { formatPosition } from '../core/stream-events.js';
-import type { SendResult } from './run-intent.js';
-import type { AnswerStream, StreamPart } from './stream/answer-stream.js';
+import { formatPosition } from '../../core/stream-events.js';
+import type { SendResult } from '../send/run-intent.js';
+import type { AnswerStream, StreamPart } from '../stream/answer-stream.js';
 
 /** What a dispatch resolves with: the answer, whether it was replayed, and (streamed) stopped. */
 export type Answered<TData> = Pick<SendResult<TData>, 'data' | 'replayed'> & { readonly stopped?: boolean };

@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SendController, type ControllerClient } from 'answer-once';
-import { answerStreamOf } from '../support/answer-stream-of.js';
+import { answerStreamOf } from '../../support/answer-stream-of.js';
 
 /** A client whose `send` answers `{ input }` at once and records each call. */
 function recorder() {

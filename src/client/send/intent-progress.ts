@@ -1,6 +1,6 @@
 /**
  * Where one intent's transport loop stands, as a value, and the named transitions that
- * move it — pure, like `core/send-state.ts` is for the UI. `run-intent.ts` keeps one
+ * move it — pure, like `../controller/send-state.ts` is for the UI. `run-intent.ts` keeps one
  * `IntentProgress` and replaces it at each step; everything it reports (events, the
  * result, an error's context) is read from it.
  *
@@ -15,9 +15,9 @@
  * `send()` of the same intent — the UI's "try again" after a failure — is a new call
  * with its own budget: its numbers start again at 0, and the UI's state does the same.
  */
-import { backoffDelay } from '../core/backoff.js';
-import type { IntentErrorContext } from './errors/answer-once-error.js';
-import type { ResolvedClientOptions } from './options.js';
+import { backoffDelay } from './backoff.js';
+import type { IntentErrorContext } from '../errors/answer-once-error.js';
+import type { ResolvedClientOptions } from '../options.js';
 
 export interface IntentProgress {
   /** What the next request is: the send route (`sending`), a status poll, or none. */

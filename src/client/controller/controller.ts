@@ -19,15 +19,15 @@
  * State lives in `send-state.ts`'s reducer; this class only turns client events and
  * outcomes into actions and tells its subscribers.
  */
-import { newRequestId } from '../core/ids.js';
-import { initialSendState, isInFlight, sendReducer, type SendAction, type SendState } from '../core/send-state.js';
-import { Subscribable } from '../core/subscribable.js';
-import type { AnswerOnceClient } from './client.js';
-import type { SendEvent, SendEventListener } from './events.js';
-import { confirmRunning } from './confirm-stop.js';
-import type { StopResult } from './stop.js';
-import { endsIntent } from './problem-error.js';
-import type { StoredIntent } from './storage/types.js';
+import { newRequestId } from '../../core/ids.js';
+import { initialSendState, isInFlight, sendReducer, type SendAction, type SendState } from './send-state.js';
+import { Subscribable } from './subscribable.js';
+import type { AnswerOnceClient } from '../client.js';
+import type { SendEvent, SendEventListener } from '../events.js';
+import { confirmRunning } from '../stop/confirm-stop.js';
+import type { StopResult } from '../stop/stop.js';
+import { endsIntent } from '../send/problem-error.js';
+import type { StoredIntent } from '../storage/types.js';
 import {
   normalizeControllerOptions,
   validateClient,

@@ -4,8 +4,8 @@
  * itself is aborted only when every caller has left. After it settles, the key is free
  * and the next call starts a new intent.
  */
-import type { IntentErrorContext } from './errors/answer-once-error.js';
-import type { SendEvent, SendEventListener } from './events.js';
+import type { IntentErrorContext } from '../errors/answer-once-error.js';
+import type { SendEvent, SendEventListener } from '../events.js';
 
 interface Shared<T> {
   readonly promise: Promise<T>;

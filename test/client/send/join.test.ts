@@ -1,5 +1,5 @@
 /**
- * Sends joined by `intentKey` (src/client/join.ts), as each caller sees them: one request
+ * Sends joined by `intentKey` (src/client/send/join.ts), as each caller sees them: one request
  * for every caller in flight; each caller's own `onEvent` gets the run's events until it
  * leaves (the same listener passed by two callers, once per event, until both left); a
  * caller leaving with its signal rejects with an AbortError counting the attempts and
@@ -11,7 +11,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { createClient, isAbortError, type AbortError, type SendEvent } from 'answer-once';
-import { until } from '../support/server-support.js';
+import { until } from '../../support/server-support.js';
 
 const BASE = 'http://127.0.0.1:9/';
 

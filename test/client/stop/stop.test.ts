@@ -17,8 +17,8 @@ import {
   streaming,
 } from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
-import { memoryArea } from '../support/memory-area.js';
-import { tokenResponse } from '../support/token-stream.js';
+import { memoryArea } from '../../support/memory-area.js';
+import { tokenResponse } from '../../support/token-stream.js';
 
 const TOKENS = Array.from({ length: 40 }, (_, i) => `t${i} `);
 const FULL = TOKENS.join('');

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { initialSendState, isInFlight, sendReducer, type SendAction, type SendState } from '../../src/core/send-state.js';
+import {
+  initialSendState,
+  isInFlight,
+  sendReducer,
+  type SendAction,
+  type SendState,
+} from '../../../src/client/controller/send-state.js';
 
 type State = SendState<string, { content: string }>;
 

@@ -9,21 +9,21 @@
  * or the page's.
  */
 import type { KyInstance } from 'ky';
-import { LAST_EVENT_ID_HEADER, REPLAYED_HEADER } from '../core/headers.js';
-import { parsePosition } from '../core/stream-protocol.js';
-import type { ProblemCode } from '../core/problems.js';
-import { isValidRequestId } from '../core/request-id.js';
-import { invalidOption } from '../core/options.js';
-import { asProblem, rawProblemCode } from './classify.js';
-import { AbortError } from './errors/abort-error.js';
-import { ConnectionError } from './errors/connection-error.js';
-import { StopNotConfirmedError } from './errors/stop-not-confirmed-error.js';
-import { DEFAULT_STATUS_PATH } from '../core/status-path.js';
-import { isHTTPError } from './ky.js';
-import { isJsonContentType } from './parse.js';
-import type { ResolvedClientOptions } from './options.js';
-import type { StoppedIntents } from './storage/stopped.js';
-import type { StoredIntent } from './storage/types.js';
+import { LAST_EVENT_ID_HEADER, REPLAYED_HEADER } from '../../core/headers.js';
+import { parsePosition } from '../../core/stream-protocol.js';
+import type { ProblemCode } from '../../core/problems.js';
+import { isValidRequestId } from '../../core/request-id.js';
+import { invalidOption } from '../../core/options.js';
+import { asProblem, rawProblemCode } from '../send/classify.js';
+import { AbortError } from '../errors/abort-error.js';
+import { ConnectionError } from '../errors/connection-error.js';
+import { StopNotConfirmedError } from '../errors/stop-not-confirmed-error.js';
+import { DEFAULT_STATUS_PATH } from '../../core/status-path.js';
+import { isHTTPError } from '../ky.js';
+import { isJsonContentType } from '../send/parse.js';
+import type { ResolvedClientOptions } from '../options.js';
+import type { StoppedIntents } from '../storage/stopped.js';
+import type { StoredIntent } from '../storage/types.js';
 
 /** Statuses a stop is sent again for: it changes nothing twice (§ 14.8). */
 const STOP_RETRY_STATUSES = [408, 429, 502, 503, 504];

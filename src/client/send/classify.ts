@@ -3,10 +3,10 @@
  * send the original again, or give up. Pure over the response (a copy of its body is read
  * for JSON error statuses, so ky still gets the body for its HTTPError).
  */
-import { RETRY_AFTER_HEADER } from '../core/headers.js';
-import { nextAfter, type ProblemDetails, type ResendCode } from '../core/problems.js';
-import { parseRetryAfter } from '../core/retry-after.js';
-import type { RetryReason } from './events.js';
+import { RETRY_AFTER_HEADER } from '../../core/headers.js';
+import { nextAfter, type ProblemDetails, type ResendCode } from '../../core/problems.js';
+import { parseRetryAfter } from './retry-after.js';
+import type { RetryReason } from '../events.js';
 import { isJsonContentType } from './parse.js';
 
 export type ResponseVerdict =

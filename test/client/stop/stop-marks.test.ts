@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createClient, isAbortError, memoryStorageAdapter, type IntentStorage, type StoredIntent } from 'answer-once';
-import { whenAborted } from '../support/in-flight.js';
+import { whenAborted } from '../../support/in-flight.js';
 
 const BASE = 'http://127.0.0.1:9/';
 const STOPPING = () => new Response(null, { status: 202 });

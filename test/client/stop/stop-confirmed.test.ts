@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createClient, isStopNotConfirmedError, type StreamPart, streaming } from 'answer-once';
-import { stopRoutes } from '../support/stop-routes.js';
-import { tokenResponse } from '../support/token-stream.js';
+import { stopRoutes } from '../../support/stop-routes.js';
+import { tokenResponse } from '../../support/token-stream.js';
 
 const TOKENS = Array.from({ length: 40 }, (_, i) => `t${i} `);
 

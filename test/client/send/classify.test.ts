@@ -5,7 +5,7 @@
  * (`resend`). The codes are read from JSON problem bodies only.
  */
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../src/client/classify.js';
+import { classify } from '../../../src/client/send/classify.js';
 
 const RETRY = [408, 425, 429, 500, 502, 503, 504];
 const NOW = Date.parse('2026-12-01T12:00:00Z');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Subscribable } from '../../src/core/subscribable.js';
+import { Subscribable } from '../../../src/client/controller/subscribable.js';
 
 class Counter extends Subscribable {
   notify(): void {

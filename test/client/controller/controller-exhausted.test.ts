@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { createClient, SendController } from 'answer-once';
 import { createIdempotentMock } from 'answer-once/msw';
-import { idOf, ORIGIN, useMsw } from '../support/protocol-fake.js';
+import { idOf, ORIGIN, useMsw } from '../../support/protocol-fake.js';
 
 const server = await useMsw();
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseRetryAfter } from '../../src/core/retry-after.js';
+import { parseRetryAfter } from '../../../src/client/send/retry-after.js';
 
 const NOW = Date.UTC(2026, 10, 30, 12, 0, 0);
 

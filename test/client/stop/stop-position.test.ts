@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { createClient, memoryStorageAdapter, SendController, streaming } from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
-import { tokenResponse } from '../support/token-stream.js';
+import { tokenResponse } from '../../support/token-stream.js';
 
 const TOKENS = Array.from({ length: 60 }, (_, i) => `t${i} `);
 const BASE = 'http://127.0.0.1:9/';

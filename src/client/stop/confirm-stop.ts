@@ -5,8 +5,8 @@
  * instance or another scope — so the `SendController` and the AI SDK transport, which stop
  * only answers they read, treat it as the {@link StopNotConfirmedError} it is.
  */
-import type { ProblemDetails } from '../core/problems.js';
-import { StopNotConfirmedError } from './errors/stop-not-confirmed-error.js';
+import type { ProblemDetails } from '../../core/problems.js';
+import { StopNotConfirmedError } from '../errors/stop-not-confirmed-error.js';
 import type { StopResult } from './stop.js';
 
 /** `stopping`, resolved when it confirmed the stop; a {@link StopNotConfirmedError} for `unknown`. */
