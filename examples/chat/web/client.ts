@@ -1,5 +1,6 @@
 /**
  * The page's answer-once client: the API on `apiBase`, up to 5 retries, and:
+ * - `streaming`: answers stream (`useSend(…, { stream: true })` reads `client.stream`);
  * - pending intents in localStorage, so a reload — or a second tab — resumes the answer
  *   still streaming with its original ID;
  * - `shareTabs()`: tabs reading the same intent share one stream (one tab reads, the
