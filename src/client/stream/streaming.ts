@@ -6,6 +6,7 @@
  * send made offline must never need the network for code).
  */
 import { newRequestId } from '../../core/ids.js';
+import type { Streaming } from '../extensions.js';
 import type { SendEventListener } from '../events.js';
 import type { SendOptions } from '../send/send-options.js';
 import { storedRequest } from '../storage/persist.js';
@@ -36,7 +37,7 @@ export interface StreamingCapability {
   readonly attach: (deps: StreamingDeps) => StreamingMethods;
 }
 
-export const streaming: StreamingCapability = {
+const capability: StreamingCapability = {
   attach(deps) {
     async function stream(input: string | URL | StoredIntent, options: StreamOptions = {}): Promise<AnswerStream> {
       const { signal, onEvent } = options;
@@ -58,3 +59,9 @@ export const streaming: StreamingCapability = {
     return { fetch: createIntentFetch(deps), stream };
   },
 };
+
+/**
+ * What `client.fetch` and `client.stream` are built from: hand it to the client,
+ * `createClient({ streaming })`. An app that does not import it bundles none of it.
+ */
+export const streaming: Streaming = capability;
