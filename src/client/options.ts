@@ -225,7 +225,7 @@ export interface ResolvedClientOptions {
 }
 
 /** `RetryPolicy` defaults; see each option's JSDoc. */
-const RETRY_DEFAULTS = Object.freeze({
+const RETRY_DEFAULTS = /* @__PURE__ */ Object.freeze({
   limit: 4,
   delay: 300,
   backoffLimit: 10_000,
@@ -235,7 +235,7 @@ const RETRY_DEFAULTS = Object.freeze({
 });
 
 /** `ClientOptions` defaults; see each option's JSDoc. */
-const DEFAULTS = Object.freeze({
+const DEFAULTS = /* @__PURE__ */ Object.freeze({
   replayedHeader: REPLAYED_HEADER,
   timeout: 30_000 as number | false,
   totalTimeout: 120_000,

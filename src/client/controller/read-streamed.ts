@@ -70,7 +70,7 @@ export class Shown {
   }
 }
 
-const encoder = new TextEncoder();
+const encoder = /* @__PURE__ */ new TextEncoder();
 
 /** Reads a streamed answer to its end, reporting its text so far; `data` is the whole text (or the frozen one). */
 export async function readStreamed<TData>(

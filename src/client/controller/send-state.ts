@@ -103,7 +103,7 @@ export type SendAction<TData = unknown, TJson = unknown> =
   /** Forget the intent; the next send is a new one. */
   | { readonly type: 'reset' };
 
-const IDLE: Extract<SendState<never, never>, { status: 'idle' }> = Object.freeze({
+const IDLE: Extract<SendState<never, never>, { status: 'idle' }> = /* @__PURE__ */ Object.freeze({
   status: 'idle',
   requestId: undefined,
   json: undefined,

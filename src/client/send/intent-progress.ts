@@ -36,7 +36,7 @@ export interface IntentProgress {
   readonly statusUrl: string | undefined;
 }
 
-export const START: IntentProgress = Object.freeze({
+export const START: IntentProgress = /* @__PURE__ */ Object.freeze({
   phase: 'sending',
   attempts: 0,
   polls: 0,

@@ -76,7 +76,7 @@ export interface NormalizedSendOptions extends Omit<SendOptions, 'method' | 'req
 }
 
 /** `SendOptions` defaults; `parse` defaults to the client's. */
-const DEFAULTS = Object.freeze({ method: 'POST' });
+const DEFAULTS = /* @__PURE__ */ Object.freeze({ method: 'POST' });
 
 export function normalizeSendOptions(options: SendOptions = {}): NormalizedSendOptions {
   const given = optionsObject(options, 'options');

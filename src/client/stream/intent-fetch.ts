@@ -58,7 +58,7 @@ interface FetchCall {
   readonly requestId: string;
 }
 
-const fatal = new TextDecoder('utf-8', { fatal: true });
+const fatal = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true });
 
 /** Bytes as text when they are UTF-8 (so storage can keep them), else the bytes. */
 function textOrBytes(bytes: Uint8Array): BodyInit {

@@ -3,30 +3,9 @@
  * carries none of the streaming modules; `createClient({ streaming })` streams; a client
  * made without it names the option instead of streaming.
  */
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { createClient } from 'answer-once';
-
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-
-/** The source files (and packages) an app bundling `code` ships, ky and ulid left out. */
-async function bundled(code: string): Promise<string[]> {
-  const result = await build({
-    stdin: { contents: code, resolveDir: root, loader: 'ts' },
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: 'browser',
-    write: false,
-    metafile: true,
-    external: ['ky', 'ulid', 'ai'],
-  });
-  const output = Object.values(result.metafile.outputs)[0]!;
-  return Object.entries(output.inputs)
-    .filter(([, input]) => input.bytesInOutput > 0)
-    .map(([path]) => path);
-}
+import { bundled } from '../../support/bundled.js';
 
 const STREAMING = /src\/client\/stream\/(resumable-body|event-units|intent-fetch|answer-stream)\.ts$|eventsource-parser/;
 
