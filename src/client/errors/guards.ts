@@ -24,9 +24,9 @@ export function isAnswerOnceError(error: unknown): error is AnswerOnceError {
 }
 
 const named =
-  <T extends AnswerOnceError>(...names: string[]) =>
+  <T extends AnswerOnceError>(name: string) =>
   (error: unknown): error is T =>
-    isAnswerOnceError(error) && names.includes(error.name);
+    isAnswerOnceError(error) && error.name === name;
 
 /** The caller's signal fired. */
 export const isAbortError = /* @__PURE__ */ named<AbortError>('AbortError');
