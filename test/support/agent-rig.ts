@@ -23,6 +23,7 @@ import { createClient } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
 import { journaled, type JournaledOptions, toolStep } from 'answer-once/ai/server';
 import { createIdempotencyHandler, type IdempotencyEvent, MemoryStore } from 'answer-once/server';
+import { sleep } from './sleep.js';
 
 type StreamPart =
   Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer Part> ? Part : never;
@@ -33,6 +34,8 @@ export interface ScriptedStep {
   /** The step's text when the model is called for it again (a model is not deterministic). */
   readonly again?: string;
   readonly call?: { readonly tool: string; readonly input: Record<string, unknown> };
+  /** Milliseconds the model takes over its `finish` part (a provider's late last chunk). */
+  readonly finishAfterMs?: number;
 }
 
 const usage = (output: number) => ({
@@ -85,7 +88,8 @@ function scriptedModel(
       let next = 0;
       const stream = new ReadableStream<StreamPart>({
         async pull(controller) {
-          await new Promise((resolve) => setTimeout(resolve, 2));
+          const finishing = parts[next]?.type === 'finish' && step.finishAfterMs !== undefined;
+          await sleep(finishing ? step.finishAfterMs! : 2);
           if (instance.crashed) return controller.error(new Error('the model connection was reset'));
           if (next === parts.length) {
             counts.modelStreamsEnded += 1;
@@ -120,6 +124,8 @@ export interface AgentRigOptions {
   readonly crashWhen?: (types: readonly string[]) => boolean;
   /** Instance A dies inside this tool, after its effect and before its result is recorded. */
   readonly crashInside?: string;
+  /** The tools that ask the person first (`needsApproval`): the turn ends with the approval request. */
+  readonly needsApproval?: readonly string[];
 }
 
 /** A store whose calls fail once `instance` crashed: nothing of a dead instance reaches it. */
@@ -198,8 +204,9 @@ export async function runAgentTurn(options: AgentRigOptions) {
         for (const [name, effect] of Object.entries(options.tools)) {
           tools[name] = tool({
             inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }),
+            needsApproval: options.needsApproval?.includes(name) ?? false,
             execute: async (input: Record<string, unknown>, execution) => {
-              await new Promise((resolve) => setTimeout(resolve, 3));
+              await sleep(3);
               if (instance.crashed) throw new Error('the instance is dead'); // it does nothing more
               effects[name]! += 1;
               const result = await effect(input, toolStep(execution).key);
@@ -216,6 +223,7 @@ export async function runAgentTurn(options: AgentRigOptions) {
           messages: await convertToModelMessages(messages),
           stopWhen: stepCountIs(options.script.length),
           abortSignal: ctx.signal,
+          experimental_transform: agent.transform,
           // A dead instance's failures are its own (the SDK logs the others, as an app's server does).
           onError: ({ error }) => {
             if (!instance.crashed) console.error(error);
@@ -281,8 +289,8 @@ export async function runAgentTurn(options: AgentRigOptions) {
   });
   await chat.sendMessage({ text: 'Charge me and confirm.' });
   for (let waited = 0; chat.status !== 'ready' && chat.status !== 'error' && waited < 10_000; waited += 10) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await sleep(10);
   }
   const answer = chat.messages.filter((message) => message.role === 'assistant');
-  return { chat, state, answer, counts, effects, events, wire, crashed: a.crashed };
+  return { chat, state, answer, counts, effects, events, wire, crashed: a.crashed, fetch };
 }
