@@ -82,11 +82,11 @@ async function readStream(fetch: Fetch, url: string): Promise<{ first: number; t
   return { first, total: performance.now() - start, bytes };
 }
 
-export async function streamingRows(createClient: (options?: object) => { fetch: Fetch }, ky: Fetch): Promise<void> {
+export async function streamingRows(streamingClient: () => { fetch: Fetch }, ky: Fetch): Promise<void> {
   const server = createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const client = createClient();
+  const client = streamingClient();
   const plain: Fetch = (input, init) => fetch(input, init);
   const rows: [string, Fetch, string][] = [
     ['fetch (baseline)', plain, `${origin}/chat`],

@@ -36,12 +36,14 @@ export {
 export { memoryStorageAdapter } from './client/storage/memory.js';
 export { localStorageAdapter, sessionStorageAdapter, webStorageAdapter } from './client/storage/web.js';
 export { shareTabs } from './client/tabs/tab-sharing.js';
+export { streaming } from './client/stream/streaming.js';
 export { newRequestId } from './core/ids.js';
 export { isValidRequestId } from './core/request-id.js';
 
-export type { AnswerOnceClient, ResumeOptions, ResumeOutcome, StreamOptions } from './client/client.js';
+export type { AnswerOnceClient, ResumeOptions, ResumeOutcome } from './client/client.js';
+export type { StreamOptions } from './client/stream/streaming.js';
 export type { AnswerStream, StreamPart } from './client/stream/answer-stream.js';
-export type { StopOptions, StopResult } from './client/stop.js';
+export type { StopOptions, StopResult } from './client/stop/stop.js';
 export type { StopOutcome } from './core/stop-outcome.js';
 export type { IntentErrorContext } from './client/errors/answer-once-error.js';
 export type { ErrorResponse } from './client/errors/response-error.js';
@@ -60,18 +62,22 @@ export type {
   SettledEvent,
 } from './client/events.js';
 export type { ClientOptions, RequestIdHeaderName, RetryPolicy } from './client/options.js';
-export type { ParseMode } from './client/parse.js';
-export type { SendResult } from './client/run-intent.js';
-export type { SendOptions } from './client/send-options.js';
+export type { ParseMode } from './client/send/parse.js';
+export type { SendResult } from './client/send/run-intent.js';
+export type { SendOptions } from './client/send/send-options.js';
 export type { IntentStorage, StoredIntent } from './client/storage/types.js';
 export type { WebStorageAdapterOptions } from './client/storage/web.js';
 export type { TabSharingOptions } from './client/tabs/tab-sharing.js';
-export type { Outbox, TabChannel, TabLocks, TabSharing } from './client/extensions.js';
+export type { Outbox, Streaming, TabChannel, TabLocks, TabSharing } from './client/extensions.js';
 export type { ProblemCode, ProblemDetails } from './core/problems.js';
 
 // ── Send controller: the framework-free state
 // machine that `useSend` subscribes to, for Vue, Svelte or plain DOM UIs. ──
-export { SendController } from './client/controller.js';
-export type { ControllerClient, ControllerSendOptions, SendControllerOptions } from './client/controller-options.js';
-export type { StreamText } from './client/read-streamed.js';
-export type { RetryInfo, SendState, SendStatus } from './core/send-state.js';
+export { SendController } from './client/controller/controller.js';
+export type {
+  ControllerClient,
+  ControllerSendOptions,
+  SendControllerOptions,
+} from './client/controller/controller-options.js';
+export type { StreamText } from './client/controller/read-streamed.js';
+export type { RetryInfo, SendState, SendStatus } from './client/controller/send-state.js';

@@ -17,15 +17,16 @@
 import type { ChatTransport, UIMessage, UIMessageChunk } from 'ai';
 import { newRequestId } from '../core/ids.js';
 import { invalidOption, timerOption } from '../core/options.js';
-import { DEFAULT_STOP_GUARD_MS } from '../core/stop-guard.js';
+import { DEFAULT_STOP_GUARD_MS } from '../client/stop/stop-guard.js';
 import { REQUEST_ID_HEADER } from '../core/headers.js';
 import { DEFAULT_STATUS_PATH } from '../core/status-path.js';
 import type { AnswerOnceClient } from '../client/client.js';
-import { asProblem, rawProblemCode } from '../client/classify.js';
-import { endsIntent, problemError } from '../client/problem-error.js';
+import { asProblem, rawProblemCode } from '../client/send/classify.js';
+import { endsIntent, problemError } from '../client/send/problem-error.js';
 import { problemOf } from '../core/problems.js';
 import type { StoredIntent } from '../client/storage/types.js';
-import { confirmRunning } from '../client/confirm-stop.js';
+import { confirmRunning } from '../client/stop/confirm-stop.js';
+import { streamingFetch } from '../client/stream/streaming-fetch.js';
 import { ChunkBroadcast } from './broadcast.js';
 import { ChatTurn } from './chat-turn.js';
 import { answeredApprovals, firstAnswers } from './approvals.js';
@@ -176,6 +177,8 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
   if (typeof options !== 'object' || options === null) invalidOption('options', 'an object', options);
   const { client, api = '/api/chat', statusPath = DEFAULT_STATUS_PATH, headers = {}, body = {} } = options;
   if (typeof client?.fetch !== 'function') invalidOption('client', 'an answer-once client', client);
+  // Streaming comes with the transport: a client made without it still streams here.
+  const send = streamingFetch(client);
   if (typeof api !== 'string' || api === '') invalidOption('api', 'a URL', api);
   if (typeof statusPath !== 'string' || !statusPath.startsWith('/'))
     invalidOption('statusPath', 'a path starting with "/"', statusPath);
@@ -214,11 +217,11 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
       const request = new Headers(init.headers);
       request.set('content-type', 'application/json');
       request.set(REQUEST_ID_HEADER, requestId);
-      let response = await client.fetch(api, { method: 'POST', headers: request, body: init.body });
+      let response = await send(api, { method: 'POST', headers: request, body: init.body });
       // 422: `request-id-reused`, the protocol's only one (an app's own 422 comes back from the status route as it was).
       const { approvals } = init;
       const second = approvals && response.status === 422;
-      if (second) response = await client.fetch(statusUrl(statusPath, requestId, response.url), { headers: request });
+      if (second) response = await send(statusUrl(statusPath, requestId, response.url), { headers: request });
       if (!response.ok) {
         const error = await failure(response, requestId);
         if (endsIntent(error)) exhausted.add(requestId);

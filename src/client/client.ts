@@ -9,21 +9,20 @@ import { AbortError } from './errors/abort-error.js';
 import { StoredIntentError } from './errors/stored-intent-error.js';
 import { UnreplayableBodyError } from './errors/unreplayable-body-error.js';
 import type { SendEvent, SendEventListener } from './events.js';
-import { createJoiner, notify } from './join.js';
+import { createJoiner, notify } from './send/join.js';
 import { normalizeClientOptions, type ClientOptions } from './options.js';
-import { runIntent, type SendResult } from './run-intent.js';
-import { normalizeSendOptions, type NormalizedSendOptions, type SendOptions } from './send-options.js';
-import { createStop, type StopOptions, type StopResult } from './stop.js';
-import { unstorableBodyKind } from './storable-body.js';
+import { runIntent, type SendResult } from './send/run-intent.js';
+import { normalizeSendOptions, type NormalizedSendOptions, type SendOptions } from './send/send-options.js';
+import { createStop, type StopOptions, type StopResult } from './stop/stop.js';
+import { unstorableBodyKind } from './send/storable-body.js';
 import { persister, storageUnavailable, storedIntentOf, storedRequest, type Persist } from './storage/persist.js';
 import { stoppedIntents } from './storage/stopped.js';
 import { byCreatedAt, type StoredIntent } from './storage/types.js';
 import { storedIntentProblem } from './storage/validate.js';
-import { type AnswerStream, answerStream } from './stream/answer-stream.js';
-import { createIntentFetch, type DispatchInternals, openAnswer } from './stream/intent-fetch.js';
-
-/** Options of `client.stream()`: `send`'s, but the body is always yours to iterate. */
-export type StreamOptions = Omit<SendOptions, 'parse'>;
+import { clientInternals } from './internals.js';
+import type { AnswerStream } from './stream/answer-stream.js';
+import type { DispatchInternals } from './stream/intent-fetch.js';
+import type { StreamingCapability, StreamingDeps, StreamingMethods, StreamOptions } from './stream/streaming.js';
 
 /** How one pending intent ended when `resume()` finished it. */
 export type ResumeOutcome<TData = unknown> =
@@ -67,14 +66,16 @@ export interface AnswerOnceClient {
    * connection drops (PROTOCOL.md § 14.5). Hand it to any SDK that takes a `fetch`.
    * Like `fetch`, it resolves with an error status (the SDK makes its own error) and
    * rejects only when no answer came: `ConnectionError`, `AbortError`,
-   * `DeadlineExceededError`.
+   * `DeadlineExceededError`. Needs `createClient({ streaming })`; without it, rejects with
+   * a `TypeError` naming the option.
    */
   readonly fetch: (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
   /**
    * Sends one intent as `send` does and resolves, once the answer's headers arrive, with
    * its body as an async iterable of parts (text, SSE events, restart, stopped) that
    * resumes itself after a cut; with a `StoredIntent` (`pending()`), sends it again
-   * exactly as it first left. Rejects as `send` does.
+   * exactly as it first left. Rejects as `send` does. Needs `createClient({ streaming })`;
+   * without it, rejects with a `TypeError` naming the option.
    */
   stream(input: string | URL | StoredIntent, options?: StreamOptions): Promise<AnswerStream>;
   /**
@@ -108,6 +109,18 @@ function requestHeaders(init: HeadersInit | undefined, ids: Record<string, strin
 function replayedError(error: unknown): boolean {
   const response = (error as { response?: unknown } | null)?.response;
   return response instanceof Response && response.headers.has(REPLAYED_HEADER);
+}
+
+/** `fetch` and `stream` of a client made without `streaming`: they name the option. */
+const withoutStreaming: StreamingMethods = {
+  fetch: () => missingStreaming('fetch'),
+  stream: () => missingStreaming('stream'),
+};
+
+async function missingStreaming(method: string): Promise<never> {
+  throw new TypeError(
+    `answer-once: \`client.${method}\` streams, and this client was made without \`streaming\`: createClient({ streaming }), with \`import { streaming } from 'answer-once'\`.`,
+  );
 }
 
 export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClient {
@@ -234,11 +247,6 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     return join(key, requestId, start, call.signal, call.onEvent) as Promise<SendResult<TData>>;
   }
 
-  // The streaming modules (and their SSE parser) ship with the client: a send made
-  // offline must meet a network error the client handles, never a chunk that cannot load.
-  const deps = { clientOptions: options, dispatch, forget };
-  const fetch: AnswerOnceClient['fetch'] = createIntentFetch(deps);
-
   /**
    * Where stored intents may be sent again: the origin of `baseUrl` and the page's;
    * `undefined` when the client knows neither (then any http(s) origin).
@@ -271,24 +279,6 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     notify(options.onEvent, event);
     notify(listener, event);
     throw error;
-  }
-
-  async function stream(input: string | URL | StoredIntent, streamOptions: StreamOptions = {}): Promise<AnswerStream> {
-    const { signal, onEvent } = streamOptions;
-    if (typeof input === 'object' && !(input instanceof URL)) {
-      await checkStored(input, onEvent);
-      // A stored intent goes again exactly as it first left (see `resend`).
-      stopped.resent(input);
-      const opened = await openAnswer(deps, new URL(input.url), input.input, {
-        ...storedRequest(input),
-        requestId: input.requestId,
-        ...(signal && { signal }),
-        ...(onEvent && { onEvent }),
-      });
-      return answerStream(opened);
-    }
-    const requestId = streamOptions.requestId ?? newRequestId();
-    return answerStream(await openAnswer(deps, input, String(input), { ...streamOptions, requestId }));
   }
 
   /**
@@ -342,5 +332,12 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
 
   const stop: AnswerOnceClient['stop'] = createStop({ clientOptions: options, ky: instance, stopped });
 
-  return { send, fetch, stream, stop, resume, pending, resend, ky: instance };
+  // Streaming is a capability the app hands in (`streaming`): the client never imports it,
+  // so a client that sends JSON bundles none of it, and none of it is a lazy chunk.
+  const deps: StreamingDeps = { clientOptions: options, dispatch, forget, checkStored, resent: stopped.resent };
+  const capability = options.streaming as StreamingCapability | undefined;
+  const { fetch, stream } = capability?.attach(deps) ?? withoutStreaming;
+  const client: AnswerOnceClient = { send, fetch, stream, stop, resume, pending, resend, ky: instance };
+  clientInternals.set(client, deps);
+  return client;
 }

@@ -1,8 +1,8 @@
 /**
- * What the client's `tabs` and `outbox` options plug in, as types only: the client calls
- * these interfaces and never imports their implementations (`shareTabs()` in ./tabs/,
- * `indexedDbOutbox()` in ./outbox/, its own entry), so an app that does not use them
- * does not bundle them.
+ * What the client's `tabs`, `outbox` and `streaming` options plug in, as types only: the
+ * client calls these interfaces and never imports their implementations (`shareTabs()` in
+ * ./tabs/, `indexedDbOutbox()` in ./outbox/, its own entry, `streaming` in ./stream/), so
+ * an app that does not use them does not bundle them.
  */
 import type { SendEvent } from './events.js';
 import type { StoredIntent } from './storage/types.js';
@@ -86,4 +86,14 @@ export interface Outbox {
   list(): Promise<StoredIntent[]>;
   /** Sends the waiting sends of this tab now, if the browser is online. */
   flush(): Promise<void>;
+}
+
+/**
+ * What `createClient({ streaming })` takes (`import { streaming } from 'answer-once'`): it
+ * builds the client's `fetch` and `stream` over the client's sends (./stream/streaming.ts).
+ * Named here without its parts, which build on the client (its sends, its options), so
+ * the options stay below the streaming modules.
+ */
+export interface Streaming {
+  readonly attach: (client: never) => unknown;
 }

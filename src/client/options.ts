@@ -16,9 +16,9 @@ import {
   stringOption,
   timerOption,
 } from '../core/options.js';
-import type { ParseMode } from './parse.js';
+import type { ParseMode } from './send/parse.js';
 import type { IntentStorage } from './storage/types.js';
-import type { Outbox, TabSharing } from './extensions.js';
+import type { Outbox, Streaming, TabSharing } from './extensions.js';
 
 /** The two headers a server reads the intent's ID from. */
 export type RequestIdHeaderName = 'X-Request-Id' | 'Idempotency-Key';
@@ -168,6 +168,15 @@ export interface ClientOptions
    */
   outbox?: Outbox;
   /**
+   * What `client.fetch` and `client.stream` are built from (`import { streaming } from
+   * 'answer-once'`): the resumable body, SSE positions, stream parts and their parser. A
+   * client without it sends (`send`, `resume`, `stop`) and its bundle carries none of
+   * them; its `fetch` and `stream` reject with a `TypeError` naming this option.
+   * `answerOnceTransport` brings its own.
+   * @default undefined (no `client.fetch` or `client.stream`)
+   */
+  streaming?: Streaming;
+  /**
    * Receives the events of every intent this client sends.
    * @default undefined
    */
@@ -207,6 +216,7 @@ export interface ResolvedClientOptions {
   readonly storage: IntentStorage | undefined;
   readonly tabs: TabSharing | undefined;
   readonly outbox: Outbox | undefined;
+  readonly streaming: Streaming | undefined;
   readonly onEvent: SendEventListener | undefined;
   readonly parse: ParseMode;
   readonly parseJson: KyOptions['parseJson'];
@@ -215,7 +225,7 @@ export interface ResolvedClientOptions {
 }
 
 /** `RetryPolicy` defaults; see each option's JSDoc. */
-const RETRY_DEFAULTS = Object.freeze({
+const RETRY_DEFAULTS = /* @__PURE__ */ Object.freeze({
   limit: 4,
   delay: 300,
   backoffLimit: 10_000,
@@ -225,7 +235,7 @@ const RETRY_DEFAULTS = Object.freeze({
 });
 
 /** `ClientOptions` defaults; see each option's JSDoc. */
-const DEFAULTS = Object.freeze({
+const DEFAULTS = /* @__PURE__ */ Object.freeze({
   replayedHeader: REPLAYED_HEADER,
   timeout: 30_000 as number | false,
   totalTimeout: 120_000,
@@ -296,6 +306,7 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
     storage,
     tabs,
     outbox,
+    streaming,
     onEvent,
     parse = DEFAULTS.parse,
     ...kyOptions
@@ -318,6 +329,8 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
   if (tabs !== undefined && typeof tabs?.share !== 'function') invalidOption('tabs', 'shareTabs()', tabs);
   if (outbox !== undefined && typeof outbox?.list !== 'function')
     invalidOption('outbox', 'an outbox (indexedDbOutbox())', outbox);
+  if (streaming !== undefined && typeof streaming?.attach !== 'function')
+    invalidOption('streaming', "`streaming` (import { streaming } from 'answer-once')", streaming);
   return {
     ky: base,
     kyOptions,
@@ -338,6 +351,7 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
     storage,
     tabs,
     outbox,
+    streaming,
     onEvent: functionOption(onEvent, 'onEvent'),
     parse: parseOption(parse, 'parse'),
     parseJson: functionOption(kyOptions.parseJson, 'parseJson'),

@@ -4,11 +4,12 @@ import { ulid } from 'ulid';
 // per ID, ~50 µs in Node). One getRandomValues call fills 256 IDs' worth instead (its
 // fixed cost was still ~1.5 µs a send at 16 IDs per fill); each byte / 256 feeds
 // `floor(x * 32)`, so every character stays uniform over the alphabet.
-const pool = new Uint8Array(4096);
-let next = pool.length;
+const POOL_SIZE = 4096;
+const pool = /* @__PURE__ */ new Uint8Array(POOL_SIZE);
+let next = POOL_SIZE;
 
 function pooledRandom(): number {
-  if (next === pool.length) {
+  if (next === POOL_SIZE) {
     globalThis.crypto.getRandomValues(pool);
     next = 0;
   }

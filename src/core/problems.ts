@@ -24,7 +24,7 @@ export type ProblemNext = 'final' | 'new-intent' | 'resend' | 'in-progress' | 'r
 
 /**
  * The client error classes of their own a problem can become, besides the plain
- * `ResponseError` (`src/client/problem-error.ts` maps each name to its class).
+ * `ResponseError` (`src/client/send/problem-error.ts` maps each name to its class).
  */
 export type ProblemErrorName = 'IntentFailedError' | 'IntentExhaustedError' | 'RequestIdReusedError';
 

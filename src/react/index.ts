@@ -6,9 +6,9 @@
  */
 export { useSend } from './use-send.js';
 export type { SendActions, UseSendOptions, UseSendResult } from './use-send.js';
-export type { SendState, SendStatus, RetryInfo } from '../core/send-state.js';
+export type { SendState, SendStatus, RetryInfo } from '../client/controller/send-state.js';
 export type {
   ControllerClient,
   ControllerSendOptions,
   SendControllerOptions,
-} from '../client/controller-options.js';
+} from '../client/controller/controller-options.js';

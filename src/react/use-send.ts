@@ -1,9 +1,13 @@
 import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
-import { SendController } from '../client/controller.js';
-import type { ControllerClient, ControllerSendOptions, SendControllerOptions } from '../client/controller-options.js';
+import { SendController } from '../client/controller/controller.js';
+import type {
+  ControllerClient,
+  ControllerSendOptions,
+  SendControllerOptions,
+} from '../client/controller/controller-options.js';
 import { invalidOption } from '../core/options.js';
-import type { SendState } from '../core/send-state.js';
-import type { StopResult } from '../client/stop.js';
+import type { SendState } from '../client/controller/send-state.js';
+import type { StopResult } from '../client/stop/stop.js';
 
 export interface UseSendOptions extends SendControllerOptions {
   /**

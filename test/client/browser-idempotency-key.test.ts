@@ -6,7 +6,7 @@
  * handler runs in-process behind such a fetch.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient, type ClientOptions } from 'answer-once';
+import { createClient, type ClientOptions, streaming } from 'answer-once';
 import { chatApp } from '../support/server-support.js';
 
 const BASE = 'http://127.0.0.1:9/';
@@ -36,6 +36,7 @@ function browserRig(loseFirstAnswer = false) {
   };
   const client = (options: ClientOptions = {}) =>
     createClient({
+      streaming,
       baseUrl: BASE,
       fetch,
       headers: { Authorization: 'Bearer u' },
@@ -133,7 +134,14 @@ describe('the intent’s ID on the wire', () => {
 
   it('names it in X-Request-Id and Idempotency-Key alike on every attempt, retry, poll, resend and stop', async () => {
     const { seen, fetch } = wire(script);
-    const client = createClient({ baseUrl: BASE, fetch, retry: { limit: 3, delay: 1 }, pollInterval: 1, pollWait: 0 });
+    const client = createClient({
+      streaming,
+      baseUrl: BASE,
+      fetch,
+      retry: { limit: 3, delay: 1 },
+      pollInterval: 1,
+      pollWait: 0,
+    });
     await client.send('chat', { json: {}, requestId: ID });
     await client.stop(ID, { url: `${BASE}api/status/${ID}` });
     expect(seen).toEqual([
@@ -151,6 +159,7 @@ describe('the intent’s ID on the wire', () => {
   ] as const)('names it in %s alone on every request when headerName says so', async (headerName, id, key) => {
     const { seen, fetch } = wire(script);
     const client = createClient({
+      streaming,
       baseUrl: BASE,
       fetch,
       retry: { limit: 3, delay: 1 },

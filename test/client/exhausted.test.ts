@@ -5,7 +5,7 @@
  * `maxRuns` times, whatever the client's retry limit.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient, isIntentExhaustedError, isResponseError } from 'answer-once';
+import { createClient, isIntentExhaustedError, isResponseError, streaming } from 'answer-once';
 import { loopbackRigs } from '../support/loopback-rig.js';
 import { sseAnswer } from '../support/stream-support.js';
 
@@ -29,7 +29,7 @@ describe('an exhausted intent, as the client sees it', () => {
     const server = await loopback(() => {
       throw new Error('model down');
     });
-    const client = createClient({ retry: RETRY });
+    const client = createClient({ streaming, retry: RETRY });
     const error = await client.send(`${server.url}/api/chat`, { json: { q: 'hi' } }).catch((caught: unknown) => caught);
     expectExhausted(error);
     expect(server.calls()).toBe(3);
@@ -38,7 +38,7 @@ describe('an exhausted intent, as the client sees it', () => {
 
   it('client.fetch rejects a resumable body with the final 409 when a reconnect finds the intent exhausted', async () => {
     const server = await loopback(breaksMidAnswer);
-    const client = createClient({ retry: RETRY });
+    const client = createClient({ streaming, retry: RETRY });
     const response = await client.fetch(`${server.url}/api/chat`, post());
     expect(response.status).toBe(200);
     const error = await response.text().catch((caught: unknown) => caught);
@@ -48,7 +48,7 @@ describe('an exhausted intent, as the client sees it', () => {
 
   it('client.fetch answers an intent already exhausted with its 409 at once, as fetch answers an error status', async () => {
     const server = await loopback(breaksMidAnswer);
-    const client = createClient({ retry: RETRY });
+    const client = createClient({ streaming, retry: RETRY });
     const init = { ...post(), headers: { 'content-type': 'application/json', 'X-Request-Id': '01JEXHAUSTEDINTENT0000001' } };
     const first = await client.fetch(`${server.url}/api/chat`, init);
     expectExhausted(await first.text().catch((caught: unknown) => caught));

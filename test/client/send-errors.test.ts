@@ -1,5 +1,5 @@
 /**
- * The error a failed send rejects with, from what ky threw (src/client/to-send-error.ts):
+ * The error a failed send rejects with, from what ky threw (src/client/send/to-send-error.ts):
  * an error status keeps its body as `data`, and as `problem` only when it is an object
  * with a numeric `status` (an empty, `null` or other body is no problem); the
  * `request-id-reused` code means RequestIdReusedError only on a 422; an attempt's own

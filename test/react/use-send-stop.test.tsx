@@ -7,7 +7,7 @@
  */
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, isStopNotConfirmedError, type AnswerOnceClient } from 'answer-once';
+import { createClient, isStopNotConfirmedError, type AnswerOnceClient, streaming } from 'answer-once';
 import { useSend } from 'answer-once/react';
 import { tokenStopRoutes } from '../support/stop-routes.js';
 
@@ -41,7 +41,7 @@ function Chat({ client }: { client: AnswerOnceClient }) {
 const shown = (id: string) => screen.getByTestId(id).textContent ?? '';
 
 async function sendThenStop(server: ReturnType<typeof app>, whileStreaming?: () => Promise<void>) {
-  render(<Chat client={createClient({ baseUrl: 'http://127.0.0.1:9/', fetch: server.fetch })} />);
+  render(<Chat client={createClient({ streaming, baseUrl: 'http://127.0.0.1:9/', fetch: server.fetch })} />);
   fireEvent.click(screen.getByText('send'));
   await waitFor(() => expect(shown('text').split(' ').length).toBeGreaterThan(3), { timeout: 5_000 });
   fireEvent.click(screen.getByText('stop'));

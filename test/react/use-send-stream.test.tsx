@@ -7,7 +7,7 @@
 import { StrictMode } from 'react';
 import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, memoryStorageAdapter, SendController, type AnswerOnceClient } from 'answer-once';
+import { createClient, memoryStorageAdapter, SendController, type AnswerOnceClient, streaming } from 'answer-once';
 import { useSend } from 'answer-once/react';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { tokenResponse } from '../support/token-stream.js';
@@ -48,7 +48,7 @@ describe('useSend({ stream: true })', () => {
     const storage = memoryStorageAdapter();
     const gone = new AbortController();
     const page1 = new SendController<string>(
-      createClient({ baseUrl: 'http://127.0.0.1:9/', fetch: server.fetch, storage, signal: gone.signal }),
+      createClient({ streaming, baseUrl: 'http://127.0.0.1:9/', fetch: server.fetch, storage, signal: gone.signal }),
       'chat',
       { stream: true },
     );
@@ -59,7 +59,7 @@ describe('useSend({ stream: true })', () => {
     gone.abort();
     await sent;
     const seen: string[] = [];
-    const client = createClient({ baseUrl: 'http://127.0.0.1:9/', fetch: server.fetch, storage: kept });
+    const client = createClient({ streaming, baseUrl: 'http://127.0.0.1:9/', fetch: server.fetch, storage: kept });
     await act(async () => {
       render(
         <StrictMode>
@@ -77,7 +77,7 @@ describe('useSend({ stream: true })', () => {
   it('stop() stops the generation; after a reload resume shows the stopped partial answer, with no second model call', async () => {
     const server = chatServer();
     const storage = memoryStorageAdapter();
-    const page1 = createClient({ baseUrl: 'http://127.0.0.1:9/', fetch: server.fetch, storage });
+    const page1 = createClient({ streaming, baseUrl: 'http://127.0.0.1:9/', fetch: server.fetch, storage });
     let stop: (() => Promise<unknown>) | undefined;
     function Stoppable() {
       const chat = useSend<string>(page1, 'chat', { stream: true, resume: true, stopGuardMs: 0 });
@@ -110,7 +110,7 @@ describe('useSend({ stream: true })', () => {
     first.unmount();
 
     // The reload: a new client over the same storage, the hook mounted with resume.
-    const client = createClient({ baseUrl: 'http://127.0.0.1:9/', fetch: server.fetch, storage });
+    const client = createClient({ streaming, baseUrl: 'http://127.0.0.1:9/', fetch: server.fetch, storage });
     await act(async () => {
       render(
         <StrictMode>

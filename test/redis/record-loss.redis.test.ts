@@ -9,7 +9,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { createClient as createAnswerClient } from 'answer-once';
+import { createClient as createAnswerClient, streaming } from 'answer-once';
 import { createIdempotencyHandler, encodeKey, type IdempotencyEvent } from 'answer-once/server';
 import { serve, type ServedHandler } from 'answer-once/server/node';
 import { requireRedisServer } from '../support/redis-server.js';
@@ -126,7 +126,7 @@ describe.skipIf(!hasRedis).each([
     }
     let resume!: () => void;
     held = { after, until: new Promise<void>((resolve) => (resume = resolve)) };
-    const client = createAnswerClient();
+    const client = createAnswerClient({ streaming });
     const post = (to: 0 | 1) =>
       client.fetch(`${urls[to]}/api/chat`, {
         method: 'POST',

@@ -6,7 +6,7 @@
  * generation's text reaches a reader twice.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient } from 'answer-once';
+import { createClient, streaming } from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { serve } from 'answer-once/server/node';
 import { sseAnswer } from '../support/stream-support.js';
@@ -40,7 +40,7 @@ describe('chaos: a model that fails mid-answer on every run', () => {
       }),
     );
     try {
-      const client = createClient({ retry: { limit: 3, delay: 5 }, totalTimeout: 3_000 });
+      const client = createClient({ streaming, retry: { limit: 3, delay: 5 }, totalTimeout: 3_000 });
       const started = Date.now();
       const readers = await Promise.all(
         Array.from({ length: INTENTS }, async () => {

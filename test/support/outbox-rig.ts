@@ -5,7 +5,7 @@
  * IndexedDB (fake-indexeddb) as the tabs of one origin do, each with its client.
  */
 import 'fake-indexeddb/auto';
-import { createClient, memoryStorageAdapter, type SendEvent } from 'answer-once';
+import { createClient, memoryStorageAdapter, type SendEvent, streaming } from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { indexedDbOutbox, type OutboxNetwork } from 'answer-once/outbox';
 import { sleep } from './sleep.js';
@@ -78,6 +78,7 @@ export function page(route: ReturnType<typeof chatRoute>, name: string, online: 
   const events: SendEvent[] = [];
   const outbox = indexedDbOutbox({ name, network });
   const client = createClient({
+    streaming,
     fetch: route.fetch,
     outbox,
     storage: memoryStorageAdapter(),

@@ -1,5 +1,5 @@
 /** A stub `fetch` for client specs: answers each request from a script and records what it received, and when. */
-import { createClient, type ClientOptions, type SendEvent } from 'answer-once';
+import { createClient, type ClientOptions, type SendEvent, streaming } from 'answer-once';
 
 /** Where a scripted client sends: never reached, `scripted` answers first. */
 export const BASE = 'http://127.0.0.1:9/';
@@ -66,6 +66,7 @@ export function scriptedClient(answer: Parameters<typeof scripted>[0], options: 
   const server = scripted(answer);
   const events: SendEvent[] = [];
   const client = createClient({
+    streaming,
     baseUrl: BASE,
     fetch: server.fetch,
     retry: { delay: 0 },

@@ -6,13 +6,14 @@
  * tabs, IndexedDB outbox); `?idle=<ms>` sets its `idleTimeout`. `window.harness` reads
  * one answer at a time: what it shows, and how it ended.
  */
-import { createClient, localStorageAdapter, shareTabs, type StoredIntent } from 'answer-once';
+import { createClient, localStorageAdapter, shareTabs, type StoredIntent, streaming } from 'answer-once';
 import { indexedDbOutbox } from 'answer-once/outbox';
 
 const idle = Number(new URLSearchParams(location.search).get('idle'));
 const outbox = indexedDbOutbox({ name: 'answer-once-demo-outbox' });
 const storage = localStorageAdapter({ prefix: 'answer-once-demo:intent:' });
 const client = createClient({
+  streaming,
   baseUrl: `${location.origin}/api/`,
   storage,
   tabs: shareTabs(),

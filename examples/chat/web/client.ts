@@ -1,5 +1,6 @@
 /**
  * The page's answer-once client: the API on `apiBase`, up to 5 retries, and:
+ * - `streaming`: answers stream (`useSend(…, { stream: true })` reads `client.stream`);
  * - pending intents in localStorage, so a reload — or a second tab — resumes the answer
  *   still streaming with its original ID;
  * - `shareTabs()`: tabs reading the same intent share one stream (one tab reads, the
@@ -7,11 +8,12 @@
  * - `indexedDbOutbox()`: a message sent offline waits in IndexedDB (it survives a closed
  *   tab) and goes, in order and with its ID, when the browser is back online.
  */
-import { createClient, localStorageAdapter, shareTabs } from 'answer-once';
+import { createClient, localStorageAdapter, shareTabs, streaming } from 'answer-once';
 import { indexedDbOutbox } from 'answer-once/outbox';
 import { apiBase } from './api.js';
 
 export const client = createClient({
+  streaming,
   baseUrl: `${apiBase}/`,
   storage: localStorageAdapter({ prefix: 'answer-once-demo:intent:' }),
   tabs: shareTabs(),

@@ -24,34 +24,36 @@ export function isAnswerOnceError(error: unknown): error is AnswerOnceError {
 }
 
 const named =
-  <T extends AnswerOnceError>(...names: string[]) =>
+  <T extends AnswerOnceError>(name: string) =>
   (error: unknown): error is T =>
-    isAnswerOnceError(error) && names.includes(error.name);
+    isAnswerOnceError(error) && error.name === name;
 
 /** The caller's signal fired. */
-export const isAbortError = named<AbortError>('AbortError');
+export const isAbortError = /* @__PURE__ */ named<AbortError>('AbortError');
 /** No whole response came back (offline, reset, timeout, a cut body). */
-export const isConnectionError = named<ConnectionError>('ConnectionError');
+export const isConnectionError = /* @__PURE__ */ named<ConnectionError>('ConnectionError');
 /** `totalTimeout` passed, or a streamed body's `idleTimeout` (see `option`). */
-export const isDeadlineExceededError = named<DeadlineExceededError>('DeadlineExceededError');
+export const isDeadlineExceededError = /* @__PURE__ */ named<DeadlineExceededError>('DeadlineExceededError');
 /** The server answered an error status; also true for its subclasses (every class a problem code becomes). */
-export const isResponseError = named<ResponseError>(
-  'ResponseError',
-  ...Object.values<Problem>(PROBLEMS).flatMap((problem) => problem.error ?? []),
-);
+export function isResponseError(error: unknown): error is ResponseError {
+  return (
+    isAnswerOnceError(error) &&
+    (error.name === 'ResponseError' || Object.values<Problem>(PROBLEMS).some((problem) => problem.error === error.name))
+  );
+}
 /** The server ran the intent and its work failed on every resend. */
-export const isIntentFailedError = named<IntentFailedError>('IntentFailedError');
+export const isIntentFailedError = /* @__PURE__ */ named<IntentFailedError>('IntentFailedError');
 /** 409 `intent-exhausted`: the server will not run this intent again; a new attempt is a new intent. */
-export const isIntentExhaustedError = named<IntentExhaustedError>('IntentExhaustedError');
+export const isIntentExhaustedError = /* @__PURE__ */ named<IntentExhaustedError>('IntentExhaustedError');
 /** 422: the ID was used for another request. */
-export const isRequestIdReusedError = named<RequestIdReusedError>('RequestIdReusedError');
+export const isRequestIdReusedError = /* @__PURE__ */ named<RequestIdReusedError>('RequestIdReusedError');
 /** A body `storage` cannot keep; nothing was sent. */
-export const isUnreplayableBodyError = named<UnreplayableBodyError>('UnreplayableBodyError');
+export const isUnreplayableBodyError = /* @__PURE__ */ named<UnreplayableBodyError>('UnreplayableBodyError');
 /** The server broke the protocol (a cross-origin `Location`, another intent's ID). */
-export const isProtocolError = named<ProtocolError>('ProtocolError');
+export const isProtocolError = /* @__PURE__ */ named<ProtocolError>('ProtocolError');
 /** A streamed body that started again on the server in a way it cannot follow (not an event stream, or past `retry.limit` restarts). */
-export const isAnswerRestartedError = named<AnswerRestartedError>('AnswerRestartedError');
+export const isAnswerRestartedError = /* @__PURE__ */ named<AnswerRestartedError>('AnswerRestartedError');
 /** A stored intent the client refused to send again (and removed from storage). */
-export const isStoredIntentError = named<StoredIntentError>('StoredIntentError');
+export const isStoredIntentError = /* @__PURE__ */ named<StoredIntentError>('StoredIntentError');
 /** A stop the server did not confirm (a route without `DELETE`, no answer…): the answer may still be generating. */
-export const isStopNotConfirmedError = named<StopNotConfirmedError>('StopNotConfirmedError');
+export const isStopNotConfirmedError = /* @__PURE__ */ named<StopNotConfirmedError>('StopNotConfirmedError');

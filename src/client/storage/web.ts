@@ -11,7 +11,7 @@ export interface WebStorageAdapterOptions {
 }
 
 /** `WebStorageAdapterOptions` defaults. */
-const DEFAULTS = Object.freeze({ prefix: 'answer-once:' });
+const DEFAULTS = /* @__PURE__ */ Object.freeze({ prefix: 'answer-once:' });
 
 type WebStorageName = 'sessionStorage' | 'localStorage';
 

@@ -26,9 +26,9 @@ import { markerOf, positionOf, restartMarker, type Marker, type UnitPosition } f
 const LF = 0x0a;
 const CR = 0x0d;
 /** `answer-once.`: every marker's event type starts with it. */
-const NEEDLE = new TextEncoder().encode('answer-once.');
+const NEEDLE = /* @__PURE__ */ new TextEncoder().encode('answer-once.');
 /** Where the needle's rarest byte in chat streams, `w`, sits in it. */
-const PIVOT = NEEDLE.indexOf(0x77);
+const PIVOT = /* @__PURE__ */ NEEDLE.indexOf(0x77);
 
 export interface EventUnitsSink {
   /** Whole units of the answer body, as they came; `offset` is the position's, just after them. */

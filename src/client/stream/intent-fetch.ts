@@ -13,10 +13,10 @@ import { isEventStream } from '../../core/stream-protocol.js';
 import { AbortError } from '../errors/abort-error.js';
 import { ResponseError } from '../errors/response-error.js';
 import type { SendEvent } from '../events.js';
-import { notify } from '../join.js';
+import { notify } from '../send/join.js';
 import type { ResolvedClientOptions } from '../options.js';
-import type { SendResult } from '../run-intent.js';
-import type { SendOptions } from '../send-options.js';
+import type { SendResult } from '../send/run-intent.js';
+import type { SendOptions } from '../send/send-options.js';
 import type { OpenAnswer, OpenedAnswer } from '../extensions.js';
 import { isStoppedInStorage } from '../storage/stopped.js';
 import { resumableBody } from './resumable-body.js';
@@ -58,7 +58,7 @@ interface FetchCall {
   readonly requestId: string;
 }
 
-const fatal = new TextDecoder('utf-8', { fatal: true });
+const fatal = /* @__PURE__ */ new TextDecoder('utf-8', { fatal: true });
 
 /** Bytes as text when they are UTF-8 (so storage can keep them), else the bytes. */
 function textOrBytes(bytes: Uint8Array): BodyInit {

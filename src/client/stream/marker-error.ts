@@ -8,8 +8,8 @@
 import { isRetryableNext, PROBLEMS, problemOf } from '../../core/problems.js';
 import type { IntentErrorContext } from '../errors/answer-once-error.js';
 import type { ResponseError } from '../errors/response-error.js';
-import { asProblem } from '../classify.js';
-import { problemError } from '../problem-error.js';
+import { asProblem } from '../send/classify.js';
+import { problemError } from '../send/problem-error.js';
 
 /** What an error marker's data said. */
 export interface MarkerData {

@@ -32,7 +32,7 @@
  *   comments, markers and bytes it already has do not count), reconnects and backoff
  *   included: the body errors with `DeadlineExceededError`.
  */
-import { backoffDelay } from '../../core/backoff.js';
+import { backoffDelay } from '../send/backoff.js';
 import { GENERATION_HEADER, LAST_EVENT_ID_HEADER, RANGE_HEADER } from '../../core/headers.js';
 import { formatPosition } from '../../core/stream-events.js';
 import { parseContentRange, parseGeneration } from '../../core/stream-protocol.js';

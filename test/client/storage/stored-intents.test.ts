@@ -16,6 +16,7 @@ import {
   type IntentStorage,
   type SendEvent,
   type StoredIntent,
+  streaming,
 } from 'answer-once';
 import { startStreamFake } from '../../support/stream-fake.js';
 import { untilAborted } from '../../support/in-flight.js';
@@ -69,7 +70,7 @@ const record = (requestId: string, input: string, extra: Partial<StoredIntent> =
 function storingClient() {
   const storage = memoryStorageAdapter();
   const server = stub(storage);
-  return { server, client: createClient({ baseUrl: BASE, fetch: server.fetch, storage }) };
+  return { server, client: createClient({ streaming, baseUrl: BASE, fetch: server.fetch, storage }) };
 }
 
 const ids = async (storage: IntentStorage) => (await storage.list()).map((intent) => intent.requestId);
@@ -131,13 +132,13 @@ describe('what a send puts on the wire and in storage', () => {
   it("serialises a json body with the parent ky instance's stringifyJson", async () => {
     const server = stub();
     const parent = ky.create({ stringifyJson: (value) => `${JSON.stringify(value)}\n` });
-    await createClient({ baseUrl: BASE, fetch: server.fetch, ky: parent }).send('chat', { json: { q: 1 } });
+    await createClient({ streaming, baseUrl: BASE, fetch: server.fetch, ky: parent }).send('chat', { json: { q: 1 } });
     expect(server.seen[0]!.body).toBe('{"q":1}\n');
   });
 
   it('names the intent in the error for a body it cannot store', async () => {
     const server = stub();
-    const client = createClient({ baseUrl: BASE, fetch: server.fetch, storage: memoryStorageAdapter() });
+    const client = createClient({ streaming, baseUrl: BASE, fetch: server.fetch, storage: memoryStorageAdapter() });
     const body = new ReadableStream({ start: (controller) => controller.close() });
     const error = await client
       .send('upload', { body, requestId: '01JSTOREDINTENTS000000000A' })
@@ -153,7 +154,7 @@ describe('what a send puts on the wire and in storage', () => {
       const saves: StoredIntent[] = [];
       const inner = memoryStorageAdapter();
       const storage: IntentStorage = { ...inner, save: (intent) => (saves.push(intent), inner.save(intent)) };
-      const response = await createClient({ storage }).fetch(`${fake.url}/chat`, {
+      const response = await createClient({ streaming, storage }).fetch(`${fake.url}/chat`, {
         method: 'POST',
         body: '{"q":"hi"}',
         headers: { 'content-type': 'application/json' },
@@ -177,12 +178,12 @@ describe('a stored intent sent again', () => {
       record('01JSTOREDINTENTS000000000D', 'a'),
     ];
     for (const intent of [a1!, b!, a2!]) await storage.save(intent);
-    const client = createClient({ baseUrl: BASE, fetch: stub().fetch, storage });
+    const client = createClient({ streaming, baseUrl: BASE, fetch: stub().fetch, storage });
     expect(await client.pending('b')).toEqual(b);
     expect(await client.pending('a')).toEqual(a1);
     expect(await client.pending('a', (intent) => intent.requestId === a2!.requestId)).toEqual(a2);
     expect(await client.pending('c')).toBeUndefined();
-    expect(await createClient({ baseUrl: BASE, fetch: stub().fetch }).pending('a')).toBeUndefined();
+    expect(await createClient({ streaming, baseUrl: BASE, fetch: stub().fetch }).pending('a')).toBeUndefined();
   });
 
   for (const way of ['resend', 'stream'] as const) {
@@ -202,12 +203,14 @@ describe('a stored intent sent again', () => {
     it(`${way}: tells its listener, with the stored ID, and is called off by its signal`, async () => {
       const stored = record('01JSTOREDINTENTS000000000E', 'chat');
       const events: SendEvent[] = [];
-      await again(createClient({ baseUrl: BASE, fetch: stub().fetch }), stored, { onEvent: (event) => events.push(event) });
+      await again(createClient({ streaming, baseUrl: BASE, fetch: stub().fetch }), stored, {
+        onEvent: (event) => events.push(event),
+      });
       expect(events[0]).toMatchObject({ type: 'attempt', requestId: stored.requestId, attempt: 1 });
 
       const controller = new AbortController();
       const hanging = stub(undefined, untilAborted);
-      const pending = again(createClient({ baseUrl: BASE, fetch: hanging.fetch, retry: 0 }), stored, {
+      const pending = again(createClient({ streaming, baseUrl: BASE, fetch: hanging.fetch, retry: 0 }), stored, {
         signal: controller.signal,
       });
       await sleep(20);
@@ -221,12 +224,13 @@ describe('a stored intent sent again', () => {
       const plain = record('01JSTOREDINTENTS000000000G', 'other');
       await storage.save(stopped);
       await storage.save(plain);
-      const fresh = createClient({ baseUrl: BASE, fetch: stub().fetch, storage });
+      const fresh = createClient({ streaming, baseUrl: BASE, fetch: stub().fetch, storage });
       await again(fresh, stopped, {});
       await again(fresh, plain, {});
       expect(await ids(storage)).toEqual([stopped.requestId]);
 
       const replayed = createClient({
+        streaming,
         baseUrl: BASE,
         fetch: stub(undefined, () => Response.json({ a: 1 }, { headers: REPLAYED })).fetch,
         storage,
@@ -246,11 +250,15 @@ describe('a stored intent sent again', () => {
         { status: 422, headers: { 'content-type': 'application/problem+json', ...headers } },
       );
     await expect(
-      createClient({ baseUrl: BASE, fetch: stub(undefined, problem({})).fetch, storage, retry: 0 }).resend(stopped),
+      createClient({ streaming, baseUrl: BASE, fetch: stub(undefined, problem({})).fetch, storage, retry: 0 }).resend(
+        stopped,
+      ),
     ).rejects.toThrow();
     expect(await ids(storage)).toEqual([stopped.requestId]);
     await expect(
-      createClient({ baseUrl: BASE, fetch: stub(undefined, problem(REPLAYED)).fetch, storage, retry: 0 }).resend(stopped),
+      createClient({ streaming, baseUrl: BASE, fetch: stub(undefined, problem(REPLAYED)).fetch, storage, retry: 0 }).resend(
+        stopped,
+      ),
     ).rejects.toThrow();
     expect(await ids(storage)).toEqual([]);
   });

@@ -6,13 +6,13 @@
  * answer, and the body let go of when the loop is left early.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient, type SendEvent, type StreamPart } from 'answer-once';
+import { createClient, type SendEvent, type StreamPart, streaming } from 'answer-once';
 import { scripted, watchedBody } from '../../support/scripted-fetch.js';
 
 const BASE = 'http://127.0.0.1:9/';
 
 function clientOf(answer: () => Response) {
-  return createClient({ baseUrl: BASE, fetch: scripted(answer).fetch, retry: { delay: 0, limit: 0 } });
+  return createClient({ streaming, baseUrl: BASE, fetch: scripted(answer).fetch, retry: { delay: 0, limit: 0 } });
 }
 const chunked = (headers: HeadersInit, ...chunks: (string | number[])[]) =>
   new Response(

@@ -6,7 +6,7 @@
  * cancelled, and storage kept while the body streams.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient, memoryStorageAdapter, type SendEvent } from 'answer-once';
+import { createClient, memoryStorageAdapter, type SendEvent, streaming } from 'answer-once';
 import { cutBody, scripted, watchedBody } from '../../support/scripted-fetch.js';
 import { sleep } from '../../support/sleep.js';
 
@@ -17,6 +17,7 @@ function rig(answer: Parameters<typeof scripted>[0], options: Parameters<typeof 
   const events: SendEvent[] = [];
   const storage = memoryStorageAdapter();
   const client = createClient({
+    streaming,
     baseUrl: BASE,
     fetch: server.fetch,
     storage,

@@ -4,7 +4,7 @@
  * mid-body: Range resumes of plain bodies, attach, stop, and fetch's own error semantics.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient } from 'answer-once';
+import { createClient, streaming } from 'answer-once';
 import { loopbackRigs } from '../../support/loopback-rig.js';
 import { tokenResponse } from '../../support/token-stream.js';
 
@@ -31,7 +31,7 @@ const post = (requestId?: string, body = '{"q":"hi"}'): RequestInit => ({
 describe('client.fetch on the reference handler', () => {
   it('resumes a plain-text answer cut mid-body by Range and generation: the exact text once, one model call', async () => {
     const server = await rig('text', [40]);
-    const client = createClient();
+    const client = createClient({ streaming });
     const response = await client.fetch(`${server.url}/api/chat`, post());
     expect(response.headers.get('x-idempotent-generation')).toMatch(/^\d+$/);
     expect(await response.text()).toBe(TOKENS.join(''));
@@ -42,7 +42,7 @@ describe('client.fetch on the reference handler', () => {
 
   it('shows attach and replay on the Response: a second fetch of a live intent attaches, a later one replays', async () => {
     const server = await rig('sse');
-    const client = createClient();
+    const client = createClient({ streaming });
     const id = 'req-attach-0000001';
     const first = await client.fetch(`${server.url}/api/chat`, post(id));
     const reader = first.body!.getReader();
@@ -61,7 +61,7 @@ describe('client.fetch on the reference handler', () => {
 
   it('ends the body cleanly after a stop, with the stop marker; a later fetch replays the stopped partial answer', async () => {
     const server = await rig('sse', [], 20);
-    const client = createClient();
+    const client = createClient({ streaming });
     const id = 'req-stop-00000001';
     const response = await client.fetch(`${server.url}/api/chat`, post(id));
     const reader = response.body!.getReader();
@@ -80,7 +80,7 @@ describe('client.fetch on the reference handler', () => {
 
   it('resolves with the error status, as fetch does, when the ID was used for another body (422)', async () => {
     const server = await rig('sse', [], 1);
-    const client = createClient();
+    const client = createClient({ streaming });
     const id = 'req-reused-000001';
     await (await client.fetch(`${server.url}/api/chat`, post(id))).text();
     const reused = await client.fetch(`${server.url}/api/chat`, post(id, '{"q":"other"}'));

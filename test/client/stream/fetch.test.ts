@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, memoryStorageAdapter, type SendEvent } from 'answer-once';
+import { createClient, memoryStorageAdapter, type SendEvent, streaming } from 'answer-once';
 import { eventStreamOf, startStreamFake } from '../../support/stream-fake.js';
 import { sleep } from '../../support/sleep.js';
 
@@ -29,7 +29,7 @@ const generationOf = (response: Response) => Number(response.headers.get('x-idem
  */
 async function readAnswer(server: StreamFake) {
   const events: SendEvent[] = [];
-  const client = createClient({ onEvent: (event) => events.push(event) });
+  const client = createClient({ streaming, onEvent: (event) => events.push(event) });
   const response = await client.fetch(`${server.url}/chat`, post());
   const began = generationOf(response);
   const text = await response.text();
@@ -46,7 +46,7 @@ const restartedBody = (kept: number, began: number, current: number) =>
 describe('client.fetch', () => {
   it('streams an answer through untouched when nothing breaks: one request, one model call', async () => {
     const server = await start({ tokens: TOKENS });
-    const client = createClient();
+    const client = createClient({ streaming });
     const response = await client.fetch(`${server.url}/chat`, post());
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream');
@@ -76,7 +76,7 @@ describe('client.fetch', () => {
 
   it('continues a text body by Range and its generation: the exact text once, one model call', async () => {
     const server = await start({ tokens: TOKENS, kind: 'text', cuts: [5] });
-    const client = createClient();
+    const client = createClient({ streaming });
     const response = await client.fetch(`${server.url}/chat`, post());
     expect(await response.text()).toBe(TOKENS.join(''));
     expect(server.stats.modelCalls).toBe(1);
@@ -105,7 +105,7 @@ describe('client.fetch', () => {
 
   it('uses the ID the caller put in the request: the same ID twice is one model call, the second a flagged replay', async () => {
     const server = await start({ tokens: TOKENS, intervalMs: 1 });
-    const client = createClient();
+    const client = createClient({ streaming });
     const init = {
       ...post(),
       headers: { 'content-type': 'application/json', 'X-Request-Id': '01JD6X0Y4Z5KQ8R2M3N7P9S1T0' },
@@ -120,7 +120,7 @@ describe('client.fetch', () => {
 
   it("honours a Request's method, headers and body, and resolves a relative input against baseUrl", async () => {
     const server = await start({ tokens: TOKENS.slice(0, 2), intervalMs: 1 });
-    const client = createClient({ baseUrl: `${server.url}/` });
+    const client = createClient({ streaming, baseUrl: `${server.url}/` });
     const relative = await client.fetch('chat', post());
     expect(relative.status).toBe(200);
     await relative.text();
@@ -137,7 +137,7 @@ describe('client.fetch', () => {
   it('keeps the intent in storage while its body streams and forgets it when the body ends', async () => {
     const server = await start({ tokens: TOKENS, intervalMs: 5 });
     const storage = memoryStorageAdapter();
-    const client = createClient({ storage });
+    const client = createClient({ streaming, storage });
     const response = await client.fetch(`${server.url}/chat`, post());
     expect(await storage.list()).toHaveLength(1);
     await response.text();
@@ -147,7 +147,7 @@ describe('client.fetch', () => {
 
   it('errors the body with an AbortError when the signal fires mid-answer', async () => {
     const server = await start({ tokens: TOKENS, intervalMs: 20 });
-    const client = createClient();
+    const client = createClient({ streaming });
     const controller = new AbortController();
     const response = await client.fetch(`${server.url}/chat`, { ...post(), signal: controller.signal });
     const reader = response.body!.getReader();

@@ -6,7 +6,7 @@
  */
 import { DefaultChatTransport, type UIMessage, type UIMessageChunk } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { createClient } from 'answer-once';
+import { createClient, streaming } from 'answer-once';
 import { aiChatWork, WORDS } from '../../support/ai-chat-server.js';
 import { loopbackRigs } from '../../support/loopback-rig.js';
 
@@ -26,7 +26,7 @@ const user: UIMessage = { id: 'msg-user-00000001', role: 'user', parts: [{ type:
 describe("ai's DefaultChatTransport with client.fetch", () => {
   it('reads the whole answer once when its stream is cut mid-answer, with one model call', async () => {
     const server = await rig(aiChatWork(), { cuts: [8] });
-    const client = createClient();
+    const client = createClient({ streaming });
     const transport = new DefaultChatTransport<UIMessage>({ api: `${server.url}/api/chat`, fetch: client.fetch });
     const stream = await transport.sendMessages({
       trigger: 'submit-message',

@@ -7,7 +7,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { createClient } from 'answer-once';
+import { createClient, streaming } from 'answer-once';
 import { loopbackRigs } from '../../support/loopback-rig.js';
 import { sseResponse } from '../../support/sse-response.js';
 
@@ -90,7 +90,7 @@ function resumedOnce(requests: readonly { lastEventId?: string }[]): void {
 describe('openai-node with client.fetch', () => {
   it('streams a chat completion whose socket is cut mid-answer: the full text once, one model call', async () => {
     const server = await rig(openaiEvents, [6]);
-    const client = createClient();
+    const client = createClient({ streaming });
     const openai = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: 'sk-test', fetch: client.fetch, maxRetries: 0 });
     const stream = await openai.chat.completions.create({
       model: 'mock-1',
@@ -109,7 +109,7 @@ describe('openai-node with client.fetch', () => {
 describe('the Anthropic SDK with client.fetch', () => {
   it('streams a message whose socket is cut mid-answer: the full text once, one model call', async () => {
     const server = await rig(anthropicEvents, [7]);
-    const client = createClient();
+    const client = createClient({ streaming });
     const anthropic = new Anthropic({ baseURL: server.url, apiKey: 'sk-test', fetch: client.fetch, maxRetries: 0 });
     const stream = await anthropic.messages.create({
       model: 'mock-1',

@@ -5,7 +5,14 @@
  * the § 14 fake for a producer that dies.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, memoryStorageAdapter, SendController, type SendStatus, type StreamPart } from 'answer-once';
+import {
+  createClient,
+  memoryStorageAdapter,
+  SendController,
+  type SendStatus,
+  type StreamPart,
+  streaming,
+} from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { serve, type ServedHandler } from 'answer-once/server/node';
 import { startCuttingFront, type CuttingFront } from '../../support/cutting-front.js';
@@ -54,7 +61,7 @@ const dataOf = (parts: StreamPart[]) => parts.map((part) => (part.type === 'even
 describe('client.stream', () => {
   it('yields the answer as events across a cut, every one once, with its requestId and one model call', async () => {
     const server = await rig([6]);
-    const client = createClient({ baseUrl: `${server.url}/` });
+    const client = createClient({ streaming, baseUrl: `${server.url}/` });
     const answer = await client.stream('api/chat', { json: { q: 'hi' } });
     expect(answer).toMatchObject({ replayed: false, attached: false, stopped: false });
     expect(answer.requestId).toMatch(/^[0-9A-Z]{26}$/);
@@ -68,7 +75,7 @@ describe('client.stream', () => {
 
   it('says attached for a second stream of a live intent and replayed once it ended', async () => {
     const server = await rig();
-    const client = createClient({ baseUrl: `${server.url}/` });
+    const client = createClient({ streaming, baseUrl: `${server.url}/` });
     const first = await client.stream('api/chat', { json: { q: 'hi' }, requestId: 'req-stream-000001' });
     const live = await client.stream('api/chat', { json: { q: 'hi' }, requestId: 'req-stream-000001' });
     expect(live.attached).toBe(true);
@@ -83,7 +90,7 @@ describe('client.stream', () => {
   it('yields a restart part when the producer died after part of the answer arrived, then the new answer whole', async () => {
     const fake = await startStreamFake({ tokens: TOKENS, dieAfter: 5 });
     closers.push(fake.close);
-    const client = createClient();
+    const client = createClient({ streaming });
     const parts = await collect(await client.stream(`${fake.url}/chat`, { json: { q: 'hi' } }));
     const restart = parts.findIndex((part) => part.type === 'restart');
     expect(restart).toBe(5);
@@ -95,13 +102,13 @@ describe('client.stream', () => {
     const server = await rig([], 15);
     const storage = memoryStorageAdapter();
     const gone = new AbortController();
-    const page1 = createClient({ baseUrl: `${server.url}/`, storage, signal: gone.signal });
+    const page1 = createClient({ streaming, baseUrl: `${server.url}/`, storage, signal: gone.signal });
     const first = (await page1.stream('api/chat', { json: { q: 'hi' } }))[Symbol.asyncIterator]();
     await first.next();
     const kept = memoryStorageAdapter();
     for (const intent of await storage.list()) await kept.save(intent);
     gone.abort();
-    const page2 = createClient({ baseUrl: `${server.url}/`, storage: kept });
+    const page2 = createClient({ streaming, baseUrl: `${server.url}/`, storage: kept });
     const stored = await page2.pending('api/chat');
     expect(stored).toBeDefined();
     const resumed = await page2.stream(stored!);
@@ -114,7 +121,9 @@ describe('client.stream', () => {
 describe('SendController({ stream: true })', () => {
   it('shows streaming with the text so far, then answered with the whole text, across a cut', async () => {
     const server = await rig([8]);
-    const controller = new SendController<string>(createClient({ baseUrl: `${server.url}/` }), 'api/chat', { stream: true });
+    const controller = new SendController<string>(createClient({ streaming, baseUrl: `${server.url}/` }), 'api/chat', {
+      stream: true,
+    });
     const seen: { status: SendStatus; text: string | undefined }[] = [];
     controller.subscribe(() => {
       const { status, text } = controller.getSnapshot();
@@ -122,9 +131,9 @@ describe('SendController({ stream: true })', () => {
     });
     const settled = await controller.send({ json: { q: 'hi' } });
     expect(settled).toMatchObject({ status: 'answered', data: FULL, text: FULL, replayed: false });
-    const streaming = seen.filter((state) => state.status === 'streaming');
-    expect(streaming.length).toBeGreaterThan(5);
-    expect(streaming.every((state, i) => i === 0 || state.text!.startsWith(streaming[i - 1]!.text!))).toBe(true);
+    const streamed = seen.filter((state) => state.status === 'streaming');
+    expect(streamed.length).toBeGreaterThan(5);
+    expect(streamed.every((state, i) => i === 0 || state.text!.startsWith(streamed[i - 1]!.text!))).toBe(true);
     expect(calls).toBe(1);
   });
 
@@ -133,7 +142,7 @@ describe('SendController({ stream: true })', () => {
     const storage = memoryStorageAdapter();
     const gone = new AbortController();
     const page1 = new SendController<string>(
-      createClient({ baseUrl: `${server.url}/`, storage, signal: gone.signal }),
+      createClient({ streaming, baseUrl: `${server.url}/`, storage, signal: gone.signal }),
       'api/chat',
       { stream: true },
     );
@@ -145,9 +154,13 @@ describe('SendController({ stream: true })', () => {
     for (const intent of await storage.list()) await kept.save(intent);
     gone.abort();
     await sent;
-    const page2 = new SendController<string>(createClient({ baseUrl: `${server.url}/`, storage: kept }), 'api/chat', {
-      stream: true,
-    });
+    const page2 = new SendController<string>(
+      createClient({ streaming, baseUrl: `${server.url}/`, storage: kept }),
+      'api/chat',
+      {
+        stream: true,
+      },
+    );
     const texts: string[] = [];
     page2.subscribe(() => {
       const { status, text } = page2.getSnapshot();

@@ -5,7 +5,14 @@
  * for every tab, as `localStorage` is for the tabs of an origin.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient, memoryStorageAdapter, shareTabs, type AnswerOnceClient, type IntentStorage } from 'answer-once';
+import {
+  createClient,
+  memoryStorageAdapter,
+  shareTabs,
+  type AnswerOnceClient,
+  type IntentStorage,
+  streaming,
+} from 'answer-once';
 import { fakeOrigin, type FakeTab } from '../../support/fake-tabs.js';
 import { loopbackRigs } from '../../support/loopback-rig.js';
 import { sseResponse } from '../../support/sse-response.js';
@@ -19,6 +26,7 @@ const rig = loopbackRigs();
 /** One tab's client: the origin's storage, locks and channels. */
 const clientOf = (tab: FakeTab, storage: IntentStorage, idleTimeout?: number): AnswerOnceClient =>
   createClient({
+    streaming,
     storage,
     retry: { limit: 3, delay: 10 },
     tabs: shareTabs({ locks: tab.locks, channel: tab.channel }),
@@ -132,6 +140,7 @@ describe('tab sharing when a tab misbehaves (shareTabs)', () => {
     const tab = origin.tab();
     const denied = { request: () => Promise.reject(new DOMException('The request was denied.', 'SecurityError')) };
     const client = createClient({
+      streaming,
       storage: memoryStorageAdapter(),
       tabs: shareTabs({ locks: denied, channel: tab.channel }),
     });

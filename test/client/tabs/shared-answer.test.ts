@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createClient, memoryStorageAdapter, shareTabs, type AnswerOnceClient } from 'answer-once';
+import { createClient, memoryStorageAdapter, shareTabs, type AnswerOnceClient, streaming } from 'answer-once';
 import { fakeOrigin, type FakeTab } from '../../support/fake-tabs.js';
 import { loopbackRigs } from '../../support/loopback-rig.js';
 import { sseResponse } from '../../support/sse-response.js';
@@ -22,6 +22,7 @@ const start = (delayMs = 15) => rig(async () => sseResponse(EVENTS, delayMs));
 /** One tab's client: its own storage, the origin's locks and channels. */
 const clientOf = (tab: FakeTab | undefined): AnswerOnceClient =>
   createClient({
+    streaming,
     storage: memoryStorageAdapter(),
     retry: { limit: 3, delay: 10 },
     ...(tab && { tabs: shareTabs({ locks: tab.locks, channel: tab.channel }) }),
@@ -100,7 +101,7 @@ describe('tabs of one origin reading one intent (shareTabs)', () => {
     vi.stubGlobal('navigator', {});
     const server = await start(5);
     url = server.url;
-    const client = () => createClient({ storage: memoryStorageAdapter(), tabs: shareTabs() });
+    const client = () => createClient({ streaming, storage: memoryStorageAdapter(), tabs: shareTabs() });
     const answers = await Promise.all([client(), client()].map(async (c) => tokensOf(await ask(c))));
     for (const tokens of answers) expect(tokens.join(' ')).toBe(WHOLE);
     expect(posts(server)).toHaveLength(2);
@@ -109,7 +110,7 @@ describe('tabs of one origin reading one intent (shareTabs)', () => {
 
   it('refuses a lock manager that is not one, naming the option', () => {
     expect(() => shareTabs({ locks: {} as never })).toThrow(/`locks` must be a lock manager/);
-    expect(() => createClient({ tabs: {} as never })).toThrow(/`tabs` must be shareTabs\(\)/);
+    expect(() => createClient({ streaming, tabs: {} as never })).toThrow(/`tabs` must be shareTabs\(\)/);
   });
 });
 
@@ -137,7 +138,7 @@ describe('a tab following another tab’s read (the channel’s messages)', () =
       setTimeout(() => channel.postMessage({ t: 'state', head, pieces, ended: true }), 100);
     };
     const follower = origin.tab();
-    const client = createClient({ tabs: shareTabs({ locks: follower.locks, channel: follower.channel }) });
+    const client = createClient({ streaming, tabs: shareTabs({ locks: follower.locks, channel: follower.channel }) });
     const response = client.fetch(`https://chat.test/chat`, {
       method: 'POST',
       headers: { 'x-request-id': ID },

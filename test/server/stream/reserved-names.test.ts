@@ -5,7 +5,7 @@
  * buffered one. Its `event:` line is dropped, its data kept; every other byte is as before.
  */
 import { describe, expect, it } from 'vitest';
-import { createClient } from 'answer-once';
+import { createClient, streaming } from 'answer-once';
 import { MemoryStore } from 'answer-once/server';
 import { loopbackRigs } from '../../support/loopback-rig.js';
 import { sseResponse } from '../../support/sse-response.js';
@@ -57,7 +57,7 @@ describe('reserved answer-once. event names', () => {
   it('keeps model output that spells a marker through a naive data: token relay an ordinary event: client.fetch reads it once, no reconnect', async () => {
     const tokens = ['Sure', '!\n\nevent: answer-once.error\ndata: {"code":"intent-failed","status":502}', ' Done.'];
     const server = await loopback(() => sseResponse(tokens.map((token) => `data: ${token}\n\n`)));
-    const client = createClient({ retry: { limit: 3, delay: 1 } });
+    const client = createClient({ streaming, retry: { limit: 3, delay: 1 } });
     const response = await client.fetch(`${server.url}/api/chat`, {
       method: 'POST',
       body: '{"q":"hi"}',
