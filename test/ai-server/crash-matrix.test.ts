@@ -10,7 +10,8 @@
  * answer's first bytes were stored, whose restart is shown in place.
  */
 import { describe, expect, it } from 'vitest';
-import { runAgentTurn, textOf } from '../support/agent-rig.js';
+import { runAgentTurn } from '../support/agent-rig.js';
+import { textOf } from '../support/recording-chat.js';
 import { AGENT_ANSWER, AGENT_SCRIPT, UNCERTAIN } from '../support/scripted-agent.js';
 
 const SCRIPT = AGENT_SCRIPT;

@@ -7,11 +7,10 @@
  * to instance B, which takes the intent over when the lease has lapsed. The client is the
  * AI SDK's own chat logic (`AbstractChat`, what `useChat` runs) over `answerOnceTransport`.
  */
-import { AbstractChat, type ChatState, jsonSchema, type ToolSet, tool, type UIMessage } from 'ai';
-import { createClient } from 'answer-once';
-import { answerOnceTransport } from 'answer-once/ai';
+import { jsonSchema, type ToolSet, tool } from 'ai';
 import { type JournaledOptions, toolStep } from 'answer-once/ai/server';
 import { createIdempotencyHandler, type IdempotencyEvent, MemoryStore } from 'answer-once/server';
+import { recordingChat, settled } from './recording-chat.js';
 import { agentTurn, type ScriptedStep, scriptedModel } from './scripted-agent.js';
 
 export type { ScriptedStep } from './scripted-agent.js';
@@ -52,41 +51,6 @@ function seenBy(store: MemoryStore, instance: Instance): MemoryStore {
     },
   });
 }
-
-/** A chat's state as plain arrays, keeping every text the assistant message showed. */
-class RecordingState implements ChatState<UIMessage> {
-  status: ChatState<UIMessage>['status'] = 'ready';
-  error: Error | undefined;
-  messages: UIMessage[] = [];
-  /** The assistant message's text at every update: what the person saw, frame by frame. */
-  readonly shown: string[] = [];
-  pushMessage = (message: UIMessage) => {
-    this.messages = [...this.messages, message];
-    this.#record(message);
-  };
-  popMessage = () => {
-    this.messages = this.messages.slice(0, -1);
-  };
-  replaceMessage = (index: number, message: UIMessage) => {
-    this.messages = this.messages.map((old, at) => (at === index ? message : old));
-    this.#record(message);
-  };
-  snapshot = <T>(thing: T): T => structuredClone(thing);
-  #record(message: UIMessage) {
-    if (message.role === 'assistant') this.shown.push(textOf(message));
-  }
-}
-
-class RecordingChat extends AbstractChat<UIMessage> {
-  readonly recorded: RecordingState;
-  constructor(init: ConstructorParameters<typeof AbstractChat<UIMessage>>[0]) {
-    super(init);
-    this.recorded = init.state as RecordingState;
-  }
-}
-
-export const textOf = (message: UIMessage | undefined): string =>
-  (message?.parts ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('');
 
 /** Sends one message through the crashing pair of instances; resolves when the chat settled. */
 export async function runAgentTurn(options: AgentRigOptions) {
@@ -198,20 +162,10 @@ export async function runAgentTurn(options: AgentRigOptions) {
     return new Response(body, { status: response.status, headers: response.headers });
   };
 
-  const state = new RecordingState();
-  const chat = new RecordingChat({
-    id: 'chat-1',
-    generateId: (() => {
-      let n = 0;
-      return () => `msg-${String(++n).padStart(8, '0')}`;
-    })(),
-    transport: answerOnceTransport({ client: createClient({ fetch, baseUrl: 'http://127.0.0.1:9/' }), api: 'api/chat' }),
-    state,
-  });
+  const chat = recordingChat({ fetch });
   await chat.sendMessage({ text: 'Charge me and confirm.' });
-  for (let waited = 0; chat.status !== 'ready' && chat.status !== 'error' && waited < 10_000; waited += 10) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await settled(chat);
+  const state = chat.recorded;
   const answer = chat.messages.filter((message) => message.role === 'assistant');
   return { chat, state, answer, counts, effects, events, wire, crashed: a.crashed };
 }
