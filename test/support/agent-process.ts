@@ -25,10 +25,8 @@ import { createIdempotencyHandler, type IdempotencyStore } from 'answer-once/ser
 import { toNodeListener } from 'answer-once/server/node';
 import pg from 'pg';
 import { createClient } from 'redis';
+import { ORDERS } from './killed-agents.js';
 import { AGENT_SCRIPT, agentTurn, scriptedModel } from './scripted-agent.js';
-
-/** The rows `saveOrder` writes: the order, and the step key it was written under. */
-export const ORDERS = { redisList: 'crash-matrix:orders', postgresTable: 'crash_matrix_orders' } as const;
 
 const env = (name: string): string => {
   const value = process.env[name];

@@ -62,7 +62,7 @@ export function recordingChat({ fetch, storage, messages, id = 'chat-1' }: ChatO
   const client = createClient({ fetch, baseUrl: 'http://127.0.0.1:9/', ...(storage && { storage }) });
   return new RecordingChat({
     id,
-    generateId: () => `msg-${String(++n).padStart(8, '0')}`,
+    generateId: () => `${id}-msg-${String(++n).padStart(4, '0')}`,
     transport: answerOnceTransport({ client, api: 'api/chat' }),
     state: new RecordingState(messages),
   });
