@@ -118,6 +118,7 @@ const handle = createIdempotencyHandler({
   scope: () => ({ user: 'u' }),
   leaseMs: 300,
   flushMs: 5,
+  retryAfterSeconds: 0, // the client asks again at once: a point takes the lease's lapse, not a second more
   handler: (request, ctx) =>
     agentTurn(request, ctx, { model, tools, toolSteps, maxSteps: AGENT_SCRIPT.length, onError: console.error }),
 });
