@@ -32,9 +32,17 @@ export interface WorldCounts {
   readonly emails: number;
 }
 
+/** A request the API holds: `arrived` once it came, answered once `release()` is called. */
+export interface Held {
+  readonly arrived: Promise<void>;
+  release(): void;
+}
+
 export interface World {
   readonly url: string;
   readonly counts: WorldCounts;
+  /** Holds the next request to `path` (`'/email'`…) until released: a tool mid-call. */
+  hold(path: string): Held;
   reset(): void;
   close(): Promise<void>;
 }
@@ -51,8 +59,12 @@ export async function startWorld(): Promise<World> {
   let chargeRequests = 0;
   let emails = 0;
   const receipts = new Map<string, string>();
+  const holds = new Map<string, { arrive: () => void; released: Promise<void> }>();
   const server: Server = createServer((request, response) => {
-    void bodyOf(request).then((body) => {
+    const held = holds.get(request.url ?? '');
+    holds.delete(request.url ?? '');
+    held?.arrive();
+    void Promise.all([bodyOf(request), held?.released]).then(([body]) => {
       const reply = (value: unknown) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
       switch (request.url) {
         case '/model': {
@@ -82,7 +94,16 @@ export async function startWorld(): Promise<World> {
     get counts() {
       return { modelCalls: [...modelCalls], chargeRequests, charges: receipts.size, emails };
     },
+    hold(path) {
+      let arrive!: () => void;
+      let release!: () => void;
+      const arrived = new Promise<void>((resolve) => (arrive = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      holds.set(path, { arrive, released });
+      return { arrived, release };
+    },
     reset() {
+      holds.clear();
       modelCalls = [];
       chargeRequests = 0;
       emails = 0;

@@ -5,7 +5,7 @@
  */
 import { AbstractChat, type ChatState, type UIMessage } from 'ai';
 import { createClient, type IntentStorage } from 'answer-once';
-import { answerOnceTransport } from 'answer-once/ai';
+import { type AnswerOnceTransport, answerOnceTransport } from 'answer-once/ai';
 
 /** A chat's state as plain arrays, keeping every text the assistant message showed. */
 export class RecordingState implements ChatState<UIMessage> {
@@ -36,9 +36,12 @@ export class RecordingState implements ChatState<UIMessage> {
 
 export class RecordingChat extends AbstractChat<UIMessage> {
   readonly recorded: RecordingState;
-  constructor(init: ConstructorParameters<typeof AbstractChat<UIMessage>>[0]) {
+  /** The Stop button of a page that guards it (`transport.guardStop(stop)`), as the demos' is. */
+  readonly guardedStop: () => Promise<void>;
+  constructor(init: ConstructorParameters<typeof AbstractChat<UIMessage>>[0] & { transport: AnswerOnceTransport }) {
     super(init);
     this.recorded = init.state as RecordingState;
+    this.guardedStop = init.transport.guardStop(() => this.stop());
   }
 }
 
