@@ -12,7 +12,15 @@ import type { UIMessage } from 'ai';
 import { type IntentStorage, memoryStorageAdapter } from 'answer-once';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type AgentProcess, ORDERS, removeBundle, startAgent, startWorld, twoInstances, type World } from '../support/killed-agents.js';
+import {
+  type AgentProcess,
+  ORDERS,
+  removeBundle,
+  startAgent,
+  startWorld,
+  twoInstances,
+  type World,
+} from '../support/killed-agents.js';
 import { type RecordingChat, recordingChat, settled, textOf } from '../support/recording-chat.js';
 import { RedisServer, requireRedisServer } from '../support/redis-server.js';
 import { AGENT_ANSWER } from '../support/scripted-agent.js';
@@ -147,14 +155,11 @@ describe.skipIf(!requireRedisServer())('journaled agent turn under client chaos 
     await expectOnceAndWhole(after);
   });
 
-  it.each([3, 12, 30])(
-    'continues the answer when the client’s stream is cut after %d events, mid-step',
-    async (events) => {
-      const chat = recordingChat({ fetch: cuttingFirstStream(toA, events), id: chatId() });
-      await chat.sendMessage({ text: QUESTION });
-      await expectOnceAndWhole(chat);
-    },
-  );
+  it.each([3, 12, 30])('continues the answer when the client’s stream is cut after %d events, mid-step', async (events) => {
+    const chat = recordingChat({ fetch: cuttingFirstStream(toA, events), id: chatId() });
+    await chat.sendMessage({ text: QUESTION });
+    await expectOnceAndWhole(chat);
+  });
 
   it('gives a second client sending the same message to the other instance, while a tool runs, the same one answer', async () => {
     const held = world.hold('/charge');

@@ -63,7 +63,8 @@ async function open(): Promise<{
   const table = ORDERS.postgresTable;
   return {
     store: new PostgresStore({ pool }),
-    insert: async (key, order) => void (await pool.query(`INSERT INTO ${table} (step_key, item) VALUES ($1, $2)`, [key, order])),
+    insert: async (key, order) =>
+      void (await pool.query(`INSERT INTO ${table} (step_key, item) VALUES ($1, $2)`, [key, order])),
     written: async (key) => (await pool.query(`SELECT 1 FROM ${table} WHERE step_key = $1`, [key])).rowCount !== 0,
   };
 }

@@ -19,7 +19,7 @@ interface Instance {
   crashed: boolean;
 }
 
-export interface AgentCounts {
+interface AgentCounts {
   modelCalls: number;
   modelStreamsEnded: number;
 }

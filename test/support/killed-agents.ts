@@ -23,7 +23,7 @@ const START_TIMEOUT_MS = 30_000;
 export const ORDERS = { redisList: 'crash-matrix:orders', postgresTable: 'crash_matrix_orders' } as const;
 
 /** What the agents did to the world since the last `reset()`. */
-export interface WorldCounts {
+interface WorldCounts {
   /** Model calls per step of the script (index 0 = the first step). */
   readonly modelCalls: number[];
   /** Requests to the payments API, and the charges it made (one per distinct key). */
@@ -33,7 +33,7 @@ export interface WorldCounts {
 }
 
 /** A request the API holds: `arrived` once it came, answered once `release()` is called. */
-export interface Held {
+interface Held {
   readonly arrived: Promise<void>;
   release(): void;
 }
@@ -65,7 +65,8 @@ export async function startWorld(): Promise<World> {
     holds.delete(request.url ?? '');
     held?.arrive();
     void Promise.all([bodyOf(request), held?.released]).then(([body]) => {
-      const reply = (value: unknown) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+      const reply = (value: unknown) =>
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
       switch (request.url) {
         case '/model': {
           const index = Number(body.index);
@@ -177,7 +178,10 @@ export async function startAgent(env: Record<string, string>, point?: KillPoint)
   let output = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`agent-process did not start in ${START_TIMEOUT_MS} ms\n${output}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`agent-process did not start in ${START_TIMEOUT_MS} ms\n${output}`)),
+      START_TIMEOUT_MS,
+    );
     void ended.then(() => reject(new Error(`agent-process exited before it listened\n${output}`)));
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       output += chunk;
@@ -280,9 +284,9 @@ export function twoInstances(a: AgentProcess, b: AgentProcess): TwoInstances {
     // One origin to the client, as behind a load balancer: the instance's own in its links is the front's.
     const origin = new URL(target.url).origin;
     const headers = new Headers();
-    response.headers.forEach((value, name) => headers.append(name, value.replaceAll(origin, new URL(request.url).origin)));
-    const body =
-      target === a && response.body ? countingEvents(response.body, () => (eventsFromA += 1)) : response.body;
+    for (const [name, value] of response.headers)
+      headers.append(name, value.replaceAll(origin, new URL(request.url).origin));
+    const body = target === a && response.body ? countingEvents(response.body, () => (eventsFromA += 1)) : response.body;
     return new Response(body, { status: response.status, statusText: response.statusText, headers });
   };
   return { fetch: routed, eventsFromA: () => eventsFromA };

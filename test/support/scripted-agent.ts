@@ -10,7 +10,7 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { journaled, type JournaledOptions } from 'answer-once/ai/server';
 import type { HandlerContext } from 'answer-once/server';
 
-export type StreamPart =
+type StreamPart =
   Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer Part> ? Part : never;
 
 /** One model step of the script: its text, then at most one tool call. */
