@@ -11,7 +11,7 @@
 import type { UIMessage } from 'ai';
 import { type IntentStorage, memoryStorageAdapter } from 'answer-once';
 import { createClient } from 'redis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AgentProcess,
   ORDERS,
@@ -100,18 +100,14 @@ describe.skipIf(!requireRedisServer())('journaled agent turn under client chaos 
     toA = twoInstances(a, a).fetch;
     toB = twoInstances(b, b).fetch;
   }, 60_000);
-  afterEach(async () => {
-    world.reset();
-    await orders.del(ORDERS.redisList);
-  });
   afterAll(async () => {
     await Promise.all([a?.kill(), b?.kill()]);
     orders?.destroy();
     await Promise.all([world?.close(), redis?.stop(), removeBundle()]);
   });
 
-  /** The turn ran each step once, and `chat` shows its one whole answer, no text twice, no error. */
-  async function expectOnceAndWhole(...chatsShown: RecordingChat[]) {
+  /** The turn of chat `id` ran each step once, and each of `chatsShown` shows its one whole answer, no text twice, no error. */
+  async function expectOnceAndWhole(id: string, ...chatsShown: RecordingChat[]) {
     for (const chat of chatsShown) {
       await settled(chat);
       expect(chat.status).toBe('ready');
@@ -122,19 +118,21 @@ describe.skipIf(!requireRedisServer())('journaled agent turn under client chaos 
       expect(answers[0]?.parts.find((part) => part.type === 'tool-email')).toMatchObject({ state: 'output-available' });
       for (const shown of chat.recorded.shown) expect(AGENT_ANSWER.startsWith(shown)).toBe(true);
     }
-    const { counts } = world;
+    const counts = world.counts(id);
     expect(counts.modelCalls).toEqual([1, 1, 1, 1]);
     expect([counts.chargeRequests, counts.charges, counts.emails]).toEqual([1, 1, 1]);
-    expect(await orders.lLen(ORDERS.redisList)).toBe(1);
+    const rows = await orders.lRange(ORDERS.redisList, 0, -1);
+    expect(rows.filter((row) => row.endsWith(` ${id}`))).toHaveLength(1);
   }
 
   it('answers a double-click on Send (the second click on Stop, within the guard) once, whole and not stopped', async () => {
-    const chat = recordingChat({ fetch: toA, id: chatId() });
+    const id = chatId();
+    const chat = recordingChat({ fetch: toA, id });
     const sent = chat.sendMessage({ text: QUESTION });
     await new Promise((resolve) => setTimeout(resolve, 120));
     await chat.guardedStop();
     await sent;
-    await expectOnceAndWhole(chat);
+    await expectOnceAndWhole(id, chat);
   });
 
   it('finishes the turn on the reloaded page when the page reloads while a tool runs', async () => {
@@ -152,13 +150,14 @@ describe.skipIf(!requireRedisServer())('journaled agent turn under client chaos 
     const resumed = after.resumeStream();
     held.release();
     await resumed;
-    await expectOnceAndWhole(after);
+    await expectOnceAndWhole(id, after);
   });
 
   it.each([3, 12, 30])('continues the answer when the client’s stream is cut after %d events, mid-step', async (events) => {
-    const chat = recordingChat({ fetch: cuttingFirstStream(toA, events), id: chatId() });
+    const id = chatId();
+    const chat = recordingChat({ fetch: cuttingFirstStream(toA, events), id });
     await chat.sendMessage({ text: QUESTION });
-    await expectOnceAndWhole(chat);
+    await expectOnceAndWhole(id, chat);
   });
 
   it('gives a second client sending the same message to the other instance, while a tool runs, the same one answer', async () => {
@@ -172,6 +171,6 @@ describe.skipIf(!requireRedisServer())('journaled agent turn under client chaos 
     await new Promise((resolve) => setTimeout(resolve, 100)); // B has the resend in hand
     held.release();
     await Promise.all([firstSent, secondSent]);
-    await expectOnceAndWhole(first, second);
+    await expectOnceAndWhole(id, first, second);
   });
 });

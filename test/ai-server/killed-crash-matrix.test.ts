@@ -32,11 +32,10 @@ const TOOLS = ['charge', 'email', 'saveOrder'];
 
 interface Backend {
   readonly name: string;
-  /** Starts the server; resolves to the agents' env and the orders table's reader and cleaner. */
+  /** Starts the server; resolves to the agents' env and the reader of a chat's rows. */
   start(): Promise<{
     env: Record<string, string>;
-    orders(): Promise<number>;
-    clear(): Promise<void>;
+    orders(chat: string): Promise<number>;
     stop(): Promise<void>;
   }>;
 }
@@ -50,8 +49,8 @@ const redisBackend: Backend = {
     await client.connect();
     return {
       env: { AGENT_STORE: 'redis', AGENT_STORE_URL: server.url },
-      orders: () => client.lLen(ORDERS.redisList),
-      clear: async () => void (await client.del(ORDERS.redisList)),
+      orders: async (chat) =>
+        (await client.lRange(ORDERS.redisList, 0, -1)).filter((row) => row.endsWith(` ${chat}`)).length,
       stop: async () => {
         client.destroy();
         await server.stop();
@@ -66,11 +65,11 @@ const postgresBackend: Backend = {
     const server = await PostgresServer.start();
     const pool = new pg.Pool({ connectionString: server.url, max: 2 });
     pool.on('error', () => {});
-    await pool.query(`CREATE TABLE ${ORDERS.postgresTable} (step_key text NOT NULL, item text NOT NULL)`);
+    await pool.query(`CREATE TABLE ${ORDERS.postgresTable} (step_key text NOT NULL, chat text NOT NULL)`);
     return {
       env: { AGENT_STORE: 'postgres', AGENT_STORE_URL: server.url },
-      orders: async () => Number((await pool.query(`SELECT count(*) AS n FROM ${ORDERS.postgresTable}`)).rows[0].n),
-      clear: async () => void (await pool.query(`DELETE FROM ${ORDERS.postgresTable}`)),
+      orders: async (chat) =>
+        Number((await pool.query(`SELECT count(*) AS n FROM ${ORDERS.postgresTable} WHERE chat = $1`, [chat])).rows[0].n),
       stop: async () => {
         await pool.end();
         await server.stop();
@@ -88,6 +87,8 @@ const label = (point: KillPoint | undefined) =>
  * `CRASH_MATRIX_EVERY_POINT=1` asks for every boundary on both.
  */
 const SAMPLE_EVERY = 4;
+/** Points run at once: each waits mostly for a lease to lapse. */
+const AT_ONCE = 2;
 
 function describeKilledMatrix(backend: Backend, available: boolean, every: boolean) {
   describe.skipIf(!available)(
@@ -110,15 +111,14 @@ function describeKilledMatrix(backend: Backend, available: boolean, every: boole
 
       /** One send through A (dying at `point`) and B; the chat settled, A's end awaited. */
       async function turnThrough(a: AgentProcess, chatId: string) {
-        world.reset();
-        await store.clear();
         const pair = twoInstances(a, b);
         const chat = recordingChat({ fetch: pair.fetch, id: chatId });
         await chat.sendMessage({ text: 'Charge me and confirm.' });
         await settled(chat);
         const killedBy = await Promise.race([a.ended, new Promise((resolve) => setTimeout(() => resolve('alive'), 2_000))]);
         await a.kill();
-        return { chat, killedBy, eventsFromA: pair.eventsFromA(), counts: world.counts, orders: await store.orders() };
+        const orders = await store.orders(chatId);
+        return { chat, killedBy, eventsFromA: pair.eventsFromA(), counts: world.counts(chatId), orders };
       }
 
       it('charges and writes once, never emails twice unknowingly, calls no finished model step again, and shows one whole answer', async () => {
@@ -136,64 +136,73 @@ function describeKilledMatrix(backend: Backend, available: boolean, every: boole
           ...boundaries.map((afterEvents) => ({ afterEvents })),
           ...TOOLS.map((inside) => ({ inside })),
         ];
-        const agents = agentsAhead(env, points);
-        const rows: string[] = [];
-        let uncertainEmails = 0;
-        let cutModelSteps = 0;
+        const agents = agentsAhead(env, points, AT_ONCE + 1);
+        const turns: Awaited<ReturnType<typeof turnThrough>>[] = [];
         const started = performance.now();
         try {
-          for (const [index, point] of points.entries()) {
-            const where = `${backend.name}, killed at ${label(point)}`;
-            const turn = await turnThrough(await agents.take(index), `point-${index}`);
-            const { counts } = turn;
-            const modelCalls = counts.modelCalls.reduce((sum, calls) => sum + calls, 0);
-            const assistant = turn.chat.messages.at(-1);
-            const email = assistant?.parts.find((part) => part.type === 'tool-email');
-            const emailUncertain = email !== undefined && 'state' in email && email.state === 'output-error';
-            rows.push(
-              [
-                label(point).padStart(12),
-                String(modelCalls).padStart(5),
-                String(counts.chargeRequests).padStart(7),
-                String(counts.charges).padStart(7),
-                String(counts.emails).padStart(6),
-                String(turn.orders).padStart(4),
-                (emailUncertain ? 'email uncertain' : 'whole').padStart(15),
-              ].join(' │ '),
-            );
-            expect(turn.killedBy, where).toBe('SIGKILL');
-            // The kill landed on the boundary: the client had exactly the events before it from A.
-            if ('afterEvents' in point) expect(turn.eventsFromA, where).toBe(point.afterEvents);
-            expect(turn.chat.status, where).toBe('ready');
-            expect(turn.chat.error, where).toBeUndefined();
-            expect(counts.charges, where).toBe(1); // the key-honoring tool: exactly one charge
-            expect(turn.orders, where).toBe(1); // the database write: exactly one row
-            expect(counts.emails, where).toBeLessThanOrEqual(1); // never a second email
-            // A model step that finished is never called again; the one cut mid-stream is, once.
-            expect(counts.modelCalls.length, where).toBe(AGENT_SCRIPT.length);
-            expect(Math.max(...counts.modelCalls), where).toBeLessThanOrEqual(2);
-            expect(modelCalls - AGENT_SCRIPT.length, where).toBeLessThanOrEqual(1);
-            cutModelSteps += modelCalls - AGENT_SCRIPT.length;
-            if (emailUncertain) {
-              // Nobody can know whether it went out: the model and the person are told so.
-              uncertainEmails += 1;
-              expect(email, where).toMatchObject({ errorText: expect.stringMatching(UNCERTAIN) });
-            } else {
-              expect(email, where).toMatchObject({ state: 'output-available', output: { sent: true } });
-              expect(counts.emails, where).toBe(1);
+          // AT_ONCE points at a time, each its own chat (the API and the rows count per chat).
+          let next = 0;
+          const worker = async () => {
+            for (let index = next++; index < points.length; index = next++) {
+              turns[index] = await turnThrough(await agents.take(index), `point-${index}`);
             }
-            expect(textOf(assistant), where).toBe(AGENT_ANSWER);
-            expect(turn.chat.messages.filter((message) => message.role === 'assistant')).toHaveLength(1);
-            for (const shown of turn.chat.recorded.shown) expect(AGENT_ANSWER.startsWith(shown), where).toBe(true);
-          }
+          };
+          await Promise.all(Array.from({ length: AT_ONCE }, worker));
         } finally {
           await agents.close();
         }
         const perPoint = (performance.now() - started) / points.length;
+        const rows: string[] = [];
+        let uncertainEmails = 0;
+        let cutModelSteps = 0;
+        for (const [index, point] of points.entries()) {
+          const where = `${backend.name}, killed at ${label(point)}`;
+          const turn = turns[index]!;
+          const { counts } = turn;
+          const modelCalls = counts.modelCalls.reduce((sum, calls) => sum + calls, 0);
+          const assistant = turn.chat.messages.at(-1);
+          const email = assistant?.parts.find((part) => part.type === 'tool-email');
+          const emailUncertain = email !== undefined && 'state' in email && email.state === 'output-error';
+          rows.push(
+            [
+              label(point).padStart(12),
+              String(modelCalls).padStart(5),
+              String(counts.chargeRequests).padStart(7),
+              String(counts.charges).padStart(7),
+              String(counts.emails).padStart(6),
+              String(turn.orders).padStart(4),
+              (emailUncertain ? 'email uncertain' : 'whole').padStart(15),
+            ].join(' │ '),
+          );
+          expect(turn.killedBy, where).toBe('SIGKILL');
+          // The kill landed on the boundary: the client had exactly the events before it from A.
+          if ('afterEvents' in point) expect(turn.eventsFromA, where).toBe(point.afterEvents);
+          expect(turn.chat.status, where).toBe('ready');
+          expect(turn.chat.error, where).toBeUndefined();
+          expect(counts.charges, where).toBe(1); // the key-honoring tool: exactly one charge
+          expect(turn.orders, where).toBe(1); // the database write: exactly one row
+          expect(counts.emails, where).toBeLessThanOrEqual(1); // never a second email
+          // A model step that finished is never called again; the one cut mid-stream is, once.
+          expect(counts.modelCalls.length, where).toBe(AGENT_SCRIPT.length);
+          expect(Math.max(...counts.modelCalls), where).toBeLessThanOrEqual(2);
+          expect(modelCalls - AGENT_SCRIPT.length, where).toBeLessThanOrEqual(1);
+          if (modelCalls > AGENT_SCRIPT.length) cutModelSteps += 1;
+          if (emailUncertain) {
+            // Nobody can know whether it went out: the model and the person are told so.
+            uncertainEmails += 1;
+            expect(email, where).toMatchObject({ errorText: expect.stringMatching(UNCERTAIN) });
+          } else {
+            expect(email, where).toMatchObject({ state: 'output-available', output: { sent: true } });
+            expect(counts.emails, where).toBe(1);
+          }
+          expect(textOf(assistant), where).toBe(AGENT_ANSWER);
+          expect(turn.chat.messages.filter((message) => message.role === 'assistant')).toHaveLength(1);
+          for (const shown of turn.chat.recorded.shown) expect(AGENT_ANSWER.startsWith(shown), where).toBe(true);
+        }
         console.log(
           [
             `killed-process crash matrix on ${backend.name}: ${points.length} points (SIGKILL after ${every ? 'each' : `every ${SAMPLE_EVERY}th`} of the answer's ${events} events but the last, and inside each tool after its effect), ${perPoint.toFixed(0)} ms per point;`,
-            `  0 duplicate charges, rows or emails; ${uncertainEmails} emails of unknown outcome, each surfaced; model calls = ${AGENT_SCRIPT.length} steps + ${cutModelSteps} steps cut mid-stream in all`,
+            `  0 duplicate charges, rows or emails; ${uncertainEmails} email(s) of unknown outcome, each surfaced; model calls per point ${AGENT_SCRIPT.length} steps, + 1 (the step cut mid-stream) at ${cutModelSteps} points`,
             '   killed at │ model │ charge requests │ charges │ emails │ rows │ outcome',
             ...rows,
           ].join('\n'),

@@ -8,7 +8,8 @@
  * `AGENT_WORLD_URL` (the charge with its step key as `Idempotency-Key`; the API dedupes by
  * it), `saveOrder` appends a row to the store's own database (Redis list / PostgreSQL
  * table), looked up by its key when a former run's outcome is unknown (`reconcile`). The
- * model asks the same API to count its calls.
+ * model asks the same API to count its calls. Each request says its chat (`x-chat`), and
+ * each row names it: the API and the rows count per chat.
  *
  * It kills itself with SIGKILL — no cleanup, no flush, its lease left to lapse — where
  * `AGENT_DIE_AFTER_EVENTS=n` says (once the n-th `data:` event of its answers is written
@@ -44,7 +45,7 @@ const die = (): never => {
 /** The store, and the database write with its lookup, on the same server. */
 async function open(): Promise<{
   store: IdempotencyStore;
-  insert: (key: string, order: string) => Promise<void>;
+  insert: (key: string, chat: string) => Promise<void>;
   written: (key: string) => Promise<boolean>;
 }> {
   const url = env('AGENT_STORE_URL');
@@ -54,7 +55,7 @@ async function open(): Promise<{
     await client.connect();
     return {
       store: new RedisStore({ client }),
-      insert: async (key, order) => void (await client.rPush(ORDERS.redisList, `${key} ${order}`)),
+      insert: async (key, chat) => void (await client.rPush(ORDERS.redisList, `${key} ${chat}`)),
       written: async (key) => (await client.lRange(ORDERS.redisList, 0, -1)).some((row) => row.startsWith(`${key} `)),
     };
   }
@@ -63,56 +64,59 @@ async function open(): Promise<{
   const table = ORDERS.postgresTable;
   return {
     store: new PostgresStore({ pool }),
-    insert: async (key, order) =>
-      void (await pool.query(`INSERT INTO ${table} (step_key, item) VALUES ($1, $2)`, [key, order])),
+    insert: async (key, chat) =>
+      void (await pool.query(`INSERT INTO ${table} (step_key, chat) VALUES ($1, $2)`, [key, chat])),
     written: async (key) => (await pool.query(`SELECT 1 FROM ${table} WHERE step_key = $1`, [key])).rowCount !== 0,
   };
 }
 
 const { store, insert, written } = await open();
 
-async function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<unknown> {
-  const response = await fetch(new URL(path, world), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify(body),
+/** The tools and the model of one turn of chat `chat`: the API counts what they do under its id. */
+function turnOf(chat: string): { model: ReturnType<typeof scriptedModel>; tools: ToolSet } {
+  const post = async (path: string, body: unknown, headers: Record<string, string> = {}): Promise<unknown> => {
+    const response = await fetch(new URL(path, world), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-chat': chat, ...headers },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`the API answered ${response.status} to ${path}`);
+    return response.json();
+  };
+  type Effect = (input: Record<string, unknown>, key: string) => Promise<unknown>;
+  const effects: Record<string, Effect> = {
+    charge: (input, key) => post('charge', input, { 'Idempotency-Key': key }),
+    email: (input) => post('email', input),
+    saveOrder: async ({ order }, key) => {
+      await insert(key, chat);
+      return { saved: order };
+    },
+  };
+  const tools: ToolSet = {};
+  for (const [name, effect] of Object.entries(effects)) {
+    tools[name] = tool({
+      inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }),
+      execute: async (input: Record<string, unknown>, execution) => {
+        const result = await effect(input, toolStep(execution).key);
+        if (name === dieInside) die();
+        return result;
+      },
+    });
+  }
+  const model = scriptedModel({
+    script: AGENT_SCRIPT,
+    called: async (index) => ((await post('model', { index })) as { calls: number }).calls,
+    beforePart: () => new Promise((resolve) => setTimeout(resolve, 1)),
   });
-  if (!response.ok) throw new Error(`the API answered ${response.status} to ${path}`);
-  return response.json();
+  return { model, tools };
 }
 
-type Effect = (input: Record<string, unknown>, key: string) => Promise<unknown>;
-const effects: Record<string, Effect> = {
-  charge: (input, key) => post('charge', input, { 'Idempotency-Key': key }),
-  email: (input) => post('email', input),
-  saveOrder: async ({ order }, key) => {
-    await insert(key, String(order));
-    return { saved: order };
-  },
-};
 const toolSteps: Record<string, ToolStepOptions> = {
   charge: { repeat: 'safe' },
   saveOrder: {
     reconcile: async ({ key }) => ((await written(key)) ? { done: true, value: { saved: 'o-1' } } : { done: false }),
   },
 };
-const tools: ToolSet = {};
-for (const [name, effect] of Object.entries(effects)) {
-  tools[name] = tool({
-    inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }),
-    execute: async (input: Record<string, unknown>, execution) => {
-      const result = await effect(input, toolStep(execution).key);
-      if (name === dieInside) die();
-      return result;
-    },
-  });
-}
-
-const model = scriptedModel({
-  script: AGENT_SCRIPT,
-  called: async (index) => ((await post('model', { index })) as { calls: number }).calls,
-  beforePart: () => new Promise((resolve) => setTimeout(resolve, 1)),
-});
 
 const handle = createIdempotencyHandler({
   store,
@@ -120,8 +124,11 @@ const handle = createIdempotencyHandler({
   leaseMs: 300,
   flushMs: 5,
   retryAfterSeconds: 0, // the client asks again at once: a point takes the lease's lapse, not a second more
-  handler: (request, ctx) =>
-    agentTurn(request, ctx, { model, tools, toolSteps, maxSteps: AGENT_SCRIPT.length, onError: console.error }),
+  handler: async (request, ctx) => {
+    const { id } = (await request.clone().json()) as { id: string };
+    const { model, tools } = turnOf(id);
+    return agentTurn(request, ctx, { model, tools, toolSteps, maxSteps: AGENT_SCRIPT.length, onError: console.error });
+  },
 });
 
 let eventsWritten = 0;

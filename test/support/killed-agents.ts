@@ -19,10 +19,10 @@ const CACHE = path.join(ROOT, 'node_modules/.cache/crash-matrix');
 const BUNDLE = path.join(CACHE, `agent-process-${process.pid}.mjs`);
 const START_TIMEOUT_MS = 30_000;
 
-/** Where `saveOrder` writes its rows (the order, under its step key), on the store's own server. */
+/** Where `saveOrder` writes its rows (its step key and its chat), on the store's own server. */
 export const ORDERS = { redisList: 'crash-matrix:orders', postgresTable: 'crash_matrix_orders' } as const;
 
-/** What the agents did to the world since the last `reset()`. */
+/** What the agents did to the world for one chat. */
 interface WorldCounts {
   /** Model calls per step of the script (index 0 = the first step). */
   readonly modelCalls: number[];
@@ -40,10 +40,10 @@ interface Held {
 
 export interface World {
   readonly url: string;
-  readonly counts: WorldCounts;
+  /** What the agents did for chat `chat` (its requests' `x-chat`). */
+  counts(chat: string): WorldCounts;
   /** Holds the next request to `path` (`'/email'`…) until released: a tool mid-call. */
   hold(path: string): Held;
-  reset(): void;
   close(): Promise<void>;
 }
 
@@ -55,10 +55,15 @@ const bodyOf = async (request: IncomingMessage): Promise<Record<string, unknown>
 
 /** The fake API on a free loopback port. */
 export async function startWorld(): Promise<World> {
-  let modelCalls: number[] = [];
-  let chargeRequests = 0;
-  let emails = 0;
-  const receipts = new Map<string, string>();
+  const chats = new Map<
+    string,
+    { modelCalls: number[]; chargeRequests: number; emails: number; receipts: Map<string, string> }
+  >();
+  const of = (chat: string) => {
+    let counts = chats.get(chat);
+    if (!counts) chats.set(chat, (counts = { modelCalls: [], chargeRequests: 0, emails: 0, receipts: new Map() }));
+    return counts;
+  };
   const holds = new Map<string, { arrive: () => void; released: Promise<void> }>();
   const server: Server = createServer((request, response) => {
     const held = holds.get(request.url ?? '');
@@ -67,21 +72,22 @@ export async function startWorld(): Promise<World> {
     void Promise.all([bodyOf(request), held?.released]).then(([body]) => {
       const reply = (value: unknown) =>
         response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+      const counts = of(String(request.headers['x-chat']));
       switch (request.url) {
         case '/model': {
           const index = Number(body.index);
-          modelCalls[index] = (modelCalls[index] ?? 0) + 1;
-          return reply({ calls: modelCalls[index] });
+          counts.modelCalls[index] = (counts.modelCalls[index] ?? 0) + 1;
+          return reply({ calls: counts.modelCalls[index] });
         }
         case '/charge': {
-          chargeRequests += 1;
+          counts.chargeRequests += 1;
           const key = String(request.headers['idempotency-key'] ?? '');
           if (!key) return response.writeHead(400).end();
-          if (!receipts.has(key)) receipts.set(key, `r-${receipts.size + 1}`);
-          return reply({ receipt: receipts.get(key) });
+          if (!counts.receipts.has(key)) counts.receipts.set(key, `r-${counts.receipts.size + 1}`);
+          return reply({ receipt: counts.receipts.get(key) });
         }
         case '/email':
-          emails += 1;
+          counts.emails += 1;
           return reply({ sent: true });
         default:
           return response.writeHead(404).end();
@@ -92,7 +98,8 @@ export async function startWorld(): Promise<World> {
   await once(server, 'listening');
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-    get counts() {
+    counts(chat) {
+      const { modelCalls, chargeRequests, emails, receipts } = of(chat);
       return { modelCalls: [...modelCalls], chargeRequests, charges: receipts.size, emails };
     },
     hold(path) {
@@ -102,13 +109,6 @@ export async function startWorld(): Promise<World> {
       const released = new Promise<void>((resolve) => (release = resolve));
       holds.set(path, { arrive, released });
       return { arrived, release };
-    },
-    reset() {
-      holds.clear();
-      modelCalls = [];
-      chargeRequests = 0;
-      emails = 0;
-      receipts.clear();
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
@@ -157,8 +157,11 @@ function bundle(): Promise<unknown> {
   return bundled;
 }
 
-/** Removes this run's bundle. */
-export const removeBundle = (): Promise<void> => rm(BUNDLE, { force: true });
+/** Removes this run's bundle (the next process started bundles again). */
+export async function removeBundle(): Promise<void> {
+  bundled = undefined;
+  await rm(BUNDLE, { force: true });
+}
 
 /** Starts an agent server process with `env`, dying at `point`; resolves once it listens. */
 export async function startAgent(env: Record<string, string>, point?: KillPoint): Promise<AgentProcess> {
