@@ -23,7 +23,7 @@ import {
 } from '../support/killed-agents.js';
 import { type RecordingChat, recordingChat, settled, textOf } from '../support/recording-chat.js';
 import { RedisServer, requireRedisServer } from '../support/redis-server.js';
-import { AGENT_ANSWER } from '../support/scripted-agent.js';
+import { AGENT_ANSWER, UNCERTAIN } from '../support/scripted-agent.js';
 
 const QUESTION = 'Charge me and confirm.';
 
@@ -87,6 +87,7 @@ describe.skipIf(!requireRedisServer())('journaled agent turn under client chaos 
   /** Requests to instance A, or to B. */
   let toA: typeof globalThis.fetch;
   let toB: typeof globalThis.fetch;
+  let env: Record<string, string>;
   let chats = 0;
   const chatId = () => `chaos-${++chats}`;
 
@@ -95,7 +96,7 @@ describe.skipIf(!requireRedisServer())('journaled agent turn under client chaos 
     orders = createClient({ url: redis.url });
     orders.on('error', () => {});
     await orders.connect();
-    const env = { AGENT_STORE: 'redis', AGENT_STORE_URL: redis.url, AGENT_WORLD_URL: world.url };
+    env = { AGENT_STORE: 'redis', AGENT_STORE_URL: redis.url, AGENT_WORLD_URL: world.url };
     [a, b] = await Promise.all([startAgent(env), startAgent(env)]);
     toA = twoInstances(a, a).fetch;
     toB = twoInstances(b, b).fetch;
@@ -106,8 +107,15 @@ describe.skipIf(!requireRedisServer())('journaled agent turn under client chaos 
     await Promise.all([world?.close(), redis?.stop(), removeBundle()]);
   });
 
-  /** The turn of chat `id` ran each step once, and each of `chatsShown` shows its one whole answer, no text twice, no error. */
+  /**
+   * The turn of chat `id` ran each step once, and each of `chatsShown` shows its one whole
+   * answer, no text twice, no error — the email's outcome `emailUnknown` said so.
+   */
   async function expectOnceAndWhole(id: string, ...chatsShown: RecordingChat[]) {
+    return expectOnce(id, false, ...chatsShown);
+  }
+
+  async function expectOnce(id: string, emailUnknown: boolean, ...chatsShown: RecordingChat[]) {
     for (const chat of chatsShown) {
       await settled(chat);
       expect(chat.status).toBe('ready');
@@ -115,7 +123,9 @@ describe.skipIf(!requireRedisServer())('journaled agent turn under client chaos 
       const answers = chat.messages.filter((message) => message.role === 'assistant');
       expect(answers).toHaveLength(1);
       expect(textOf(answers[0])).toBe(AGENT_ANSWER);
-      expect(answers[0]?.parts.find((part) => part.type === 'tool-email')).toMatchObject({ state: 'output-available' });
+      const email = answers[0]?.parts.find((part) => part.type === 'tool-email');
+      if (emailUnknown) expect(email).toMatchObject({ state: 'output-error', errorText: expect.stringMatching(UNCERTAIN) });
+      else expect(email).toMatchObject({ state: 'output-available' });
       for (const shown of chat.recorded.shown) expect(AGENT_ANSWER.startsWith(shown)).toBe(true);
     }
     const counts = world.counts(id);
@@ -151,6 +161,21 @@ describe.skipIf(!requireRedisServer())('journaled agent turn under client chaos 
     held.release();
     await resumed;
     await expectOnceAndWhole(id, after);
+  });
+
+  it('finishes the turn on the reloaded page when the server process is killed inside the email tool: the email said unknown, never sent twice', async () => {
+    const dying = await startAgent(env, { inside: 'email' });
+    const storage = memoryStorageAdapter();
+    const first = page(twoInstances(dying, dying).fetch);
+    const id = chatId();
+    const before = recordingChat({ fetch: first.fetch, id, storage });
+    void before.sendMessage({ text: QUESTION });
+    expect(await dying.ended).toBe('SIGKILL'); // the email went out, its result never recorded
+    first.unload();
+    const [question] = before.messages as [UIMessage];
+    const after = recordingChat({ fetch: toB, id, storage: await kept(storage), messages: [question] });
+    await after.resumeStream();
+    await expectOnce(id, true, after);
   });
 
   it.each([3, 12, 30])('continues the answer when the client’s stream is cut after %d events, mid-step', async (events) => {
