@@ -3,8 +3,9 @@
  * against two live server processes over one RedisStore: a double-click on Send (its
  * second click on the Stop that took Send's place), a reload while a tool runs (a new
  * chat resuming the same intent from the client's storage), the stream cut mid-step on
- * the client's side, and a second client sending the same message to the other instance
- * while the first one's turn is inside a tool. Whatever the chaos: each step ran once —
+ * the client's side, a second client sending the same message to the other instance
+ * while the first one's turn is inside a tool, and a reload after the server process was
+ * killed inside the email tool. Whatever the chaos: each step ran once —
  * one model call per step, one charge, one email, one row — and every chat ends `ready`
  * with the one whole answer, no text twice, no error.
  */
