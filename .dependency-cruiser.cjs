@@ -51,6 +51,9 @@ const layerImportsOnly = (name, comment, folder, allowed) => ({
   to: { path: '^src/', pathNot: [`^src/${folder}/`, src(...allowed)] },
 });
 
+/** The files of src/redis that the Upstash store runs too: nothing in them may need TCP or Node. */
+const UPSTASH_SHARES = '^src/redis/(scripts/|(errors|arguments|operations|log-key|log-reply|reply|shared-reads)\\.ts$)';
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -114,6 +117,36 @@ module.exports = {
       severity: 'error',
       from: { path: src('postgres') },
       to: { path: '^src/', pathNot: ['^src/postgres/', src('core'), server('store')] },
+    },
+    {
+      name: 'upstash-implements-the-store',
+      comment:
+        'src/upstash (answer-once/upstash) is one IdempotencyStore: of src/server it imports only the store contract, and of src/redis only what runs over any transport (the scripts, their arguments and replies, the errors, shared reads), never its TCP client, pub/sub or the `redis` package.',
+      severity: 'error',
+      from: { path: src('upstash') },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/upstash/', src('core'), server('store'), UPSTASH_SHARES],
+      },
+    },
+    {
+      name: 'upstash-runs-on-the-edge',
+      comment:
+        'answer-once/upstash is for runtimes without TCP or Node (Vercel Edge, Workers, Deno Deploy): neither it nor the src/redis files it shares import a Node built-in or a Redis client package.',
+      severity: 'error',
+      from: {
+        path: [src('upstash'), UPSTASH_SHARES],
+      },
+      to: { path: [pkg('redis', '@redis/[^/]+')], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'upstash-needs-no-node',
+      comment: 'answer-once/upstash and the src/redis files it shares run where Node built-ins do not exist.',
+      severity: 'error',
+      from: {
+        path: [src('upstash'), UPSTASH_SHARES],
+      },
+      to: { dependencyTypes: ['core'] },
     },
     {
       name: 'testing-specifies-the-store',

@@ -65,5 +65,6 @@ module.exports = [
   // (the payload digest) took it from 4.55 to 5.3 kB.
   // Every problem with a class of its own surfaced typed, as client.send does (the problem
   // table and its classes), and a restart after several steps shown in place.
-  { name: 'answer-once/ai', path: 'dist/ai.js', import: '*', limit: '6.95 kB', ...common, ignore: ['ky', 'ulid', 'ai'] },
+  // Answers to tool approvals one intent keyed by the approvals, and a tab whose answer came second shown the first one's outcome: +0.31 kB.
+  { name: 'answer-once/ai', path: 'dist/ai.js', import: '*', limit: '7.26 kB', ...common, ignore: ['ky', 'ulid', 'ai'] },
 ];

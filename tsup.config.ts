@@ -11,6 +11,7 @@ export default defineConfig({
     'server-node': 'src/server/node.ts',
     redis: 'src/redis/index.ts',
     postgres: 'src/postgres/index.ts',
+    upstash: 'src/upstash/index.ts',
     testing: 'src/testing/index.ts',
     msw: 'src/msw/index.ts',
     ai: 'src/ai/index.ts',

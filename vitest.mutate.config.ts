@@ -10,7 +10,7 @@ const wanted = new Set(['unit', 'react', ...((process.env.MUTATE ?? '').includes
 // mutant; the specs that state each behaviour are what should kill a mutant.
 const SLOW = ['test/server/chaos.test.ts', 'test/client/loss.test.ts', 'test/examples/queue.test.ts'];
 
-// Redis suites whose servers all run in child processes (test/support/redis-instances.ts):
+// Redis suites whose servers all run in child processes (test/support/server-instances.ts):
 // Stryker switches a mutant on in the test process only, so no mutant runs there and these
 // can kill none; they would only add their ~70 s to every initial run.
 const CHILD_PROCESSES = [

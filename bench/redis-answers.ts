@@ -1,7 +1,9 @@
 /**
  * `npx tsx bench/redis-answers.ts`: what an answer costs on Redis, answer-once's
- * RedisStore against `resumable-stream` (the AI SDK's resumable streams) on the same
- * redis-server, in the same process:
+ * RedisStore against `resumable-stream` (the AI SDK's resumable streams, which store
+ * nothing while nobody resumes) and `assistant-stream`'s resumable streams (assistant-ui;
+ * like answer-once, it keeps every answer in Redis) on the same redis-server, in the same
+ * process:
  *
  * 1. commands per first run of a JSON answer, by name, counted by Redis itself
  *    (`INFO commandstats`; commands a script runs inside Redis are not round trips and
@@ -14,6 +16,8 @@
  */
 import { loadavg } from 'node:os';
 import { createClient } from 'redis';
+import { createResumableStreamContext as createAssistantStreamContext } from 'assistant-stream/resumable';
+import { createRedisResumableStreamStore } from 'assistant-stream/resumable/redis';
 import { createResumableStreamContext } from 'resumable-stream';
 import { RedisStore } from 'answer-once/redis';
 import { createIdempotencyHandler } from 'answer-once/server';
@@ -38,6 +42,7 @@ const handle = (work: () => Response | Promise<Response>) =>
 const publisher = await connect();
 const subscriber = await connect();
 const peer = createResumableStreamContext({ waitUntil: null, publisher, subscriber });
+const keeper = createAssistantStreamContext({ store: createRedisResumableStreamStore(client) });
 let serial = 0;
 const newId = (): string => `bench-redis-${process.pid}-${String((serial += 1)).padStart(8, '0')}`;
 
@@ -104,6 +109,14 @@ const pacedPeer = await perAnswer(
       ),
     ),
 );
+// Its appends and its finish are scripts (GET, XADD, EXPIRE and SET inside): XADD and EXPIRE
+// are booked only from inside them, and left out like answer-once's inner commands.
+const keeperSent = (name: string) => !name.startsWith('config') && name !== 'xadd' && name !== 'expire';
+const pacedKeeper = await perAnswer(ANSWERS, keeperSent, () =>
+  Promise.all(
+    Array.from({ length: ANSWERS }, async () => drain(new Response(await keeper.run(newId(), () => model(20, 50).body!)))),
+  ),
+);
 
 type PerAnswer = Awaited<ReturnType<typeof perAnswer>>;
 const countRow = (name: string, { total, names, usec }: PerAnswer) => [
@@ -120,7 +133,9 @@ table(
     countRow('answer-once, first run of a JSON answer (model takes 100 ms)', slowFirstRun),
     countRow('answer-once, paced answer (20 events × 50 ms)', pacedOurs),
     countRow('resumable-stream, paced answer (20 events × 50 ms)', pacedPeer),
+    countRow('assistant-stream, paced answer (20 events × 50 ms)', pacedKeeper),
     ['Redis CPU, answer-once vs resumable-stream', '', '', `${(pacedOurs.usec / pacedPeer.usec).toFixed(2)}×`],
+    ['Redis CPU, answer-once vs assistant-stream', '', '', `${(pacedOurs.usec / pacedKeeper.usec).toFixed(2)}×`],
   ],
 );
 

@@ -1,7 +1,10 @@
 /** The stream bench's sixth table: heap per in-flight stream, bare and over each store. */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import pg from 'pg';
+import { PostgresStore } from 'answer-once/postgres';
 import { MemoryStore } from 'answer-once/server';
+import { PostgresServer } from '../test/support/postgres-server.js';
 import { sleep } from './stats.js';
 import { chat, model } from './stream-model.js';
 import { newId, protect, redisStore, type Work } from './stream-rig.js';
@@ -17,6 +20,7 @@ export async function heapPerStream(): Promise<string[][]> {
     ['bare handler', async () => (request) => hold(request)],
     ['answer-once, MemoryStore', async () => protect(new MemoryStore(), (request) => hold(request))],
     ['answer-once, RedisStore', async () => protect(await redisStore(), (request) => hold(request))],
+    ['answer-once, PostgresStore', async () => protect(await postgresStore(), (request) => hold(request))],
   ];
   let release: () => void = () => {};
   let gate = new Promise<void>((resolve) => (release = resolve));
@@ -44,11 +48,34 @@ export async function heapPerStream(): Promise<string[][]> {
     gate = new Promise<void>((resolve) => (release = resolve));
     return during - before;
   }
-  for (const [name, make] of variants) {
-    const handle = await make();
-    // A first round warms up: the code the JIT compiles and its feedback are paid once, not per stream.
-    await held(handle);
-    rows.push([name, String(N), `${((await held(handle)) / N / 1_024).toFixed(1)} KiB`]);
+  try {
+    for (const [name, make] of variants) {
+      const handle = await make();
+      // A first round warms up: the code the JIT compiles and its feedback are paid once, not per stream.
+      await held(handle);
+      rows.push([name, String(N), `${((await held(handle)) / N / 1_024).toFixed(1)} KiB`]);
+    }
+  } finally {
+    await closePostgres();
   }
   return rows;
+}
+
+let postgres: { server: PostgresServer; pool: pg.Pool; store: PostgresStore } | undefined;
+
+/** A PostgresStore on its own throwaway server (started on first use). */
+async function postgresStore(): Promise<PostgresStore> {
+  const server = await PostgresServer.start();
+  const pool = new pg.Pool({ connectionString: server.url, max: 10 });
+  pool.on('error', () => {});
+  postgres = { server, pool, store: new PostgresStore({ pool }) };
+  return postgres.store;
+}
+
+async function closePostgres(): Promise<void> {
+  if (!postgres) return;
+  await postgres.store.close();
+  await postgres.pool.end();
+  await postgres.server.stop();
+  postgres = undefined;
 }

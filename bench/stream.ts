@@ -10,7 +10,7 @@
  *    RedisStores, one redis-server), p95 — goal: ≤ 50 ms;
  * 5. resume latency, request in → first missing byte out (Last-Event-ID), a live and a
  *    finished answer — goal: ≤ 10 ms memory, ≤ 15 ms Redis;
- * 6. heap per in-flight stream (held after its first event), memory and Redis stores.
+ * 6. heap per in-flight stream (held after its first event), memory, Redis and PostgreSQL stores.
  *
  * Starts its own throwaway redis-server on a loopback port (test/support/redis-server.ts).
  * `STREAM_BENCH_ROUNDS` scales the rounds (default 5).

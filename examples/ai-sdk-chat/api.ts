@@ -1,84 +1,39 @@
 /**
- * The demo's API. `POST /api/chat` is the part to copy: `createIdempotencyHandler` whose
- * work is `streamText(…).toUIMessageStreamResponse()`, so each user message runs the
- * model at most once and its answer streams through as it is stored. The status route
+ * The demo's API. `POST /api/chat` is ../shared/agent.ts's handler — the part to copy:
+ * `createIdempotencyHandler` whose work is an agent turn (`streamText` with a `bookTable`
+ * tool, through `journaled`), so each user message runs each model call and each tool call
+ * once, and its answer streams through as it is stored. The status route
  * (`/api/status/<id>`, where `stop()` sends its `DELETE`) is the same handler. The rest
  * is the demo's own: `GET /api/stats` for the footer, `/api/trouble` for the switch
- * (./faults.ts: what each fault does).
+ * (./faults.ts and ../shared/producers.ts: what each fault does).
  */
 import type { HttpBindings } from '@hono/node-server';
-import { convertToModelMessages, streamText, type UIMessage } from 'ai';
 import { isValidRequestId } from 'answer-once';
-import { createIdempotencyHandler, type IdempotencyStore } from 'answer-once/server';
-import { breakAfterEvents, cutAfterEvents } from './faults.js';
+import type { IdempotencyStore } from 'answer-once/server';
+import { createDemoHandler } from '../shared/agent.js';
+import { crashableProducers } from '../shared/producers.js';
+import { Restaurant } from '../shared/restaurant.js';
 import { savingsMeter } from '../shared/savings.js';
+import type { Stats } from '../shared/stats.js';
+import { isTrouble, type Trouble, troubleProblem } from '../shared/trouble.js';
+import { cutAfterEvents } from './faults.js';
 import type { DemoModel } from './model.js';
-
-type Trouble = 'none' | 'cut' | 'break';
 
 /** The `cut` fault lets this many events of the answer through, then drops the connection. */
 const CUT_AFTER_EVENTS = 12;
-/** The `break` fault fails the model's stream after this many events. */
-const BREAK_AFTER_EVENTS = 12;
-
-export interface Stats {
-  /** Model calls made: what the visitor pays for. */
-  readonly modelCalls: number;
-  /** Distinct intent IDs (user messages) the chat route saw. */
-  readonly intents: number;
-  /** Requests to the chat route: reconnects and resumes included. */
-  readonly requests: number;
-  /** Answers whose connection the `cut` fault dropped. */
-  readonly cuts: number;
-  /** Intents a resend of which was answered without a model call, once each: calls not paid (README, "What it saved"). */
-  readonly avoidedCalls: number;
-  /** The tokens those answers' model calls cost: tokens not paid again. */
-  readonly avoidedTokens: number;
-}
 
 export function createChatApi({ model, store }: { model: DemoModel; store: IdempotencyStore }) {
   const intents = new Set<string>();
+  const restaurant = new Restaurant();
   let requests = 0;
   let cuts = 0;
-  let trouble: Trouble = 'none';
+  const faults: { trouble: Trouble } = { trouble: 'none' };
   // Model calls made and avoided, tokens avoided: answer-once/otel's instruments.
   const savings = savingsMeter();
-
-  const chat = createIdempotencyHandler({
-    store,
-    // A real app takes the scope from its own auth (a session cookie, a verified token),
-    // never from a header the client sets. The demo has one anonymous visitor.
-    scope: () => ({ user: 'demo-visitor' }),
-    statusPath: '/api/status',
-    // The model call. `signal` aborts when the visitor presses Stop (the DELETE on the
-    // status route reaches this run wherever it runs); a dropped connection does not stop it.
-    onEvent: savings.onEvent,
-    handler: async function answer(request, { signal, requestId, reportUsage }) {
-      const { messages } = (await request.json()) as { messages?: UIMessage[] };
-      if (!Array.isArray(messages) || messages.length === 0) {
-        return Response.json({ title: '`messages` must be a non-empty array.' }, { status: 400 });
-      }
-      const last = messages.at(-1)!;
-      const question = last.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
-      const result = streamText({
-        model: model.for(question),
-        messages: await convertToModelMessages(messages),
-        abortSignal: signal,
-        // What the model reported it cost, kept with the answer: every replay counts it as saved.
-        onFinish: ({ totalUsage }) =>
-          reportUsage({ inputTokens: totalUsage.inputTokens, outputTokens: totalUsage.outputTokens }),
-      });
-      const response = result.toUIMessageStreamResponse({
-        // One stable id per answer, whichever run or replay carries it: a resumed stream
-        // then replaces the partial message the page kept instead of adding a second one.
-        originalMessages: messages,
-        generateMessageId: () => `answer-${requestId}`,
-      });
-      if (trouble !== 'break') return response;
-      trouble = 'none';
-      return breakAfterEvents(response, BREAK_AFTER_EVENTS);
-    },
-  });
+  const producers = crashableProducers(store, (producer) =>
+    createDemoHandler({ model, restaurant, producer, crash: () => producers.crash(), faults, onEvent: savings.onEvent }),
+  );
+  const chat = producers.handle;
 
   return async function chatApi(request: Request, env: HttpBindings): Promise<Response> {
     const { pathname } = new URL(request.url);
@@ -91,25 +46,29 @@ export function createChatApi({ model, store }: { model: DemoModel; store: Idemp
       const streaming =
         response.headers.get('content-type')?.includes('text/event-stream') &&
         !response.headers.has('X-Idempotent-Replayed');
-      if (trouble !== 'cut' || !streaming) return response;
-      trouble = 'none';
+      if (faults.trouble !== 'cut' || !streaming) return response;
+      faults.trouble = 'none';
       cuts += 1;
       return cutAfterEvents(response, CUT_AFTER_EVENTS, env.incoming.socket);
     }
     if (pathname.startsWith('/api/status/')) return chat(request);
     if (pathname === '/api/stats' && request.method === 'GET') {
-      const { avoidedCalls, avoidedTokens } = await savings.read();
-      const stats: Stats = { modelCalls: model.calls, intents: intents.size, requests, cuts, avoidedCalls, avoidedTokens };
+      const stats: Stats = {
+        ...(await savings.read()),
+        modelCalls: model.calls,
+        intents: intents.size,
+        requests,
+        cuts,
+        bookings: restaurant.bookings.length,
+      };
       return Response.json(stats);
     }
-    if (pathname === '/api/trouble' && request.method === 'GET') return Response.json({ trouble });
+    if (pathname === '/api/trouble' && request.method === 'GET') return Response.json({ trouble: faults.trouble });
     if (pathname === '/api/trouble' && request.method === 'PUT') {
       const body = (await request.json().catch(() => ({}))) as { trouble?: unknown };
-      if (body.trouble !== 'none' && body.trouble !== 'cut' && body.trouble !== 'break') {
-        return Response.json({ title: '`trouble` must be "none", "cut" or "break".' }, { status: 400 });
-      }
-      trouble = body.trouble;
-      return Response.json({ trouble });
+      if (!isTrouble(body.trouble)) return troubleProblem();
+      faults.trouble = body.trouble;
+      return Response.json({ trouble: faults.trouble });
     }
     return Response.json({ title: `No route for ${request.method} ${pathname}.` }, { status: 404 });
   };

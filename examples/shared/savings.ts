@@ -9,9 +9,16 @@ import type { IdempotencyEventListener } from 'answer-once/server';
 
 /** What the footer shows: model calls made, and calls and tokens avoided. */
 export interface Savings {
+  /** Model calls made: what the visitor pays for. */
   readonly modelCalls: number;
+  /** Intents a resend of which was answered without a model call, once each: calls not paid (README, "What it saved"). */
   readonly avoidedCalls: number;
+  /** The tokens those answers' and replayed steps' model calls cost: tokens not paid again. */
   readonly avoidedTokens: number;
+  /** Model calls of an agent turn a re-run took from the step journal instead of calling the model. */
+  readonly replayedModelCalls: number;
+  /** Tool calls a re-run took from the step journal instead of running the tool again. */
+  readonly replayedToolCalls: number;
 }
 
 /** A reader that only collects when asked: the demo's `/api/stats` asks. */
@@ -37,6 +44,8 @@ export function savingsMeter(): { readonly onEvent: IdempotencyEventListener; re
       modelCalls: sum('answer_once.model.calls'),
       avoidedCalls: sum('answer_once.model.calls_avoided'),
       avoidedTokens: sum('answer_once.tokens.avoided'),
+      replayedModelCalls: sum('answer_once.model.steps_avoided'),
+      replayedToolCalls: sum('answer_once.tool.calls_avoided'),
     };
   }
 

@@ -2,8 +2,9 @@
  * `journaled(ctx, { model, tools })`: an AI SDK agent turn (`streamText` or `generateText`
  * with tools and `stopWhen`) whose every step runs once across every run of the intent.
  */
-import { type LanguageModelMiddleware, type ToolSet, wrapLanguageModel } from 'ai';
+import { type LanguageModelMiddleware, type StreamTextTransform, type ToolSet, wrapLanguageModel } from 'ai';
 import { invalidOption, optionsObject } from '../core/options.js';
+import { approvalIds } from './approval-ids.js';
 import type { JournalContext } from './journal-context.js';
 import { modelStepsMiddleware } from './model-steps.js';
 import { journaledTools, type ToolStepOptions } from './tool-steps.js';
@@ -44,6 +45,13 @@ export interface Journaled<TOOLS extends ToolSet = ToolSet> {
    * message, byte for byte, and the server continues it (PROTOCOL.md § 14.12).
    */
   readonly generateMessageId: () => string;
+  /**
+   * Pass as `streamText({ experimental_transform })`: each tool approval the turn asks for
+   * (`needsApproval`) gets an id derived from the intent and its tool call, so a re-run asks
+   * under the same id and the transport keys the approval's answer by it — two tabs
+   * approving run the tool once (docs/ai-sdk.md § Tool approvals).
+   */
+  readonly transform: StreamTextTransform<TOOLS>;
 }
 
 /**
@@ -80,5 +88,6 @@ export function journaled<TOOLS extends ToolSet = ToolSet>(
     model: wrapLanguageModel({ model, middleware }),
     tools: journaledTools(context, tools, toolSteps as Partial<Record<string, ToolStepOptions>>),
     generateMessageId: () => messageId,
+    transform: approvalIds(context.requestId),
   };
 }

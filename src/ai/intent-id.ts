@@ -1,15 +1,24 @@
 /**
- * The intent ID of a submitted chat message: its message id, joined with a digest of the
- * request's whole payload. So sending the same message with the same conversation again
- * (a double submit, a retry) is the same intent — joined while in flight, replayed after —
- * while an edit, which the AI SDK sends under the same message id with new text, is a
- * new intent: it never joins the answer to the old text, and never meets the server's
- * `request-id-reused` for it.
+ * The intent ID of a submitted chat request, when the request says which intent it is:
+ *
+ * - **A user's message**: its message id, joined with a digest of the request's whole
+ *   payload. So sending the same message with the same conversation again (a double
+ *   submit, a retry) is the same intent — joined while in flight, replayed after — while an
+ *   edit, which the AI SDK sends under the same message id with new text, is a new intent:
+ *   it never joins the answer to the old text, and never meets the server's
+ *   `request-id-reused` for it.
+ * - **Answers to tool approvals** (the last message the assistant's, its tool parts
+ *   `approval-responded`): the approvals' ids, whatever the answers. A double-click, a
+ *   second tab answering too, a resend are the one intent, so the approved tool runs once;
+ *   a tab whose answer differs from the first one's meets `request-id-reused`, and the
+ *   transport shows it the first one's outcome (./transport.ts).
  */
+import type { UIMessage } from 'ai';
 import { isValidRequestId } from '../core/request-id.js';
+import { answeredApprovals } from './approvals.js';
 
-/** Characters of the message id kept, so the ID stays within the protocol's 128. */
-const MESSAGE_ID_CHARS = 100;
+/** Characters of the id kept, so the ID stays within the protocol's 128. */
+const ID_CHARS = 100;
 
 /** A 53-bit digest of `text` (cyrb53: two 32-bit multiply-xor lanes), in base 36. */
 function digest(text: string): string {
@@ -25,8 +34,16 @@ function digest(text: string): string {
   return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
 }
 
-/** `<message id>-<digest of payload>`, or `undefined` when the message id is no valid ID part. */
-export function messageIntentId(messageId: string, payload: string): string | undefined {
-  if (!isValidRequestId(messageId)) return undefined;
-  return `${messageId.slice(0, MESSAGE_ID_CHARS)}-${digest(payload)}`;
+/** `<id>-<digest of text>`, or `undefined` when `id` is no valid ID part. */
+function intentIdOf(id: string | undefined, text: string): string | undefined {
+  if (id === undefined || !isValidRequestId(id)) return undefined;
+  return `${id.slice(0, ID_CHARS)}-${digest(text)}`;
+}
+
+/** The intent ID the request's messages name (see the file's comment), else `undefined`. */
+export function chatIntentId(messages: readonly UIMessage[], payload: string): string | undefined {
+  const last = messages.at(-1);
+  if (last?.role === 'user') return intentIdOf(last.id, payload);
+  const approvals = [...answeredApprovals(last).values()].sort();
+  return intentIdOf(approvals[0], approvals.join(' '));
 }

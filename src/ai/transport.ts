@@ -2,14 +2,17 @@
  * `answerOnceTransport()`: a `ChatTransport` for the AI SDK's `useChat`, over
  * `client.fetch`. Each submitted user message is one intent keyed by the message's id
  * and its payload (./intent-id.ts), so sending it twice is one model call and an edit is
- * a new intent; an intent the server will not run again (`intent-exhausted`) is final,
- * and sending that message again is a new intent; its stream resumes itself after a drop (the
- * resumable body); after a reload `reconnectToStream` finds the chat's pending intent
- * in the client's storage and replays it from the server's log (no `activeStreamId` to
- * keep); concurrent resumes of one intent share one request; aborting a submitted
- * message's stream (`stop()`) stops the generation on the server (PROTOCOL.md § 14.8),
- * and a stop the server did not confirm reaches `onStopError`'s listeners; an edit or a
- * regenerate while an answer streams supersedes it (./chat-turn.ts).
+ * a new intent; answers to tool approvals are one intent keyed by the approvals, so the
+ * approved tool runs once however many tabs answer, and a tab whose answer came second
+ * shows the first one's outcome (./approvals.ts); an intent the server will not run again
+ * (`intent-exhausted`) is final, and sending that message again is a new intent; its
+ * stream resumes itself after a drop (the resumable body); after a reload
+ * `reconnectToStream` finds the chat's pending intent in the client's storage and
+ * replays it from the server's log (no `activeStreamId` to keep); concurrent resumes of
+ * one intent share one request; aborting a submitted message's stream (`stop()`) stops
+ * the generation on the server (PROTOCOL.md § 14.8), and a stop the server did not
+ * confirm reaches `onStopError`'s listeners; an edit or a regenerate while an answer
+ * streams supersedes it (./chat-turn.ts).
  */
 import type { ChatTransport, UIMessage, UIMessageChunk } from 'ai';
 import { newRequestId } from '../core/ids.js';
@@ -25,7 +28,8 @@ import type { StoredIntent } from '../client/storage/types.js';
 import { confirmRunning } from '../client/confirm-stop.js';
 import { ChunkBroadcast } from './broadcast.js';
 import { ChatTurn } from './chat-turn.js';
-import { messageIntentId } from './intent-id.js';
+import { answeredApprovals, firstAnswers } from './approvals.js';
+import { chatIntentId } from './intent-id.js';
 import { uiMessageChunks } from './ui-chunks.js';
 
 type Trigger = 'submit-message' | 'regenerate-message';
@@ -78,15 +82,19 @@ export interface AnswerOnceTransportOptions<UI_MESSAGE extends UIMessage = UIMes
   /**
    * The intent ID of one submitted request; `undefined` mints a new one. Keep an edit
    * (the AI SDK resends a message under its id with new text) a new intent.
-   * @default for a submitted user message, its id (when it is 8–128 of `[A-Za-z0-9_-]`) joined with a digest of the payload; else a new one
+   * @default for a submitted user message, its id (when it is 8–128 of `[A-Za-z0-9_-]`) joined with a digest of the payload; for answers to tool approvals, the first approval's id joined with a digest of every one answered; else a new one
    */
   requestId?: (context: RequestIdContext<UI_MESSAGE>) => string | undefined;
 }
 
 function defaultRequestId({ trigger, messages, payload }: RequestIdContext): string | undefined {
-  const last = messages.at(-1);
-  if (trigger !== 'submit-message' || last?.role !== 'user') return undefined;
-  return messageIntentId(last.id, payload);
+  return trigger === 'submit-message' ? chatIntentId(messages, payload) : undefined;
+}
+
+/** `<statusPath>/<requestId>`, resolved against `base` (the chat route's answer URL) when known, else as `client.fetch` resolves it. */
+function statusUrl(statusPath: string, requestId: string, base: string): string {
+  const path = `${statusPath}/${encodeURIComponent(requestId)}`;
+  return base ? new URL(path, base).href : path;
 }
 
 /** The chat a stored intent belongs to: the `id` of its JSON body. */
@@ -190,23 +198,36 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
   const turns = new Map<string, ChatTurn>();
   const stopErrorListeners = new Set<StopErrorListener>();
 
-  function open(requestId: string, init: { headers: HeadersInit; body: string }): Promise<ChunkBroadcast> {
+  /**
+   * The answer of intent `requestId`, read once however many readers. `approvals`: the
+   * tool approvals the request answers, when they name its intent (./intent-id.ts) — if
+   * another tab answered them first, and otherwise (`request-id-reused`), that answer's
+   * outcome is this one's too, read from the status route.
+   */
+  function open(
+    requestId: string,
+    init: { headers: HeadersInit; body: string; approvals?: ReadonlyMap<string, string> },
+  ): Promise<ChunkBroadcast> {
     let started = inflight.get(requestId);
     if (started) return started;
     started = (async () => {
       const request = new Headers(init.headers);
       request.set('content-type', 'application/json');
       request.set(REQUEST_ID_HEADER, requestId);
-      const response = await client.fetch(api, { method: 'POST', headers: request, body: init.body });
+      let response = await client.fetch(api, { method: 'POST', headers: request, body: init.body });
+      // 422: `request-id-reused`, the protocol's only one (an app's own 422 comes back from the status route as it was).
+      const { approvals } = init;
+      const second = approvals && response.status === 422;
+      if (second) response = await client.fetch(statusUrl(statusPath, requestId, response.url), { headers: request });
       if (!response.ok) {
         const error = await failure(response, requestId);
         if (endsIntent(error)) exhausted.add(requestId);
         throw error;
       }
       if (!response.body) throw new Error('answer-once: the chat route answered without a body.');
-      if (response.url)
-        stopUrls.set(requestId, new URL(`${statusPath}/${encodeURIComponent(requestId)}`, response.url).href);
-      const broadcast = new ChunkBroadcast(uiMessageChunks(response.body, requestId));
+      if (response.url) stopUrls.set(requestId, statusUrl(statusPath, requestId, response.url));
+      const chunks = uiMessageChunks(response.body, requestId);
+      const broadcast = new ChunkBroadcast(second ? firstAnswers(chunks, approvals) : chunks);
       void broadcast.done.finally(() => {
         // Final mid-answer too (a reconnect answered `intent-exhausted`).
         if (endsIntent(broadcast.error)) exhausted.add(requestId);
@@ -309,6 +330,8 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
       const payload = JSON.stringify({ ...body, ...more, id: chatId, messages, trigger, messageId });
       const chosen = idOf({ chatId, messages, trigger, messageId, payload });
       const requestId = chosen === undefined || exhausted.has(chosen) ? newRequestId() : chosen;
+      const answered = answeredApprovals(messages.at(-1));
+      const approvals = requestId === chosen && answered.size > 0 ? answered : undefined;
       const merged = new Headers(headers);
       for (const [name, value] of new Headers(extra)) merged.set(name, value);
       const resumesAtStart = resumes.get(chatId) ?? 0;
@@ -322,7 +345,7 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
       const done = () => turns.get(chatId) === turn && turns.delete(chatId);
       let broadcast: ChunkBroadcast;
       try {
-        broadcast = await open(requestId, { headers: merged, body: payload });
+        broadcast = await open(requestId, { headers: merged, body: payload, approvals });
       } catch (error) {
         done();
         turn.endWith();

@@ -95,43 +95,45 @@ const isMeter = (value: Meter): boolean =>
 
 /** The instruments, on `meter`. */
 function instruments(meter: Meter) {
+  const counter = (name: string, unit: string, description: string) => meter.createCounter(name, { description, unit });
   return {
-    requests: meter.createCounter('answer_once.requests', {
-      description: 'Requests answer-once handled, by what became of them.',
-      unit: '{request}',
-    }),
-    calls: meter.createCounter('answer_once.model.calls', {
-      description: 'Runs of the work (model calls) started, retries and takeovers included.',
-      unit: '{call}',
-    }),
-    avoided: meter.createCounter('answer_once.model.calls_avoided', {
-      description: 'Intents whose send was answered without running the work (a replay, an attach): one per intent at most.',
-      unit: '{call}',
-    }),
-    tokens: meter.createCounter('answer_once.tokens.avoided', {
-      description: 'Tokens the calls avoided would have cost: the usage their run reported.',
-      unit: '{token}',
-    }),
-    steps: meter.createCounter('answer_once.steps', {
-      description: 'Journaled steps, by what became of them: ran, replayed, reconciled, uncertain.',
-      unit: '{step}',
-    }),
-    modelSteps: meter.createCounter('answer_once.model.steps', {
-      description: 'Model steps (journaled model calls of an agent turn) that called the model.',
-      unit: '{call}',
-    }),
-    modelAvoided: meter.createCounter('answer_once.model.steps_avoided', {
-      description: 'Model steps a re-run took from the journal instead of calling the model again.',
-      unit: '{call}',
-    }),
-    toolCalls: meter.createCounter('answer_once.tool.calls', {
-      description: 'Tool steps that ran.',
-      unit: '{call}',
-    }),
-    toolAvoided: meter.createCounter('answer_once.tool.calls_avoided', {
-      description: 'Tool steps a re-run took from the journal instead of running them again.',
-      unit: '{call}',
-    }),
+    requests: counter('answer_once.requests', '{request}', 'Requests answer-once handled, by what became of them.'),
+    calls: counter(
+      'answer_once.model.calls',
+      '{call}',
+      'Runs of the work (model calls) started, retries and takeovers included.',
+    ),
+    avoided: counter(
+      'answer_once.model.calls_avoided',
+      '{call}',
+      'Intents whose send was answered without running the work (a replay, an attach): one per intent at most.',
+    ),
+    tokens: counter(
+      'answer_once.tokens.avoided',
+      '{token}',
+      'Tokens the calls avoided would have cost: the usage their run reported.',
+    ),
+    steps: counter(
+      'answer_once.steps',
+      '{step}',
+      'Journaled steps, by what became of them: ran, replayed, reconciled, uncertain.',
+    ),
+    modelSteps: counter(
+      'answer_once.model.steps',
+      '{call}',
+      'Model steps (journaled model calls of an agent turn) that called the model.',
+    ),
+    modelAvoided: counter(
+      'answer_once.model.steps_avoided',
+      '{call}',
+      'Model steps a re-run took from the journal instead of calling the model again.',
+    ),
+    toolCalls: counter('answer_once.tool.calls', '{call}', 'Tool steps that ran.'),
+    toolAvoided: counter(
+      'answer_once.tool.calls_avoided',
+      '{call}',
+      'Tool steps a re-run took from the journal instead of running them again.',
+    ),
     firstByte: meter.createHistogram('answer_once.first_byte.duration', {
       description: 'Time from the request to the first byte of its answer.',
       unit: 's',

@@ -25,6 +25,17 @@ function bytesOf(value: unknown): Uint8Array {
   throw new RedisStoreReplyError('answer-once/redis: expected the log’s bytes as a blob string');
 }
 
+/** The chunks as one array (no `Buffer`: the Upstash store decodes these replies in runtimes without it). */
+function concat(chunks: Uint8Array[]): Uint8Array {
+  const data = new Uint8Array(chunks.reduce((length, chunk) => length + chunk.byteLength, 0));
+  let offset = 0;
+  for (const chunk of chunks) {
+    data.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return data;
+}
+
 /** `{record}` or `{record, generation, head, length, offset, bytes…}`. */
 export function decodeSnapshot(reply: unknown, receivedAt: number): LogSnapshot {
   const parts = array(reply, 1);
@@ -35,9 +46,7 @@ export function decodeSnapshot(reply: unknown, receivedAt: number): LogSnapshot 
   const length = integer(parts[3]);
   const offset = integer(parts[4]);
   const chunks = parts.slice(5).map(bytesOf);
-  let data = EMPTY;
-  if (chunks.length === 1) data = chunks[0] ?? EMPTY;
-  else if (chunks.length > 1) data = Buffer.concat(chunks);
+  const data = chunks.length === 1 ? (chunks[0] ?? EMPTY) : concat(chunks);
   if (offset + data.byteLength !== length) {
     throw new RedisStoreReplyError('answer-once/redis: the log’s bytes do not add up to its length');
   }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { withDeadline as deadline } from '../core/deadline.js';
 import type { RedisScriptRunner } from './client.js';
 import { isErrorReply, RedisStoreUnavailableError, toStoreError } from './errors.js';
@@ -14,6 +15,18 @@ export function withDeadline<T>(promise: Promise<T>, timeoutMs: number, operatio
     timeoutMs,
     () => new RedisStoreUnavailableError(`answer-once/redis: ${operation}: Redis did not answer within ${timeoutMs} ms`),
   );
+}
+
+const hashes = new WeakMap<RedisScript, string>();
+
+/** The SHA-1 Redis caches `script` under, hashed once per script. */
+function sha1Of(script: RedisScript): string {
+  let sha1 = hashes.get(script);
+  if (sha1 === undefined) {
+    sha1 = createHash('sha1').update(script.source).digest('hex');
+    hashes.set(script, sha1);
+  }
+  return sha1;
 }
 
 const isNoScript = (error: unknown): boolean => isErrorReply(error) && error.message.startsWith('NOSCRIPT');
@@ -33,7 +46,7 @@ export async function runScript(
   const call = { keys, arguments: args };
   const attempt = async (): Promise<unknown> => {
     try {
-      return await client.evalSha(script.sha1, call);
+      return await client.evalSha(sha1Of(script), call);
     } catch (error) {
       if (!isNoScript(error)) throw error;
       return await client.eval(script.source, call);

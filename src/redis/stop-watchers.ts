@@ -8,9 +8,6 @@ interface Watcher {
   readonly wake: (released: boolean) => void;
 }
 
-/** The store's one stop channel (plain pub/sub; the messages are record names). */
-export const stopChannelOf = (prefix: string): string => `${prefix}answer-once:stops`;
-
 /**
  * The holders' stop watch of one store, on ONE subscription however many runs watch: the
  * stop script publishes the record's name on the store's stop channel (plain pub/sub,

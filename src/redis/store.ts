@@ -3,8 +3,6 @@ import type { AcquireResult, CompletedRecord, IdempotencyRecord, WriteResult } f
 import type { StepStart, StepStartOptions, StepStore } from '../server/store/step-store.js';
 import {
   isNewToReader,
-  LOG_LINGER_MS,
-  stopOffset,
   type LogAppend,
   type LogAppendResult,
   type LogPosition,
@@ -16,14 +14,27 @@ import {
 import type { RedisScriptRunner } from './client.js';
 import { SettleChannels } from './channels.js';
 import { Doorbell } from '../core/doorbell.js';
-import { StopWatchers, stopChannelOf } from './stop-watchers.js';
+import { StopWatchers } from './stop-watchers.js';
 import { SharedReads } from './shared-reads.js';
 import { normalizeRedisStoreOptions, type NormalizedRedisStoreOptions, type RedisStoreOptions } from './options.js';
-import { RedisStoreReplyError } from './errors.js';
-import { checkBatch, checkMs, checkText } from './arguments.js';
+import { checkMs, checkText } from './arguments.js';
 import { logKeyOf } from './log-key.js';
 import { decodeAppend, decodeSnapshot } from './log-reply.js';
-import { array, decodeRecord, integer, text, toLocalDeadline } from './reply.js';
+import { decodeRecord, integer } from './reply.js';
+import {
+  acquireArguments,
+  appendArguments,
+  decodeAcquire,
+  decodeStepStart,
+  decodeStop,
+  finishStepArguments,
+  readLogArguments,
+  renewArguments,
+  settleArguments,
+  startStepArguments,
+  stopArguments,
+  writeResult,
+} from './operations.js';
 import { runScript } from './run-script.js';
 import { ACQUIRE } from './scripts/acquire.js';
 import { APPEND } from './scripts/append.js';
@@ -34,15 +45,9 @@ import { READ_LOG } from './scripts/read-log.js';
 import { RENEW } from './scripts/renew.js';
 import { SETTLE } from './scripts/settle.js';
 import { START_STEP } from './scripts/start-step.js';
-import { STOP } from './scripts/stop.js';
+import { STOP, stopChannelOf } from './scripts/stop.js';
 import { WATCH_STOP } from './scripts/watch-stop.js';
 import type { RedisScript } from './scripts/define.js';
-
-/** A fenced script's reply: 1 written, 0 fenced, -1 no record. */
-function writeResult(reply: unknown): WriteResult {
-  const code = integer(reply);
-  return code === 1 ? 'written' : code === -1 ? 'gone' : 'fenced';
-}
 
 /** RESP blob strings as Buffers: node-redis's `RESP_TYPES.BLOB_STRING` is 36 (`$`). */
 const BUFFERS = { 36: Buffer } as const;
@@ -86,31 +91,14 @@ export class RedisStore implements StreamStore, StepStore {
   async acquire(key: string, fingerprint: string, leaseMs: number): Promise<AcquireResult> {
     // Random, so never issued before for this key, even after the record expired.
     const token = randomUUID();
-    const grace = String(this.#options.processingGraceMs);
-    const args = [checkText('fingerprint', fingerprint), checkMs('leaseMs', leaseMs, 1), grace, token];
-    const reply = await this.#run(ACQUIRE, key, args);
-    const receivedAt = Date.now();
-    const [acquired, now, , lease, takeover, retry, generation, runs] = array(reply, 8);
-    if (integer(acquired) !== 1) {
-      const record = decodeRecord(reply, receivedAt);
-      if (!record) throw new RedisStoreReplyError('answer-once/redis: acquire refused without a record');
-      return { acquired: false, record };
-    }
-    const tookOver = integer(takeover) === 1;
-    if (tookOver) this.#stops.release(this.#key(key)); // a lapsed holder watching here holds no more
-    return {
-      acquired: true,
-      token,
-      leaseExpiresAt: toLocalDeadline(integer(lease), integer(now), receivedAt),
-      takeover: tookOver,
-      retry: integer(retry) === 1,
-      runs: integer(runs),
-      generation: integer(generation),
-    };
+    const args = acquireArguments(fingerprint, leaseMs, this.#options.processingGraceMs, token);
+    const claim = decodeAcquire(await this.#run(ACQUIRE, key, args), token, Date.now());
+    if (claim.acquired && claim.takeover) this.#stops.release(this.#key(key)); // a lapsed holder watching here holds no more
+    return claim;
   }
 
   async renew(key: string, token: string, leaseMs: number): Promise<WriteResult> {
-    const args = [checkText('token', token), checkMs('leaseMs', leaseMs, 1), String(this.#options.processingGraceMs)];
+    const args = renewArguments(token, leaseMs, this.#options.processingGraceMs);
     return writeResult(await this.#run(RENEW, key, args));
   }
 
@@ -153,27 +141,16 @@ export class RedisStore implements StreamStore, StepStore {
   }
 
   async append(key: string, token: string, batch: LogAppend): Promise<LogAppendResult> {
-    const { offset, data, head, retainBytes, leaseMs, continues } = checkBatch(batch);
-    const args = [
-      checkText('token', token),
-      String(offset),
-      Buffer.from(data.buffer, data.byteOffset, data.byteLength),
-      head === undefined ? '0' : '1',
-      head ?? '',
-      retainBytes === undefined ? '' : String(retainBytes),
-      leaseMs === undefined ? '' : checkMs('leaseMs', leaseMs, 1),
-      String(this.#options.processingGraceMs),
-      continues === undefined ? '' : String(continues),
-    ];
+    const args = appendArguments(token, batch, this.#options.processingGraceMs).map((arg) =>
+      typeof arg === 'string' ? arg : Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength),
+    );
     return decodeAppend(await this.#run(APPEND, key, args));
   }
 
   async read(key: string, from: LogPosition | null, options: LogReadOptions = {}): Promise<LogSnapshot> {
     const { waitMs = 0, signal } = options;
     checkMs('waitMs', waitMs, 0);
-    if (from !== null && (!Number.isSafeInteger(from.generation) || !Number.isSafeInteger(from.offset) || from.offset < 0)) {
-      throw new TypeError('answer-once/redis: expected `from` to be null or { generation, offset } of integers');
-    }
+    readLogArguments(from);
     const deadline = Date.now() + waitMs;
     const recordChannel = this.#key(key);
     const logChannel = logKeyOf(recordChannel);
@@ -209,11 +186,7 @@ export class RedisStore implements StreamStore, StepStore {
   }
 
   async stop(key: string, at?: LogPosition): Promise<StopOutcome> {
-    const offset = stopOffset(at);
-    const position = offset === undefined || !at ? ['', ''] : [String(at.generation), String(offset)];
-    const answer = text(await this.#run(STOP, key, [...position, stopChannelOf(this.#options.prefix)]));
-    if (answer === 'stopping' || answer === 'settled' || answer === 'unknown') return answer;
-    throw new RedisStoreReplyError(`answer-once/redis: stop answered "${String(answer)}"`);
+    return decodeStop(await this.#run(STOP, key, stopArguments(at, this.#options.prefix)));
   }
 
   async watchStop(key: string, token: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
@@ -245,25 +218,11 @@ export class RedisStore implements StreamStore, StepStore {
   }
 
   async startStep(key: string, token: string, step: string, options: StepStartOptions = {}): Promise<StepStart> {
-    const args = [checkText('token', token), checkText('step', step, true), options.restart === true ? '1' : '0'];
-    const [code, outcome] = array(await this.#run(START_STEP, key, args), 1);
-    switch (integer(code)) {
-      case 1:
-        return { state: 'started' };
-      case 2:
-        return { state: 'finished', outcome: text(outcome) ?? '' };
-      case 3:
-        return { state: 'unfinished' };
-      case 0:
-        return { state: 'fenced' };
-      default:
-        return { state: 'gone' };
-    }
+    return decodeStepStart(await this.#run(START_STEP, key, startStepArguments(token, step, options)));
   }
 
   async finishStep(key: string, token: string, step: string, outcome: string): Promise<WriteResult> {
-    const args = [checkText('token', token), checkText('step', step, true), checkText('outcome', outcome)];
-    return writeResult(await this.#run(FINISH_STEP, key, args));
+    return writeResult(await this.#run(FINISH_STEP, key, finishStepArguments(token, step, outcome)));
   }
 
   /** Closes the subscriber connection the store opened; pending waits and reads return early. The client stays open. */
@@ -291,7 +250,7 @@ export class RedisStore implements StreamStore, StepStore {
 
   /** The record and log of `key` from `from`, in one round trip shared with every reader asking the same now. */
   #snapshot(key: string, from: LogPosition | null): Promise<LogSnapshot> {
-    const args = from === null ? ['', '0'] : [String(from.generation), String(from.offset)];
+    const args = readLogArguments(from);
     return this.#reads.read(`${this.#key(key)}\n${args.join('\n')}`, async () => {
       const reply = await this.#run(READ_LOG, key, args, this.#binaryClient());
       return decodeSnapshot(reply, Date.now());
@@ -321,11 +280,7 @@ export class RedisStore implements StreamStore, StepStore {
     payload: string,
     ttlMs: number,
   ): Promise<WriteResult> {
-    if (typeof payload !== 'string') {
-      throw new TypeError(`answer-once/redis: expected \`${state === 'completed' ? 'result' : 'error'}\` to be a string`);
-    }
-    const args = [checkText('token', token), state, payload, checkMs('ttlMs', ttlMs, 1), String(LOG_LINGER_MS)];
-    const written = writeResult(await this.#run(SETTLE, key, args));
+    const written = writeResult(await this.#run(SETTLE, key, settleArguments(token, state, payload, ttlMs)));
     this.#stops.release(this.#key(key), token); // the holder's own watch ends with its run, no look
     return written;
   }

@@ -24,6 +24,7 @@ import {
 } from '../support/killed-agents.js';
 import { type RecordingChat, recordingChat, settled, textOf } from '../support/recording-chat.js';
 import { RedisServer, requireRedisServer } from '../support/redis-server.js';
+import { sleep } from '../support/sleep.js';
 import { AGENT_ANSWER, UNCERTAIN } from '../support/scripted-agent.js';
 
 const QUESTION = 'Charge me and confirm.';
@@ -140,7 +141,7 @@ describe.skipIf(!requireRedisServer())('journaled agent turn under client chaos 
     const id = chatId();
     const chat = recordingChat({ fetch: toA, id });
     const sent = chat.sendMessage({ text: QUESTION });
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    await sleep(120);
     await chat.guardedStop();
     await sent;
     await expectOnceAndWhole(id, chat);
@@ -194,7 +195,7 @@ describe.skipIf(!requireRedisServer())('journaled agent turn under client chaos 
     const firstSent = first.sendMessage({ text: QUESTION });
     await held.arrived; // the charge tool is running on A
     const secondSent = second.sendMessage({ text: QUESTION });
-    await new Promise((resolve) => setTimeout(resolve, 100)); // B has the resend in hand
+    await sleep(100); // B has the resend in hand
     held.release();
     await Promise.all([firstSent, secondSent]);
     await expectOnceAndWhole(id, first, second);

@@ -3,10 +3,10 @@
  * § 5.7): the send fails with `IntentExhaustedError` (what `useChat` shows as its error),
  * and sending that message again is a new intent, never the exhausted ID again.
  */
-import type { UIMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { isIntentExhaustedError } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
+import { sendHi } from '../support/ai-transport.js';
 import { BASE, scriptedClient } from '../support/scripted-fetch.js';
 
 const exhausted = () =>
@@ -30,15 +30,7 @@ describe('answerOnceTransport and intent-exhausted', () => {
           }),
     );
     const transport = answerOnceTransport({ client, api: `${BASE}chat` });
-    const user: UIMessage = { id: 'msg-user-00000001', role: 'user', parts: [{ type: 'text', text: 'hi' }] };
-    const send = () =>
-      transport.sendMessages({
-        trigger: 'submit-message',
-        chatId: 'chat-1',
-        messageId: undefined,
-        messages: [user],
-        abortSignal: undefined,
-      });
+    const send = () => sendHi(transport);
     const error = await send().catch((e: unknown) => e);
     expect(isIntentExhaustedError(error)).toBe(true);
     const stream = await send();

@@ -4,77 +4,57 @@
  * and after a closed tab the reopened chat's reconnect sends it. Real `ai` package, the
  * reference handler on 127.0.0.1; fake Web Locks and channels, fake-indexeddb.
  */
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createClient, memoryStorageAdapter, shareTabs, type IntentStorage, type SendEvent } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
 import { indexedDbOutbox } from 'answer-once/outbox';
-import { startAiChatServer, WORDS } from '../support/ai-chat-server.js';
+import { WORDS } from '../support/ai-chat-server.js';
+import { HI, sendHi, textOf, useAiChatServer } from '../support/ai-transport.js';
 import { fakeOrigin } from '../support/fake-tabs.js';
 import { freshDatabase, networkSwitch } from '../support/outbox-rig.js';
+import { sleep } from '../support/sleep.js';
 
-let server: Awaited<ReturnType<typeof startAiChatServer>> | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const chat = useAiChatServer();
 
-const user: UIMessage = { id: 'msg-user-00000001', role: 'user', parts: [{ type: 'text', text: 'hi' }] };
 const FULL = WORDS.join('');
-const posts = () => server!.requests.filter((request) => request.method === 'POST');
-
-async function textOf(stream: ReadableStream<UIMessageChunk>): Promise<string> {
-  let message: UIMessage | undefined;
-  for await (const next of readUIMessageStream({ stream })) message = next;
-  return (message?.parts ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('');
-}
-
-const send = (transport: ReturnType<typeof answerOnceTransport>) =>
-  transport.sendMessages({
-    trigger: 'submit-message',
-    chatId: 'chat-1',
-    messageId: undefined,
-    messages: [user],
-    abortSignal: undefined,
-  });
 
 async function until(check: () => boolean | Promise<boolean>, what: string, ms = 5_000) {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
   }
 }
 
 describe('answerOnceTransport with shareTabs', () => {
   it('the resume in every tab (shared localStorage) reads one stream: one request for all tabs, one model call, each whole', async () => {
-    server = await startAiChatServer({ delayMs: 15 });
+    const server = await chat.start({ delayMs: 15 });
     const storage = memoryStorageAdapter(); // what the tabs share: localStorage
     const origin = fakeOrigin();
     const page = (shared: IntentStorage) => {
       const tab = origin.tab();
       const client = createClient({ storage: shared, tabs: shareTabs({ locks: tab.locks, channel: tab.channel }) });
-      return answerOnceTransport({ client, api: server!.api });
+      return answerOnceTransport({ client, api: chat.server.api });
     };
-    const first = send(page(storage));
-    await until(() => posts().length === 1, 'the first send');
+    const first = sendHi(page(storage));
+    await until(() => chat.posts().length === 1, 'the first send');
     const tabs = [page(storage), page(storage)];
     const resumed = await Promise.all(tabs.map((tab) => tab.reconnectToStream({ chatId: 'chat-1' })));
     const texts = await Promise.all([first.then(textOf), ...resumed.map((stream) => textOf(stream!))]);
     expect(texts).toEqual([FULL, FULL, FULL]);
-    expect(posts()).toHaveLength(1);
+    expect(chat.posts()).toHaveLength(1);
     expect(server.calls()).toBe(1);
   });
   it('keeps what the tab that pressed Stop showed: a reload in any tab shows exactly that text, with no model call', async () => {
-    server = await startAiChatServer({ delayMs: 20 });
+    const server = await chat.start({ delayMs: 20 });
     const storage = memoryStorageAdapter(); // localStorage, shared by the tabs
     const origin = fakeOrigin();
     const page = () => {
       const tab = origin.tab();
       const client = createClient({ storage, tabs: shareTabs({ locks: tab.locks, channel: tab.channel }) });
-      return answerOnceTransport({ client, api: server!.api, stopGuardMs: 0 });
+      return answerOnceTransport({ client, api: chat.server.api, stopGuardMs: 0 });
     };
-    const first = await send(page()); // tab 1 leads: it reads the network
+    const first = await sendHi(page()); // tab 1 leads: it reads the network
     const firstReader = first.getReader();
     await firstReader.read();
     // Tab 2 (a reload, or a second tab) follows tab 1's stream, shows a few words, and stops.
@@ -88,7 +68,7 @@ describe('answerOnceTransport with shareTabs', () => {
       if (value.type === 'text-delta') shown += value.delta;
     }
     stopping.abort();
-    await until(() => server!.requests.some((request) => request.method === 'DELETE'), 'the stop');
+    await until(() => chat.server.requests.some((request) => request.method === 'DELETE'), 'the stop');
     await until(async () => (await storage.list()).every((intent) => intent.stopped === true), 'the stop to be kept');
     await firstReader.cancel();
     // A third tab opened now replays the stopped answer: the text tab 2 showed, no more.
@@ -98,13 +78,13 @@ describe('answerOnceTransport with shareTabs', () => {
     expect(shown.length).toBeGreaterThan(0);
     expect(FULL.startsWith(shown) && shown.length < FULL.length).toBe(true);
     expect(server.calls()).toBe(1);
-    expect(posts()).toHaveLength(2); // the send, and the third tab's replay
+    expect(chat.posts()).toHaveLength(2); // the send, and the third tab's replay
   });
 });
 
 describe('answerOnceTransport with an outbox', () => {
   it('a message sent offline waits (a queued event, no request), then streams once when the browser is back online', async () => {
-    server = await startAiChatServer({ delayMs: 2 });
+    const server = await chat.start({ delayMs: 2 });
     const network = networkSwitch(false);
     const events: SendEvent[] = [];
     const client = createClient({
@@ -112,26 +92,26 @@ describe('answerOnceTransport with an outbox', () => {
       outbox: indexedDbOutbox({ name: freshDatabase(), network }),
       onEvent: (event) => events.push(event),
     });
-    const stream = send(answerOnceTransport({ client, api: server.api }));
+    const stream = sendHi(answerOnceTransport({ client, api: server.api }));
     await until(() => events.some((event) => event.type === 'queued'), 'queued');
-    expect(posts()).toHaveLength(0);
+    expect(chat.posts()).toHaveLength(0);
     network.set(true);
     expect(await textOf(await stream)).toBe(FULL);
     expect(server.calls()).toBe(1);
   });
 
   it('after a closed tab, the reopened chat’s reconnectToStream sends what waited in the outbox, with its ID', async () => {
-    server = await startAiChatServer({ delayMs: 2 });
+    const server = await chat.start({ delayMs: 2 });
     const name = freshDatabase();
     const closed = createClient({
       storage: memoryStorageAdapter(), // sessionStorage: gone with the tab
       outbox: indexedDbOutbox({ name, network: networkSwitch(false) }),
     });
-    void send(answerOnceTransport({ client: closed, api: server.api }));
-    await until(async () => (await closed.pending(server!.api)) !== undefined, 'kept');
+    void sendHi(answerOnceTransport({ client: closed, api: server.api }));
+    await until(async () => (await closed.pending(chat.server.api)) !== undefined, 'kept');
     const kept = (await closed.pending(server.api))?.requestId;
-    expect(kept?.startsWith(user.id)).toBe(true); // the message's intent (its id, and its content's)
-    expect(posts()).toHaveLength(0);
+    expect(kept?.startsWith(HI.id)).toBe(true); // the message's intent (its id, and its content's)
+    expect(chat.posts()).toHaveLength(0);
 
     const reopened = createClient({
       storage: memoryStorageAdapter(),
@@ -141,7 +121,7 @@ describe('answerOnceTransport with an outbox', () => {
       chatId: 'chat-1',
     });
     expect(await textOf(stream!)).toBe(FULL);
-    expect(posts()).toHaveLength(1);
+    expect(chat.posts()).toHaveLength(1);
     expect(server.calls()).toBe(1);
     expect(await reopened.pending(server.api)).toBeUndefined(); // sent with that ID, and settled
   });

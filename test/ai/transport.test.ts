@@ -3,43 +3,20 @@
  * SDK's own `readUIMessageStream`, against `streamText(…).toUIMessageStreamResponse()`
  * behind the reference handler, on 127.0.0.1.
  */
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { UIMessageChunk } from 'ai';
+import { describe, expect, it } from 'vitest';
 import { createClient, memoryStorageAdapter, type IntentStorage } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
-import { startAiChatServer, WORDS } from '../support/ai-chat-server.js';
+import { WORDS } from '../support/ai-chat-server.js';
+import { messageOf, sendHi, useAiChatServer } from '../support/ai-transport.js';
+import { sleep } from '../support/sleep.js';
 
-let server: Awaited<ReturnType<typeof startAiChatServer>> | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const chat = useAiChatServer();
 
-const user: UIMessage = { id: 'msg-user-00000001', role: 'user', parts: [{ type: 'text', text: 'hi' }] };
 const FULL = WORDS.join('');
 
-/** The assistant message the AI SDK builds from a stream, and its text. */
-async function messageOf(stream: ReadableStream<UIMessageChunk>): Promise<{ message: UIMessage | undefined; text: string }> {
-  let message: UIMessage | undefined;
-  for await (const next of readUIMessageStream({ stream })) message = next;
-  const text = (message?.parts ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('');
-  return { message, text };
-}
-
-const send = (transport: ReturnType<typeof answerOnceTransport>, abortSignal?: AbortSignal) =>
-  transport.sendMessages({
-    trigger: 'submit-message',
-    chatId: 'chat-1',
-    messageId: undefined,
-    messages: [user],
-    abortSignal,
-  });
-
-const posts = () => server!.requests.filter((request) => request.method === 'POST');
-
 async function until(check: () => boolean | Promise<boolean>, ms = 5_000) {
-  for (const deadline = Date.now() + ms; !(await check()) && Date.now() < deadline; )
-    await new Promise((r) => setTimeout(r, 5));
+  for (const deadline = Date.now() + ms; !(await check()) && Date.now() < deadline; ) await sleep(5);
 }
 
 /** What a reload keeps: sessionStorage's records, in a new page's client. */
@@ -51,7 +28,7 @@ async function reloaded(storage: IntentStorage): Promise<IntentStorage> {
 
 /** A page's transport, its client on `storage` (the page's sessionStorage, or a shared localStorage). */
 const pageOn = (storage: IntentStorage, signal?: AbortSignal, stopGuardMs?: number) =>
-  answerOnceTransport({ client: createClient({ storage, signal }), api: server!.api, stopGuardMs });
+  answerOnceTransport({ client: createClient({ storage, signal }), api: chat.server.api, stopGuardMs });
 
 /** Reads the first `chunks` chunks of `stream`, and leaves the rest unread; the text they showed. */
 async function readSome(stream: ReadableStream<UIMessageChunk>, chunks: number): Promise<string> {
@@ -71,7 +48,7 @@ async function readSome(stream: ReadableStream<UIMessageChunk>, chunks: number):
 async function reloadedMidAnswer(chunks: number) {
   const storage = memoryStorageAdapter();
   const gone = new AbortController();
-  await readSome(await send(pageOn(storage, gone.signal)), chunks);
+  await readSome(await sendHi(pageOn(storage, gone.signal)), chunks);
   const kept = await reloaded(storage);
   gone.abort(); // the page is gone: its connection with it
   return { kept, page2: pageOn(kept) };
@@ -80,26 +57,26 @@ async function reloadedMidAnswer(chunks: number) {
 /** useChat's stop(): aborts the stream, then waits for the server's DELETE and for the holder to honour it. */
 async function stop(controller: AbortController): Promise<void> {
   controller.abort();
-  await until(() => server!.requests.some((request) => request.method === 'DELETE'));
-  await new Promise((resolve) => setTimeout(resolve, 200)); // the holder honours it within a flush window
+  await until(() => chat.server.requests.some((request) => request.method === 'DELETE'));
+  await sleep(200); // the holder honours it within a flush window
 }
 
 describe('answerOnceTransport (answer-once/ai)', () => {
   it('makes a double send of one user message one intent: one request, one model call, the whole answer to both', async () => {
-    server = await startAiChatServer();
+    const server = await chat.start();
     const transport = answerOnceTransport({ client: createClient(), api: server.api });
-    const [a, b] = await Promise.all([send(transport), send(transport)]);
+    const [a, b] = await Promise.all([sendHi(transport), sendHi(transport)]);
     const [first, second] = await Promise.all([messageOf(a), messageOf(b)]);
     expect(first.text).toBe(FULL);
     expect(second.text).toBe(FULL);
-    expect(posts()).toHaveLength(1);
+    expect(chat.posts()).toHaveLength(1);
     expect(server.calls()).toBe(1);
   });
 
   it('continues a stream cut mid-answer without a seam: one text part, every word once, one model call', async () => {
-    server = await startAiChatServer({ cuts: [9] });
+    const server = await chat.start({ cuts: [9] });
     const transport = answerOnceTransport({ client: createClient(), api: server.api });
-    const { message, text } = await messageOf(await send(transport));
+    const { message, text } = await messageOf(await sendHi(transport));
     expect(text).toBe(FULL);
     expect(message?.parts.filter((part) => part.type === 'text')).toHaveLength(1);
     expect(server.cuts()).toBe(1);
@@ -108,11 +85,11 @@ describe('answerOnceTransport (answer-once/ai)', () => {
 
   it('replaces the partial answer when the answer restarts on the server (its stream broke, the resend ran it again): one text part, the new answer once', async () => {
     const rerun = WORDS.map((word) => `again-${word}`);
-    server = await startAiChatServer({ breakFirstAfter: 9, rerunWords: rerun });
+    const server = await chat.start({ breakFirstAfter: 9, rerunWords: rerun });
     const restarts: number[] = [];
     const client = createClient({ onEvent: (event) => event.type === 'restart' && restarts.push(event.generation) });
     const transport = answerOnceTransport({ client, api: server.api });
-    const { message, text } = await messageOf(await send(transport));
+    const { message, text } = await messageOf(await sendHi(transport));
     expect(restarts).toHaveLength(1); // the first run's words reached the reader, then the answer started again
     expect(text).toBe(rerun.join(''));
     expect(message?.parts.filter((part) => part.type === 'text')).toHaveLength(1);
@@ -121,11 +98,11 @@ describe('answerOnceTransport (answer-once/ai)', () => {
   });
 
   it('continues the answer without a restart when the resend’s run writes again what the broken one had sent: every word once', async () => {
-    server = await startAiChatServer({ breakFirstAfter: 9 });
+    const server = await chat.start({ breakFirstAfter: 9 });
     const restarts: number[] = [];
     const client = createClient({ onEvent: (event) => event.type === 'restart' && restarts.push(event.generation) });
     const transport = answerOnceTransport({ client, api: server.api });
-    const { message, text } = await messageOf(await send(transport));
+    const { message, text } = await messageOf(await sendHi(transport));
     expect(restarts).toHaveLength(0); // the new run reproduced the logged bytes: one answer, no seam
     expect(text).toBe(FULL);
     expect(message?.parts.filter((part) => part.type === 'text')).toHaveLength(1);
@@ -134,7 +111,7 @@ describe('answerOnceTransport (answer-once/ai)', () => {
   });
 
   it('reattaches after a reload from the pending intent in storage, from the start of the log, with no duplicated text', async () => {
-    server = await startAiChatServer({ delayMs: 15 });
+    const server = await chat.start({ delayMs: 15 });
     const { kept, page2 } = await reloadedMidAnswer(4);
     const resumed = await page2.reconnectToStream({ chatId: 'chat-1' });
     expect(resumed).not.toBeNull();
@@ -147,33 +124,33 @@ describe('answerOnceTransport (answer-once/ai)', () => {
   });
 
   it('collapses concurrent resumes of one intent (StrictMode, two mounts) into one request', async () => {
-    server = await startAiChatServer({ delayMs: 10 });
+    const server = await chat.start({ delayMs: 10 });
     const { page2 } = await reloadedMidAnswer(1);
-    const before = posts().length;
+    const before = chat.posts().length;
     const streams = await Promise.all([1, 2, 3].map(() => page2.reconnectToStream({ chatId: 'chat-1' })));
     const texts = await Promise.all(streams.map(async (stream) => (await messageOf(stream!)).text));
     expect(texts).toEqual([FULL, FULL, FULL]);
-    expect(posts().length - before).toBe(1);
+    expect(chat.posts().length - before).toBe(1);
     expect(server.calls()).toBe(1);
   });
 
   it('shows one answer in two tabs resuming the same pending intent (localStorage): one model call, both whole', async () => {
-    server = await startAiChatServer({ delayMs: 15 });
+    const server = await chat.start({ delayMs: 15 });
     const storage = memoryStorageAdapter(); // what two tabs share: localStorage
     const gone = new AbortController();
-    await readSome(await send(pageOn(storage, gone.signal)), 3);
+    await readSome(await sendHi(pageOn(storage, gone.signal)), 3);
     gone.abort(); // the tab that asked was reloaded
-    const before = posts().length;
+    const before = chat.posts().length;
     const tabs = [1, 2].map(() => pageOn(storage));
     const streams = await Promise.all(tabs.map((tab) => tab.reconnectToStream({ chatId: 'chat-1' })));
     const texts = await Promise.all(streams.map(async (stream) => (await messageOf(stream!)).text));
     expect(texts).toEqual([FULL, FULL]);
-    expect(posts().length - before).toBe(2); // one request per tab, both attached to the one generation
+    expect(chat.posts().length - before).toBe(2); // one request per tab, both attached to the one generation
     expect(server.calls()).toBe(1);
   });
 
   it("does not stop the generation when useChat aborts a resume a newer one replaced (StrictMode's second mount)", async () => {
-    server = await startAiChatServer({ delayMs: 15 });
+    const server = await chat.start({ delayMs: 15 });
     const { page2 } = await reloadedMidAnswer(4);
     // What useChat does on a StrictMode mount with resume: true: resume, abort that resume
     // as the second mount resumes again, then cancel the first one's stream when it arrives.
@@ -189,25 +166,25 @@ describe('answerOnceTransport (answer-once/ai)', () => {
   });
 
   it('stops the generation on the server when the stream is aborted (stop()), and a later send of the message shows the stopped partial answer without a model call', async () => {
-    server = await startAiChatServer({ delayMs: 20 });
+    const server = await chat.start({ delayMs: 20 });
     const transport = answerOnceTransport({ client: createClient(), api: server.api, stopGuardMs: 0 });
     const controller = new AbortController();
-    const shown = await readSome(await send(transport, controller.signal), 5);
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the model goes on past what was read
+    const shown = await readSome(await sendHi(transport, controller.signal), 5);
+    await sleep(100); // the model goes on past what was read
     await stop(controller);
     const later = answerOnceTransport({ client: createClient(), api: server.api });
-    const { text } = await messageOf(await send(later));
+    const { text } = await messageOf(await sendHi(later));
     expect(shown).toBe('word0 word1 ');
     expect(text).toBe(shown); // exactly what useChat had taken when it stopped
     expect(server.calls()).toBe(1);
   });
 
   it('shows the stopped partial answer after stop() and a reload (reconnectToStream), without a model call (vercel/ai #8390)', async () => {
-    server = await startAiChatServer({ delayMs: 20 });
+    const server = await chat.start({ delayMs: 20 });
     const storage = memoryStorageAdapter();
     const controller = new AbortController();
-    const shown = await readSome(await send(pageOn(storage, undefined, 0), controller.signal), 5);
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the model goes on past what was read
+    const shown = await readSome(await sendHi(pageOn(storage, undefined, 0), controller.signal), 5);
+    await sleep(100); // the model goes on past what was read
     await stop(controller);
     const [stopped] = await storage.list();
     expect(stopped?.stopped).toBe(true); // kept past the stream's end, for the reload
@@ -228,8 +205,6 @@ describe('answerOnceTransport (answer-once/ai)', () => {
   });
 });
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * The stop guard: a stop within `stopGuardMs` (default 500 ms) of the send — a double-click's
  * second click on a Stop that took Send's place — stops nothing.
@@ -238,17 +213,17 @@ describe('answerOnceTransport: a stop right after the send', () => {
   it.each([100, 200])(
     'does not call useChat’s stop %d ms after the send (guardStop), and stops after the guard',
     async (delay) => {
-      server = await startAiChatServer({ delayMs: 20 });
+      const server = await chat.start({ delayMs: 20 });
       const transport = answerOnceTransport({ client: createClient(), api: server.api });
       let stops = 0;
       const stop = transport.guardStop(async () => void (stops += 1));
-      const answer = send(transport);
-      await pause(delay);
+      const answer = sendHi(transport);
+      await sleep(delay);
       await stop();
       expect(stops).toBe(0);
       // Well past the guard: the send starts its clock once its intent ID is minted (a digest
-      // of the body, a few ms on a loaded machine), so 500 ms after `send()` may still be inside it.
-      await pause(500 - delay + 100);
+      // of the body, a few ms on a loaded machine), so 500 ms after `sendHi()` may still be inside it.
+      await sleep(500 - delay + 100);
       await stop();
       expect(stops).toBe(1);
       await (await answer).cancel();
@@ -258,26 +233,26 @@ describe('answerOnceTransport: a stop right after the send', () => {
   it.each([100, 200])(
     'does not stop the generation when the stream is aborted %d ms after the send: one model call, the whole answer kept',
     async (delay) => {
-      server = await startAiChatServer({ delayMs: 15 });
+      const server = await chat.start({ delayMs: 15 });
       const transport = answerOnceTransport({ client: createClient(), api: server.api });
       const controller = new AbortController();
       const started = Date.now();
-      await send(transport, controller.signal);
-      await pause(Math.max(0, delay - (Date.now() - started)));
+      await sendHi(transport, controller.signal);
+      await sleep(Math.max(0, delay - (Date.now() - started)));
       controller.abort();
-      await pause(300);
+      await sleep(300);
       expect(server.requests.filter((request) => request.method === 'DELETE')).toHaveLength(0);
       const later = answerOnceTransport({ client: createClient(), api: server.api });
-      expect((await messageOf(await send(later))).text).toBe(FULL);
+      expect((await messageOf(await sendHi(later))).text).toBe(FULL);
       expect(server.calls()).toBe(1);
     },
   );
 
   it('takes the guard from stopGuardMs (0 turns it off), and refuses one that is not a timer, naming it', async () => {
-    server = await startAiChatServer({ delayMs: 20 });
+    const server = await chat.start({ delayMs: 20 });
     const transport = answerOnceTransport({ client: createClient(), api: server.api, stopGuardMs: 0 });
     let stops = 0;
-    const answer = send(transport);
+    const answer = sendHi(transport);
     await transport.guardStop(async () => void (stops += 1))();
     expect(stops).toBe(1);
     await (await answer).cancel();

@@ -22,6 +22,9 @@ const finish = [
   'data: [DONE]\n\n',
 ];
 
+/** The chunks' types after a restart shown in place: the old step's text, reset-step, the new step's text, the end. */
+const resetInPlace = ['text-delta', 'reset-step', 'text-start', 'text-delta', 'text-end', 'finish-step', 'finish'];
+
 async function chunksOf(units: string[]): Promise<UIMessageChunk[]> {
   const body = new Response(units.join('')).body!;
   const chunks: UIMessageChunk[] = [];
@@ -40,18 +43,7 @@ describe('uiMessageChunks (answer-once/ai)', () => {
       ...step('new'),
       ...finish,
     ]);
-    expect(chunks.map((chunk) => chunk.type)).toEqual([
-      'start',
-      'start-step',
-      'text-start',
-      'text-delta',
-      'reset-step',
-      'text-start',
-      'text-delta',
-      'text-end',
-      'finish-step',
-      'finish',
-    ]);
+    expect(chunks.map((chunk) => chunk.type)).toEqual(['start', 'start-step', 'text-start', ...resetInPlace]);
     expect(chunks.filter((chunk) => chunk.type === 'text-delta').map((chunk) => chunk.delta)).toEqual(['old', 'new']);
   });
 
@@ -87,15 +79,7 @@ describe('uiMessageChunks (answer-once/ai)', () => {
       ...step('two, then'),
       ...finish,
     ]);
-    expect(chunks.map((chunk) => chunk.type).slice(-7)).toEqual([
-      'text-delta',
-      'reset-step',
-      'text-start',
-      'text-delta',
-      'text-end',
-      'finish-step',
-      'finish',
-    ]);
+    expect(chunks.map((chunk) => chunk.type).slice(-resetInPlace.length)).toEqual(resetInPlace);
     let message: UIMessage | undefined;
     const stream = new ReadableStream<UIMessageChunk>({
       start(controller) {

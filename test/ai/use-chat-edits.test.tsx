@@ -19,6 +19,7 @@ import { createClient, memoryStorageAdapter } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
 import { aiChatWork } from '../support/ai-chat-server.js';
 import { stopRoutes } from '../support/stop-routes.js';
+import { sleep } from '../support/sleep.js';
 
 afterEach(() => cleanup());
 
@@ -88,7 +89,7 @@ async function whileStreaming(server: Server, action: 'edit' | 'regenerate', sto
   await waitFor(() => expect(text('status')).toBe('ready'), { timeout: 8_000 });
   // Both runs ended on the server (stopped, or to their last word), and the chat has shown all it was handed.
   await waitFor(() => expect(server.stats.runsEnded).toBe(2), { timeout: 8_000 });
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await sleep(100);
   return statuses.slice(from);
 }
 

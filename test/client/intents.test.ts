@@ -2,6 +2,7 @@ import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { AbortError, createClient, type SendEvent } from 'answer-once';
 import { createProtocolFake, idOf, ORIGIN, useMsw } from '../support/protocol-fake.js';
+import { sleep } from '../support/sleep.js';
 
 const server = await useMsw();
 
@@ -20,7 +21,7 @@ function gated() {
     for (const open of gates.splice(0)) open();
   };
   const waitForRequests = async (n: number) => {
-    while (ids.length < n) await new Promise((r) => setTimeout(r, 1));
+    while (ids.length < n) await sleep(1);
   };
   return { ids, releaseAll, waitForRequests };
 }

@@ -12,6 +12,7 @@ import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { createClient, isAbortError, type AbortError, type SendEvent } from 'answer-once';
 import { until } from '../support/server-support.js';
+import { sleep } from '../support/sleep.js';
 
 const BASE = 'http://127.0.0.1:9/';
 
@@ -163,7 +164,7 @@ describe('joined sends', () => {
     const c = client.send('chat', { intentKey: 'k' });
     const second = await server.next();
     await until(() => settled.length > 0);
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await sleep(0);
     expect(settled[0]).toMatchObject({ requestId: first.id, outcome: 'failed' });
     const d = client.send('chat', { intentKey: 'k' });
     second.answer(answer({ text: 'hi' }));

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createClient, DeadlineExceededError, ProtocolError, type SendEvent } from 'answer-once';
 import { advance, createProtocolFake, ORIGIN, problem, useMsw } from '../support/protocol-fake.js';
 import { accepted, journal, offsets } from '../support/poll-journal.js';
+import { sleep } from '../support/sleep.js';
 
 const server = await useMsw();
 
@@ -130,7 +131,7 @@ describe('client polling after 202', () => {
         if (polls === 3) return HttpResponse.json({ answer: 'done' });
         // A server that applies `Prefer: wait=2`: it holds the poll 2 s, then says so.
         expect(request.headers.get('prefer')).toBe('wait=2');
-        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        await sleep(2_000);
         return accepted({ 'Retry-After': '5', 'Preference-Applied': 'wait=2' });
       }),
     );

@@ -8,10 +8,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type ClientOptions, createClient, memoryStorageAdapter, type IntentStorage, type SendEvent } from 'answer-once';
 import { scripted } from '../support/scripted-fetch.js';
+import { sleep } from '../support/sleep.js';
 
 const BASE = 'http://127.0.0.1:9/';
 const STATUS = { Location: '/status/1' };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const accepted = (headers: Record<string, string> = {}) => new Response(null, { status: 202, headers });
 
 /** A client whose polls are 1 ms apart, over `server`. */

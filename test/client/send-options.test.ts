@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createClient, type SendOptions } from 'answer-once';
+import { sleep } from '../support/sleep.js';
 
 const BASE = 'http://127.0.0.1:9/';
 
@@ -20,7 +21,7 @@ function setup() {
     requests.push(request);
     bodies.push(await request.clone().text());
     const n = requests.length;
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
     return Response.json({ n });
   };
   return { requests, bodies, client: createClient({ baseUrl: BASE, fetch: fetch as typeof globalThis.fetch }) };

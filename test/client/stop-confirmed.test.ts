@@ -7,20 +7,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createClient, isStopNotConfirmedError, type StreamPart } from 'answer-once';
-import { stopRoutes } from '../support/stop-routes.js';
-import { tokenResponse } from '../support/token-stream.js';
+import { tokenStopRoutes } from '../support/stop-routes.js';
 
 const TOKENS = Array.from({ length: 40 }, (_, i) => `t${i} `);
 
-function app(withDelete: boolean) {
-  return stopRoutes(
-    async (request, { signal }) => {
-      await request.text();
-      return tokenResponse(TOKENS, { delayMs: 15, signal });
-    },
-    { withDelete, unit: 'data: ' },
-  );
-}
+const app = (withDelete: boolean) => tokenStopRoutes(TOKENS, 15, withDelete);
 
 /** Streams one answer and stops it after five events; what the stop did, and every part read. */
 async function streamAndStop(server: ReturnType<typeof app>) {

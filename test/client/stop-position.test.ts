@@ -9,10 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { createClient, memoryStorageAdapter, SendController } from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { tokenResponse } from '../support/token-stream.js';
+import { sleep } from '../support/sleep.js';
 
 const TOKENS = Array.from({ length: 60 }, (_, i) => `t${i} `);
 const BASE = 'http://127.0.0.1:9/';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A chat server whose stop requests arrive `stopLatencyMs` late, recording their headers. */
 function chatServer(kind: 'sse' | 'text', stopLatencyMs = 120) {

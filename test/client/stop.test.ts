@@ -18,6 +18,7 @@ import {
 import { createIdempotencyHandler } from 'answer-once/server';
 import { memoryArea } from '../support/memory-area.js';
 import { tokenResponse } from '../support/token-stream.js';
+import { sleep } from '../support/sleep.js';
 
 const TOKENS = Array.from({ length: 40 }, (_, i) => `t${i} `);
 const FULL = TOKENS.join('');
@@ -237,7 +238,7 @@ describe('SendController.stop', () => {
     const controller = new SendController(createClient({ baseUrl: BASE, fetch }), 'chat', { stopGuardMs: 0 });
     const sent = controller.send({ json: { content: 'hi' } });
     await expect.poll(() => controller.getSnapshot().status).toBe('sending');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     expect((await controller.stop())?.outcome).toBe('stopping');
     const state = await sent;
     expect(state.status).toBe('failed');

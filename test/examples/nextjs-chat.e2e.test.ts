@@ -3,7 +3,7 @@
  * per run, then `next start` over a PostgreSQL the demo starts itself — in Chromium: the
  * same page and the same promises as the AI SDK demo, its chat and status routes being
  * App Router route handlers over one `createIdempotencyHandler` with `PostgresStore` and
- * `waitUntil: after`.
+ * `waitUntil: after` — its booking agent's step journal in PostgreSQL.
  */
 import { startNextDemoProcess } from '../support/demo-process.js';
 import { requirePostgresServer } from '../support/postgres-server.js';

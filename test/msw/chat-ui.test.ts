@@ -7,6 +7,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type AnswerOnceClient, createClient } from 'answer-once';
 import { createIdempotentMock } from 'answer-once/msw';
+import { sleep } from '../support/sleep.js';
 
 /** The app under test: a transcript, and a send button that asks the model. */
 function chatUi(client: AnswerOnceClient) {
@@ -37,7 +38,7 @@ function setup() {
     handler: async (request) => {
       modelCalls += 1;
       const { question } = (await request.json()) as { question: string };
-      await new Promise((resolve) => setTimeout(resolve, 30)); // the model thinks
+      await sleep(30); // the model thinks
       return Response.json({ answer: `You asked "${question}".` });
     },
   });

@@ -1,11 +1,11 @@
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createIdempotentMock, type IdempotentMockOptions } from 'answer-once/msw';
+import { sleep } from '../support/sleep.js';
 
 const URL_ = 'https://api.test/api/chat';
 const ID = 'req-0000000001';
 const server = setupServer();
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
 afterEach(() => server.resetHandlers());

@@ -8,37 +8,14 @@ import {
   MeterProvider,
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
-import { simulateReadableStream, streamText } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
+import { streamText } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { otelMetrics } from 'answer-once/otel';
 import { createIdempotencyHandler } from 'answer-once/server';
+import { mockModel } from '../support/ai-chat-server.js';
 
 const INPUT = 42;
 const WORDS = ['one ', 'two ', 'three ', 'four'];
-
-function model(): MockLanguageModelV4 {
-  return new MockLanguageModelV4({
-    doStream: async () => ({
-      stream: simulateReadableStream({
-        chunkDelayInMs: 2,
-        chunks: [
-          { type: 'text-start', id: 't' },
-          ...WORDS.map((delta) => ({ type: 'text-delta' as const, id: 't', delta })),
-          { type: 'text-end', id: 't' },
-          {
-            type: 'finish',
-            finishReason: { unified: 'stop', raw: undefined },
-            usage: {
-              inputTokens: { total: INPUT, noCache: INPUT, cacheRead: undefined, cacheWrite: undefined },
-              outputTokens: { total: WORDS.length, text: WORDS.length, reasoning: undefined },
-            },
-          },
-        ],
-      }),
-    }),
-  });
-}
 
 describe('usage through the AI SDK', () => {
   it('counts the mock model’s usage once as tokens avoided, however often the intent is replayed', async () => {
@@ -52,7 +29,7 @@ describe('usage through the AI SDK', () => {
       handler: (_request, ctx) => {
         calls += 1;
         return streamText({
-          model: model(),
+          model: mockModel(WORDS, 2, INPUT),
           prompt: 'hi',
           abortSignal: ctx.signal,
           onFinish: ({ totalUsage }) =>

@@ -12,9 +12,10 @@ import { metrics } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { otelMetrics } from 'answer-once/otel';
 import { createIdempotencyHandler, type IdempotencyEvent, MemoryStore, type RunContext, runOnce } from 'answer-once/server';
+import { gate } from '../support/server-support.js';
+import { sleep } from '../support/sleep.js';
 
 const encoder = new TextEncoder();
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A meter provider whose every measurement can be read back. */
 function metricsRig() {
@@ -83,6 +84,17 @@ const meteredApp = (handler: Work) => ({
     handler,
   }),
 });
+
+/** A metered app whose model answers 'forty-two' (70 + 30 tokens) once `release()` is called. */
+function heldApp() {
+  const held = gate();
+  const app = meteredApp(async (_request, ctx) => {
+    await held.promise;
+    ctx.reportUsage({ inputTokens: 70, outputTokens: 30 });
+    return Response.json({ answer: 'forty-two' });
+  });
+  return { app, release: held.open };
+}
 
 /**
  * A `waitUntil` that keeps what the handler hands it, and `settled()` awaiting it all: a
@@ -176,12 +188,7 @@ describe('otelMetrics', () => {
 
   it('counts a send told to come back (202) as in progress, and one that waited for the answer (Prefer: wait) as a call avoided', async () => {
     rig = metricsRig();
-    let release = (): void => undefined;
-    const app = meteredApp(async (_request, ctx) => {
-      await new Promise<void>((resolve) => (release = resolve));
-      ctx.reportUsage({ inputTokens: 70, outputTokens: 30 });
-      return Response.json({ answer: 'forty-two' });
-    });
+    const { app, release } = heldApp();
     const first = app.handle(send('poll-000001'));
     await sleep(20);
     const told = await app.handle(send('poll-000001'));
@@ -426,12 +433,7 @@ describe('otelMetrics: what counts as a call avoided (PROTOCOL.md § 7.6)', () =
 
   it('counts no call avoided for status polls, status reads and resumes from a position — only a send does', async () => {
     rig = metricsRig();
-    let release = (): void => undefined;
-    const app = meteredApp(async (_request, ctx) => {
-      await new Promise<void>((resolve) => (release = resolve));
-      ctx.reportUsage({ inputTokens: 70, outputTokens: 30 });
-      return Response.json({ answer: 'forty-two' });
-    });
+    const { app, release } = heldApp();
     const running = app.handle(send('poll-only-01'));
     await sleep(20);
     const polled = app.handle(status('poll-only-01', { headers: { Prefer: 'wait=5' } })); // a long poll

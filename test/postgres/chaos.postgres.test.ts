@@ -10,13 +10,12 @@
  * CI runs 120 intents; `PG_CHAOS_INTENTS=1000 npx vitest run test/postgres/chaos.postgres.test.ts`
  * is a longer run.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresServer, requirePostgresServer } from '../support/postgres-server.js';
-import { ServerInstance } from '../support/redis-instances.js';
+import { ServerInstance } from '../support/server-instances.js';
 import { seeded } from '../support/seeded.js';
-import { type ChaosPlan, expectTranscriptsStored, killMidStream } from '../support/stream-chaos.js';
-import { type FollowedIntent, followIntent } from '../support/stream-client.js';
+import { chaosPlans, runChaos } from '../support/stream-chaos.js';
+import { sleep } from '../support/sleep.js';
 
 const hasPostgres = requirePostgresServer();
 const INTENTS = Number(process.env.PG_CHAOS_INTENTS ?? 120);
@@ -24,12 +23,6 @@ const INTENTS = Number(process.env.PG_CHAOS_INTENTS ?? 120);
 const LEASE_MS = 4_000;
 const CONCURRENCY = 24;
 const KILL_GROUP = 6;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Plan extends ChaosPlan {
-  readonly cutAtByte: number | undefined;
-  readonly kill: boolean;
-}
 
 describe.skipIf(!hasPostgres)(`chaos: ${INTENTS} streamed intents on two instances sharing one PostgreSQL`, () => {
   let server: PostgresServer;
@@ -52,85 +45,48 @@ describe.skipIf(!hasPostgres)(`chaos: ${INTENTS} streamed intents on two instanc
     timeout: 600_000,
   }, async () => {
     const random = seeded(20261202);
-    const plans: Plan[] = Array.from({ length: INTENTS }, () => {
-      const events = 5 + Math.floor(random() * 26);
-      const kill = random() < 0.05;
-      // A killed producer's stream is slower, so it is surely mid-stream when its process dies.
-      const model = kill ? { events: 40, eventMs: 40 } : { events, eventMs: 5 + Math.floor(random() * 20) };
-      const cut = random() < 0.3;
-      return {
-        id: `pg-chaos-${randomUUID()}`,
-        model,
-        cutAtByte: cut && !kill ? 1 + Math.floor(random() * model.events * 30) : undefined,
-        kill,
-      };
+    const plans = chaosPlans(INTENTS, random, {
+      prefix: 'pg-chaos',
+      eventMs: () => 5 + Math.floor(random() * 20),
+      more: (plan) => plan,
     });
-    const followed = new Map<string, FollowedIntent>();
-    const started = performance.now();
-
-    async function runSteady(plan: Plan, index: number): Promise<void> {
-      const result = await followIntent(steady, plan.id, plan.model, {
-        first: index % 2,
-        maxAttempts: 100,
-        cut: (attempt) => (attempt === 0 && plan.cutAtByte ? { cutAtByte: plan.cutAtByte } : undefined),
-      });
-      followed.set(plan.id, result);
-    }
-
-    // The killed producers, a group at a time, on victim instances; their clients reconnect to A and B.
-    async function runVictims(group: Plan[], round: number): Promise<number> {
-      const victim = await ServerInstance.start({ name: `C${round}`, postgresUrl: server.url, leaseMs: LEASE_MS });
-      victims.push(victim);
-      return killMidStream(victim, steady, group, followed, 200);
-    }
-
-    const killedPlans = plans.filter((plan) => plan.kill);
-    const steadyPlans = plans.filter((plan) => !plan.kill);
-    let next = 0;
-    const steadyRun = Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (next < steadyPlans.length) {
-          const index = next++;
-          await runSteady(steadyPlans[index]!, index);
-        }
-      }),
-    );
-    let killed = 0;
-    const victimRun = (async () => {
-      for (let start = 0, round = 1; start < killedPlans.length; start += KILL_GROUP, round += 1) {
-        killed += await runVictims(killedPlans.slice(start, start + KILL_GROUP), round);
-      }
-    })();
-    // PostgreSQL restarts once a third of the steady intents have started, streams in flight.
     let restartMs = 0;
-    const restart = (async () => {
-      while (next < steadyPlans.length / 3) await sleep(20);
-      const at = performance.now();
-      await server.restart('fast');
-      restartMs = performance.now() - at;
-    })();
-    await Promise.all([steadyRun, victimRun, restart]);
-    const elapsed = performance.now() - started;
-
-    // Every transcript against the stored answer, replayed by the other instance.
-    await expectTranscriptsStored(plans, followed, steady);
+    const steadyCount = plans.filter((plan) => !plan.kill).length;
+    const { followed, killed, killedPlans, elapsedMs, attempts, cuts } = await runChaos(
+      {
+        plans,
+        steady,
+        victim: (name) => ServerInstance.start({ name, postgresUrl: server.url, leaseMs: LEASE_MS }),
+        concurrency: CONCURRENCY,
+        killGroup: KILL_GROUP,
+        victimAttempts: 200,
+        steadyAttempts: 100,
+        cut: (plan, attempt) => (attempt === 0 && plan.cutAtByte ? { cutAtByte: plan.cutAtByte } : undefined),
+        // PostgreSQL restarts once a third of the steady intents have started, streams in flight.
+        alongside: async (started) => {
+          while (started() < steadyCount / 3) await sleep(20);
+          const at = performance.now();
+          await server.restart('fast');
+          restartMs = performance.now() - at;
+        },
+      },
+      victims,
+    );
 
     const everyInstance = [...steady, ...victims];
     const events = everyInstance.flatMap((instance) => instance.events);
     const calls = events.filter((event) => event.event === 'stream-start');
     const storeErrors = events.filter((event) => event.event === 'store-error').length;
-    expect(killed).toBe(killedPlans.length); // each was mid-stream when its process died
+    expect(killed).toBe(killedPlans); // each was mid-stream when its process died
     expect(storeErrors).toBeGreaterThan(0); // the restart was felt
     expect(calls).toHaveLength(INTENTS + killed);
 
-    const attempts = [...followed.values()].reduce((sum, result) => sum + result.attempts.length, 0);
-    const cuts = [...followed.values()].filter((result) => result.attempts.some((attempt) => attempt.end === 'cut')).length;
     const refused = [...followed.values()].reduce(
       (sum, result) => sum + result.attempts.filter((attempt) => attempt.status === 503).length,
       0,
     );
     console.info(
-      `[postgres chaos] ${INTENTS} intents in ${(elapsed / 1_000).toFixed(1)} s: ${attempts} attempts, ${cuts} responses lost mid-stream and resumed, ` +
+      `[postgres chaos] ${INTENTS} intents in ${(elapsedMs / 1_000).toFixed(1)} s: ${attempts} attempts, ${cuts} responses lost mid-stream and resumed, ` +
         `${killed} producers killed, PostgreSQL restarted in ${restartMs.toFixed(0)} ms (${storeErrors} store errors, ${refused} answers 503), ` +
         `${calls.length} model calls = ${INTENTS} + ${killed}; every transcript equals its stored answer`,
     );

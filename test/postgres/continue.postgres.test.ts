@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresServer, requirePostgresServer } from '../support/postgres-server.js';
-import { ServerInstance } from '../support/redis-instances.js';
+import { ServerInstance } from '../support/server-instances.js';
 import { expectContinuedAfterKill } from '../support/stream-continued.js';
 
 const hasPostgres = requirePostgresServer();

@@ -9,9 +9,9 @@ import type { PostgresPool } from 'answer-once/postgres';
 import { bytes, claimGeneration, held, text } from 'answer-once/testing';
 import { requirePostgresServer } from '../support/postgres-server.js';
 import { newKey, usePostgresSuite } from '../support/postgres-suite.js';
+import { sleep } from '../support/sleep.js';
 
 const hasPostgres = requirePostgresServer();
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 /** Polling a minute apart: a wake-up within seconds is a NOTIFY's (or the reconnection's). */
 const POLL_MS = 60_000;
 

@@ -10,12 +10,12 @@ import { createIdempotencyHandler } from 'answer-once/server';
 import { held } from 'answer-once/testing';
 import { requirePostgresServer } from '../support/postgres-server.js';
 import { newKey, usePostgresSuite } from '../support/postgres-suite.js';
+import { sleep } from '../support/sleep.js';
 
 const hasPostgres = requirePostgresServer();
 const EVENTS = 30;
 const ANSWERS = 5;
 const encoder = new TextEncoder();
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.skipIf(!hasPostgres)('PostgresStore on a pool of one connection', () => {
   const suite = usePostgresSuite();

@@ -9,9 +9,9 @@ import { PostgresStoreUnavailableError } from 'answer-once/postgres';
 import { held } from 'answer-once/testing';
 import { requirePostgresServer } from '../support/postgres-server.js';
 import { newKey, usePostgresSuite } from '../support/postgres-suite.js';
+import { sleep } from '../support/sleep.js';
 
 const hasPostgres = requirePostgresServer();
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.skipIf(!hasPostgres)('PostgresStore when PostgreSQL restarts', () => {
   const suite = usePostgresSuite();

@@ -11,11 +11,11 @@ import { runOnce } from 'answer-once/server';
 import { bytes, claimGeneration, found, held } from 'answer-once/testing';
 import { requirePostgresServer } from '../support/postgres-server.js';
 import { newKey, usePostgresSuite } from '../support/postgres-suite.js';
+import { sleep } from '../support/sleep.js';
 
 const hasPostgres = requirePostgresServer();
 const LEASE = 300;
 const TTL = 60_000;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The pool, counting the statements sent through it (each `query` is one round trip). */
 function counted(pool: PostgresPool): { pool: PostgresPool; statements: () => number } {

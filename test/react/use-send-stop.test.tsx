@@ -9,23 +9,14 @@ import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/re
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, isStopNotConfirmedError, type AnswerOnceClient } from 'answer-once';
 import { useSend } from 'answer-once/react';
-import { stopRoutes } from '../support/stop-routes.js';
-import { tokenResponse } from '../support/token-stream.js';
+import { tokenStopRoutes } from '../support/stop-routes.js';
 
 afterEach(() => cleanup());
 
 const TOKENS = Array.from({ length: 30 }, (_, i) => `t${i} `);
 const FULL = TOKENS.join('');
 
-function app(withDelete: boolean) {
-  return stopRoutes(
-    async (request, { signal }) => {
-      await request.text();
-      return tokenResponse(TOKENS, { delayMs: 20, signal });
-    },
-    { withDelete, unit: 'data: ' },
-  );
-}
+const app = (withDelete: boolean) => tokenStopRoutes(TOKENS, 20, withDelete);
 
 function Chat({ client }: { client: AnswerOnceClient }) {
   const chat = useSend<string>(client, 'chat', { stream: true, stopGuardMs: 0 });

@@ -3,12 +3,12 @@
  * multi-process chaos spec as on one redis-server passes.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCluster } from 'redis';
-import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RedisStore } from 'answer-once/redis';
 import { describeChaos } from '../support/redis-chaos.js';
-import { rawCommand, RedisClusterServer, requireRedisServer } from '../support/redis-server.js';
-import { measureCalls, scriptRoundTrips } from '../support/redis-stats.js';
+import { rawCommand, requireRedisServer } from '../support/redis-server.js';
+import { scriptRoundTrips } from '../support/redis-stats.js';
+import { useRedisSuite } from '../support/redis-suite.js';
 
 const hasRedis = requireRedisServer();
 
@@ -16,34 +16,17 @@ const slotOf = async (port: number, key: string): Promise<number> =>
   Number(/^:(\d+)/.exec(await rawCommand(port, `CLUSTER KEYSLOT ${key}`))?.[1]);
 
 describe.skipIf(!hasRedis)('answer-once/redis on a 3-master Redis Cluster', () => {
-  let cluster: RedisClusterServer;
-
-  beforeAll(async () => {
-    cluster = await RedisClusterServer.start();
-  });
-
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+  const redis = useRedisSuite({ cluster: true });
 
   describe('RedisStore', () => {
-    let client: RedisStoreClient & { close(): Promise<void> };
     let store: RedisStore;
 
-    beforeAll(async () => {
-      client = await createCluster({ rootNodes: cluster.rootNodes })
-        .on('error', () => {})
-        .connect();
-      store = new RedisStore({ client, prefix: 'env:' });
-    });
-
-    afterAll(async () => {
-      await store?.close();
-      await client?.close();
+    beforeEach(async () => {
+      store = await redis.open({ client: redis.client, prefix: 'env:' });
     });
 
     it('keeps every record in its hash tag’s slot, spread over all three masters', async () => {
-      const ports = cluster.nodes.map((node) => node.port);
+      const ports = redis.cluster.nodes.map((node) => node.port);
       const holders = new Set<number>();
       for (let index = 0; index < 30; index += 1) {
         const tag = `{user:session:${randomUUID()}}`;
@@ -59,7 +42,7 @@ describe.skipIf(!hasRedis)('answer-once/redis on a 3-master Redis Cluster', () =
     });
 
     it('keeps an intent’s answer log in its record’s slot, with a hash tag or without one', async () => {
-      const ports = cluster.nodes.map((node) => node.port);
+      const ports = redis.cluster.nodes.map((node) => node.port);
       for (const key of [`answer-once:{user:session:${randomUUID()}}`, `plain-${randomUUID()}`]) {
         const claim = await store.acquire(key, 'fp', 5_000);
         if (!claim.acquired) throw new Error('expected to acquire');
@@ -79,13 +62,10 @@ describe.skipIf(!hasRedis)('answer-once/redis on a 3-master Redis Cluster', () =
       const claim = await store.acquire(key, 'fp', 5_000);
       if (!claim.acquired) throw new Error('expected to acquire');
       await store.complete(key, claim.token, 'answer', 60_000);
-      const calls = await measureCalls(
-        cluster.nodes.map((node) => node.port),
-        () => store.acquire(key, 'fp', 5_000),
-      );
+      const calls = await redis.calls(() => store.acquire(key, 'fp', 5_000));
       expect(scriptRoundTrips(calls)).toBe(1);
     });
   });
 
-  describeChaos('Cluster', () => ({ urls: cluster.rootNodes.map((node) => node.url), cluster: true }));
+  describeChaos('Cluster', () => ({ urls: redis.urls, cluster: true }));
 });

@@ -2,11 +2,10 @@
  * What the handler does when Redis itself misbehaves: a FLUSHALL while the model runs
  * (the record vanishes) and a key of another type (a permanent error).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from 'redis';
-import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
+import { describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, encodeKey, type IdempotencyEvent } from 'answer-once/server';
-import { rawCommand, RedisServer, requireRedisServer } from '../support/redis-server.js';
+import { rawCommand, requireRedisServer } from '../support/redis-server.js';
+import { useRedisSuite } from '../support/redis-suite.js';
 
 const hasRedis = requireRedisServer();
 
@@ -19,23 +18,7 @@ function send(id: string): Request {
 }
 
 describe.skipIf(!hasRedis)('createIdempotencyHandler over RedisStore when Redis misbehaves', () => {
-  let server: RedisServer;
-  let client: RedisStoreClient & { close(): Promise<void> };
-  let store: RedisStore;
-
-  beforeAll(async () => {
-    server = await RedisServer.start();
-    client = await createClient({ url: server.url })
-      .on('error', () => {})
-      .connect();
-    store = new RedisStore({ client });
-  });
-
-  afterAll(async () => {
-    await store?.close();
-    await client?.close();
-    await server?.stop();
-  });
+  const redis = useRedisSuite();
 
   it('delivers and stores again an answer whose record a FLUSHALL wiped mid-work: one model call', async () => {
     let calls = 0;
@@ -45,6 +28,7 @@ describe.skipIf(!hasRedis)('createIdempotencyHandler over RedisStore when Redis 
     const started = new Promise<void>((resolve) => (running = resolve));
     let finish!: () => void;
     const flushed = new Promise<void>((resolve) => (finish = resolve));
+    const store = await redis.open();
     const handle = createIdempotencyHandler({
       store,
       scope: () => ({ user: 'alice' }),
@@ -58,7 +42,7 @@ describe.skipIf(!hasRedis)('createIdempotencyHandler over RedisStore when Redis 
     });
     const first = handle(send('flush-00000001'));
     await started;
-    await rawCommand(server.port, 'FLUSHALL');
+    await rawCommand(redis.server.port, 'FLUSHALL');
     finish();
     const answer = await first;
     expect(answer.status).toBe(200);
@@ -70,8 +54,9 @@ describe.skipIf(!hasRedis)('createIdempotencyHandler over RedisStore when Redis 
   });
 
   it('answers a key of another type (WRONGTYPE) with 500 store-failed, not a 503 to retry forever', async () => {
+    const store = await redis.open();
     const handle = createIdempotencyHandler({ store, scope: () => ({ user: 'bob' }), handler: () => Response.json({}) });
-    await rawCommand(server.port, `SET ${encodeKey({ user: 'bob' }, 'wrong-00000001')} not-a-hash`);
+    await rawCommand(redis.server.port, `SET ${encodeKey({ user: 'bob' }, 'wrong-00000001')} not-a-hash`);
     const response = await handle(send('wrong-00000001'));
     expect(response.status).toBe(500);
     expect(response.headers.get('Retry-After')).toBeNull();

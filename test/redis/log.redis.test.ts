@@ -10,10 +10,10 @@ import type { AcquireResult } from 'answer-once/server';
 import { rawCommand, requireRedisServer } from '../support/redis-server.js';
 import { scriptRoundTrips } from '../support/redis-stats.js';
 import { newKey, useRedisSuite } from '../support/redis-suite.js';
+import { sleep } from '../support/sleep.js';
 
 const hasRedis = requireRedisServer();
 const TTL = 60_000;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 
 function claimOf(result: AcquireResult): { token: string; generation: number } {

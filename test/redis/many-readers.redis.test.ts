@@ -4,42 +4,26 @@
  * of the new batch instead of sending one each, so Redis does per append what it does
  * for one reader, and every reader gets the whole answer.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from 'redis';
-import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
+import { describe, expect, it } from 'vitest';
 import { createIdempotencyHandler } from 'answer-once/server';
-import { RedisServer, requireRedisServer } from '../support/redis-server.js';
-import { measureCalls, scriptRoundTrips } from '../support/redis-stats.js';
+import { requireRedisServer } from '../support/redis-server.js';
+import { scriptRoundTrips } from '../support/redis-stats.js';
+import { useRedisSuite } from '../support/redis-suite.js';
+import { sleep } from '../support/sleep.js';
 
 const hasRedis = requireRedisServer();
 const READERS = 5_000;
 const EVENTS = 40;
 const encoder = new TextEncoder();
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.skipIf(!hasRedis)('5,000 readers attached to one intent over RedisStore', () => {
-  let server: RedisServer;
-  let client: RedisStoreClient & { close(): Promise<void> };
-  let store: RedisStore;
-
-  beforeAll(async () => {
-    server = await RedisServer.start();
-    client = await createClient({ url: server.url })
-      .on('error', () => {})
-      .connect();
-    store = new RedisStore({ client });
-  });
-
-  afterAll(async () => {
-    await store?.close();
-    await client?.close();
-    await server?.stop();
-  });
+  const redis = useRedisSuite();
 
   it('gives every reader the whole answer, byte for byte, with Redis reads per append, not per reader', async () => {
     let calls = 0;
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
+    const store = await redis.open();
     const handle = createIdempotencyHandler({
       store,
       scope: () => ({ user: 'alice' }),
@@ -80,7 +64,7 @@ describe.skipIf(!hasRedis)('5,000 readers attached to one intent over RedisStore
     }
     const bodies: Buffer[] = [];
     const roundTrips = scriptRoundTrips(
-      await measureCalls([server.port], async () => {
+      await redis.calls(async () => {
         release();
         await firstBody;
         bodies.push(

@@ -2,32 +2,26 @@
  * Several server instances, one Redis: the chaos spec (lost responses, a frozen worker, a
  * killed worker) on a standalone redis-server, and a Redis restart with `appendonly yes`.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { describeChaos, newIntentId, sendAttempt, CHAOS_LEASE_MS } from '../support/redis-chaos.js';
-import { ServerInstance } from '../support/redis-instances.js';
-import { RedisServer, requireRedisServer } from '../support/redis-server.js';
+import { ServerInstance } from '../support/server-instances.js';
+import { requireRedisServer } from '../support/redis-server.js';
+import { useRedisSuite } from '../support/redis-suite.js';
+import { sleep } from '../support/sleep.js';
 
 const hasRedis = requireRedisServer();
 
 describe.skipIf(!hasRedis)('answer-once/redis on a standalone redis-server', () => {
-  let server: RedisServer;
+  const redis = useRedisSuite({ appendonly: true });
 
-  beforeAll(async () => {
-    server = await RedisServer.start({ appendonly: true });
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-  });
-
-  describeChaos('redis-server', () => ({ urls: [server.url], cluster: false }));
+  describeChaos('redis-server', () => ({ urls: redis.urls, cluster: false }));
 
   describe('a Redis restart (appendonly yes)', () => {
     let instances: ServerInstance[] = [];
 
     beforeEach(async () => {
       instances = await Promise.all(
-        ['A', 'B'].map((name) => ServerInstance.start({ name, urls: [server.url], leaseMs: CHAOS_LEASE_MS })),
+        ['A', 'B'].map((name) => ServerInstance.start({ name, urls: redis.urls, leaseMs: CHAOS_LEASE_MS })),
       );
     });
 
@@ -45,7 +39,7 @@ describe.skipIf(!hasRedis)('answer-once/redis on a standalone redis-server', () 
         before.set(id, attempt.bytes);
       }
 
-      await server.halt();
+      await redis.server.halt();
       try {
         const response = await fetch(`${a.url}/api/chat`, {
           method: 'POST',
@@ -56,7 +50,7 @@ describe.skipIf(!hasRedis)('answer-once/redis on a standalone redis-server', () 
         expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
         expect((await response.json()) as unknown).toMatchObject({ code: 'store-unavailable' });
       } finally {
-        await server.boot();
+        await redis.server.boot();
       }
       const workBefore = instances.flatMap((i) => i.events).filter((e) => e.event === 'work-start').length;
       expect(workBefore).toBe(50);
@@ -66,7 +60,7 @@ describe.skipIf(!hasRedis)('answer-once/redis on a standalone redis-server', () 
         let replay = await sendAttempt(instance, id, { question: `“${index}” ✓\n` });
         // The instances reconnect on their own (reconnectStrategy); a 503 meanwhile is retried.
         for (let retry = 0; replay.status === 503 && retry < 50; retry += 1) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
+          await sleep(100);
           replay = await sendAttempt(instance, id, { question: `“${index}” ✓\n` });
         }
         expect(replay).toMatchObject({ status: 200, replayed: true });

@@ -7,20 +7,19 @@
  * resend (and run the work again). The same faults on a 3-master Cluster (FLUSHALL on
  * every master, the log evicted on its shard).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, createCluster } from 'redis';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { createClient as createAnswerClient } from 'answer-once';
-import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
 import { createIdempotencyHandler, encodeKey, type IdempotencyEvent } from 'answer-once/server';
 import { serve, type ServedHandler } from 'answer-once/server/node';
-import { rawCommand, RedisClusterServer, RedisServer, requireRedisServer } from '../support/redis-server.js';
+import { requireRedisServer } from '../support/redis-server.js';
+import { useRedisSuite } from '../support/redis-suite.js';
+import { sleep } from '../support/sleep.js';
 
 const hasRedis = requireRedisServer();
 const encoder = new TextEncoder();
 const EVENTS = 30;
 const EVENT_MS = 40;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 /** The answer of the model's `run`-th call: its tokens say which run wrote them. */
 const answerOf = (run: number): string[] => Array.from({ length: EVENTS }, (_, index) => `token ${index} of run ${run}`);
 const tokens = answerOf(1);
@@ -47,53 +46,14 @@ async function transcript(response: Response): Promise<Transcript> {
   return { shown, errors, bytes };
 }
 
-type Client = RedisStoreClient & { close(): Promise<void> };
-
-/** Where the instances' Redis runs, and the faults a spec applies to it. */
-interface Target {
-  connect(): Promise<Client>;
-  /** Sends `command` to every master; their raw replies. */
-  everyMaster(command: string): Promise<string[]>;
-  /** Restarts it empty (one redis-server without persistence); absent for the Cluster. */
-  readonly restart?: () => Promise<void>;
-  stop(): Promise<void>;
-}
-
 // The reconnection settings README recommends: fail fast while Redis is away, come back quickly.
 const reconnectStrategy = (retries: number): number => Math.min(50 * 2 ** retries, 1_000);
 
-async function oneServer(): Promise<Target> {
-  const server = await RedisServer.start();
-  return {
-    connect: async () =>
-      createClient({ url: server.url, disableOfflineQueue: true, socket: { reconnectStrategy } })
-        .on('error', () => {})
-        .connect(),
-    everyMaster: async (command) => [await rawCommand(server.port, command)],
-    restart: () => server.restart(),
-    stop: () => server.stop(),
-  };
-}
-
-async function cluster(): Promise<Target> {
-  const nodes = await RedisClusterServer.start();
-  return {
-    connect: async () =>
-      createCluster({ rootNodes: nodes.rootNodes, defaults: { disableOfflineQueue: true, socket: { reconnectStrategy } } })
-        .on('error', () => {})
-        .connect(),
-    everyMaster: (command) => Promise.all(nodes.nodes.map((node) => rawCommand(node.port, command))),
-    stop: () => nodes.stop(),
-  };
-}
-
 describe.skipIf(!hasRedis).each([
-  ['one redis-server', oneServer],
-  ['a 3-master Redis Cluster', cluster],
-])('a record Redis loses while the model streams, on %s', (_name, start) => {
-  let target: Target;
-  const clients: Client[] = [];
-  const stores: RedisStore[] = [];
+  ['one redis-server', false],
+  ['a 3-master Redis Cluster', true],
+])('a record Redis loses while the model streams, on %s', (_name, cluster) => {
+  const redis = useRedisSuite({ cluster });
   let calls = 0;
   let events: IdempotencyEvent[] = [];
   /** Resolves once the model sent event `n` (index from 0). */
@@ -104,10 +64,8 @@ describe.skipIf(!hasRedis).each([
 
   /** One server instance: its own Redis connection, the same model. */
   async function instance(): Promise<(request: Request) => Promise<Response>> {
-    const client = await target.connect();
-    clients.push(client);
-    const store = new RedisStore({ client });
-    stores.push(store);
+    const client = await redis.connect({ disableOfflineQueue: true, socket: { reconnectStrategy } });
+    const store = await redis.open({ client });
     return createIdempotencyHandler({
       store,
       scope: () => ({ user: 'alice' }),
@@ -178,10 +136,6 @@ describe.skipIf(!hasRedis).each([
     return { post, resume };
   }
 
-  beforeAll(async () => {
-    target = await start();
-  });
-
   afterEach(async () => {
     calls = 0;
     events = [];
@@ -191,11 +145,16 @@ describe.skipIf(!hasRedis).each([
     served = [];
   });
 
-  afterAll(async () => {
-    await Promise.all(stores.map((store) => store.close()));
-    await Promise.all(clients.map((client) => client.close()));
-    await target?.stop();
-  });
+  /** Awaits every reader's transcript and expects the one answer, whole and without an error marker, from one model call. */
+  async function oneAnswer(reading: readonly Promise<Transcript>[]): Promise<Transcript[]> {
+    const seen = await Promise.all(reading);
+    expect(calls).toBe(1);
+    for (const one of seen) {
+      expect(one.errors).toBe(0);
+      expect(one.shown).toEqual(tokens);
+    }
+    return seen;
+  }
 
   it('after a FLUSHALL mid-stream, the holder claims its record again at its next append; a retry then and a reader on another instance get the one answer', async () => {
     const [a, b] = [await instance(), await instance()];
@@ -206,7 +165,7 @@ describe.skipIf(!hasRedis).each([
     expect(attached.headers.get('x-idempotent-attached')).toBe('true');
     const reading = [transcript(await first), transcript(attached)];
     await afterEvent(8);
-    await target.everyMaster('FLUSHALL');
+    await redis.everyServer('FLUSHALL');
     // The holder's next append finds the record gone and claims it again: within a few
     // flush windows and one event, not a heartbeat (a third of the 10 s lease) later.
     const after = await eventWithin((event) => event.type === 'record-lost', 2_000);
@@ -214,12 +173,7 @@ describe.skipIf(!hasRedis).each([
     const retry = await b(send(id)); // a retry from a client that lost its connection
     expect(retry.headers.get('x-idempotent-attached')).toBe('true');
     reading.push(transcript(retry));
-    const seen = await Promise.all(reading);
-    expect(calls).toBe(1);
-    for (const one of seen) {
-      expect(one.errors).toBe(0);
-      expect(one.shown).toEqual(tokens);
-    }
+    const seen = await oneAnswer(reading);
     const fromRetry = seen[2]!;
     // Stored: what the retry read, byte for byte (the claim's generation, re-framed whole).
     const replay = await a(send(id));
@@ -237,22 +191,17 @@ describe.skipIf(!hasRedis).each([
     const reading = [transcript(await first), transcript(attached)];
     await afterEvent(8);
     // The log is a Stream beside the record, on its hash tag (src/redis/log-key.ts).
-    const deleted = await target.everyMaster(`DEL ${encodeKey({ user: 'alice' }, id)}:log`);
+    const deleted = await redis.everyServer(`DEL ${encodeKey({ user: 'alice' }, id)}:log`);
     expect(deleted.filter((reply) => reply === ':1\r\n')).toHaveLength(1); // on its shard; the others say MOVED
     await sleep(4 * EVENT_MS);
     const retry = await b(send(id));
     expect(retry.headers.get('x-idempotent-attached')).toBe('true');
     reading.push(transcript(retry));
-    const seen = await Promise.all(reading);
-    expect(calls).toBe(1);
-    for (const one of seen) {
-      expect(one.errors).toBe(0);
-      expect(one.shown).toEqual(tokens);
-    }
+    await oneAnswer(reading);
   });
 
   it('when Redis restarts empty mid-stream, client.fetch callers on both instances read the one answer to its end: one model call', async (context) => {
-    if (!target.restart) return context.skip(); // a Cluster's restart is a failover: not this spec
+    if (cluster) return context.skip(); // a Cluster's restart is a failover: not this spec
     const { post, resume } = await servedPair('lost-redis-00001', 8);
     const first = await post(0);
     await afterEvent(3);
@@ -260,14 +209,9 @@ describe.skipIf(!hasRedis).each([
     expect(attached.headers.get('x-idempotent-attached')).toBe('true');
     const reading = [transcript(first), transcript(attached)];
     await afterEvent(8);
-    await target.restart(); // no persistence: it comes back empty
+    await redis.server.restart(); // no persistence: it comes back empty
     resume(); // the model goes on once Redis is back, as a model outlives a Redis restart
-    const seen = await Promise.all(reading);
-    expect(calls).toBe(1);
-    for (const one of seen) {
-      expect(one.errors).toBe(0);
-      expect(one.shown).toEqual(tokens);
-    }
+    await oneAnswer(reading);
     expect(events).toContainEqual(expect.objectContaining({ type: 'record-lost', reclaimed: true }));
   });
 
@@ -277,7 +221,7 @@ describe.skipIf(!hasRedis).each([
     const reading = transcript(first);
     await afterEvent(5);
     await sleep(100); // what the first run sent so far is logged
-    await target.everyMaster('FLUSHALL');
+    await redis.everyServer('FLUSHALL');
     const retry = await post(1); // before the holder wrote again: nothing says the intent runs
     expect(retry.headers.get('x-idempotent-attached')).toBeNull();
     const fromRetry = await transcript(retry);

@@ -8,11 +8,11 @@ import type { AcquireResult } from 'answer-once/server';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { requireRedisServer } from '../support/redis-server.js';
 import { newKey, useRedisSuite } from '../support/redis-suite.js';
+import { sleep } from '../support/sleep.js';
 
 const hasRedis = requireRedisServer();
 const LEASE = 5_000;
 const RUNS = 20;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function tokenOf(result: AcquireResult): string {
   if (!result.acquired) throw new Error(`expected to acquire, found ${result.record.state}`);

@@ -11,11 +11,11 @@ import { runOnce, type AcquireResult } from 'answer-once/server';
 import { rawCommand, requireRedisServer } from '../support/redis-server.js';
 import { scriptRoundTrips } from '../support/redis-stats.js';
 import { newKey, useRedisSuite } from '../support/redis-suite.js';
+import { sleep } from '../support/sleep.js';
 
 const hasRedis = requireRedisServer();
 const LEASE = 300;
 const TTL = 60_000;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function tokenOf(result: AcquireResult): string {
   if (!result.acquired) throw new Error(`expected to acquire, found ${result.record.state}`);
@@ -36,10 +36,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
   const { open, calls, track } = redis;
   /** A store on its own client, which reconnects 50 ms after its connection drops. */
   async function reconnecting() {
-    const client = createClient({ url: redis.server.url, socket: { reconnectStrategy: 50 } });
-    await client.on('error', () => {}).connect();
-    track(client);
-    return open({ client });
+    return open({ client: await redis.connect({ socket: { reconnectStrategy: 50 } }) });
   }
 
   it('runs a first attempt in acquire + renewals + complete round trips, and replays in one', async () => {
@@ -328,9 +325,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
   });
 
   it('fails at once while Redis is down (disableOfflineQueue) and works again once it is back', async () => {
-    const client = createClient({ url: redis.server.url, disableOfflineQueue: true, socket: { reconnectStrategy: 50 } });
-    await client.on('error', () => {}).connect();
-    track(client);
+    const client = await redis.connect({ disableOfflineQueue: true, socket: { reconnectStrategy: 50 } });
     const store = await open({ client });
     const key = newKey();
     await redis.server.halt();

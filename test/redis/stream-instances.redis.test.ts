@@ -1,27 +1,41 @@
 /**
  * Streamed answers across server instances (PROTOCOL.md § 14) on one real redis-server:
- * two instances as child processes (test/support/redis-instance.ts) over the Node adapter,
+ * two instances as child processes (test/support/instance-process.ts) over the Node adapter,
  * a client that reconnects to the other one, and a producer that is killed, frozen or
  * stopped from the other instance.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { ServerInstance, type InstanceEvent } from '../support/redis-instances.js';
-import { RedisServer, requireRedisServer } from '../support/redis-server.js';
-import { measureCalls, scriptRoundTrips } from '../support/redis-stats.js';
-import { followIntent, isAnswerEvent, RESTART_EVENT, STOPPED_EVENT, streamAttempt } from '../support/stream-client.js';
+import { ServerInstance, type InstanceEvent } from '../support/server-instances.js';
+import { requireRedisServer } from '../support/redis-server.js';
+import { scriptRoundTrips } from '../support/redis-stats.js';
+import { useRedisSuite } from '../support/redis-suite.js';
+import {
+  followIntent,
+  isAnswerEvent,
+  RESTART_EVENT,
+  STOPPED_EVENT,
+  type StreamAttempt,
+  streamAttempt,
+} from '../support/stream-client.js';
 import { expectContinuedAfterKill } from '../support/stream-continued.js';
+import { sleep } from '../support/sleep.js';
 
 const hasRedis = requireRedisServer();
 const LEASE_MS = 1_500;
 const FLUSH_MS = 25;
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** Expects `attempt` to be a replay carrying the very bytes `of` was given. */
+function expectReplayOf(attempt: StreamAttempt, of: StreamAttempt): void {
+  expect(attempt.headers.get('x-idempotent-replayed')).toBe('true');
+  expect(Buffer.from(attempt.bytes).equals(Buffer.from(of.bytes))).toBe(true);
+}
+
 const newId = (): string => `stream-${randomUUID()}`;
 const data = (events: readonly EventSourceMessage[]): string[] => events.filter(isAnswerEvent).map((event) => event.data);
 
 describe.skipIf(!hasRedis)('streamed answers across two instances sharing one redis-server', () => {
-  let server: RedisServer;
+  const redis = useRedisSuite();
   let a: ServerInstance;
   let b: ServerInstance;
 
@@ -29,22 +43,14 @@ describe.skipIf(!hasRedis)('streamed answers across two instances sharing one re
   const modelCalls = (id: string): InstanceEvent[] =>
     all().filter((event) => event.event === 'stream-start' && event.id === id);
 
-  beforeAll(async () => {
-    server = await RedisServer.start();
-  });
-
   beforeEach(async () => {
     [a, b] = (await Promise.all(
-      ['A', 'B'].map((name) => ServerInstance.start({ name, urls: [server.url], leaseMs: LEASE_MS, flushMs: FLUSH_MS })),
+      ['A', 'B'].map((name) => ServerInstance.start({ name, urls: redis.urls, leaseMs: LEASE_MS, flushMs: FLUSH_MS })),
     )) as [ServerInstance, ServerInstance];
   });
 
   afterEach(async () => {
     await Promise.all([a, b].map((instance) => instance?.stop()));
-  });
-
-  afterAll(async () => {
-    await server?.stop();
   });
 
   it('resumes a stream cut after k events on the other instance with Last-Event-ID: events k+1…n once, one model call', async () => {
@@ -61,8 +67,7 @@ describe.skipIf(!hasRedis)('streamed answers across two instances sharing one re
 
     // Once it ended, the same position replays the rest from either instance, still one call.
     const replayed = await streamAttempt(a, id, model, { lastEventId: first.events.at(-1)!.id });
-    expect(replayed.headers.get('x-idempotent-replayed')).toBe('true');
-    expect(Buffer.from(replayed.bytes).equals(Buffer.from(rest.bytes))).toBe(true);
+    expectReplayOf(replayed, rest);
     expect(modelCalls(id)).toHaveLength(1);
   });
 
@@ -144,9 +149,8 @@ describe.skipIf(!hasRedis)('streamed answers across two instances sharing one re
 
     for (const instance of [b, a]) {
       const replay = await streamAttempt(instance, id, model);
-      expect(replay.headers.get('x-idempotent-replayed')).toBe('true');
+      expectReplayOf(replay, fresh);
       expect(replay.headers.get('x-idempotent-stopped')).toBe('true');
-      expect(Buffer.from(replay.bytes).equals(Buffer.from(fresh.bytes))).toBe(true);
     }
     expect(modelCalls(id)).toHaveLength(1);
   });
@@ -157,8 +161,7 @@ describe.skipIf(!hasRedis)('streamed answers across two instances sharing one re
     const fresh = await streamAttempt(a, id, model);
     expect(data(fresh.events)).toHaveLength(2_000);
     const replay = await streamAttempt(b, id, model);
-    expect(replay.headers.get('x-idempotent-replayed')).toBe('true');
-    expect(Buffer.from(replay.bytes).equals(Buffer.from(fresh.bytes))).toBe(true);
+    expectReplayOf(replay, fresh);
     expect(modelCalls(id)).toHaveLength(1);
   });
 
@@ -168,7 +171,7 @@ describe.skipIf(!hasRedis)('streamed answers across two instances sharing one re
     const id = newId();
     const model = { events: 40, eventMs: 25 };
     let elapsed = 0;
-    const calls = await measureCalls([server.port], async () => {
+    const calls = await redis.calls(async () => {
       const started = performance.now();
       const fresh = await streamAttempt(a, id, model);
       elapsed = performance.now() - started;

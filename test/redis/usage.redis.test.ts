@@ -2,30 +2,22 @@
  * The usage a run reported lives in Redis with its answer: a server that restarts (a new
  * connection, a new RedisStore) replays it with the answer and reports the tokens avoided.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from 'redis';
-import { RedisStore } from 'answer-once/redis';
+import { describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, type IdempotencyEvent } from 'answer-once/server';
-import { RedisServer, requireRedisServer } from '../support/redis-server.js';
+import { requireRedisServer } from '../support/redis-server.js';
+import { useRedisSuite } from '../support/redis-suite.js';
 
 const hasRedis = requireRedisServer();
 
 describe.skipIf(!hasRedis)('usage on RedisStore', () => {
-  let server: RedisServer;
-  beforeAll(async () => {
-    server = await RedisServer.start();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
+  const redis = useRedisSuite();
 
   /** One server instance: its own connection and store; `close` is the process going away. */
   async function instance(handler: Parameters<typeof createIdempotencyHandler>[0]['handler'], events?: IdempotencyEvent[]) {
-    const client = await createClient({ url: server.url })
-      .on('error', () => {})
-      .connect();
+    const client = await redis.connect();
+    const store = await redis.open({ client });
     const handle = createIdempotencyHandler({
-      store: new RedisStore({ client }),
+      store,
       scope: () => ({ user: 'ada', session: 's1' }),
       handler,
       ...(events ? { onEvent: (event: IdempotencyEvent) => events.push(event) } : {}),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AttemptFailedError, type IdempotencyEvent, type IdempotencyStore, MemoryStore, runOnce } from 'answer-once/server';
-import { chatApp, chatRequest, recordOps, sleep } from '../support/server-support.js';
+import { chatApp, chatRequest, recordOps } from '../support/server-support.js';
+import { sleep } from '../support/sleep.js';
 
 const ID = 'req-0000000001';
 
@@ -24,7 +25,7 @@ describe('createIdempotencyHandler: an oversize answer whose stream breaks', () 
               else if (context.retry) controller.close();
               else {
                 // The break comes after the oversize bytes went out to the caller.
-                await new Promise((resolve) => setTimeout(resolve, 50));
+                await sleep(50);
                 controller.error(new Error('the model connection dropped'));
               }
             },

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createClient } from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { serve, toNodeListener } from 'answer-once/server/node';
+import { sleep } from '../support/sleep.js';
 
 const echo = async (request: Request): Promise<Response> =>
   Response.json(
@@ -33,7 +34,7 @@ describe('serve', () => {
     let release: (() => void) | undefined;
     const server = await serve(() => new Promise<Response>((resolve) => (release = () => resolve(new Response('late')))));
     const held = fetch(server.url).catch((error: unknown) => error);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
     await server.close();
     expect(await held).toBeInstanceOf(Error);
     release?.();
@@ -80,7 +81,7 @@ describe('serve(createIdempotencyHandler(…))', () => {
       const requestId = 'req-over-http-1';
       const first = tab1!.send('api/chat', { json: { q: 1 }, requestId });
       for (const deadline = Date.now() + 10_000; calls === 0 && Date.now() < deadline; ) {
-        await new Promise((resolve) => setTimeout(resolve, 1));
+        await sleep(1);
       }
       const second = await tab2!.send('api/chat', {
         json: { q: 1 },

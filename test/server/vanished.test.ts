@@ -1,19 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { type IdempotencyEvent, type IdempotencyStore, MemoryStore, runOnce } from 'answer-once/server';
-import { chatApp, chatRequest, gate, recordOps, sleep } from '../support/server-support.js';
+import { chatApp, chatRequest, gate, recordOps } from '../support/server-support.js';
+import { sleep } from '../support/sleep.js';
 
 /** A store whose contents can be lost at once, as a Redis FLUSHALL or a restart without persistence would. */
 function flushableStore(): { store: IdempotencyStore; flush(): void } {
   let inner = new MemoryStore();
-  const store: IdempotencyStore = {
-    acquire: (...args) => inner.acquire(...args),
-    renew: (...args) => inner.renew(...args),
-    complete: (...args) => inner.complete(...args),
-    fail: (...args) => inner.fail(...args),
-    get: (...args) => inner.get(...args),
-    wait: (...args) => inner.wait(...args),
-  };
-  return { store, flush: () => (inner = new MemoryStore()) };
+  return { store: recordOps(() => inner), flush: () => (inner = new MemoryStore()) };
 }
 
 describe('createIdempotencyHandler: a record that vanished mid-work', () => {

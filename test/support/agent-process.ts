@@ -28,6 +28,7 @@ import pg from 'pg';
 import { createClient } from 'redis';
 import { ORDERS } from './killed-agents.js';
 import { AGENT_SCRIPT, agentTurn, scriptedModel } from './scripted-agent.js';
+import { sleep } from './sleep.js';
 
 const env = (name: string): string => {
   const value = process.env[name];
@@ -106,7 +107,7 @@ function turnOf(chat: string): { model: ReturnType<typeof scriptedModel>; tools:
   const model = scriptedModel({
     script: AGENT_SCRIPT,
     called: async (index) => ((await post('model', { index })) as { calls: number }).calls,
-    beforePart: () => new Promise((resolve) => setTimeout(resolve, 1)),
+    beforePart: () => sleep(1),
   });
   return { model, tools };
 }

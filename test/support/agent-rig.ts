@@ -11,6 +11,7 @@ import { jsonSchema, type ToolSet, tool } from 'ai';
 import { type JournaledOptions, toolStep } from 'answer-once/ai/server';
 import { createIdempotencyHandler, type IdempotencyEvent, MemoryStore } from 'answer-once/server';
 import { recordingChat, settled } from './recording-chat.js';
+import { sleep } from './sleep.js';
 import { agentTurn, type ScriptedStep, scriptedModel } from './scripted-agent.js';
 
 export type { ScriptedStep } from './scripted-agent.js';
@@ -36,6 +37,8 @@ export interface AgentRigOptions {
   readonly crashWhen?: (types: readonly string[]) => boolean;
   /** Instance A dies inside this tool, after its effect and before its result is recorded. */
   readonly crashInside?: string;
+  /** The tools that ask the person first (`needsApproval`): the turn ends with the approval request. */
+  readonly needsApproval?: readonly string[];
 }
 
 /** A store whose calls fail once `instance` crashed: nothing of a dead instance reaches it. */
@@ -75,7 +78,7 @@ export async function runAgentTurn(options: AgentRigOptions) {
         return calls;
       },
       beforePart: async () => {
-        await new Promise((resolve) => setTimeout(resolve, 2));
+        await sleep(2);
         if (instance.crashed) throw new Error('the model connection was reset');
       },
       ended: () => {
@@ -93,8 +96,9 @@ export async function runAgentTurn(options: AgentRigOptions) {
         for (const [name, effect] of Object.entries(options.tools)) {
           tools[name] = tool({
             inputSchema: jsonSchema<Record<string, unknown>>({ type: 'object' }),
+            needsApproval: options.needsApproval?.includes(name) ?? false,
             execute: async (input: Record<string, unknown>, execution) => {
-              await new Promise((resolve) => setTimeout(resolve, 3));
+              await sleep(3);
               if (instance.crashed) throw new Error('the instance is dead'); // it does nothing more
               effects[name]! += 1;
               const result = await effect(input, toolStep(execution).key);
@@ -167,5 +171,5 @@ export async function runAgentTurn(options: AgentRigOptions) {
   await settled(chat);
   const state = chat.recorded;
   const answer = chat.messages.filter((message) => message.role === 'assistant');
-  return { chat, state, answer, counts, effects, events, wire, crashed: a.crashed };
+  return { chat, state, answer, counts, effects, events, wire, crashed: a.crashed, fetch };
 }

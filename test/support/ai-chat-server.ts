@@ -15,7 +15,8 @@ import { type LoopbackRigOptions, startLoopbackRig } from './loopback-rig.js';
 
 export const WORDS = Array.from({ length: 20 }, (_, i) => `word${i} `);
 
-function mockModel(words: readonly string[] = WORDS, delayMs = 2) {
+/** A mock model streaming `words` (one every `delayMs`) that reports `inputTokens` and one output token a word. */
+export function mockModel(words: readonly string[] = WORDS, delayMs = 2, inputTokens = 3) {
   return new MockLanguageModelV4({
     doStream: async () => ({
       stream: simulateReadableStream({
@@ -28,7 +29,7 @@ function mockModel(words: readonly string[] = WORDS, delayMs = 2) {
             type: 'finish',
             finishReason: { unified: 'stop', raw: undefined },
             usage: {
-              inputTokens: { total: 3, noCache: 3, cacheRead: undefined, cacheWrite: undefined },
+              inputTokens: { total: inputTokens, noCache: inputTokens, cacheRead: undefined, cacheWrite: undefined },
               outputTokens: { total: words.length, text: words.length, reasoning: undefined },
             },
           },

@@ -5,13 +5,14 @@
  */
 import type { Page, Request as PwRequest } from 'playwright-core';
 import { expect } from 'vitest';
+import type { Trouble } from '../../examples/shared/trouble.js';
 import type { DemoProcess, ExampleProcess } from './demo-process.js';
 
 export const UI_TIMEOUT_MS = 20_000;
 
 export type TroubleMode = 'lose' | 'cut' | '503' | 'slow';
 /** The AI SDK demo's trouble switch (`examples/ai-sdk-chat/web/App.tsx`). */
-type AiSdkTroubleMode = 'cut' | 'break';
+type AiSdkTroubleMode = Exclude<Trouble, 'none'>;
 
 /** A POST to the chat route, with the intent ID it carried. */
 export interface ChatPost {

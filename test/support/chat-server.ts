@@ -10,6 +10,7 @@
  */
 import { getResponse } from 'msw';
 import { createIdempotentMock, type IdempotentMock } from 'answer-once/msw';
+import { sleep } from './sleep.js';
 
 /** The API on the page's own origin, as a same-origin app would call it. */
 export const API = new URL('/api/', location.href).href;
@@ -44,7 +45,7 @@ export function createChatServer({ modelMs }: { modelMs: number }): ChatServer {
     handler: async (request) => {
       const call = mock.stats.runs; // counted by the mock as this run started
       const { content } = (await request.json()) as ChatQuestion;
-      await (held ?? new Promise((wake) => setTimeout(wake, modelMs)));
+      await (held ?? sleep(modelMs));
       return Response.json({ answer: `answer #${call} to ${content}` } satisfies ChatAnswer);
     },
   });

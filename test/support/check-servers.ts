@@ -6,8 +6,10 @@
  * every {@link TOKEN_DELAY_MS}) and counts its calls. The user comes from
  * `Authorization: Bearer <user>`, as an app's auth would decide.
  */
+import { expect } from 'vitest';
 import { createIdempotencyHandler, type IdempotencyStore, MemoryStore } from 'answer-once/server';
 import { serve } from 'answer-once/server/node';
+import { runCheck } from '../../src/check/runner.js';
 import { tokenResponse } from './token-stream.js';
 
 const TOKEN_DELAY_MS = 40;
@@ -69,6 +71,22 @@ export function startReferenceServer(
     (request) => handle(front(request)),
     () => calls,
   );
+}
+
+/**
+ * Runs `answer-once check` against the reference server over `store` and expects every
+ * case to pass with the model run once per intent; stops the server after.
+ */
+export async function expectCheckPasses(store: IdempotencyStore): Promise<void> {
+  const server = await startReferenceServer(store);
+  try {
+    const report = await runCheck({ url: server.url, headers: signedIn('alice'), otherHeaders: signedIn('bob') });
+    expect(report.results.filter((result) => result.outcome !== 'pass')).toEqual([]);
+    expect(report.passed).toBe(13);
+    expect(server.calls()).toBe(12); // the intents a run sends (the scope case: one per identity)
+  } finally {
+    await server.close();
+  }
 }
 
 /** The chat route alone: every request runs the model. */

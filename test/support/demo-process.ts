@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import type { Stats as AiSdkStats } from '../../examples/ai-sdk-chat/api.js';
+import type { Stats as AiSdkStats } from '../../examples/shared/stats.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const START_TIMEOUT_MS = 90_000;

@@ -8,6 +8,7 @@ import 'fake-indexeddb/auto';
 import { createClient, memoryStorageAdapter, type SendEvent } from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { indexedDbOutbox, type OutboxNetwork } from 'answer-once/outbox';
+import { sleep } from './sleep.js';
 
 /** The chat route in-process: answers `to <content>`; `down()` makes every request fail as a lost network does. */
 export function chatRoute() {
@@ -67,7 +68,7 @@ export async function until(check: () => boolean, what: string, ms = 5_000): Pro
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
   }
 }
 

@@ -17,10 +17,11 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort, servicePresent } from './service-binaries.js';
+import { sleep } from './sleep.js';
 
 const HOST = '127.0.0.1';
 /** How long an immediate shutdown (SIGQUIT) may take before the postmaster is SIGKILLed. */
@@ -60,22 +61,7 @@ function serverUser(): { name: string; uid: number; gid: number } | undefined {
  * returns false so the suite is skipped visibly, never silently.
  */
 export function requirePostgresServer(): boolean {
-  if (binaries()) return true;
-  const message = `PostgreSQL not found: ${INSTALL_HINT}`;
-  if (process.env.CI === 'true') throw new Error(`answer-once Postgres suites need PostgreSQL. ${message}`);
-  console.warn(`\n⚠️  SKIPPING the Postgres suites: ${message}\n`);
-  return false;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, HOST, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+  return servicePresent('Postgres', 'PostgreSQL', binaries() ? undefined : `PostgreSQL not found: ${INSTALL_HINT}`);
 }
 
 // A safety net: a crashed test process must not leave servers running.
@@ -238,6 +224,6 @@ async function gone(pid: number, withinMs: number): Promise<boolean> {
       return true;
     }
     if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
   }
 }

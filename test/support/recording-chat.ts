@@ -6,6 +6,7 @@
 import { AbstractChat, type ChatState, type UIMessage } from 'ai';
 import { createClient, type IntentStorage } from 'answer-once';
 import { type AnswerOnceTransport, answerOnceTransport } from 'answer-once/ai';
+import { sleep } from './sleep.js';
 
 /** A chat's state as plain arrays, keeping every text the assistant message showed. */
 export class RecordingState implements ChatState<UIMessage> {
@@ -74,6 +75,6 @@ export function recordingChat({ fetch, storage, messages, id = 'chat-1' }: ChatO
 /** Resolves once `chat` is `ready` or in `error`, or after `timeoutMs`. */
 export async function settled(chat: RecordingChat, timeoutMs = 10_000): Promise<void> {
   for (let waited = 0; chat.status !== 'ready' && chat.status !== 'error' && waited < timeoutMs; waited += 10) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await sleep(10);
   }
 }

@@ -5,8 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ServerInstance, type InstanceEvent } from './redis-instances.js';
+import { ServerInstance, type InstanceEvent } from './server-instances.js';
 import { seeded } from './seeded.js';
+import { sleep } from './sleep.js';
 
 /** Where the instances find Redis. */
 export interface ChaosRedis {
@@ -178,7 +179,7 @@ export function describeChaos(name: string, redis: () => ChaosRedis): void {
         second = await sendAttempt(b, id, { workMs: 50 });
         // A store call past commandTimeoutMs on a starved machine: 503, and a client tries again.
         for (let retry = 0; second.status === 503 && retry < 5; retry += 1) {
-          await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
+          await sleep(RETRY_DELAY_MS);
           second = await sendAttempt(b, id, { workMs: 50 });
         }
       } finally {
@@ -210,7 +211,7 @@ export function describeChaos(name: string, redis: () => ChaosRedis): void {
       a.kill();
       const killedAt = Date.now();
       expect(await first).toBeInstanceOf(Error);
-      await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
+      await sleep(RETRY_DELAY_MS);
       const second = await sendAttempt(b, id, { workMs: 50 });
       const answeredAfter = Date.now() - killedAt;
       expect(second.status).toBe(200);

@@ -11,11 +11,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort, servicePresent } from './service-binaries.js';
+import { sleep } from './sleep.js';
 
 const REDIS_HOST = '127.0.0.1';
 const INSTALL_HINT = 'apt-get install redis-server (Debian/Ubuntu; it provides redis-server and redis-cli)';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * True when `redis-server` and `redis-cli` run here. When they do not: under `CI=true`
@@ -26,23 +26,11 @@ export function requireRedisServer(): boolean {
   const missing = ['redis-server', 'redis-cli'].filter(
     (binary) => spawnSync(binary, ['--version'], { stdio: 'ignore' }).status !== 0,
   );
-  if (missing.length === 0) return true;
-  const message = `${missing.join(' and ')} not found: ${INSTALL_HINT}`;
-  if (process.env.CI === 'true') throw new Error(`answer-once Redis suites need Redis. ${message}`);
-  console.warn(`\n⚠️  SKIPPING the Redis suites: ${message}\n`);
-  return false;
-}
-
-/** A TCP port nobody listens on right now (the OS picks it on the loopback interface). */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, REDIS_HOST, () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+  return servicePresent(
+    'Redis',
+    'Redis',
+    missing.length ? `${missing.join(' and ')} not found: ${INSTALL_HINT}` : undefined,
+  );
 }
 
 /**

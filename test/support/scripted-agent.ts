@@ -9,6 +9,7 @@ import { convertToModelMessages, stepCountIs, streamText, type ToolSet, type UIM
 import { MockLanguageModelV4 } from 'ai/test';
 import { journaled, type JournaledOptions } from 'answer-once/ai/server';
 import type { HandlerContext } from 'answer-once/server';
+import { sleep } from './sleep.js';
 
 type StreamPart =
   Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer Part> ? Part : never;
@@ -19,6 +20,8 @@ export interface ScriptedStep {
   /** The step's text when the model is called for it again (a model is not deterministic). */
   readonly again?: string;
   readonly call?: { readonly tool: string; readonly input: Record<string, unknown> };
+  /** Milliseconds the model takes over its `finish` part (a provider's late last chunk). */
+  readonly finishAfterMs?: number;
 }
 
 /** The 3-tool turn of the crash matrices: a charge, an email, a database write, then the answer. */
@@ -90,6 +93,7 @@ export function scriptedModel({ script, called, beforePart, ended }: ScriptedMod
           } catch (error) {
             return controller.error(error);
           }
+          if (parts[next]?.type === 'finish' && step.finishAfterMs !== undefined) await sleep(step.finishAfterMs);
           if (next === parts.length) {
             ended?.();
             return controller.close();
@@ -123,6 +127,7 @@ export async function agentTurn(request: Request, ctx: HandlerContext, options: 
     messages: await convertToModelMessages(messages),
     stopWhen: stepCountIs(options.maxSteps),
     abortSignal: ctx.signal,
+    experimental_transform: agent.transform,
     onError: ({ error }) => options.onError(error),
   }).toUIMessageStreamResponse({ originalMessages: messages, generateMessageId: agent.generateMessageId });
 }

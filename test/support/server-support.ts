@@ -11,6 +11,8 @@ import {
   type IdempotencyStore,
   MemoryStore,
 } from 'answer-once/server';
+import { expect } from 'vitest';
+import { sleep } from './sleep.js';
 
 const ORIGIN = 'http://app.test';
 
@@ -25,21 +27,24 @@ export function gate(): Gate {
   return { promise, open };
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /**
  * `store`'s record operations only, some of them replaced (a hanging call, a counter, a
  * flaky network): a store without answer logs, so the handler keeps 0.1's buffered
  * behaviour (PROTOCOL.md § 14.11).
  */
-export function recordOps(store: IdempotencyStore, overrides: Partial<IdempotencyStore> = {}): IdempotencyStore {
+export function recordOps(
+  store: IdempotencyStore | (() => IdempotencyStore),
+  overrides: Partial<IdempotencyStore> = {},
+): IdempotencyStore {
+  // A function: the store each call goes to, looked up at the call (one that can be swapped).
+  const current = typeof store === 'function' ? store : () => store;
   return {
-    acquire: (...args) => store.acquire(...args),
-    renew: (...args) => store.renew(...args),
-    complete: (...args) => store.complete(...args),
-    fail: (...args) => store.fail(...args),
-    get: (...args) => store.get(...args),
-    wait: (...args) => store.wait(...args),
+    acquire: (...args) => current().acquire(...args),
+    renew: (...args) => current().renew(...args),
+    complete: (...args) => current().complete(...args),
+    fail: (...args) => current().fail(...args),
+    get: (...args) => current().get(...args),
+    wait: (...args) => current().wait(...args),
     ...overrides,
   };
 }
@@ -53,6 +58,26 @@ export function viewOf<S extends IdempotencyStore>(store: S, overrides: Partial<
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+}
+
+/** `store` as it is, the name of each call it is sent pushed onto `calls`: what a request costs in round trips. */
+export function notingCalls<S extends object>(store: S, calls: string[]): S {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        calls.push(String(property));
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
+
+/** Expects `response` to be the 409 `intent-stopped` problem: the intent was stopped and never runs again. */
+export async function expectStopped(response: Response): Promise<void> {
+  expect(response.status).toBe(409);
+  expect(await response.json()).toMatchObject({ code: 'intent-stopped' });
 }
 
 /** Resolves once `condition()` holds (checked every millisecond, for at most `timeoutMs`). */

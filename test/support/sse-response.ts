@@ -1,3 +1,4 @@
+import { sleep } from './sleep.js';
 /** A `text/event-stream` Response that writes `events` (already framed) one every `delayMs`. */
 export function sseResponse(events: readonly string[], delayMs = 2): Response {
   const encoder = new TextEncoder();
@@ -5,7 +6,7 @@ export function sseResponse(events: readonly string[], delayMs = 2): Response {
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (index === events.length) return controller.close();
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await sleep(delayMs);
       controller.enqueue(encoder.encode(events[index++]));
     },
   });

@@ -8,6 +8,7 @@
  * that ended.
  */
 import { createIdempotencyHandler, type IdempotentRouteHandler } from 'answer-once/server';
+import { tokenResponse } from './token-stream.js';
 
 interface StopRouteStats {
   modelCalls: number;
@@ -78,3 +79,13 @@ export function stopRoutes(work: IdempotentRouteHandler, { withDelete, unit }: {
   };
   return { stats, fetch: fetch as typeof globalThis.fetch };
 }
+
+/** {@link stopRoutes} over a model that streams `tokens` as `data:` events, one every `delayMs`. */
+export const tokenStopRoutes = (tokens: readonly string[], delayMs: number, withDelete: boolean) =>
+  stopRoutes(
+    async (request, { signal }) => {
+      await request.text();
+      return tokenResponse(tokens, { delayMs, signal });
+    },
+    { withDelete, unit: 'data: ' },
+  );

@@ -1,19 +1,140 @@
 /**
- * What the streaming chaos runs share (on Redis and on PostgreSQL): killing producers
- * mid-stream a group at a time, and the check of every client's transcript against the
- * stored answer — the same bytes, each event once, in order, from one producer.
+ * What the streaming chaos runs share (on Redis and on PostgreSQL): steady clients and
+ * producers killed mid-stream a group at a time, run side by side, and the check of every
+ * client's transcript against the stored answer — the same bytes, each event once, in
+ * order, from one producer.
  */
+import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { ServerInstance } from './redis-instances.js';
-import { type FollowedIntent, followIntent, isAnswerEvent, type StreamModel, streamAttempt } from './stream-client.js';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+import type { ServerInstance } from './server-instances.js';
+import {
+  type FollowedIntent,
+  followIntent,
+  isAnswerEvent,
+  type StreamAttemptOptions,
+  type StreamModel,
+  streamAttempt,
+} from './stream-client.js';
+import { sleep } from './sleep.js';
 
 /** One intent of a chaos run. */
 export interface ChaosPlan {
   readonly id: string;
   readonly model: StreamModel;
+  /** Its producer is killed mid-stream; otherwise a steady client follows it. */
+  readonly kill: boolean;
+  /** Where the steady client's first served attempt drops its connection, if it does. */
+  readonly cutAtByte: number | undefined;
+}
+
+export interface ChaosRunOptions<P extends ChaosPlan> {
+  readonly plans: readonly P[];
+  /** The two instances that stay up; steady clients alternate between them. */
+  readonly steady: readonly [ServerInstance, ServerInstance];
+  /** Starts a victim instance (one a group of killed producers runs on). */
+  victim(name: string): Promise<ServerInstance>;
+  /** Steady clients at once. */
+  readonly concurrency: number;
+  /** Killed producers a victim runs at once. */
+  readonly killGroup: number;
+  /** Attempts a client of a killed producer may make. */
+  readonly victimAttempts: number;
+  /** Attempts a steady client may make. @default followIntent's */
+  readonly steadyAttempts?: number;
+  /** Where attempt n of a steady intent's client drops its connection, or its fault. */
+  cut(plan: P, attempt: number): StreamAttemptOptions | undefined;
+  /** A fault run alongside (a store restart); `started()` is how many steady intents have started. */
+  alongside?(started: () => number): Promise<void>;
+}
+
+export interface ChaosRun {
+  readonly followed: Map<string, FollowedIntent>;
+  /** Producers that died mid-stream. */
+  readonly killed: number;
+  readonly killedPlans: number;
+  readonly elapsedMs: number;
+  /** Every attempt, and the intents one of whose attempts was cut. */
+  readonly attempts: number;
+  readonly cuts: number;
+}
+
+/**
+ * Runs every steady plan (`concurrency` clients at a time) while the killed plans run on
+ * victim instances a group at a time (each SIGKILLed mid-stream, its clients reconnecting
+ * to `steady`), and `alongside` with them; then expects every transcript to equal the
+ * stored answer. `victims` collects the victim instances, for the suite to stop.
+ */
+export async function runChaos<P extends ChaosPlan>(
+  options: ChaosRunOptions<P>,
+  victims: ServerInstance[],
+): Promise<ChaosRun> {
+  const { plans, steady } = options;
+  const followed = new Map<string, FollowedIntent>();
+  const started = performance.now();
+  const killedPlans = plans.filter((plan) => plan.kill);
+  const steadyPlans = plans.filter((plan) => !plan.kill);
+  let next = 0;
+  const steadyRun = Promise.all(
+    Array.from({ length: options.concurrency }, async () => {
+      while (next < steadyPlans.length) {
+        const index = next++;
+        const plan = steadyPlans[index]!;
+        const result = await followIntent(steady, plan.id, plan.model, {
+          first: index % 2,
+          ...(options.steadyAttempts ? { maxAttempts: options.steadyAttempts } : {}),
+          cut: (attempt) => options.cut(plan, attempt),
+        });
+        followed.set(plan.id, result);
+      }
+    }),
+  );
+  let killed = 0;
+  const victimRun = (async () => {
+    for (let start = 0, round = 1; start < killedPlans.length; start += options.killGroup, round += 1) {
+      const victim = await options.victim(`C${round}`);
+      victims.push(victim);
+      const group = killedPlans.slice(start, start + options.killGroup);
+      killed += await killMidStream(victim, steady, group, followed, options.victimAttempts);
+    }
+  })();
+  await Promise.all([steadyRun, victimRun, options.alongside?.(() => next)]);
+  const elapsedMs = performance.now() - started;
+  await expectTranscriptsStored(plans, followed, steady);
+  const results = [...followed.values()];
+  return {
+    followed,
+    killed,
+    killedPlans: killedPlans.length,
+    elapsedMs,
+    attempts: results.reduce((sum, result) => sum + result.attempts.length, 0),
+    cuts: results.filter((result) => result.attempts.some((attempt) => attempt.end === 'cut')).length,
+  };
+}
+
+/**
+ * `count` plans drawn from `random`: 5 % of producers killed mid-stream (their model slower,
+ * so surely mid-stream when the process dies), the others 5–30 events `eventMs()` apart,
+ * 30 % of those cut at a byte inside the body; `more` adds a spec's own draws to each.
+ */
+export function chaosPlans<P extends ChaosPlan>(
+  count: number,
+  random: () => number,
+  { prefix, eventMs, more }: { prefix: string; eventMs: () => number; more: (plan: ChaosPlan) => P },
+): P[] {
+  return Array.from({ length: count }, () => {
+    const events = 5 + Math.floor(random() * 26);
+    const kill = random() < 0.05;
+    const model = kill ? { events: 40, eventMs: 40 } : { events, eventMs: eventMs() };
+    const cut = random() < 0.3;
+    return more({
+      id: `${prefix}-${randomUUID()}`,
+      model,
+      // Events take 35 bytes or more (`data: A#12:3` + `id: <generation>.<offset>`): a byte inside the body.
+      cutAtByte: cut && !kill ? 1 + Math.floor(random() * model.events * 30) : undefined,
+      kill,
+    });
+  });
 }
 
 /** The event's index in its answer (`data: <instance>#<call>:<index>`), and who produced it. */
@@ -26,7 +147,7 @@ const parts = (event: EventSourceMessage): { producer: string; index: number } =
  * Starts `group` on a fresh `victim` instance, SIGKILLs it once all of them stream, and
  * lets their clients reconnect to `steady`. Resolves with how many producers died mid-stream.
  */
-export async function killMidStream(
+async function killMidStream(
   victim: ServerInstance,
   steady: readonly ServerInstance[],
   group: readonly ChaosPlan[],
@@ -61,7 +182,7 @@ export async function killMidStream(
  * expects each client's transcript to equal the stored answer, whose events come from one
  * producer, indexes 0…n−1 in order, ids strictly growing.
  */
-export async function expectTranscriptsStored(
+async function expectTranscriptsStored(
   plans: readonly ChaosPlan[],
   followed: ReadonlyMap<string, FollowedIntent>,
   steady: readonly [ServerInstance, ServerInstance],

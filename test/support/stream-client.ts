@@ -6,13 +6,12 @@
  * answer's events, dropped and started again at every restart marker.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { ServerInstance } from './redis-instances.js';
+import type { ServerInstance } from './server-instances.js';
+import { sleep } from './sleep.js';
 
 export const RESTART_EVENT = 'answer-once.restart';
 const ERROR_EVENT = 'answer-once.error';
 export const STOPPED_EVENT = 'answer-once.stopped';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** How the model of `POST /api/stream` answers (request headers: not part of the fingerprint). */
 export interface StreamModel {

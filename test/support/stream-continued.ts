@@ -5,10 +5,10 @@
  */
 import { expect } from 'vitest';
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { ServerInstance } from './redis-instances.js';
+import type { ServerInstance } from './server-instances.js';
 import { followIntent, isAnswerEvent, RESTART_EVENT, streamAttempt } from './stream-client.js';
+import { sleep } from './sleep.js';
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const data = (events: readonly EventSourceMessage[]): string[] => events.filter(isAnswerEvent).map((event) => event.data);
 
 /**

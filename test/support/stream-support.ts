@@ -3,12 +3,12 @@
  * optionally held at a gate), and readers that parse what a client was given.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { StreamStore } from 'answer-once/server';
+import { type IncomingMessage, request as httpRequest } from 'node:http';
+import type { IdempotencyRecord, StreamStore } from 'answer-once/server';
+import { sleep } from './sleep.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A model answer: `count` SSE events `data: <prefix><i>`, `delayMs` apart, stopping when `signal` aborts. */
 export function sseAnswer(
@@ -89,15 +89,42 @@ export function frozen(store: StreamStore): StreamStore {
 export const range = (count: number, prefix = 'token '): string[] =>
   Array.from({ length: count }, (_, index) => `${prefix}${index}`);
 
-/** An SSE answer that sends one event, then holds until `go`, then sends one more. */
-export function heldAfterOneEvent(go: Promise<void>): Response {
+/** An answer of `contentType` that sends `before`, holds until `go`, then sends `after`. */
+export function heldBetween(contentType: string, before: string, go: Promise<void>, after: string): Response {
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
-      controller.enqueue(encoder.encode('data: first\n\n'));
+      controller.enqueue(encoder.encode(before));
       await go;
-      controller.enqueue(encoder.encode('data: second\n\n'));
+      controller.enqueue(encoder.encode(after));
       controller.close();
     },
   });
-  return new Response(body, { headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' } });
+  return new Response(body, { headers: { 'Content-Type': contentType, 'Cache-Control': 'no-cache' } });
 }
+
+/** An SSE answer that sends one event, then holds until `go`, then sends one more. */
+export const heldAfterOneEvent = (go: Promise<void>): Response =>
+  heldBetween('text/event-stream', 'data: first\n\n', go, 'data: second\n\n');
+
+/**
+ * POSTs the chat intent `id` over a raw node:http socket; resolves once the head is in,
+ * with the body left unread (a caller that stops reading stops the socket).
+ */
+export function postRaw(url: string, id: string, headers: Record<string, string> = {}): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}/api/chat`, {
+      method: 'POST',
+      headers: { 'X-Request-Id': id, 'Content-Type': 'application/json', ...headers },
+    });
+    req.once('response', resolve);
+    req.once('error', reject);
+    req.end('{"question":"hello?"}');
+  });
+}
+
+/** A PROCESSING record as a store hands it out (fingerprint `f`, token `t`, its first run). */
+export const processingRecord = (fields: {
+  leaseExpiresAt: number;
+  createdAt: number;
+  generation?: number;
+}): IdempotencyRecord => ({ state: 'processing', fingerprint: 'f', token: 't', runs: 1, ...fields });

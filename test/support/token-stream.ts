@@ -1,3 +1,4 @@
+import { sleep } from './sleep.js';
 /**
  * A fake model's streamed answer: `tokens` one every `delayMs`, as SSE events (`data:`)
  * or plain text; it ends early, cleanly, when `signal` aborts (a stop, § 14.8). And the
@@ -12,7 +13,7 @@ export function tokenResponse(
   let index = 0;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      if (index > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      if (index > 0) await sleep(delayMs);
       if (index === tokens.length || signal?.aborted) return controller.close();
       const token = tokens[index++]!;
       controller.enqueue(encoder.encode(kind === 'sse' ? `data: ${token}\n\n` : token));

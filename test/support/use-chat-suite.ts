@@ -8,9 +8,12 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { answerTokens } from '../../examples/ai-sdk-chat/model.js';
 import { chatDemoSuite } from './chat-demo-suite.js';
+import { bookingAgentSpecs } from './booking-agent.js';
 import { armTrouble, footerAvoidedCalls } from './chat-page.js';
 import { chromiumAvailable } from './chromium.js';
 import type { AiSdkDemo } from './demo-process.js';
+import { newestInViewSpecs } from './newest-in-view.js';
+import { sleep } from './sleep.js';
 
 /** ~45 tokens at this pace: a few seconds per answer, time to reload or stop mid-answer. */
 export const TOKEN_DELAY_MS = 80;
@@ -149,7 +152,7 @@ export function describeUseChatDemo(
       let stored = await fetch(new URL(`/api/status/${requestId}`, demo.url));
       for (let tries = 0; stored.headers.get('x-idempotent-stopped') !== 'true' && tries < 40; tries++) {
         await stored.body?.cancel();
-        await new Promise((resolve) => setTimeout(resolve, 250));
+        await sleep(250);
         stored = await fetch(new URL(`/api/status/${requestId}`, demo.url));
       }
       expect(stored.headers.get('x-idempotent-stopped')).toBe('true');
@@ -189,5 +192,8 @@ export function describeUseChatDemo(
       expect(new Set(chatPosts).size).toBe(1);
       expect(chatPosts.length).toBe(1); // the first tab's send: the second tab follows it
     });
+
+    bookingAgentSpecs(chat);
+    newestInViewSpecs(chat);
   });
 }

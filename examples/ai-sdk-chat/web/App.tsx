@@ -1,6 +1,6 @@
 import { useChat } from '@ai-sdk/react';
 import type { UIMessage } from 'ai';
-import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { useEffect, useState, useSyncExternalStore } from 'react';
 import {
   CHAT_ID,
   loadMessages,
@@ -12,8 +12,10 @@ import {
   seams,
   transport,
 } from './chat.js';
+import { BookingNote } from './booking-note.js';
 import { caughtUp, enqueue, queueStore, takeNext } from './queue.js';
-import { savingsText, type Trouble, useServer } from './use-server.js';
+import { useStickToBottom } from './stick-to-bottom.js';
+import { replayedText, savingsText, type Trouble, useServer } from './use-server.js';
 
 const textOf = (message: UIMessage) => message.parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
 
@@ -28,6 +30,16 @@ const TROUBLE: ReadonlyArray<{ mode: Trouble; label: string; hint: string }> = [
     mode: 'break',
     label: 'Break the model mid-answer',
     hint: 'The model’s stream fails after a few tokens: the intent runs again (a second model call, honestly) and the new answer replaces the partial one in place.',
+  },
+  {
+    mode: 'crash-after-tool',
+    label: 'Crash after the tool',
+    hint: 'Ask to book a table: the server dies once the booking is made and the answer’s second step has begun. Another run takes the message over, replays the first step and the booking from the journal, and continues the answer in place: one booking.',
+  },
+  {
+    mode: 'crash-in-tool',
+    label: 'Crash inside the tool',
+    hint: 'Ask to book a table: the server dies while the booking is made, before its outcome is recorded. Nobody knows whether it went through, so it is not tried again: the answer says so — at most one booking, never two.',
   },
 ];
 
@@ -56,7 +68,7 @@ export function App() {
   const queued = useSyncExternalStore(queueStore.subscribe, queueStore.queued);
   const sender = useSyncExternalStore(queueStore.subscribe, queueStore.sender);
   const server = useServer(status);
-  const end = useRef<HTMLDivElement>(null);
+  const pin = useStickToBottom();
   const busy = status === 'submitted' || status === 'streaming';
   const waitsForAnswer = messages.at(-1)?.role === 'user';
   useSyncExternalStore(seamStore.subscribe, seamStore.version);
@@ -85,13 +97,12 @@ export function App() {
     // the queue shorter and the chat without it.
     if (next !== undefined) void sendMessage({ role: 'user', parts: [{ type: 'text', text: next }] });
   }, [sender, status, waitsForAnswer, queued, sendMessage]);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: new text is when to scroll, not an input
-  useEffect(() => void end.current?.scrollIntoView({ block: 'end' }), [messages]);
 
   const send = () => {
     const text = draft.trim();
     if (text === '') return;
     setDraft('');
+    pin();
     // A new message while an answer streams waits, visibly, for that answer to end.
     if (busy || queued.length > 0) return enqueue(text);
     void sendMessage({ text });
@@ -137,7 +148,8 @@ export function App() {
             <h2>Ask anything.</h2>
             <p>
               The answer streams token by token. Cut the stream mid-answer, reload the page while it streams, open a second
-              tab, or press Stop and reload: the footer's model calls go up by one per message, never more.
+              tab, or press Stop and reload: the footer's model calls go up by one per message, never more. Ask “book a table
+              for 2 at 8” and crash the server mid-way: one booking, whatever happens.
             </p>
           </div>
         )}
@@ -151,6 +163,9 @@ export function App() {
                 {textOf(message)}
                 {busy && index === messages.length - 1 && message.role === 'assistant' && <span className="caret" />}
               </p>
+              {message.parts.map((part) =>
+                part.type === 'tool-bookTable' ? <BookingNote key={part.toolCallId} part={part} /> : null,
+              )}
               {stopped.has(message.id) && (
                 <span className="badge stopped" data-testid="stopped-badge" title="Stopped: this is all of it.">
                   stopped
@@ -191,7 +206,6 @@ export function App() {
             Stop did not reach the server: {stopError.message}
           </p>
         )}
-        <div ref={end} />
       </main>
 
       <div className="dock">
@@ -230,6 +244,14 @@ export function App() {
           {' · '}
           <span title="Intents a resend of which was answered without running the model again (a replay, an attach), once each, and the tokens that did not cost. Polls and resumes do not count.">
             avoided: <strong data-testid="avoided">{server.stats ? savingsText(server.stats) : '–'}</strong>
+          </span>
+          {' · '}
+          <span title="Tables the bookTable tool booked: its side effect, counted by the restaurant.">
+            bookings: <strong data-testid="bookings">{server.stats?.bookings ?? '–'}</strong>
+          </span>
+          {' · '}
+          <span title="Model calls and tool calls of an agent turn that a run taking over a crashed one replayed from the step journal instead of running again.">
+            replayed: <strong data-testid="replayed">{server.stats ? replayedText(server.stats) : '–'}</strong>
           </span>
           {' · '}
           intents: <strong data-testid="intents">{server.stats?.intents ?? '–'}</strong>

@@ -1,21 +1,19 @@
 import { useCallback, useEffect, useState } from 'react';
+import type { Stats } from '../../shared/stats.js';
+import type { Trouble } from '../../shared/trouble.js';
 
-export type Trouble = 'none' | 'cut' | 'break';
-
-/** The demo server's counters (GET /api/stats). */
-export interface Stats {
-  readonly modelCalls: number;
-  readonly intents: number;
-  readonly requests: number;
-  readonly cuts: number;
-  readonly avoidedCalls: number;
-  readonly avoidedTokens: number;
-}
+export type { Stats, Trouble };
 
 /** "4 calls, 1,820 tokens": what the footer says answer-once avoided so far. */
 export function savingsText({ avoidedCalls, avoidedTokens }: Stats): string {
-  return `${avoidedCalls.toLocaleString('en-US')} call${avoidedCalls === 1 ? '' : 's'}, ${avoidedTokens.toLocaleString('en-US')} tokens`;
+  return `${count(avoidedCalls, 'call')}, ${avoidedTokens.toLocaleString('en-US')} tokens`;
 }
+
+/** "1 model call, 1 tool call": what re-runs took from the step journal instead of running again. */
+export const replayedText = ({ replayedModelCalls, replayedToolCalls }: Stats): string =>
+  `${count(replayedModelCalls, 'model call')}, ${count(replayedToolCalls, 'tool call')}`;
+
+const count = (n: number, what: string) => `${n.toLocaleString('en-US')} ${what}${n === 1 ? '' : 's'}`;
 
 async function json<T>(response: Promise<Response>): Promise<T> {
   const answer = await response;

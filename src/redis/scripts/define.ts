@@ -1,10 +1,12 @@
-import { createHash } from 'node:crypto';
-
-/** A Lua script run with EVALSHA; `sha1` is what Redis caches it under. */
+/**
+ * A Lua script run with EVALSHA. Only text: the folder imports nothing, so every store
+ * over Redis's protocol (`RedisStore` over TCP, `UpstashStore` over HTTP) runs the same
+ * scripts, and each hashes them (SHA-1, what Redis caches a script under) with what its
+ * runtime has.
+ */
 export interface RedisScript {
   readonly name: string;
   readonly source: string;
-  readonly sha1: string;
 }
 
 /**
@@ -62,6 +64,5 @@ local function entry_generation(id) return string.match(id, '^(%d+)%-') end
 `;
 
 export function defineScript(name: string, body: string): RedisScript {
-  const source = `-- answer-once/redis: ${name}\n${PRELUDE}\n${body.trim()}\n`;
-  return Object.freeze({ name, source, sha1: createHash('sha1').update(source).digest('hex') });
+  return Object.freeze({ name, source: `-- answer-once/redis: ${name}\n${PRELUDE}\n${body.trim()}\n` });
 }

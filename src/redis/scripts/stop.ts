@@ -29,3 +29,6 @@ redis.call('PUBLISH', ARGV[3], KEYS[1])
 return 'stopping'
 `,
 );
+
+/** The stores' one stop channel, what ARGV[3] names (plain pub/sub; the messages are record names). */
+export const stopChannelOf = (prefix: string): string => `${prefix}answer-once:stops`;

@@ -5,6 +5,24 @@ import { ERROR_EVENT, formatPosition, restartMarkerText, STOPPED_EVENT } from '.
 
 const encoder = new TextEncoder();
 
+/** The number of decimal digits of a non-negative safe integer. */
+export function digits(n: number): number {
+  let count = 1;
+  for (let bound = 10; n >= bound && count < 16; bound *= 10) count += 1;
+  return count;
+}
+
+/**
+ * The position just after an event whose id names it (§ 14.4): the event's bytes but
+ * its id's digits end at `fixed`, so N = fixed + digits(N). The smallest solution, found
+ * by trying digit counts upwards.
+ */
+export function eventEnd(fixed: number): number {
+  let end = fixed + digits(fixed);
+  while (end - fixed !== digits(end)) end = fixed + digits(end);
+  return end;
+}
+
 /**
  * One event as § 14.4 writes it, ending with `id: <generation>.<N>` where N is the
  * offset just after the event: `start` plus the event's own length, id line included.
@@ -18,10 +36,7 @@ export function frameEvent(
   for (const line of message.data.split('\n')) fields += `data: ${line}\n`;
   const body = encoder.encode(fields);
   const fixed = start + body.byteLength + `id: ${generation}.`.length + 2; // + the two LFs
-  // N = fixed + digits(N): the smallest solution, found by trying digit counts upwards.
-  let end = fixed + String(fixed).length;
-  while (end - fixed !== String(end).length) end = fixed + String(end).length;
-  const id = encoder.encode(`id: ${formatPosition(generation, end)}\n\n`);
+  const id = encoder.encode(`id: ${formatPosition(generation, eventEnd(fixed))}\n\n`);
   const out = new Uint8Array(body.byteLength + id.byteLength);
   out.set(body);
   out.set(id, body.byteLength);

@@ -17,7 +17,7 @@ import { withoutReservedEvents } from '../stream/reserved-events.js';
 import { settleExhausted } from '../run/run-bound.js';
 import { storeCall } from '../store/store-call.js';
 import { captureResponse, isFailureStatus, type StoredFailure, storedResult } from '../format/stored-response.js';
-import { StreamedRun } from '../stream/stream-run.js';
+import { StreamedRun } from '../stream/run.js';
 import { EarlyAnswer } from '../run/early-answer.js';
 import { UsageReport } from '../usage.js';
 

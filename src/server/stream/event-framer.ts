@@ -1,5 +1,5 @@
 import { createParser, type EventSourceParser } from 'eventsource-parser';
-import { frameEvent } from '../format/sse-frame.js';
+import { digits, eventEnd, frameEvent } from '../format/sse-frame.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -11,13 +11,6 @@ const EVENT = encoder.encode('event: ');
 function startsWith(bytes: Uint8Array, at: number, prefix: Uint8Array): boolean {
   for (let k = 0; k < prefix.length; k += 1) if (bytes[at + k] !== prefix[k]) return false;
   return true;
-}
-
-/** The number of decimal digits of a non-negative safe integer. */
-function digits(n: number): number {
-  let count = 1;
-  for (let bound = 10; n >= bound && count < 16; bound *= 10) count += 1;
-  return count;
 }
 
 /**
@@ -184,10 +177,7 @@ export class EventFramer {
   /** An event whose fields (`bytes[from…to]`) are as § 14.4 writes them: the fields, then its id line, then the blank line. */
   #copy(bytes: Uint8Array, from: number, to: number): void {
     const length = to - from;
-    // N = fixed + digits(N): the smallest solution, found by trying digit counts upwards.
-    const fixed = this.#offset + length + this.#idPrefix.byteLength + 2;
-    let end = fixed + digits(fixed);
-    while (end - fixed !== digits(end)) end = fixed + digits(end);
+    const end = eventEnd(this.#offset + length + this.#idPrefix.byteLength + 2); // + the two LFs
     this.#room(end - this.#offset);
     const arena = this.#arena;
     let at = this.#used;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { indexedDbOutbox } from 'answer-once/outbox';
 import { createClient, isAbortError, SendController, type SendState } from 'answer-once';
 import { ask, chatRoute, freshDatabase, page, until, URL_ } from '../../support/outbox-rig.js';
+import { sleep } from '../../support/sleep.js';
 
 describe('the outbox (indexedDbOutbox)', () => {
   it('keeps a send made offline with its ID and body as first minted, sends nothing, and sends it once back online', async () => {
@@ -75,7 +76,7 @@ describe('the outbox (indexedDbOutbox)', () => {
     await expect(sent).rejects.toSatisfy(isAbortError);
     expect(await tab.outbox.list()).toEqual([]);
     tab.network.set(true);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
     expect(route.requests).toEqual([]);
   });
 

@@ -19,6 +19,7 @@ import {
 } from 'answer-once';
 import { startStreamFake } from '../../support/stream-fake.js';
 import { untilAborted } from '../../support/in-flight.js';
+import { sleep } from '../../support/sleep.js';
 
 const BASE = 'http://127.0.0.1:9/';
 const REPLAYED = { 'x-idempotent-replayed': 'true' };
@@ -209,7 +210,7 @@ describe('a stored intent sent again', () => {
       const pending = again(createClient({ baseUrl: BASE, fetch: hanging.fetch, retry: 0 }), stored, {
         signal: controller.signal,
       });
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await sleep(20);
       controller.abort();
       expect(isAbortError(await pending.catch((error: unknown) => error))).toBe(true);
     });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ResolvedRetryPolicy } from '../../../src/client/options.js';
 import { EventUnits } from '../../../src/client/stream/event-units.js';
 import { resumableBody } from '../../../src/client/stream/resumable-body.js';
+import { chunked } from '../../support/chunked.js';
 
 const encoder = new TextEncoder();
 const GENERATION = 1_764_581_234_567;
@@ -75,17 +76,6 @@ const stream = fc
       cuts: fc.array(fc.nat(), { maxLength: 8 }),
     }),
   );
-
-function chunked(bytes: Uint8Array, cuts: readonly number[]): Uint8Array[] {
-  const at = [...new Set(cuts.map((cut) => (bytes.length === 0 ? 0 : cut % bytes.length)))].sort((a, b) => a - b);
-  const chunks: Uint8Array[] = [];
-  let from = 0;
-  for (const cut of [...at, bytes.length]) {
-    if (cut > from) chunks.push(bytes.slice(from, cut));
-    from = Math.max(from, cut);
-  }
-  return chunks;
-}
 
 type Seen = ['units', string] | ['restart', number, string] | ['error', number | undefined];
 

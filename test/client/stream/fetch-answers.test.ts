@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { createClient, memoryStorageAdapter, type SendEvent } from 'answer-once';
 import { cutBody, scripted, watchedBody } from '../../support/scripted-fetch.js';
+import { sleep } from '../../support/sleep.js';
 
 const BASE = 'http://127.0.0.1:9/';
 
@@ -26,7 +27,6 @@ function rig(answer: Parameters<typeof scripted>[0], options: Parameters<typeof 
   const settled = () => events.filter((event) => event.type === 'settled');
   return { server, client, events, settled, storage };
 }
-const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe('client.fetch: the Response', () => {
   it('keeps status, statusText and headers; drops Content-Length of an event stream only', async () => {
@@ -75,7 +75,7 @@ describe('client.fetch: the Response', () => {
       const response = await client.fetch(`${BASE}a`, { method, body: method === 'POST' ? 'x' : null });
       expect(response.status).toBe(status);
       expect(settled()).toMatchObject([{ outcome: 'answered', replayed: false, attempts: 1 }]);
-      await tick();
+      await sleep(0);
       expect(await storage.list()).toHaveLength(0);
     }
   });
@@ -93,7 +93,7 @@ describe('client.fetch: settling when the body ends', () => {
     expect(await storage.list()).toHaveLength(1);
     expect(await response.text()).toBe('done');
     expect(settled()).toMatchObject([{ outcome: 'answered', replayed: true, attempts: 2, polls: 0 }]);
-    await tick();
+    await sleep(0);
     expect(await storage.list()).toHaveLength(0);
   });
 
@@ -122,7 +122,7 @@ describe('client.fetch: settling when the body ends', () => {
       const error = (event as { error: Error }).error;
       if (reason instanceof Error) expect(error).toBe(reason);
       else expect([error instanceof Error, error.message]).toEqual([true, 'bye']);
-      await tick();
+      await sleep(0);
       expect(await storage.list()).toHaveLength(0);
     }
   });
@@ -133,7 +133,7 @@ describe('client.fetch: settling when the body ends', () => {
     );
     const response = await client.fetch(`${BASE}a`, { method: 'POST', body: 'x' });
     await expect(response.text()).rejects.toMatchObject({ name: 'ResponseError', status: 400 });
-    await tick();
+    await sleep(0);
     expect(settled()).toMatchObject([{ outcome: 'failed' }]);
   });
 

@@ -14,6 +14,7 @@ import {
 } from 'answer-once';
 import { BASE, scriptedClient } from '../../support/scripted-fetch.js';
 import { errorMarker, generationAnswer, positionedEvents, restartMarker } from '../../support/sse-response.js';
+import { sleep } from '../../support/sleep.js';
 
 const encoder = new TextEncoder();
 /** Requests a spec answers before its server gives in and answers whole: today's unbounded loops end there. */
@@ -166,7 +167,7 @@ describe('client.fetch: a body that never ends is bounded', () => {
         new Response(
           new ReadableStream<Uint8Array>({
             async pull(controller) {
-              await new Promise((resolve) => setTimeout(resolve, 80));
+              await sleep(80);
               if (index === tokens.length) controller.close();
               else controller.enqueue(encoder.encode(tokens[index++]));
             },

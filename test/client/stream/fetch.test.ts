@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, memoryStorageAdapter, type SendEvent } from 'answer-once';
 import { eventStreamOf, startStreamFake } from '../../support/stream-fake.js';
+import { sleep } from '../../support/sleep.js';
 
 const TOKENS = Array.from({ length: 12 }, (_, i) => `token-${i} `);
 type StreamFake = Awaited<ReturnType<typeof startStreamFake>>;
@@ -140,7 +141,7 @@ describe('client.fetch', () => {
     const response = await client.fetch(`${server.url}/chat`, post());
     expect(await storage.list()).toHaveLength(1);
     await response.text();
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await sleep(0);
     expect(await storage.list()).toHaveLength(0);
   });
 

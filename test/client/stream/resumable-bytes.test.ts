@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { isAbortError, isAnswerRestartedError, isConnectionError, type AnswerRestartedError } from 'answer-once';
 import { resumableBody } from '../../../src/client/stream/resumable-body.js';
 import { G, readAll, retryPolicy, rig, sse, text } from '../../support/resumable-rig.js';
+import { sleep } from '../../support/sleep.js';
 
 const WHOLE = 'héllo wörld';
 const at = (n: number) => Buffer.from(WHOLE).subarray(n);
@@ -194,7 +195,7 @@ describe('the caller and the reader', () => {
       reconnect: () => Promise.reject(new Error('sent')),
     });
     const reading = readAll(body);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
     caller.abort();
     expect(isAbortError((await reading).error)).toBe(true);
     expect(events).toEqual([]);
@@ -215,8 +216,8 @@ describe('the caller and the reader', () => {
       retry: retryPolicy(5, 10_000, 10_000, () => 0.5),
     });
     const reading = readAll(r.body);
-    for (let n = 0; n < 100 && r.requests.length < 1; n += 1) await new Promise((resolve) => setTimeout(resolve, 5));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let n = 0; n < 100 && r.requests.length < 1; n += 1) await sleep(5);
+    await sleep(20);
     caller.abort('stop');
     const { error } = await reading;
     expect(isAbortError(error)).toBe(true);

@@ -16,16 +16,20 @@ const RESTART = (g: number) => `event: answer-once.restart\ndata: {"generation":
 const ERROR = 'event: answer-once.error\ndata: {"code":"model-down","status":503}\n\n';
 const STOPPED = 'event: answer-once.stopped\ndata: {}\n\n';
 
+/** Expects the reader to get A then B whole, resumed once (for `reason`) from the end of A. */
+async function expectResumedAfterA(r: ReturnType<typeof rig>, reason: 'cut' | 'error-marker'): Promise<void> {
+  const { text, error } = await readAll(r.body);
+  expect(error).toBeUndefined();
+  expect(text).toBe(A + B);
+  const position = `${G}.${len(A)}`;
+  expect(r.requests).toEqual([{ 'Last-Event-ID': position }]);
+  expect(r.events).toEqual([{ type: 'reconnect', requestId: 'req-body-1', reconnects: 1, reason, position }]);
+}
+
 describe('an event stream cut mid-body', () => {
   it('resumes from the end of the last whole event: Last-Event-ID <g>.<offset>, one reconnect event, the rest once', async () => {
     const r = rig({ headers: sse(), chunks: [A, 'data: é'.slice(0, 6)], cut: true }, [{ headers: sse(), chunks: [B] }]);
-    const { text, error } = await readAll(r.body);
-    expect(error).toBeUndefined();
-    expect(text).toBe(A + B);
-    expect(r.requests).toEqual([{ 'Last-Event-ID': `${G}.${len(A)}` }]);
-    expect(r.events).toEqual([
-      { type: 'reconnect', requestId: 'req-body-1', reconnects: 1, reason: 'cut', position: `${G}.${len(A)}` },
-    ]);
+    await expectResumedAfterA(r, 'cut');
     expect(r.settled).toEqual([undefined]);
   });
 
@@ -105,13 +109,7 @@ describe('the markers', () => {
 
   it('error marker: never handed on; the intent goes again from the position, once, and the body ends with the answer', async () => {
     const r = rig({ headers: sse(), chunks: [A + ERROR] }, [{ headers: sse(), chunks: [B] }]);
-    const { text, error } = await readAll(r.body);
-    expect(error).toBeUndefined();
-    expect(text).toBe(A + B);
-    expect(r.requests).toEqual([{ 'Last-Event-ID': `${G}.${len(A)}` }]);
-    expect(r.events).toEqual([
-      { type: 'reconnect', requestId: 'req-body-1', reconnects: 1, reason: 'error-marker', position: `${G}.${len(A)}` },
-    ]);
+    await expectResumedAfterA(r, 'error-marker');
   });
 
   it('error marker past the retry budget: the body errors with IntentFailedError carrying its code and status', async () => {

@@ -11,6 +11,7 @@ import { serve, type ServedHandler } from 'answer-once/server/node';
 import { startCuttingFront, type CuttingFront } from '../../support/cutting-front.js';
 import { startStreamFake } from '../../support/stream-fake.js';
 import { tokenResponse } from '../../support/token-stream.js';
+import { sleep } from '../../support/sleep.js';
 
 const TOKENS = Array.from({ length: 20 }, (_, i) => `t${i} `);
 const FULL = TOKENS.join('');
@@ -138,7 +139,7 @@ describe('SendController({ stream: true })', () => {
     );
     const sent = page1.send({ json: { q: 'hi' } });
     for (const deadline = Date.now() + 5_000; page1.getSnapshot().status !== 'streaming' && Date.now() < deadline; ) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await sleep(5);
     }
     const kept = memoryStorageAdapter();
     for (const intent of await storage.list()) await kept.save(intent);

@@ -4,6 +4,7 @@ import { fakeOrigin, type FakeTab } from '../../support/fake-tabs.js';
 import { loopbackRigs } from '../../support/loopback-rig.js';
 import { sseResponse } from '../../support/sse-response.js';
 import { tokensOf } from '../../support/token-stream.js';
+import { sleep } from '../../support/sleep.js';
 
 const TOKENS = Array.from({ length: 30 }, (_, i) => `t${i}`);
 const EVENTS = TOKENS.map((token) => `data: ${token}\n\n`);
@@ -143,7 +144,7 @@ describe('a tab following another tab’s read (the channel’s messages)', () =
       body: '{}',
     });
     // It hears only the second part and the end (it joined late).
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
     channel.postMessage({ t: 'head', head });
     channel.postMessage({ t: 'chunk', piece: pieces[1] });
     channel.postMessage({ t: 'end', at: pieces[1]!.to });

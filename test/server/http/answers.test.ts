@@ -50,16 +50,18 @@ describe('createIdempotencyHandler: the replay’s protocol headers', () => {
   });
 });
 
+/** Expects `response` to be the problem `code` with `status`, its title saying `says`. */
+async function expectTitled(response: Response, status: number, code: string, says: string): Promise<void> {
+  expect(response.status).toBe(status);
+  expect(await response.json()).toMatchObject({ code, title: expect.stringContaining(says) });
+}
+
 describe('createIdempotencyHandler: each problem’s title says what happened', () => {
   it('410: the intent was answered, but too large to keep for replay', async () => {
     const app = chatApp({ maxResponseBytes: 4, work: () => new Response('longer than four bytes') });
     await (await app.handle(chatRequest())).text();
     const replay = await app.handle(chatRequest());
-    expect(replay.status).toBe(410);
-    expect(await replay.json()).toMatchObject({
-      code: 'response-not-replayable',
-      title: expect.stringContaining('too large'),
-    });
+    await expectTitled(replay, 410, 'response-not-replayable', 'too large');
   });
 
   it('409: another attempt of the intent is still running', async () => {
@@ -72,11 +74,7 @@ describe('createIdempotencyHandler: each problem’s title says what happened', 
     const first = app.handle(chatRequest());
     await until(() => app.calls.length > 0);
     const second = await app.handle(chatRequest());
-    expect(second.status).toBe(409);
-    expect(await second.json()).toMatchObject({
-      code: 'request-in-progress',
-      title: expect.stringContaining('still running'),
-    });
+    await expectTitled(second, 409, 'request-in-progress', 'still running');
     release.open();
     expect((await first).status).toBe(200);
   });
@@ -84,17 +82,12 @@ describe('createIdempotencyHandler: each problem’s title says what happened', 
   it('5xx intent-failed: resend the same request with the same ID', async () => {
     const app = chatApp({ work: () => new Response('down', { status: 503 }) });
     const failed = await app.handle(chatRequest());
-    expect(failed.status).toBe(503);
-    expect(await failed.json()).toMatchObject({
-      code: 'intent-failed',
-      title: expect.stringContaining('resend the same request with the same ID'),
-    });
+    await expectTitled(failed, 503, 'intent-failed', 'resend the same request with the same ID');
   });
 
   it('404: no intent with this ID is known', async () => {
     const status = await chatApp().handle(statusRequest('req-never-sent'));
-    expect(status.status).toBe(404);
-    expect(await status.json()).toMatchObject({ code: 'intent-not-found', title: expect.stringContaining('no intent') });
+    await expectTitled(status, 404, 'intent-not-found', 'no intent');
   });
 });
 

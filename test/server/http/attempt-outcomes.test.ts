@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type IdempotencyStore, MemoryStore } from 'answer-once/server';
 import { chatApp, chatRequest, gate, recordOps, viewOf } from '../../support/server-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-0000000001';
 const T0 = 1_000_000;
@@ -19,7 +20,7 @@ async function eventually(condition: () => boolean, timeoutMs = 2_000): Promise<
   const deadline = performance.now() + timeoutMs;
   while (!condition()) {
     if (performance.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 1));
+    await sleep(1);
   }
 }
 

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from 'answer-once/server';
-import { chatApp, chatRequest, gate, recordOps, sleep, until } from '../../support/server-support.js';
+import { chatApp, chatRequest, gate, recordOps, until } from '../../support/server-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-0000000001';
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);

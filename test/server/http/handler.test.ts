@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, encodeKey, fingerprintRequest, MemoryStore } from 'answer-once/server';
-import { chatApp, chatRequest, gate, recordOps, sleep, until } from '../../support/server-support.js';
+import { chatApp, chatRequest, gate, notingCalls, recordOps, until } from '../../support/server-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-0000000001';
 
@@ -75,13 +76,7 @@ describe('createIdempotencyHandler: the state table', () => {
     const calls: string[] = [];
     const store = new MemoryStore();
     // The store as it is, each call noted: what a held resend costs in round trips.
-    const noted = new Proxy(store, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver) as unknown;
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => (calls.push(String(property)), value.apply(target, args));
-      },
-    });
+    const noted = notingCalls(store, calls);
     const app = chatApp({ store: noted, work: () => release.promise.then(() => undefined) });
     const first = app.handle(chatRequest());
     await until(() => app.calls.length > 0);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type IdempotencyStore, MemoryStore } from 'answer-once/server';
-import { chatApp, chatRequest, gate, sleep, statusRequest, until } from '../../support/server-support.js';
+import { chatApp, chatRequest, gate, statusRequest, until } from '../../support/server-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-0000000001';
 

@@ -10,7 +10,16 @@ import type { RequestedPosition } from '../../../src/server/http/position.js';
 import type { IdempotencyRecord } from '../../../src/server/store/store.js';
 import type { LogSlice, StreamStore } from '../../../src/server/store/stream-store.js';
 import { chatApp, chatRequest, gate, statusRequest, until } from '../../support/server-support.js';
-import { parseEvents, readEvents, readRest, sseAnswer, tokens, heldAfterOneEvent } from '../../support/stream-support.js';
+import {
+  parseEvents,
+  readEvents,
+  readRest,
+  sseAnswer,
+  tokens,
+  heldAfterOneEvent,
+  processingRecord,
+} from '../../support/stream-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-0000000001';
 const encoder = new TextEncoder();
@@ -109,7 +118,7 @@ describe('attaching to a live answer from a position', () => {
     // The head and the first event are logged one flush after the handler returned.
     let attached = await app.handle(statusRequest(ID, { headers: older }));
     for (let tries = 0; tries < 200 && !attached.headers.get('X-Idempotent-Attached'); tries += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await sleep(5);
       attached = await app.handle(statusRequest(ID, { headers: older }));
     }
     expect(attached.headers.get('X-Idempotent-Attached')).toBe('true');
@@ -142,15 +151,8 @@ describe('attachToLog: what a snapshot of the store can be attached to', () => {
   const context = { requestId: ID, waitedSeconds: undefined, statusRoute: true };
   /** A store that fails every read: whatever a reader is sent first comes from the snapshot. */
   const failing = { read: () => Promise.reject(new Error('store down')) } as unknown as StreamStore;
-  const processing = (leaseExpiresAt: number, generation = G): IdempotencyRecord => ({
-    state: 'processing',
-    fingerprint: 'f',
-    token: 't',
-    leaseExpiresAt,
-    createdAt: NOW,
-    runs: 1,
-    generation,
-  });
+  const processing = (leaseExpiresAt: number, generation = G): IdempotencyRecord =>
+    processingRecord({ leaseExpiresAt, createdAt: NOW, generation });
   /** A plain-text log of `generation` keeping bytes `[offset, offset + data.length)`. */
   const slice = (data: string, offset: number, generation = G): LogSlice => ({
     generation,

@@ -7,22 +7,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, gate } from '../../support/server-support.js';
-import { heldAfterOneEvent, parseEvents } from '../../support/stream-support.js';
-
-const encoder = new TextEncoder();
+import { heldAfterOneEvent, heldBetween, parseEvents } from '../../support/stream-support.js';
 
 /** A plain-text answer that sends `Once upon`, holds until `go`, then ` a time.` */
-function heldText(go: Promise<void>): Response {
-  const body = new ReadableStream<Uint8Array>({
-    async start(controller) {
-      controller.enqueue(encoder.encode('Once upon'));
-      await go;
-      controller.enqueue(encoder.encode(' a time.'));
-      controller.close();
-    },
-  });
-  return new Response(body, { headers: { 'Content-Type': 'text/plain' } });
-}
+const heldText = (go: Promise<void>): Response => heldBetween('text/plain', 'Once upon', go, ' a time.');
 
 describe('createIdempotencyHandler: a position past the end of a live answer', () => {
   it('answers Last-Event-ID past the end of a live answer that ends shorter with the restart marker and the whole answer', async () => {

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, gate, statusRequest } from '../../support/server-support.js';
 import { parseEvents, readEvents, sseAnswer, tokens, heldAfterOneEvent } from '../../support/stream-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-0000000001';
 const TEXT = 'Once upon a time.';
@@ -95,7 +96,7 @@ describe('createIdempotencyHandler: the position a request names', () => {
     for (let tries = 0; tries < 200 && !attached?.headers.get('X-Idempotent-Attached'); tries += 1) {
       await attached?.body?.cancel();
       attached = await app.handle(statusRequest(ID, { headers: { 'Last-Event-ID': lastId(generation) } }));
-      if (!attached.headers.get('X-Idempotent-Attached')) await new Promise((resolve) => setTimeout(resolve, 5));
+      if (!attached.headers.get('X-Idempotent-Attached')) await sleep(5);
     }
     expect(attached?.headers.get('X-Idempotent-Attached')).toBe('true');
     expect(attached?.headers.get('X-Idempotent-Restarted')).toBeNull();

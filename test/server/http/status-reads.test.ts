@@ -8,8 +8,9 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { MemoryStore, type IdempotencyEvent } from 'answer-once/server';
-import { chatApp, chatRequest, gate, recordOps, sleep, statusRequest, until } from '../../support/server-support.js';
+import { chatApp, chatRequest, gate, recordOps, statusRequest, until } from '../../support/server-support.js';
 import { parseEvents, tokens } from '../../support/stream-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-0000000001';
 const ORIGIN = 'http://app.test';

@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from 'answer-once/server';
 import { chatApp, chatRequest, viewOf } from '../../support/server-support.js';
-import { parseEvents, readEvents, readRest, sleep, sseAnswer, tokens } from '../../support/stream-support.js';
+import { parseEvents, readEvents, readRest, sseAnswer, tokens } from '../../support/stream-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-0000000001';
 

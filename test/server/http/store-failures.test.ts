@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type IdempotencyStore, IntentInProgressError, MemoryStore, StoreFailedError } from 'answer-once/server';
-import { chatApp, chatRequest, gate, recordOps, sleep, statusRequest } from '../../support/server-support.js';
+import { chatApp, chatRequest, gate, recordOps, statusRequest } from '../../support/server-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-0000000001';
 const never = <T>(): Promise<T> => new Promise<T>(() => undefined);

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, type HandlerContext, type IdempotencyEvent, MemoryStore } from 'answer-once/server';
+import { sleep } from '../../support/sleep.js';
 
 const encoder = new TextEncoder();
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function app(handler: (request: Request, ctx: HandlerContext) => Response | Promise<Response>) {
   const events: IdempotencyEvent[] = [];

@@ -8,7 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, type IdempotencyStore, MemoryStore, type WaitUntil } from 'answer-once/server';
 import { chatApp, chatRequest, recordOps, statusRequest, until } from '../../support/server-support.js';
-import { parseEvents, readEvents, sleep, sseAnswer, tokens } from '../../support/stream-support.js';
+import { parseEvents, readEvents, sseAnswer, tokens } from '../../support/stream-support.js';
+import { sleep } from '../../support/sleep.js';
 
 /** A runtime's `waitUntil`: records each promise handed to it and when it settled. */
 function fakeRuntime(): { waitUntil: WaitUntil; handed: { promise: Promise<unknown>; settled: boolean }[] } {

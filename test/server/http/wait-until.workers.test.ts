@@ -6,47 +6,19 @@
  * one model call; without, the model is cut off and, once the lease lapses, a retry pays
  * for it again.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startSseModel } from '../../support/sse-model-server.js';
 import { bundleWorker, orSkip, type RunningWorker, startWorker } from '../../support/workerd.js';
-import { parseEvents, readEvents, sleep, tokens } from '../../support/stream-support.js';
+import { parseEvents, readEvents, tokens } from '../../support/stream-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const TOKENS = 24;
 const TOKEN_MS = 40;
 const LEASE_MS = 1_000;
 const ALL = Array.from({ length: TOKENS }, (_, index) => `token ${index}`);
 
-/** One call of the fake model, as its server saw it: how many tokens went out, and whether all of them did. */
-interface ModelCall {
-  sent: number;
-  readonly ended: Promise<'whole' | 'cut'>;
-}
-
-/** The model: streams TOKENS SSE events, one every TOKEN_MS, and notes when its caller hung up early. */
-async function startModel(): Promise<{ server: Server; url: string; calls: ModelCall[] }> {
-  const calls: ModelCall[] = [];
-  const server = createServer((request, response) => {
-    let end!: (how: 'whole' | 'cut') => void;
-    const call: ModelCall = { sent: 0, ended: new Promise((resolve) => (end = resolve)) };
-    calls.push(call);
-    response.writeHead(200, { 'Content-Type': 'text/event-stream' });
-    response.on('close', () => end(call.sent === TOKENS ? 'whole' : 'cut'));
-    const next = (): void => {
-      if (response.destroyed) return;
-      if (call.sent === TOKENS) return void response.end();
-      response.write(`data: token ${call.sent}\n\n`);
-      call.sent += 1;
-      setTimeout(next, TOKEN_MS);
-    };
-    request.resume().on('end', next);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, calls };
-}
-
-const model = await startModel();
+const model = await startSseModel(TOKENS, TOKEN_MS);
 const script = await bundleWorker(fileURLToPath(new URL('../../support/chat-worker.ts', import.meta.url)));
 const workers = await orSkip(async () => {
   const env = { MODEL_URL: model.url, LEASE_MS: String(LEASE_MS) };
@@ -64,7 +36,7 @@ const workers = await orSkip(async () => {
 
 afterAll(async () => {
   await Promise.all([workers?.kept.dispose(), workers?.bare.dispose()]);
-  await new Promise((resolve) => model.server.close(resolve));
+  await model.close();
 });
 
 function send(worker: RunningWorker, id: string, signal?: AbortSignal): Promise<Response> {

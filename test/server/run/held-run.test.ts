@@ -4,7 +4,8 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type IdempotencyEvent, type IdempotencyStore, LeaseLostError, MemoryStore, runOnce } from 'answer-once/server';
-import { gate, recordOps, sleep } from '../../support/server-support.js';
+import { gate, recordOps } from '../../support/server-support.js';
+import { sleep } from '../../support/sleep.js';
 
 /** A work that runs until its signal aborts, then `lingerMs` more (a model call slow to stop), and says why it stopped. */
 function untilAborted(lingerMs = 0) {

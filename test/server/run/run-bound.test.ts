@@ -16,6 +16,7 @@ import {
 import { serve, type ServedHandler } from 'answer-once/server/node';
 import { chatApp, chatRequest, statusRequest } from '../../support/server-support.js';
 import { sseAnswer } from '../../support/stream-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-0000000001';
 
@@ -93,7 +94,7 @@ describe('the run bound', () => {
     for (let dead = 0; dead < 2; dead += 1) {
       const claim = await store.acquire(key, fingerprint, 1);
       expect(claim).toMatchObject({ acquired: true, runs: dead + 1 });
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await sleep(5);
     }
     const answer = await app.handle(request);
     expect(answer.status).toBe(409);
@@ -139,7 +140,7 @@ describe('runOnce: the run bound', () => {
     const store = new MemoryStore();
     for (let dead = 0; dead < 2; dead += 1) {
       await store.acquire('job-2', '', 1);
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await sleep(5);
     }
     let runs = 0;
     const run = () => runOnce(store, 'job-2', async () => ++runs, { maxRuns: 2 });

@@ -10,7 +10,8 @@ import {
   type RunOnceResult,
   StoreUnavailableError,
 } from 'answer-once/server';
-import { recordOps, sleep } from '../../support/server-support.js';
+import { recordOps } from '../../support/server-support.js';
+import { sleep } from '../../support/sleep.js';
 
 /** Work that takes `ms`, then answers `answer(runs)`; `runs()` says how often it started. */
 function slowWork<T>(ms: number, answer: (runs: number) => T) {

@@ -17,6 +17,7 @@ import {
   StepUncertainError,
 } from 'answer-once/server';
 import { untilAborted, viewOf } from '../../support/server-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const KEY_SYNTAX = /^[A-Za-z0-9_-]{43}$/;
 
@@ -238,7 +239,7 @@ describe('ctx.step in runOnce', () => {
         return 'charged';
       });
     const zombie = attempt(store, work, { leaseMs: 100, heartbeatMs: 30 });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
     const successor = await attempt(store, work);
     release();
     expect((await zombie).error).toBeInstanceOf(LeaseLostError);

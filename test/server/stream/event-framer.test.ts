@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { EventFramer } from '../../../src/server/stream/event-framer.js';
 import { frameEvent } from '../../../src/server/format/sse-frame.js';
+import { chunked } from '../../support/chunked.js';
 
 const encoder = new TextEncoder();
 const GENERATION = 1_764_581_234_567;
@@ -39,17 +40,6 @@ function framed(chunks: readonly Uint8Array[]): { bytes: Uint8Array; pushes: Uin
   for (const chunk of chunks) framer.write(chunk);
   framer.end();
   return { bytes: Buffer.concat(pushes), pushes };
-}
-
-function chunked(bytes: Uint8Array, cuts: readonly number[]): Uint8Array[] {
-  const at = [...new Set(cuts.map((cut) => (bytes.length === 0 ? 0 : cut % bytes.length)))].sort((a, b) => a - b);
-  const chunks: Uint8Array[] = [];
-  let from = 0;
-  for (const cut of [...at, bytes.length]) {
-    if (cut > from) chunks.push(bytes.slice(from, cut));
-    from = Math.max(from, cut);
-  }
-  return chunks;
 }
 
 const text = fc.string({ unit: 'binary', maxLength: 10 }).map((s) => s.replace(/[\r\n]/g, ''));

@@ -15,6 +15,8 @@ import type {
   LogSnapshot,
   StreamStore,
 } from '../../../src/server/store/stream-store.js';
+import { sleep } from '../../support/sleep.js';
+import { processingRecord } from '../../support/stream-support.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -26,15 +28,9 @@ const LIVE = NOW + 60_000;
 const KEY = 'scope:req-0000000001';
 const HEAD = JSON.stringify({ status: 200, headers: [['content-type', 'text/event-stream']] });
 
-const processing = (generation: number | null = G, leaseExpiresAt = LIVE): IdempotencyRecord => ({
-  state: 'processing',
-  fingerprint: 'f',
-  token: 't',
-  leaseExpiresAt,
-  createdAt: NOW,
-  runs: 1,
-  ...(generation === null ? {} : { generation }), // null: a record written without one
-});
+const processing = (generation: number | null = G, leaseExpiresAt = LIVE): IdempotencyRecord =>
+  // null: a record written without one
+  processingRecord({ leaseExpiresAt, createdAt: NOW, ...(generation === null ? {} : { generation }) });
 const completed = (stored: object, generation = G): IdempotencyRecord => ({
   state: 'completed',
   fingerprint: 'f',
@@ -289,7 +285,7 @@ describe('followLog: a reader that leaves', () => {
     await reader.cancel();
     expect(signal.aborted).toBe(true);
     expect(await pending).toEqual({ done: true, value: undefined });
-    await new Promise((resolve) => setTimeout(resolve, 0)); // let an errant loop run
+    await sleep(0); // let an errant loop run
     expect(calls).toHaveLength(1);
   });
 });

@@ -4,13 +4,14 @@
  * The server keeps at most `maxQueuedBytes` for it, the work runs to its end unslowed,
  * and the caller, reading again, gets the whole answer from the log, byte for byte.
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, type IdempotencyHandlerOptions } from 'answer-once/server';
 import { serve, type ServedHandler } from 'answer-once/server/node';
-import { parseEvents, sleep } from '../../support/stream-support.js';
+import { parseEvents, postRaw } from '../../support/stream-support.js';
+import { sleep } from '../../support/sleep.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -69,19 +70,6 @@ async function start(
   return { url: server.url, calls: () => calls, ended: done };
 }
 
-/** POSTs the intent; resolves once the head is in, with the body left unread (the socket stops reading). */
-function post(url: string, id: string, headers: Record<string, string> = {}): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}/api/chat`, {
-      method: 'POST',
-      headers: { 'X-Request-Id': id, 'Content-Type': 'application/json', ...headers },
-    });
-    req.once('response', resolve);
-    req.once('error', reject);
-    req.end('{"question":"hello?"}');
-  });
-}
-
 async function readAll(response: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of response) chunks.push(chunk as Buffer);
@@ -107,7 +95,7 @@ describe('a first caller whose connection stops reading', () => {
       const total = 64 * MiB;
       const app = await start(total, true, { maxQueuedBytes: MiB }, io);
       const before = await retained();
-      const response = await post(app.url, io ? 'req-slow-caller-io01' : 'req-slow-caller-now1'); // never read until the work ended
+      const response = await postRaw(app.url, io ? 'req-slow-caller-io01' : 'req-slow-caller-now1'); // never read until the work ended
       await app.ended; // the model was never slowed by the caller
       await sleep(100); // the record's write lands
       const held = (await retained()) - before;
@@ -136,11 +124,11 @@ describe('a first caller whose connection stops reading', () => {
       const total = 6 * MiB;
       const app = await start(total, sse, { maxQueuedBytes: 256 * 1_024, maxResponseBytes: 16 * MiB });
       const id = sse ? 'req-slow-caller-sse1' : 'req-slow-caller-byte';
-      const response = await post(app.url, id);
+      const response = await postRaw(app.url, id);
       await app.ended;
       await sleep(100);
       const body = await readAll(response);
-      const replay = await post(app.url, id);
+      const replay = await postRaw(app.url, id);
       expect(replay.headers['x-idempotent-replayed']).toBe('true');
       const stored = await readAll(replay);
       expect(stored.byteLength).toBeGreaterThanOrEqual(total);

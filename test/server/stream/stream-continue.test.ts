@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from 'answer-once/server';
 import { chatApp, chatRequest } from '../../support/server-support.js';
-import { frozen, parseEvents, range, readEvents, sleep, tokens } from '../../support/stream-support.js';
+import { frozen, parseEvents, range, readEvents, tokens } from '../../support/stream-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const encoder = new TextEncoder();
 const ERROR_MARKER = /event: answer-once\.error\ndata: [^\n]*\n\n$/;

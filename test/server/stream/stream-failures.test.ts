@@ -4,8 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, type IdempotencyStore } from 'answer-once/server';
-import { chatApp, chatRequest, gate, until } from '../../support/server-support.js';
-import { frozen, parseEvents, range, readEvents, readRest, sleep, sseAnswer, tokens } from '../../support/stream-support.js';
+import { chatApp, chatRequest, expectStopped, gate, until } from '../../support/server-support.js';
+import { frozen, parseEvents, range, readEvents, readRest, sseAnswer, tokens } from '../../support/stream-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-0000000001';
 
@@ -113,9 +114,7 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
     );
     expect(stop.status).toBe(202);
     expect(await stop.json()).toEqual({ requestId: ID, state: 'stopping', location: `/api/status/${ID}` });
-    const answered = await fresh;
-    expect(answered.status).toBe(409);
-    expect(await answered.json()).toMatchObject({ code: 'intent-stopped' });
+    await expectStopped(await fresh);
     const later = await app.handle(chatRequest());
     expect(later.status).toBe(409);
     expect(later.headers.get('X-Idempotent-Stopped')).toBe('true');

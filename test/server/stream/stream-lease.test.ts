@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStore, type StreamStore } from 'answer-once/server';
 import { chatApp, chatRequest } from '../../support/server-support.js';
-import { sleep, sseAnswer } from '../../support/stream-support.js';
+import { sseAnswer } from '../../support/stream-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const LEASE = { leaseMs: 300, heartbeatMs: 100, flushMs: 10 };
 

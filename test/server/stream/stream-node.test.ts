@@ -3,11 +3,12 @@
  * fast as the bare handler, a stream cut by destroying the socket and resumed with
  * `Last-Event-ID` or `Range`, an attach while live.
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, type HandlerContext } from 'answer-once/server';
 import { serve, type ServedHandler } from 'answer-once/server/node';
-import { parseEvents, sleep, sseAnswer, tokens } from '../../support/stream-support.js';
+import { parseEvents, postRaw, sseAnswer, tokens } from '../../support/stream-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-stream-node-0001';
 const range = (count: number): string[] => Array.from({ length: count }, (_, index) => `token ${index}`);
@@ -30,19 +31,6 @@ async function start(work: (context: HandlerContext) => Response): Promise<{ url
   const server = await serve(handle);
   servers.push(server);
   return { url: server.url, calls: () => calls };
-}
-
-/** POSTs the chat intent over a raw socket; resolves with the response once its head is in. */
-function post(url: string, headers: Record<string, string> = {}): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${url}/api/chat`, {
-      method: 'POST',
-      headers: { 'X-Request-Id': ID, 'Content-Type': 'application/json', ...headers },
-    });
-    req.once('response', resolve);
-    req.once('error', reject);
-    req.end('{"question":"hello?"}');
-  });
 }
 
 /** Reads `response` until `count` events arrived, then destroys its socket (the network cut it). */
@@ -84,7 +72,7 @@ describe('streamed answers over serve()', () => {
         ),
     );
     const startedAt = performance.now();
-    const response = await post(app.url);
+    const response = await postRaw(app.url, ID);
     const first = String(await new Promise((resolve) => response.once('data', resolve)));
     clientHasFirst();
     expect(performance.now() - startedAt).toBeLessThan(4_000);
@@ -94,10 +82,10 @@ describe('streamed answers over serve()', () => {
 
   it('resumes a stream cut after k events by Last-Event-ID: events k+1…n exactly once, one model call', async () => {
     const app = await start(() => sseAnswer(20, { delayMs: 10 }));
-    const cut = await readThenCut(await post(app.url), 6);
+    const cut = await readThenCut(await postRaw(app.url, ID), 6);
     const seen = parseEvents(cut);
     const lastId = seen.at(-1)?.id ?? '';
-    const resumed = await post(app.url, { 'Last-Event-ID': lastId });
+    const resumed = await postRaw(app.url, ID, { 'Last-Event-ID': lastId });
     expect(resumed.statusCode).toBe(200);
     const rest = parseEvents(await readAll(resumed));
     expect([...tokens(seen), ...tokens(rest)]).toEqual(range(20));
@@ -121,7 +109,7 @@ describe('streamed answers over serve()', () => {
           { headers: { 'Content-Type': 'text/plain; charset=utf-8' } },
         ),
     );
-    const first = await post(app.url);
+    const first = await postRaw(app.url, ID);
     const generation = String(first.headers['x-idempotent-generation']);
     let got = '';
     for await (const chunk of first) {
@@ -129,7 +117,7 @@ describe('streamed answers over serve()', () => {
       if (got.length >= 40) break;
     }
     first.socket?.destroy();
-    const resumed = await post(app.url, {
+    const resumed = await postRaw(app.url, ID, {
       Range: `bytes=${Buffer.byteLength(got)}-`,
       'X-Idempotent-Generation': generation,
     });
@@ -140,9 +128,9 @@ describe('streamed answers over serve()', () => {
 
   it('attaches a second connection to the live stream; both see the same bytes, one model call', async () => {
     const app = await start(() => sseAnswer(15, { delayMs: 10 }));
-    const first = await post(app.url);
+    const first = await postRaw(app.url, ID);
     await sleep(60);
-    const second = await post(app.url);
+    const second = await postRaw(app.url, ID);
     expect(second.headers['x-idempotent-attached']).toBe('true');
     const [a, b] = await Promise.all([readAll(first), readAll(second)]);
     expect(b).toBe(a);

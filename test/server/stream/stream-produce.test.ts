@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LogAppend, LogAppendResult, StreamStore } from 'answer-once/server';
 import { Holder } from '../../../src/server/run/holder.js';
-import { type ProduceContext, type Production, produce } from '../../../src/server/stream/stream-produce.js';
+import { type ProduceContext, type Production, produce } from '../../../src/server/stream/producer/produce.js';
 import { parseEvents, tokens } from '../../support/stream-support.js';
 
 const encoder = new TextEncoder();

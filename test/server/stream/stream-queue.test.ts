@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, MemoryStore } from 'answer-once/server';
-import { parseEvents, sleep, sseAnswer, tokens } from '../../support/stream-support.js';
+import { parseEvents, sseAnswer, tokens } from '../../support/stream-support.js';
+import { sleep } from '../../support/sleep.js';
 
 interface Message {
   readonly id: string;

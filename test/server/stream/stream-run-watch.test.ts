@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { StreamStore } from 'answer-once/server';
 import { Holder } from '../../../src/server/run/holder.js';
-import { StreamedRun } from '../../../src/server/stream/stream-run.js';
+import { StreamedRun } from '../../../src/server/stream/run.js';
 
 const FLUSH_MS = 25;
 /** The longest turn the watch asks of the store. */

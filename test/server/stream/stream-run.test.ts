@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { LeaseLostError, MemoryStore } from 'answer-once/server';
 import { chatApp, chatRequest, gate, statusRequest, until, viewOf } from '../../support/server-support.js';
-import { frozen, parseEvents, range, readEvents, readRest, sleep, sseAnswer, tokens } from '../../support/stream-support.js';
+import { frozen, parseEvents, range, readEvents, readRest, sseAnswer, tokens } from '../../support/stream-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-0000000001';
 

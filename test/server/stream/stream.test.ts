@@ -5,8 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryStore } from 'answer-once/server';
-import { chatApp, chatRequest, gate, statusRequest, until } from '../../support/server-support.js';
-import { parseEvents, range, readEvents, readRest, sleep, sseAnswer, tokens } from '../../support/stream-support.js';
+import { chatApp, chatRequest, gate, notingCalls, statusRequest, until } from '../../support/server-support.js';
+import { parseEvents, range, readEvents, readRest, sseAnswer, tokens } from '../../support/stream-support.js';
+import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-0000000001';
 
@@ -175,16 +176,7 @@ describe('createIdempotencyHandler: streamed answers', () => {
   it('stores a JSON answer as a one-chunk log at the cost of 0.1: acquire and complete, no append; a replay reads, and marks its call avoided once', async () => {
     const calls: string[] = [];
     const store = new MemoryStore();
-    const counted = new Proxy(store, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver) as unknown;
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          calls.push(String(property));
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    });
+    const counted = notingCalls(store, calls);
     const app = chatApp({ store: counted });
     const fresh = await app.handle(chatRequest());
     expect(await fresh.json()).toEqual({ answer: 'echo: hello?', run: 1 });
@@ -194,7 +186,7 @@ describe('createIdempotencyHandler: streamed answers', () => {
       const replay = await app.handle(chatRequest());
       expect(await replay.json()).toEqual({ answer: 'echo: hello?', run: 1 });
     }
-    await new Promise((resolve) => setTimeout(resolve, 0)); // the first replay's mark, after its body ended
+    await sleep(0); // the first replay's mark, after its body ended
     expect(calls).toEqual(['acquire', 'complete', 'acquire', 'markAvoided', 'acquire', 'acquire']);
   });
 

@@ -1,4 +1,5 @@
-// The demo's trouble switch: the next answer's stream is cut, or its model breaks.
+// The demo's trouble switch: what goes wrong with the next answer (../../../../shared/trouble.ts).
+import { isTrouble, troubleProblem } from '../../../../shared/trouble';
 import { demo } from '../../../lib/demo';
 
 export const dynamic = 'force-dynamic';
@@ -7,9 +8,7 @@ export const GET = () => Response.json({ trouble: demo.trouble });
 
 export async function PUT(request: Request): Promise<Response> {
   const body = (await request.json().catch(() => ({}))) as { trouble?: unknown };
-  if (body.trouble !== 'none' && body.trouble !== 'cut' && body.trouble !== 'break') {
-    return Response.json({ title: '`trouble` must be "none", "cut" or "break".' }, { status: 400 });
-  }
+  if (!isTrouble(body.trouble)) return troubleProblem();
   demo.trouble = body.trouble;
   return Response.json({ trouble: demo.trouble });
 }

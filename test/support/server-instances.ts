@@ -1,12 +1,12 @@
 /**
- * Server instances as real child processes (test/support/redis-instance.ts), started
+ * Server instances as real child processes (test/support/instance-process.ts), started
  * with `node --import tsx` so the pid IS the server: SIGSTOP freezes it, SIGKILL kills it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
 
-const FIXTURE = path.resolve(import.meta.dirname, './redis-instance.ts');
+const FIXTURE = path.resolve(import.meta.dirname, './instance-process.ts');
 
 /** One line an instance printed. */
 export interface InstanceEvent {

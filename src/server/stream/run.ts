@@ -5,7 +5,7 @@ import type { EarlyAnswer } from '../run/early-answer.js';
 import type { WorkOutcome } from '../run/held-run.js';
 import type { Holder } from '../run/holder.js';
 import { problemResponse } from '../problem.js';
-import { type CallerPosition, type ProduceContext, produce, type Production } from './stream-produce.js';
+import { type CallerPosition, type ProduceContext, produce, type Production } from './producer/produce.js';
 import { storedAnswer, storedResult } from '../format/stored-response.js';
 import type { LogSlice, StreamStore } from '../store/stream-store.js';
 import type { UsageReport } from '../usage.js';

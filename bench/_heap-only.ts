@@ -1,0 +1,4 @@
+import { heapPerStream } from './stream-heap.js';
+import { closeRedis } from './stream-rig.js';
+console.log(JSON.stringify(await heapPerStream()));
+await closeRedis();

@@ -1,0 +1,239 @@
+import type { AcquireResult, CompletedRecord, IdempotencyRecord, WriteResult } from '../server/store/store.js';
+import type { StepStart, StepStartOptions, StepStore } from '../server/store/step-store.js';
+import {
+  isNewToReader,
+  type LogAppend,
+  type LogAppendResult,
+  type LogPosition,
+  type LogReadOptions,
+  type LogSnapshot,
+  type StopOutcome,
+  type StreamStore,
+} from '../server/store/stream-store.js';
+import { checkMs, checkText } from '../redis/arguments.js';
+import { RedisStoreClosedError } from '../redis/errors.js';
+import { logKeyOf } from '../redis/log-key.js';
+import { decodeAppend, decodeSnapshot } from '../redis/log-reply.js';
+import { decodeRecord, integer } from '../redis/reply.js';
+import {
+  acquireArguments,
+  appendArguments,
+  decodeAcquire,
+  decodeStepStart,
+  decodeStop,
+  finishStepArguments,
+  readLogArguments,
+  renewArguments,
+  settleArguments,
+  startStepArguments,
+  stopArguments,
+  writeResult,
+} from '../redis/operations.js';
+import { SharedReads } from '../redis/shared-reads.js';
+import { ACQUIRE } from '../redis/scripts/acquire.js';
+import { APPEND } from '../redis/scripts/append.js';
+import type { RedisScript } from '../redis/scripts/define.js';
+import { FINISH_STEP } from '../redis/scripts/finish-step.js';
+import { MARK_AVOIDED } from '../redis/scripts/mark-avoided.js';
+import { READ } from '../redis/scripts/read.js';
+import { READ_LOG } from '../redis/scripts/read-log.js';
+import { RENEW } from '../redis/scripts/renew.js';
+import { SETTLE } from '../redis/scripts/settle.js';
+import { START_STEP } from '../redis/scripts/start-step.js';
+import { STOP } from '../redis/scripts/stop.js';
+import { WATCH_STOP } from '../redis/scripts/watch-stop.js';
+import { normalizeUpstashStoreOptions, type NormalizedUpstashStoreOptions, type UpstashStoreOptions } from './options.js';
+import { PollBackoff } from './poll.js';
+import { RecentLooks } from './recent-looks.js';
+import { runRestScript } from './run-script.js';
+import { bytesToText, textArgument } from './wire.js';
+
+/**
+ * The `answer-once/server` store over Upstash's REST API (`@upstash/redis`), for runtimes
+ * that cannot open a TCP socket: Vercel Edge Functions, Cloudflare Workers, Deno Deploy.
+ *
+ * - the same Lua scripts as `RedisStore` (`src/redis/scripts/`: one per operation, the
+ *   same atomic claim, fencing tokens, leases on Redis's clock, the step journal in the
+ *   record's hash), each ONE REST request: EVALSHA, and one EVAL more only when Redis's
+ *   script cache lacks it; the records are the same, so the two stores can share a database;
+ * - HTTP has no blocking command and no pub/sub: `wait`, `read` and `watchStop` poll,
+ *   `pollIntervalMs` first, doubling up to `maxPollIntervalMs`, never past the lease's end or
+ *   the caller's deadline; the readers of one intent on one instance share each look, and
+ *   a reader asking on from where a look just left it waits out the interval first;
+ *   a holder's stop watch takes its own appends' replies as looks (they carry the stop);
+ * - appends are the handler's, coalesced per flush window: a streamed answer costs one
+ *   request per window, never one per event.
+ *
+ * @example
+ * import { Redis } from '@upstash/redis';
+ * const store = new UpstashStore({ redis: Redis.fromEnv() });
+ */
+export class UpstashStore implements StreamStore, StepStore {
+  readonly #options: NormalizedUpstashStoreOptions;
+  readonly #reads = new SharedReads();
+  readonly #looks = new RecentLooks();
+  /** The pauses of the store's waiters, each ended by `close()`. */
+  readonly #wakers = new Set<() => void>();
+  #closed = false;
+  /** When this store last appended under a key's holder: that append's reply was a look at the stop. */
+  readonly #appended = new Map<string, number>();
+
+  constructor(options: UpstashStoreOptions) {
+    this.#options = normalizeUpstashStoreOptions(options);
+  }
+
+  async acquire(key: string, fingerprint: string, leaseMs: number): Promise<AcquireResult> {
+    // Random, so never issued before for this key, even after the record expired.
+    const token = crypto.randomUUID();
+    const args = acquireArguments(fingerprint, leaseMs, this.#options.processingGraceMs, token);
+    return decodeAcquire(await this.#run(ACQUIRE, key, args), token, Date.now());
+  }
+
+  async renew(key: string, token: string, leaseMs: number): Promise<WriteResult> {
+    return writeResult(await this.#run(RENEW, key, renewArguments(token, leaseMs, this.#options.processingGraceMs)));
+  }
+
+  async complete(key: string, token: string, result: string, ttlMs: number): Promise<WriteResult> {
+    return this.#settle(key, token, 'completed', result, ttlMs);
+  }
+
+  async fail(key: string, token: string, error: string, ttlMs: number): Promise<WriteResult> {
+    return this.#settle(key, token, 'failed', error, ttlMs);
+  }
+
+  async get(key: string): Promise<IdempotencyRecord | null> {
+    return decodeRecord(await this.#run(READ, key, []), Date.now());
+  }
+
+  async markAvoided(key: string): Promise<CompletedRecord | null> {
+    const record = decodeRecord(await this.#run(MARK_AVOIDED, key, []), Date.now());
+    return record?.state === 'completed' ? record : null;
+  }
+
+  async wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<IdempotencyRecord | null> {
+    checkMs('timeoutMs', timeoutMs, 0);
+    const deadline = Date.now() + timeoutMs;
+    const backoff = this.#backoff();
+    // Bounded: each turn sleeps one poll interval, never past the lease, the timeout or the abort.
+    for (;;) {
+      const record = await this.get(key);
+      const now = Date.now();
+      if (record?.state !== 'processing' || record.leaseExpiresAt <= now) return record;
+      if (now >= deadline || this.#over(signal)) return record;
+      await backoff.sleep(Math.min(deadline, record.leaseExpiresAt + 1), signal);
+    }
+  }
+
+  async append(key: string, token: string, batch: LogAppend): Promise<LogAppendResult> {
+    const args = appendArguments(token, batch, this.#options.processingGraceMs);
+    const sent = Date.now();
+    const result = decodeAppend(await this.#run(APPEND, key, args));
+    // A refused append means the run lost the intent: its watch ends with it.
+    if (result.ok) this.#appended.set(`${key}\n${token}`, sent);
+    else this.#appended.delete(`${key}\n${token}`);
+    return result;
+  }
+
+  async read(key: string, from: LogPosition | null, options: LogReadOptions = {}): Promise<LogSnapshot> {
+    const { waitMs = 0, signal } = options;
+    checkMs('waitMs', waitMs, 0);
+    readLogArguments(from);
+    const deadline = Date.now() + waitMs;
+    const backoff = this.#backoff();
+    const looked = from === null || waitMs === 0 ? undefined : this.#looks.take(key, from.generation, from.offset);
+    if (looked !== undefined) await backoff.sleep(Math.min(deadline, looked + this.#options.pollIntervalMs), signal);
+    // Bounded: each turn sleeps one poll interval, never past the lease, the timeout or the abort.
+    for (;;) {
+      const snapshot = await this.#snapshot(key, from);
+      const now = Date.now();
+      if (isNewToReader(snapshot, from, now) || now >= deadline || this.#over(signal)) return snapshot;
+      const { record } = snapshot;
+      const lease = record?.state === 'processing' ? record.leaseExpiresAt + 1 : deadline;
+      await backoff.sleep(Math.min(deadline, lease), signal);
+    }
+  }
+
+  async stop(key: string, at?: LogPosition): Promise<StopOutcome> {
+    return decodeStop(await this.#run(STOP, key, stopArguments(at, this.#options.prefix)));
+  }
+
+  async watchStop(key: string, token: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    checkMs('timeoutMs', timeoutMs, 0);
+    checkText('token', token);
+    const deadline = Date.now() + timeoutMs;
+    const backoff = this.#backoff();
+    const appended = `${key}\n${token}`;
+    let looked = 0;
+    // Bounded: each turn sleeps one poll interval, never past the timeout or the abort.
+    for (let first = true; ; first = false) {
+      // An append made since the last look read the stop flag too (its reply carries it): it was a look.
+      const appendedAt = this.#appended.get(appended) ?? 0;
+      if (first || appendedAt <= looked) {
+        looked = Date.now();
+        const state = integer(await this.#run(WATCH_STOP, key, [token]));
+        if (state !== 1) return state === 2;
+      } else {
+        looked = appendedAt;
+      }
+      if (Date.now() >= deadline || this.#over(signal)) return false;
+      await backoff.sleep(deadline, signal);
+      if (this.#over(signal)) return false;
+    }
+  }
+
+  async startStep(key: string, token: string, step: string, options: StepStartOptions = {}): Promise<StepStart> {
+    return decodeStepStart(await this.#run(START_STEP, key, startStepArguments(token, step, options)));
+  }
+
+  async finishStep(key: string, token: string, step: string, outcome: string): Promise<WriteResult> {
+    return writeResult(await this.#run(FINISH_STEP, key, finishStepArguments(token, step, outcome)));
+  }
+
+  /** Ends every pending wait, read and stop watch early, and refuses later calls. The client is the caller's. */
+  close(): Promise<void> {
+    this.#closed = true;
+    for (const wake of [...this.#wakers]) wake();
+    return Promise.resolve();
+  }
+
+  #backoff(): PollBackoff {
+    return new PollBackoff(this.#options.pollIntervalMs, this.#options.maxPollIntervalMs, this.#wakers);
+  }
+
+  /** The caller's abort, or the store's closing. */
+  #over(signal: AbortSignal | undefined): boolean {
+    return this.#closed || signal?.aborted === true;
+  }
+
+  /** The record and log of `key` from `from`, in one request shared with every reader asking the same now. */
+  #snapshot(key: string, from: LogPosition | null): Promise<LogSnapshot> {
+    const args = readLogArguments(from);
+    return this.#reads.read(`${key}\n${args.join('\n')}`, async () => {
+      const sent = Date.now();
+      const snapshot = decodeSnapshot(await this.#run(READ_LOG, key, args), Date.now());
+      if (snapshot.log) this.#looks.saw(key, snapshot.log.generation, snapshot.log.length, sent);
+      return snapshot;
+    });
+  }
+
+  #run(script: RedisScript, key: string, args: (string | Uint8Array)[]): Promise<unknown> {
+    if (this.#closed) {
+      return Promise.reject(new RedisStoreClosedError('answer-once/upstash: the store was closed'));
+    }
+    const record = this.#options.prefix + checkText('key', key, true);
+    const wire = args.map((arg) => (typeof arg === 'string' ? textArgument(arg) : bytesToText(arg)));
+    return runRestScript(this.#options.redis, script, [record, logKeyOf(record)], wire, this.#options.commandTimeoutMs);
+  }
+
+  async #settle(
+    key: string,
+    token: string,
+    state: 'completed' | 'failed',
+    payload: string,
+    ttlMs: number,
+  ): Promise<WriteResult> {
+    const args = settleArguments(token, state, payload, ttlMs);
+    this.#appended.delete(`${key}\n${token}`); // the holder's run ends here
+    return writeResult(await this.#run(SETTLE, key, args));
+  }
+}
