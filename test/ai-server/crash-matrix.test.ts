@@ -10,16 +10,12 @@
  * answer's first bytes were stored, whose restart is shown in place.
  */
 import { describe, expect, it } from 'vitest';
-import { runAgentTurn, type ScriptedStep, textOf } from '../support/agent-rig.js';
+import { runAgentTurn } from '../support/agent-rig.js';
+import { textOf } from '../support/recording-chat.js';
+import { AGENT_ANSWER, AGENT_SCRIPT, UNCERTAIN } from '../support/scripted-agent.js';
 
-const SCRIPT: ScriptedStep[] = [
-  { text: 'Charging 5 euros. ', call: { tool: 'charge', input: { amount: 5 } } },
-  { text: 'Charged. Emailing the receipt. ', call: { tool: 'email', input: { to: 'ada@example.com' } } },
-  { text: 'Saving your order. ', call: { tool: 'saveOrder', input: { order: 'o-1' } } },
-  { text: 'All done, thank you. ' },
-];
-const ANSWER = SCRIPT.map((step) => step.text).join('');
-const UNCERTAIN = /may or may not have happened/;
+const SCRIPT = AGENT_SCRIPT;
+const ANSWER = AGENT_ANSWER;
 
 /** The world the tools act on, fresh for each crash point. */
 function world() {

@@ -4,7 +4,8 @@
  * was cut, and the person sees one uninterrupted answer.
  */
 import { describe, expect, it } from 'vitest';
-import { runAgentTurn, type ScriptedStep, textOf } from '../support/agent-rig.js';
+import { runAgentTurn, type ScriptedStep } from '../support/agent-rig.js';
+import { textOf } from '../support/recording-chat.js';
 
 const SCRIPT: ScriptedStep[] = [
   { text: 'Charging your card for 5 euros. ', call: { tool: 'charge', input: { amount: 5 } } },

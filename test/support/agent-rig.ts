@@ -7,107 +7,20 @@
  * to instance B, which takes the intent over when the lease has lapsed. The client is the
  * AI SDK's own chat logic (`AbstractChat`, what `useChat` runs) over `answerOnceTransport`.
  */
-import {
-  AbstractChat,
-  type ChatState,
-  convertToModelMessages,
-  jsonSchema,
-  stepCountIs,
-  streamText,
-  type ToolSet,
-  tool,
-  type UIMessage,
-} from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
-import { createClient } from 'answer-once';
-import { answerOnceTransport } from 'answer-once/ai';
-import { journaled, type JournaledOptions, toolStep } from 'answer-once/ai/server';
+import { jsonSchema, type ToolSet, tool } from 'ai';
+import { type JournaledOptions, toolStep } from 'answer-once/ai/server';
 import { createIdempotencyHandler, type IdempotencyEvent, MemoryStore } from 'answer-once/server';
+import { recordingChat, settled } from './recording-chat.js';
 import { sleep } from './sleep.js';
+import { agentTurn, type ScriptedStep, scriptedModel } from './scripted-agent.js';
 
-type StreamPart =
-  Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer Part> ? Part : never;
-
-/** One model step of the script: its text, then at most one tool call. */
-export interface ScriptedStep {
-  readonly text: string;
-  /** The step's text when the model is called for it again (a model is not deterministic). */
-  readonly again?: string;
-  readonly call?: { readonly tool: string; readonly input: Record<string, unknown> };
-  /** Milliseconds the model takes over its `finish` part (a provider's late last chunk). */
-  readonly finishAfterMs?: number;
-}
-
-const usage = (output: number) => ({
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: output, text: output, reasoning: undefined },
-});
-
-/** The parts of one scripted step, as a provider streams them: text in words, then the tool call. */
-function partsOf(step: ScriptedStep, index: number): StreamPart[] {
-  const words = step.text.split(/(?<= )/);
-  const parts: unknown[] = [
-    { type: 'stream-start', warnings: [] },
-    { type: 'text-start', id: '0' }, // a provider's id, the same in every step (Anthropic's block index)
-    ...words.map((delta) => ({ type: 'text-delta', id: '0', delta })),
-    { type: 'text-end', id: '0' },
-  ];
-  if (step.call) {
-    const id = `call-${index + 1}`;
-    const input = JSON.stringify(step.call.input);
-    parts.push(
-      { type: 'tool-input-start', id, toolName: step.call.tool },
-      { type: 'tool-input-delta', id, delta: input },
-      { type: 'tool-input-end', id },
-      { type: 'tool-call', toolCallId: id, toolName: step.call.tool, input },
-    );
-  }
-  parts.push({
-    type: 'finish',
-    finishReason: { unified: step.call ? 'tool-calls' : 'stop', raw: undefined },
-    usage: usage(words.length),
-  });
-  return parts as StreamPart[];
-}
-
-/** A deterministic model: the n-th step of a conversation (n = tool results so far + 1) streams `script[n-1]`. */
-function scriptedModel(
-  script: readonly ScriptedStep[],
-  instance: Instance,
-  counts: AgentCounts,
-  callsOf: Map<number, number>,
-) {
-  return new MockLanguageModelV4({
-    doStream: async ({ prompt }) => {
-      const index = prompt.filter((message) => message.role === 'tool').length;
-      counts.modelCalls += 1;
-      const step = script[Math.min(index, script.length - 1)]!;
-      const calls = (callsOf.get(index) ?? 0) + 1;
-      callsOf.set(index, calls);
-      const parts = partsOf(calls > 1 && step.again !== undefined ? { ...step, text: step.again } : step, index);
-      let next = 0;
-      const stream = new ReadableStream<StreamPart>({
-        async pull(controller) {
-          const finishing = parts[next]?.type === 'finish' && step.finishAfterMs !== undefined;
-          await sleep(finishing ? step.finishAfterMs! : 2);
-          if (instance.crashed) return controller.error(new Error('the model connection was reset'));
-          if (next === parts.length) {
-            counts.modelStreamsEnded += 1;
-            return controller.close();
-          }
-          controller.enqueue(parts[next++]!);
-        },
-      });
-      return { stream };
-    },
-  });
-}
+export type { ScriptedStep } from './scripted-agent.js';
 
 interface Instance {
   crashed: boolean;
 }
 
-export interface AgentCounts {
+interface AgentCounts {
   modelCalls: number;
   modelStreamsEnded: number;
 }
@@ -142,41 +55,6 @@ function seenBy(store: MemoryStore, instance: Instance): MemoryStore {
   });
 }
 
-/** A chat's state as plain arrays, keeping every text the assistant message showed. */
-class RecordingState implements ChatState<UIMessage> {
-  status: ChatState<UIMessage>['status'] = 'ready';
-  error: Error | undefined;
-  messages: UIMessage[] = [];
-  /** The assistant message's text at every update: what the person saw, frame by frame. */
-  readonly shown: string[] = [];
-  pushMessage = (message: UIMessage) => {
-    this.messages = [...this.messages, message];
-    this.#record(message);
-  };
-  popMessage = () => {
-    this.messages = this.messages.slice(0, -1);
-  };
-  replaceMessage = (index: number, message: UIMessage) => {
-    this.messages = this.messages.map((old, at) => (at === index ? message : old));
-    this.#record(message);
-  };
-  snapshot = <T>(thing: T): T => structuredClone(thing);
-  #record(message: UIMessage) {
-    if (message.role === 'assistant') this.shown.push(textOf(message));
-  }
-}
-
-class RecordingChat extends AbstractChat<UIMessage> {
-  readonly recorded: RecordingState;
-  constructor(init: ConstructorParameters<typeof AbstractChat<UIMessage>>[0]) {
-    super(init);
-    this.recorded = init.state as RecordingState;
-  }
-}
-
-export const textOf = (message: UIMessage | undefined): string =>
-  (message?.parts ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('');
-
 /** Sends one message through the crashing pair of instances; resolves when the chat settled. */
 export async function runAgentTurn(options: AgentRigOptions) {
   const store = new MemoryStore();
@@ -191,7 +69,22 @@ export async function runAgentTurn(options: AgentRigOptions) {
   let wire = '';
 
   const handlerOf = (instance: Instance) => {
-    const model = scriptedModel(options.script, instance, counts, callsOf);
+    const model = scriptedModel({
+      script: options.script,
+      called: (index) => {
+        counts.modelCalls += 1;
+        const calls = (callsOf.get(index) ?? 0) + 1;
+        callsOf.set(index, calls);
+        return calls;
+      },
+      beforePart: async () => {
+        await sleep(2);
+        if (instance.crashed) throw new Error('the model connection was reset');
+      },
+      ended: () => {
+        counts.modelStreamsEnded += 1;
+      },
+    });
     return createIdempotencyHandler({
       store: seenBy(store, instance),
       scope: () => ({ user: 'u' }),
@@ -199,7 +92,6 @@ export async function runAgentTurn(options: AgentRigOptions) {
       flushMs: 5,
       onEvent: (event) => events.push(event),
       handler: async (request, ctx) => {
-        const { messages } = (await request.json()) as { messages: UIMessage[] };
         const tools: ToolSet = {};
         for (const [name, effect] of Object.entries(options.tools)) {
           tools[name] = tool({
@@ -216,19 +108,16 @@ export async function runAgentTurn(options: AgentRigOptions) {
             },
           });
         }
-        const agent = journaled(ctx, { model, tools, ...(options.toolSteps && { toolSteps: options.toolSteps }) });
-        return streamText({
-          model: agent.model,
-          tools: agent.tools,
-          messages: await convertToModelMessages(messages),
-          stopWhen: stepCountIs(options.script.length),
-          abortSignal: ctx.signal,
-          experimental_transform: agent.transform,
+        return agentTurn(request, ctx, {
+          model,
+          tools,
+          ...(options.toolSteps && { toolSteps: options.toolSteps }),
+          maxSteps: options.script.length,
           // A dead instance's failures are its own (the SDK logs the others, as an app's server does).
-          onError: ({ error }) => {
+          onError: (error) => {
             if (!instance.crashed) console.error(error);
           },
-        }).toUIMessageStreamResponse({ originalMessages: messages, generateMessageId: agent.generateMessageId });
+        });
       },
     });
   };
@@ -277,20 +166,10 @@ export async function runAgentTurn(options: AgentRigOptions) {
     return new Response(body, { status: response.status, headers: response.headers });
   };
 
-  const state = new RecordingState();
-  const chat = new RecordingChat({
-    id: 'chat-1',
-    generateId: (() => {
-      let n = 0;
-      return () => `msg-${String(++n).padStart(8, '0')}`;
-    })(),
-    transport: answerOnceTransport({ client: createClient({ fetch, baseUrl: 'http://127.0.0.1:9/' }), api: 'api/chat' }),
-    state,
-  });
+  const chat = recordingChat({ fetch });
   await chat.sendMessage({ text: 'Charge me and confirm.' });
-  for (let waited = 0; chat.status !== 'ready' && chat.status !== 'error' && waited < 10_000; waited += 10) {
-    await sleep(10);
-  }
+  await settled(chat);
+  const state = chat.recorded;
   const answer = chat.messages.filter((message) => message.role === 'assistant');
   return { chat, state, answer, counts, effects, events, wire, crashed: a.crashed, fetch };
 }
