@@ -9,7 +9,7 @@
  * Starts its own throwaway redis-server on a loopback port. `READERS` sets the counts
  * (default `1000,5000`).
  */
-import { request as httpRequest, Agent } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { MemoryStore } from 'answer-once/server';

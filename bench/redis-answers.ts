@@ -15,12 +15,12 @@
  * Starts its own throwaway redis-server on a loopback port.
  */
 import { loadavg } from 'node:os';
-import { createClient } from 'redis';
-import { createResumableStreamContext as createAssistantStreamContext } from 'assistant-stream/resumable';
-import { createRedisResumableStreamStore } from 'assistant-stream/resumable/redis';
-import { createResumableStreamContext } from 'resumable-stream';
 import { RedisStore } from 'answer-once/redis';
 import { createIdempotencyHandler } from 'answer-once/server';
+import { createResumableStreamContext as createAssistantStreamContext } from 'assistant-stream/resumable';
+import { createRedisResumableStreamStore } from 'assistant-stream/resumable/redis';
+import { createClient } from 'redis';
+import { createResumableStreamContext } from 'resumable-stream';
 import { RedisServer, rawCommand } from '../test/support/redis-server.js';
 import { median, sleep, table } from './stats.js';
 import { chat, drain, model } from './stream-model.js';

@@ -12,11 +12,11 @@
  * Starts its own throwaway redis-server on a loopback port (test/support/redis-server.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { createClient } from 'redis';
 import { RedisStore } from 'answer-once/redis';
 import { runOnce } from 'answer-once/server';
+import { createClient } from 'redis';
 import { RedisServer } from '../test/support/redis-server.js';
-import { commandCalls, type CommandCalls, serverMicros } from '../test/support/redis-stats.js';
+import { type CommandCalls, commandCalls, serverMicros } from '../test/support/redis-stats.js';
 
 const OPS = 3_000;
 const ROUNDS = 7;

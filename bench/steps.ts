@@ -13,9 +13,9 @@
  * `STEP_BENCH_INTENTS` scales the intents per case (default 1,000).
  */
 import { loadavg } from 'node:os';
-import pg from 'pg';
-import { PostgresStore, type PostgresPool } from 'answer-once/postgres';
+import { type PostgresPool, PostgresStore } from 'answer-once/postgres';
 import { type IdempotencyStore, MemoryStore, type RunContext, runOnce } from 'answer-once/server';
+import pg from 'pg';
 import { PostgresServer } from '../test/support/postgres-server.js';
 import { commandCalls } from '../test/support/redis-stats.js';
 import { median, table } from './stats.js';

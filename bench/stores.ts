@@ -14,16 +14,16 @@
  * `STREAM_BENCH_ROUNDS` scales the rounds (default 5).
  */
 import { loadavg } from 'node:os';
-import pg from 'pg';
-import { PostgresStore, type PostgresPool } from 'answer-once/postgres';
+import { type PostgresPool, PostgresStore } from 'answer-once/postgres';
 import { type IdempotencyStore, runOnce } from 'answer-once/server';
 import { serve } from 'answer-once/server/node';
+import pg from 'pg';
 import { PostgresServer } from '../test/support/postgres-server.js';
 import { commandCalls } from '../test/support/redis-stats.js';
 import { crossInstanceLag } from './cross-instance.js';
 import { median, quantile, table } from './stats.js';
 import { chat, model } from './stream-model.js';
-import { closeRedis, newId, protect, redis, redisStore, ROUNDS, type Work } from './stream-rig.js';
+import { closeRedis, newId, protect, ROUNDS, redis, redisStore, type Work } from './stream-rig.js';
 
 const postgres = await PostgresServer.start();
 const pools: pg.Pool[] = [];

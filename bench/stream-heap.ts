@@ -1,9 +1,9 @@
 /** The stream bench's sixth table: heap per in-flight stream, bare and over each store. */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import pg from 'pg';
 import { PostgresStore } from 'answer-once/postgres';
 import { MemoryStore } from 'answer-once/server';
+import pg from 'pg';
 import { PostgresServer } from '../test/support/postgres-server.js';
 import { sleep } from './stats.js';
 import { chat, model } from './stream-model.js';

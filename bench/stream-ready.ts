@@ -6,8 +6,8 @@
  * the machine's load), and the time to the first byte and to the last, medians.
  */
 import { createIdempotencyHandler, MemoryStore } from 'answer-once/server';
-import { chat } from './stream-model.js';
 import { median, table } from './stats.js';
+import { chat } from './stream-model.js';
 
 const CHUNKS = 5_000;
 const ROUNDS = Number(process.env.STREAM_BENCH_ROUNDS ?? 5) * 6;

@@ -3,9 +3,10 @@
  * a store and a model, and one throwaway redis-server on a loopback port with the
  * RedisStores made on it (test/support/redis-server.ts).
  */
-import { createClient } from 'redis';
+
 import { RedisStore } from 'answer-once/redis';
 import { createIdempotencyHandler, type IdempotencyStore } from 'answer-once/server';
+import { createClient } from 'redis';
 import { RedisServer } from '../test/support/redis-server.js';
 
 export const ROUNDS = Number(process.env.STREAM_BENCH_ROUNDS ?? 5);

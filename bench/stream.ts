@@ -18,11 +18,11 @@
 import { MemoryStore } from 'answer-once/server';
 import { serve } from 'answer-once/server/node';
 import { commandCalls } from '../test/support/redis-stats.js';
-import { median, quantile, sleep, table } from './stats.js';
 import { crossInstanceLag } from './cross-instance.js';
+import { median, quantile, sleep, table } from './stats.js';
 import { heapPerStream } from './stream-heap.js';
 import { chat, drain, model } from './stream-model.js';
-import { closeRedis, newId, protect, redis, redisStore, ROUNDS, verdict, type Work } from './stream-rig.js';
+import { closeRedis, newId, protect, ROUNDS, redis, redisStore, verdict, type Work } from './stream-rig.js';
 
 /** 1. Time to the first body byte over HTTP, bare vs answer-once (memory, Redis), interleaved. */
 async function firstByte(): Promise<string[][]> {

@@ -14,8 +14,8 @@
  * load, except the attach's polls (a few, at the edges of the stream).
  */
 import { Redis } from '@upstash/redis';
-import { UpstashStore, type UpstashStoreOptions } from 'answer-once/upstash';
 import { createIdempotencyHandler } from 'answer-once/server';
+import { UpstashStore, type UpstashStoreOptions } from 'answer-once/upstash';
 import { RedisServer } from '../test/support/redis-server.js';
 import { UpstashBridge } from '../test/support/upstash-bridge.js';
 import { median, sleep, table } from './stats.js';

@@ -13,11 +13,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { HttpBindings } from '@hono/node-server';
 import { isValidRequestId } from 'answer-once';
-import { createIdempotencyHandler, withCors, type IdempotencyStore } from 'answer-once/server';
+import { createIdempotencyHandler, type IdempotencyStore, withCors } from 'answer-once/server';
 import { savingsMeter } from '../shared/savings.js';
 import type { FakeModel } from './fake-model.js';
 import { cutAfterEvents, tokenEvents } from './stream.js';
-import { isTroubleMode, TroubleSwitch, type TroubleMode } from './trouble.js';
+import { isTroubleMode, type TroubleMode, TroubleSwitch } from './trouble.js';
 
 export interface ChatApiOptions {
   readonly model: FakeModel;

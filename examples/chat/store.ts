@@ -3,7 +3,7 @@
  * `answer-once/redis` over node-redis (both imported only then, so the demo runs
  * without Redis installed or reachable).
  */
-import { MemoryStore, type IdempotencyStore } from 'answer-once/server';
+import { type IdempotencyStore, MemoryStore } from 'answer-once/server';
 
 export interface DemoStore {
   readonly store: IdempotencyStore;

@@ -2,7 +2,7 @@
  * The point of this example: a queue consumer that makes at-least-once delivery cost
  * exactly one model call per message, with `runOnce` keyed by the message's business ID.
  */
-import { runOnce, type IdempotencyStore } from 'answer-once/server';
+import { type IdempotencyStore, runOnce } from 'answer-once/server';
 import type { Message } from './broker.js';
 
 export interface Summary {

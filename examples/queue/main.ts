@@ -5,7 +5,7 @@
  *
  * Options (env): MESSAGES (200), REDIS_URL (share a RedisStore instead of a MemoryStore).
  */
-import { MemoryStore, type IdempotencyStore } from 'answer-once/server';
+import { type IdempotencyStore, MemoryStore } from 'answer-once/server';
 import { deliverAtLeastOnce, type Message } from './broker.js';
 import { createConsumer, type Summary } from './consumer.js';
 

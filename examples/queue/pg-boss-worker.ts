@@ -13,9 +13,10 @@
  * redelivers), CRASH_AT_DELIVERY (this worker SIGKILLs itself after storing that
  * delivery's summary and before acking it: pg-boss redelivers once the job expires).
  */
+
+import { PostgresStore } from 'answer-once/postgres';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
-import { PostgresStore } from 'answer-once/postgres';
 import type { Message } from './broker.js';
 import { createConsumer } from './consumer.js';
 

@@ -1,6 +1,6 @@
+import type { HandlerContext } from 'answer-once/server';
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import type { HandlerContext } from 'answer-once/server';
 
 /** What the app does for each tool: it gets the call's arguments and the step's key. */
 export interface Tools {

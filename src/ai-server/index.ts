@@ -4,9 +4,9 @@
  *
  * @module answer-once/ai/server
  */
-export { journaled } from './journaled.js';
-export { toolStep } from './tool-steps.js';
 
-export type { Journaled, JournaledModel, JournaledOptions } from './journaled.js';
 export type { JournalContext } from './journal-context.js';
+export type { Journaled, JournaledModel, JournaledOptions } from './journaled.js';
+export { journaled } from './journaled.js';
 export type { ToolStepOptions } from './tool-steps.js';
+export { toolStep } from './tool-steps.js';

@@ -5,7 +5,7 @@
  *
  * @module answer-once/ai
  */
-export { answerOnceTransport } from './transport.js';
+
 export type {
   AnswerOnceTransport,
   AnswerOnceTransportOptions,
@@ -13,3 +13,4 @@ export type {
   StopErrorContext,
   StopErrorListener,
 } from './transport.js';
+export { answerOnceTransport } from './transport.js';

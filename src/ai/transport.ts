@@ -15,21 +15,21 @@
  * streams supersedes it (./chat-turn.ts).
  */
 import type { ChatTransport, UIMessage, UIMessageChunk } from 'ai';
-import { newRequestId } from '../core/ids.js';
-import { invalidOption, timerOption } from '../core/options.js';
-import { DEFAULT_STOP_GUARD_MS } from '../client/stop/stop-guard.js';
-import { REQUEST_ID_HEADER } from '../core/headers.js';
-import { DEFAULT_STATUS_PATH } from '../core/status-path.js';
 import type { AnswerOnceClient } from '../client/client.js';
 import { asProblem, rawProblemCode } from '../client/send/classify.js';
 import { endsIntent, problemError } from '../client/send/problem-error.js';
-import { problemOf } from '../core/problems.js';
-import type { StoredIntent } from '../client/storage/types.js';
 import { confirmRunning } from '../client/stop/confirm-stop.js';
+import { DEFAULT_STOP_GUARD_MS } from '../client/stop/stop-guard.js';
+import type { StoredIntent } from '../client/storage/types.js';
 import { streamingFetch } from '../client/stream/streaming-fetch.js';
+import { REQUEST_ID_HEADER } from '../core/headers.js';
+import { newRequestId } from '../core/ids.js';
+import { invalidOption, timerOption } from '../core/options.js';
+import { problemOf } from '../core/problems.js';
+import { DEFAULT_STATUS_PATH } from '../core/status-path.js';
+import { answeredApprovals, firstAnswers } from './approvals.js';
 import { ChunkBroadcast } from './broadcast.js';
 import { ChatTurn } from './chat-turn.js';
-import { answeredApprovals, firstAnswers } from './approvals.js';
 import { chatIntentId } from './intent-id.js';
 import { uiMessageChunks } from './ui-chunks.js';
 

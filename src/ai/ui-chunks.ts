@@ -18,8 +18,8 @@
  */
 import type { UIMessageChunk } from 'ai';
 import { createParser } from 'eventsource-parser';
-import { RESTART_EVENT, restartGeneration, STOPPED_EVENT } from '../core/stream-events.js';
 import { AnswerRestartedError } from '../client/errors/answer-restarted-error.js';
+import { RESTART_EVENT, restartGeneration, STOPPED_EVENT } from '../core/stream-events.js';
 
 /** What the reader has of the current generation: enough to void it with one `reset-step`. */
 interface Shown {

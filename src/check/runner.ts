@@ -4,9 +4,9 @@
  * `cases × timeoutMs` whatever the server does.
  */
 import type { CheckCase } from './case.js';
-import { CaseFailed, CaseSkipped } from './outcome.js';
 import { CASES } from './cases/index.js';
 import { type CheckOptions, normalizeCheckOptions } from './options.js';
+import { CaseFailed, CaseSkipped } from './outcome.js';
 import { Wire } from './wire.js';
 
 type Outcome = 'pass' | 'fail' | 'skip';

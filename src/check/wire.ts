@@ -11,8 +11,8 @@ import {
   REQUEST_ID_HEADER,
 } from '../core/headers.js';
 import { newRequestId } from '../core/ids.js';
-import { fail } from './outcome.js';
 import type { ResolvedCheckOptions } from './options.js';
+import { fail } from './outcome.js';
 
 /** A response with its whole body read. */
 export interface Answer {

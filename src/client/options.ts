@@ -4,9 +4,7 @@
  * {@link normalizeClientOptions}; a bad option is a TypeError naming it.
  */
 import type { KyInstance, Options as KyOptions } from 'ky';
-import ky from './ky.js';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, REQUEST_ID_HEADER, STRIPE_REPLAYED_HEADER } from '../core/headers.js';
-import type { SendEventListener } from './events.js';
 import {
   functionOption,
   invalidOption,
@@ -16,9 +14,11 @@ import {
   stringOption,
   timerOption,
 } from '../core/options.js';
+import type { SendEventListener } from './events.js';
+import type { Outbox, Streaming, TabSharing } from './extensions.js';
+import ky from './ky.js';
 import type { ParseMode } from './send/parse.js';
 import type { IntentStorage } from './storage/types.js';
-import type { Outbox, Streaming, TabSharing } from './extensions.js';
 
 /** The two headers a server reads the intent's ID from. */
 export type RequestIdHeaderName = 'X-Request-Id' | 'Idempotency-Key';

@@ -5,8 +5,9 @@
  *
  * @module answer-once/msw
  */
-export { createIdempotentMock } from './mock.js';
+
 export { WorkerCrashedError } from './crash.js';
+export type { Fault, FaultContext, FaultDecider, FaultType } from './faults.js';
 
 export type { IdempotentMock, IdempotentMockOptions, IdempotentMockStats } from './mock.js';
-export type { Fault, FaultContext, FaultDecider, FaultType } from './faults.js';
+export { createIdempotentMock } from './mock.js';

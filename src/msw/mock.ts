@@ -1,5 +1,8 @@
-import { http, HttpResponse, type HttpHandler } from 'msw';
+import { type HttpHandler, HttpResponse, http } from 'msw';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, RETRY_AFTER_HEADER } from '../core/headers.js';
+import { functionOption, optionsObject, stringOption } from '../core/options.js';
+import { unquote } from '../core/request-id.js';
+import { HANDLER_DEFAULTS } from '../server/http/handler-options.js';
 import {
   createIdempotencyHandler,
   type IdempotencyHandlerOptions,
@@ -7,9 +10,6 @@ import {
   MemoryStore,
   type ScopeResolver,
 } from '../server/index.js';
-import { functionOption, optionsObject, stringOption } from '../core/options.js';
-import { HANDLER_DEFAULTS } from '../server/http/handler-options.js';
-import { unquote } from '../core/request-id.js';
 import { crashingWorker } from './crash.js';
 import { assertFault, type Fault, type FaultContext, type FaultDecider } from './faults.js';
 

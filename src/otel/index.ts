@@ -4,6 +4,6 @@
  *
  * @module answer-once/otel
  */
-export { otelMetrics } from './metrics.js';
 
 export type { OtelMetricsOptions } from './metrics.js';
+export { otelMetrics } from './metrics.js';

@@ -4,16 +4,7 @@
  *
  * @module answer-once/postgres
  */
-export { PostgresStore } from './store.js';
-export { postgresStoreSchema } from './sql/schema.js';
-export {
-  PostgresStoreClosedError,
-  PostgresStoreError,
-  PostgresStoreReplyError,
-  PostgresStoreUnavailableError,
-} from './errors.js';
 
-export type { PostgresStoreOptions } from './options.js';
 export type {
   PostgresClient,
   PostgresNotification,
@@ -21,3 +12,12 @@ export type {
   PostgresQueryable,
   PostgresQueryResult,
 } from './client.js';
+export {
+  PostgresStoreClosedError,
+  PostgresStoreError,
+  PostgresStoreReplyError,
+  PostgresStoreUnavailableError,
+} from './errors.js';
+export type { PostgresStoreOptions } from './options.js';
+export { postgresStoreSchema } from './sql/schema.js';
+export { PostgresStore } from './store.js';

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Doorbell } from '../core/doorbell.js';
-import type { AcquireResult, CompletedRecord, IdempotencyRecord, WriteResult } from '../server/store/store.js';
 import type { StepStart, StepStartOptions, StepStore } from '../server/store/step-store.js';
+import type { AcquireResult, CompletedRecord, IdempotencyRecord, WriteResult } from '../server/store/store.js';
 import {
   isNewToReader,
   LOG_LINGER_MS,

@@ -4,11 +4,12 @@
  *
  * @module answer-once/react
  */
-export { useSend } from './use-send.js';
-export type { SendActions, UseSendOptions, UseSendResult } from './use-send.js';
-export type { SendState, SendStatus, RetryInfo } from '../client/controller/send-state.js';
+
 export type {
   ControllerClient,
   ControllerSendOptions,
   SendControllerOptions,
 } from '../client/controller/controller-options.js';
+export type { RetryInfo, SendState, SendStatus } from '../client/controller/send-state.js';
+export type { SendActions, UseSendOptions, UseSendResult } from './use-send.js';
+export { useSend } from './use-send.js';

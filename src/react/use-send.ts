@@ -5,9 +5,9 @@ import type {
   ControllerSendOptions,
   SendControllerOptions,
 } from '../client/controller/controller-options.js';
-import { invalidOption } from '../core/options.js';
 import type { SendState } from '../client/controller/send-state.js';
 import type { StopResult } from '../client/stop/stop.js';
+import { invalidOption } from '../core/options.js';
 
 export interface UseSendOptions extends SendControllerOptions {
   /**

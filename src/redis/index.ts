@@ -4,15 +4,7 @@
  *
  * @module answer-once/redis
  */
-export { RedisStore } from './store.js';
-export {
-  RedisStoreClosedError,
-  RedisStoreError,
-  RedisStoreReplyError,
-  RedisStoreUnavailableError,
-} from './errors.js';
 
-export type { RedisStoreOptions } from './options.js';
 export type {
   RedisBufferTypeMapping,
   RedisMessageListener,
@@ -21,3 +13,12 @@ export type {
   RedisStoreClient,
   RedisStoreSubscriber,
 } from './client.js';
+export {
+  RedisStoreClosedError,
+  RedisStoreError,
+  RedisStoreReplyError,
+  RedisStoreUnavailableError,
+} from './errors.js';
+
+export type { RedisStoreOptions } from './options.js';
+export { RedisStore } from './store.js';

@@ -4,14 +4,15 @@
  * arguments and read the same replies here. A bad value is a `TypeError` naming it
  * (`arguments.ts`) before anything is sent.
  */
-import type { AcquireResult, WriteResult } from '../server/store/store.js';
+
 import type { StepStart, StepStartOptions } from '../server/store/step-store.js';
+import type { AcquireResult, WriteResult } from '../server/store/store.js';
 import {
   LOG_LINGER_MS,
-  stopOffset,
   type LogAppend,
   type LogPosition,
   type StopOutcome,
+  stopOffset,
 } from '../server/store/stream-store.js';
 import { checkBatch, checkMs, checkText } from './arguments.js';
 import { RedisStoreReplyError } from './errors.js';

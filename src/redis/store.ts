@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { AcquireResult, CompletedRecord, IdempotencyRecord, WriteResult } from '../server/store/store.js';
+import { Doorbell } from '../core/doorbell.js';
 import type { StepStart, StepStartOptions, StepStore } from '../server/store/step-store.js';
+import type { AcquireResult, CompletedRecord, IdempotencyRecord, WriteResult } from '../server/store/store.js';
 import {
   isNewToReader,
   type LogAppend,
@@ -11,16 +12,11 @@ import {
   type StopOutcome,
   type StreamStore,
 } from '../server/store/stream-store.js';
-import type { RedisScriptRunner } from './client.js';
-import { SettleChannels } from './channels.js';
-import { Doorbell } from '../core/doorbell.js';
-import { StopWatchers } from './stop-watchers.js';
-import { SharedReads } from './shared-reads.js';
-import { normalizeRedisStoreOptions, type NormalizedRedisStoreOptions, type RedisStoreOptions } from './options.js';
 import { checkMs, checkText } from './arguments.js';
+import { SettleChannels } from './channels.js';
+import type { RedisScriptRunner } from './client.js';
 import { logKeyOf } from './log-key.js';
 import { decodeAppend, decodeSnapshot } from './log-reply.js';
-import { decodeRecord, integer } from './reply.js';
 import {
   acquireArguments,
   appendArguments,
@@ -35,11 +31,14 @@ import {
   stopArguments,
   writeResult,
 } from './operations.js';
+import { type NormalizedRedisStoreOptions, normalizeRedisStoreOptions, type RedisStoreOptions } from './options.js';
+import { decodeRecord, integer } from './reply.js';
 import { runScript } from './run-script.js';
 import { ACQUIRE } from './scripts/acquire.js';
 import { APPEND } from './scripts/append.js';
-import { MARK_AVOIDED } from './scripts/mark-avoided.js';
+import type { RedisScript } from './scripts/define.js';
 import { FINISH_STEP } from './scripts/finish-step.js';
+import { MARK_AVOIDED } from './scripts/mark-avoided.js';
 import { READ } from './scripts/read.js';
 import { READ_LOG } from './scripts/read-log.js';
 import { RENEW } from './scripts/renew.js';
@@ -47,7 +46,8 @@ import { SETTLE } from './scripts/settle.js';
 import { START_STEP } from './scripts/start-step.js';
 import { STOP, stopChannelOf } from './scripts/stop.js';
 import { WATCH_STOP } from './scripts/watch-stop.js';
-import type { RedisScript } from './scripts/define.js';
+import { SharedReads } from './shared-reads.js';
+import { StopWatchers } from './stop-watchers.js';
 
 /** RESP blob strings as Buffers: node-redis's `RESP_TYPES.BLOB_STRING` is 36 (`$`). */
 const BUFFERS = { 36: Buffer } as const;

@@ -4,17 +4,8 @@
  *
  * @module answer-once/server
  */
-export { createIdempotencyHandler } from './http/handler.js';
-export { runOnce } from './run/once.js';
-export { MemoryStore } from './memory/store.js';
-export { isStreamStore, LOG_LINGER_MS } from './store/stream-store.js';
-export { isStepStore } from './store/step-store.js';
-export { StepOutcomeTooLargeError, StepUncertainError } from './run/step-errors.js';
-export { withCors, CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS } from './http/cors.js';
-export { encodeKey, DEFAULT_KEY_PREFIX } from './store/key.js';
-export { fingerprintRequest } from './http/fingerprint.js';
-export { jsonCodec } from './run/codec.js';
-export { DEFAULT_REPLAY_HEADERS } from './http/handler-options.js';
+
+export type { StopOutcome } from '../core/stop-outcome.js';
 export {
   AttemptFailedError,
   FingerprintMismatchError,
@@ -30,32 +21,6 @@ export {
   StoreFailedError,
   StoreUnavailableError,
 } from './errors.js';
-
-export type {
-  HandlerContext,
-  IdempotencyHandlerOptions,
-  IdempotentRouteHandler,
-  ScopeResolver,
-} from './http/handler-options.js';
-export type { HandleOptions, WaitUntil } from './http/background.js';
-export type { RunContext, RunOnceOptions, RunOnceResult } from './run/once.js';
-export type { LeaseOptions } from './run/lease-options.js';
-export type {
-  JournalOptions,
-  StepContext,
-  StepInfo,
-  StepOptions,
-  StepReconciliation,
-  StepRepeat,
-} from './run/step-options.js';
-export type { BegunStep, BeginStepOptions, OpenStep, RecordedStep, UncertainStep } from './run/step-journal.js';
-export type { StepOutcome } from './run/step-outcome.js';
-export type { StepStart, StepStartOptions, StepStore } from './store/step-store.js';
-export type { MemoryStoreOptions } from './memory/options.js';
-export type { CorsOptions } from './http/cors.js';
-export type { Scope } from './store/key.js';
-export type { Codec } from './run/codec.js';
-export type { Usage } from './usage.js';
 export type {
   AnswerOutcome,
   EventSubject,
@@ -64,6 +29,40 @@ export type {
   IdempotencyEventListener,
   StoreOperation,
 } from './events.js';
+export type { HandleOptions, WaitUntil } from './http/background.js';
+export type { CorsOptions } from './http/cors.js';
+export { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, withCors } from './http/cors.js';
+export { fingerprintRequest } from './http/fingerprint.js';
+export { createIdempotencyHandler } from './http/handler.js';
+export type {
+  HandlerContext,
+  IdempotencyHandlerOptions,
+  IdempotentRouteHandler,
+  ScopeResolver,
+} from './http/handler-options.js';
+export { DEFAULT_REPLAY_HEADERS } from './http/handler-options.js';
+export type { MemoryStoreOptions } from './memory/options.js';
+export { MemoryStore } from './memory/store.js';
+export type { Codec } from './run/codec.js';
+export { jsonCodec } from './run/codec.js';
+export type { LeaseOptions } from './run/lease-options.js';
+export type { RunContext, RunOnceOptions, RunOnceResult } from './run/once.js';
+export { runOnce } from './run/once.js';
+export { StepOutcomeTooLargeError, StepUncertainError } from './run/step-errors.js';
+export type { BeginStepOptions, BegunStep, OpenStep, RecordedStep, UncertainStep } from './run/step-journal.js';
+export type {
+  JournalOptions,
+  StepContext,
+  StepInfo,
+  StepOptions,
+  StepReconciliation,
+  StepRepeat,
+} from './run/step-options.js';
+export type { StepOutcome } from './run/step-outcome.js';
+export type { Scope } from './store/key.js';
+export { DEFAULT_KEY_PREFIX, encodeKey } from './store/key.js';
+export type { StepStart, StepStartOptions, StepStore } from './store/step-store.js';
+export { isStepStore } from './store/step-store.js';
 export type {
   AcquireResult,
   CompletedRecord,
@@ -83,4 +82,5 @@ export type {
   LogSnapshot,
   StreamStore,
 } from './store/stream-store.js';
-export type { StopOutcome } from '../core/stop-outcome.js';
+export { isStreamStore, LOG_LINGER_MS } from './store/stream-store.js';
+export type { Usage } from './usage.js';

@@ -13,11 +13,11 @@
  *
  * @module answer-once/testing
  */
+
+export { describeStepStoreContract } from './step-store-contract.js';
 export { describeStoreContract } from './store-contract.js';
+export type { StoreContractOptions, StoreHarness, StoreSetup } from './store-harness.js';
+export { bytes, claimGeneration, found, held, text } from './store-harness.js';
+export { describeStreamContinueContract } from './stream-store-continue-contract.js';
 export { describeStreamStoreContract } from './stream-store-contract.js';
 export { describeStreamWakeContract } from './stream-store-wake-contract.js';
-export { describeStreamContinueContract } from './stream-store-continue-contract.js';
-export { describeStepStoreContract } from './step-store-contract.js';
-export { bytes, claimGeneration, found, held, text } from './store-harness.js';
-
-export type { StoreContractOptions, StoreHarness, StoreSetup } from './store-harness.js';

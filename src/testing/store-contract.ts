@@ -8,17 +8,17 @@
  * and TTLs, and a fresh key per test so suites may share one database.
  */
 import { describe, expect, it } from 'vitest';
-import type { IdempotencyStore } from '../server/store/store.js';
 import { createIdempotencyHandler, type IdempotencyEvent, runOnce } from '../server/index.js';
+import type { IdempotencyStore } from '../server/store/store.js';
 import {
+  contractTiming,
+  eachStore,
   found,
   held,
   longKey,
   type StoreContractOptions,
   type StoreSetup,
   sleep,
-  contractTiming,
-  eachStore,
 } from './store-harness.js';
 
 /**

@@ -7,13 +7,13 @@ import { describe, expect, it } from 'vitest';
 import type { StreamStore } from '../server/store/stream-store.js';
 import {
   bytes,
+  claimGeneration,
+  contractTiming,
+  eachStore,
   type StoreContractOptions,
   type StoreSetup,
   sleep,
   text,
-  contractTiming,
-  eachStore,
-  claimGeneration,
 } from './store-harness.js';
 
 /**

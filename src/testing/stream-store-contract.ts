@@ -8,10 +8,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isStreamStore, type StreamStore } from '../server/store/stream-store.js';
-import { describeStreamContinueContract } from './stream-store-continue-contract.js';
-import { describeStreamWakeContract } from './stream-store-wake-contract.js';
 import {
   bytes,
+  claimGeneration,
+  contractTiming,
+  eachStore,
   found,
   held,
   longKey,
@@ -19,10 +20,9 @@ import {
   type StoreSetup,
   sleep,
   text,
-  contractTiming,
-  eachStore,
-  claimGeneration,
 } from './store-harness.js';
+import { describeStreamContinueContract } from './stream-store-continue-contract.js';
+import { describeStreamWakeContract } from './stream-store-wake-contract.js';
 
 /**
  * The answer-log half of the contract (`StreamStore`: append, read, stop, watchStop and

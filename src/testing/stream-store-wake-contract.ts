@@ -6,14 +6,14 @@ import { describe, expect, it } from 'vitest';
 import type { StreamStore } from '../server/store/stream-store.js';
 import {
   bytes,
+  claimGeneration,
+  contractTiming,
+  eachStore,
   held,
   type StoreContractOptions,
   type StoreSetup,
   sleep,
   text,
-  contractTiming,
-  eachStore,
-  claimGeneration,
 } from './store-harness.js';
 
 /**

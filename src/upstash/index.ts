@@ -6,13 +6,14 @@
  *
  * @module answer-once/upstash
  */
-export { UpstashStore } from './store.js';
+
 export {
   RedisStoreClosedError,
   RedisStoreError,
   RedisStoreReplyError,
   RedisStoreUnavailableError,
 } from '../redis/errors.js';
+export type { UpstashRedisClient } from './client.js';
 
 export type { UpstashStoreOptions } from './options.js';
-export type { UpstashRedisClient } from './client.js';
+export { UpstashStore } from './store.js';

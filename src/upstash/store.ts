@@ -1,20 +1,7 @@
-import type { AcquireResult, CompletedRecord, IdempotencyRecord, WriteResult } from '../server/store/store.js';
-import type { StepStart, StepStartOptions, StepStore } from '../server/store/step-store.js';
-import {
-  isNewToReader,
-  type LogAppend,
-  type LogAppendResult,
-  type LogPosition,
-  type LogReadOptions,
-  type LogSnapshot,
-  type StopOutcome,
-  type StreamStore,
-} from '../server/store/stream-store.js';
 import { checkMs, checkText } from '../redis/arguments.js';
 import { RedisStoreClosedError } from '../redis/errors.js';
 import { logKeyOf } from '../redis/log-key.js';
 import { decodeAppend, decodeSnapshot } from '../redis/log-reply.js';
-import { decodeRecord, integer } from '../redis/reply.js';
 import {
   acquireArguments,
   appendArguments,
@@ -29,7 +16,7 @@ import {
   stopArguments,
   writeResult,
 } from '../redis/operations.js';
-import { SharedReads } from '../redis/shared-reads.js';
+import { decodeRecord, integer } from '../redis/reply.js';
 import { ACQUIRE } from '../redis/scripts/acquire.js';
 import { APPEND } from '../redis/scripts/append.js';
 import type { RedisScript } from '../redis/scripts/define.js';
@@ -42,7 +29,20 @@ import { SETTLE } from '../redis/scripts/settle.js';
 import { START_STEP } from '../redis/scripts/start-step.js';
 import { STOP } from '../redis/scripts/stop.js';
 import { WATCH_STOP } from '../redis/scripts/watch-stop.js';
-import { normalizeUpstashStoreOptions, type NormalizedUpstashStoreOptions, type UpstashStoreOptions } from './options.js';
+import { SharedReads } from '../redis/shared-reads.js';
+import type { StepStart, StepStartOptions, StepStore } from '../server/store/step-store.js';
+import type { AcquireResult, CompletedRecord, IdempotencyRecord, WriteResult } from '../server/store/store.js';
+import {
+  isNewToReader,
+  type LogAppend,
+  type LogAppendResult,
+  type LogPosition,
+  type LogReadOptions,
+  type LogSnapshot,
+  type StopOutcome,
+  type StreamStore,
+} from '../server/store/stream-store.js';
+import { type NormalizedUpstashStoreOptions, normalizeUpstashStoreOptions, type UpstashStoreOptions } from './options.js';
 import { PollBackoff } from './poll.js';
 import { RecentLooks } from './recent-looks.js';
 import { runRestScript } from './run-script.js';

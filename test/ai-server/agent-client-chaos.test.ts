@@ -24,8 +24,8 @@ import {
 } from '../support/killed-agents.js';
 import { type RecordingChat, recordingChat, settled, textOf } from '../support/recording-chat.js';
 import { RedisServer, requireRedisServer } from '../support/redis-server.js';
-import { sleep } from '../support/sleep.js';
 import { AGENT_ANSWER, UNCERTAIN } from '../support/scripted-agent.js';
+import { sleep } from '../support/sleep.js';
 
 const QUESTION = 'Charge me and confirm.';
 

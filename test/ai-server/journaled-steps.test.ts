@@ -5,9 +5,9 @@
  */
 import { APICallError, generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { describe, expect, it } from 'vitest';
 import { journaled, toolStep } from 'answer-once/ai/server';
 import { type IdempotencyEvent, MemoryStore, type RunContext, runOnce } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 
 const usageOf = (input: number | undefined, output: number | undefined) => ({
   inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },

@@ -3,9 +3,10 @@
  * § 5.7): the send fails with `IntentExhaustedError` (what `useChat` shows as its error),
  * and sending that message again is a new intent, never the exhausted ID again.
  */
-import { describe, expect, it } from 'vitest';
+
 import { isIntentExhaustedError } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
+import { describe, expect, it } from 'vitest';
 import { sendHi } from '../support/ai-transport.js';
 import { BASE, scriptedClient } from '../support/scripted-fetch.js';
 

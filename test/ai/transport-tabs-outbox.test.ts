@@ -4,10 +4,11 @@
  * and after a closed tab the reopened chat's reconnect sends it. Real `ai` package, the
  * reference handler on 127.0.0.1; fake Web Locks and channels, fake-indexeddb.
  */
-import { describe, expect, it } from 'vitest';
-import { createClient, memoryStorageAdapter, shareTabs, type IntentStorage, type SendEvent } from 'answer-once';
+
+import { createClient, type IntentStorage, memoryStorageAdapter, type SendEvent, shareTabs } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
 import { indexedDbOutbox } from 'answer-once/outbox';
+import { describe, expect, it } from 'vitest';
 import { WORDS } from '../support/ai-chat-server.js';
 import { HI, sendHi, textOf, useAiChatServer } from '../support/ai-transport.js';
 import { fakeOrigin } from '../support/fake-tabs.js';

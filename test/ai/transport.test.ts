@@ -4,9 +4,9 @@
  * behind the reference handler, on 127.0.0.1.
  */
 import type { UIMessageChunk } from 'ai';
-import { describe, expect, it } from 'vitest';
-import { createClient, memoryStorageAdapter, type IntentStorage } from 'answer-once';
+import { createClient, type IntentStorage, memoryStorageAdapter } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
+import { describe, expect, it } from 'vitest';
 import { WORDS } from '../support/ai-chat-server.js';
 import { messageOf, sendHi, useAiChatServer } from '../support/ai-transport.js';
 import { sleep } from '../support/sleep.js';

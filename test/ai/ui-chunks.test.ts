@@ -4,8 +4,8 @@
  * gets (PROTOCOL.md § 14.5), and when it cannot be shown in place.
  */
 import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
-import { describe, expect, it } from 'vitest';
 import { isAnswerRestartedError } from 'answer-once';
+import { describe, expect, it } from 'vitest';
 import { type PositionedChunk, uiMessageChunks } from '../../src/ai/ui-chunks.js';
 
 const event = (chunk: object) => `data: ${JSON.stringify(chunk)}\n\n`;

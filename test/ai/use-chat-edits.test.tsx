@@ -12,14 +12,14 @@
  * only. A regenerate while the answer streams is the same.
  */
 import { useChat } from '@ai-sdk/react';
-import { useState } from 'react';
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, memoryStorageAdapter } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
+import { useState } from 'react';
+import { afterEach, describe, expect, it } from 'vitest';
 import { aiChatWork } from '../support/ai-chat-server.js';
-import { stopRoutes } from '../support/stop-routes.js';
 import { sleep } from '../support/sleep.js';
+import { stopRoutes } from '../support/stop-routes.js';
 
 afterEach(() => cleanup());
 

@@ -7,11 +7,11 @@
  * the model stopped.
  */
 import { useChat } from '@ai-sdk/react';
-import { useEffect, useState } from 'react';
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createClient, isStopNotConfirmedError } from 'answer-once';
 import { answerOnceTransport, type StopErrorContext } from 'answer-once/ai';
+import { useEffect, useState } from 'react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { aiChatWork } from '../support/ai-chat-server.js';
 import { stopRoutes } from '../support/stop-routes.js';
 

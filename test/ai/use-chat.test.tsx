@@ -4,13 +4,13 @@
  * handler (called in-process: the client's `fetch` is the handler).
  */
 import { useChat } from '@ai-sdk/react';
-import type { UIMessage } from 'ai';
-import { StrictMode, useState } from 'react';
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, memoryStorageAdapter, type IntentStorage } from 'answer-once';
+import type { UIMessage } from 'ai';
+import { createClient, type IntentStorage, memoryStorageAdapter } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
 import { createIdempotencyHandler } from 'answer-once/server';
+import { StrictMode, useState } from 'react';
+import { afterEach, describe, expect, it } from 'vitest';
 import { type AiChatOptions, aiChatWork } from '../support/ai-chat-server.js';
 
 afterEach(() => cleanup());

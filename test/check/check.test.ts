@@ -1,7 +1,7 @@
+import { serve } from 'answer-once/server/node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CASES } from '../../src/check/cases/index.js';
 import { type CheckReport, runCheck } from '../../src/check/runner.js';
-import { serve } from 'answer-once/server/node';
 import {
   type CheckedServer,
   signedIn,

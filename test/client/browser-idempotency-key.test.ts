@@ -5,8 +5,9 @@
  * disagrees, which the server reads by `X-Request-Id` (PROTOCOL.md § 2.4). The reference
  * handler runs in-process behind such a fetch.
  */
+
+import { type ClientOptions, createClient, streaming } from 'answer-once';
 import { describe, expect, it } from 'vitest';
-import { createClient, type ClientOptions, streaming } from 'answer-once';
 import { chatApp } from '../support/server-support.js';
 
 const BASE = 'http://127.0.0.1:9/';

@@ -6,10 +6,10 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
 import { ConnectionError, createClient, type SendEvent } from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
-import { serve, type ServedHandler } from 'answer-once/server/node';
+import { type ServedHandler, serve } from 'answer-once/server/node';
+import { afterEach, describe, expect, it } from 'vitest';
 
 const ANSWER = { answer: 'x'.repeat(2_000) };
 

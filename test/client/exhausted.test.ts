@@ -4,8 +4,9 @@
  * also when it answers a resumable body's reconnect — and the model ran at most
  * `maxRuns` times, whatever the client's retry limit.
  */
-import { describe, expect, it } from 'vitest';
+
 import { createClient, isIntentExhaustedError, isResponseError, streaming } from 'answer-once';
+import { describe, expect, it } from 'vitest';
 import { loopbackRigs } from '../support/loopback-rig.js';
 import { sseAnswer } from '../support/stream-support.js';
 

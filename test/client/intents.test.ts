@@ -1,6 +1,6 @@
-import { http, HttpResponse } from 'msw';
-import { describe, expect, it } from 'vitest';
 import { AbortError, createClient, type SendEvent } from 'answer-once';
+import { HttpResponse, http } from 'msw';
+import { describe, expect, it } from 'vitest';
 import { createProtocolFake, idOf, ORIGIN, useMsw } from '../support/protocol-fake.js';
 import { sleep } from '../support/sleep.js';
 

@@ -3,9 +3,10 @@
  * response is lost (30 % of the time). With answer-once every intent is answered and the
  * work runs exactly once per intent; plain ky retrying POST runs it again on every loss.
  */
+
+import { createClient } from 'answer-once';
 import ky from 'ky';
 import { describe, expect, it } from 'vitest';
-import { createClient } from 'answer-once';
 import { createProtocolFake, ORIGIN, useMsw } from '../support/protocol-fake.js';
 import { seeded } from '../support/seeded.js';
 

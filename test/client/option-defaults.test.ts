@@ -9,17 +9,18 @@
  * `statusUrl`; a 30 s attempt timeout and a 120 s deadline; `parse: 'auto'`, `parseJson`,
  * `onEvent`, the client-wide `signal` and ky options (headers) all reach the send.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+
 import {
+  type ClientOptions,
   createClient,
   isAbortError,
   isConnectionError,
   isDeadlineExceededError,
-  type ClientOptions,
   type SendEvent,
 } from 'answer-once';
-import { advance } from '../support/protocol-fake.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { untilAborted } from '../support/in-flight.js';
+import { advance } from '../support/protocol-fake.js';
 
 const BASE = 'http://127.0.0.1:9/';
 

@@ -6,9 +6,10 @@
  * `timeout`, `minPollInterval` ≥ 1, the retry `limit`, `statusCodes` integers 400–599,
  * `headerName` only the two ID headers in any case, `replayedHeader` an HTTP token.
  */
+
+import { type ClientOptions, createClient, memoryStorageAdapter } from 'answer-once';
 import ky from 'ky';
 import { describe, expect, it } from 'vitest';
-import { createClient, memoryStorageAdapter, type ClientOptions } from 'answer-once';
 
 const BASE = 'http://127.0.0.1:9/';
 const MAX_TIMER = 2 ** 31 - 1;

@@ -3,8 +3,9 @@
  * `parseJson`), and what a status poll carries (the send's headers on its own origin, only
  * the ID elsewhere, never the body's headers). The server is a stub `fetch`.
  */
+
+import { type ClientOptions, createClient } from 'answer-once';
 import { describe, expect, it } from 'vitest';
-import { createClient, type ClientOptions } from 'answer-once';
 
 const BASE = 'http://127.0.0.1:9/';
 const ID = '01JPARSEPOLL0000000000000A';

@@ -1,9 +1,8 @@
-import { http, HttpResponse } from 'msw';
-import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AnswerOnceError, createClient, DeadlineExceededError, IntentFailedError } from 'answer-once';
-import { advance, createProtocolFake, ORIGIN, problem, useMsw } from '../support/protocol-fake.js';
-
+import { HttpResponse, http } from 'msw';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { accepted, journal } from '../support/poll-journal.js';
+import { advance, createProtocolFake, ORIGIN, problem, useMsw } from '../support/protocol-fake.js';
 
 const server = await useMsw();
 

@@ -1,8 +1,8 @@
-import { http, HttpResponse } from 'msw';
-import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createClient, DeadlineExceededError, ProtocolError, type SendEvent } from 'answer-once';
-import { advance, createProtocolFake, ORIGIN, problem, useMsw } from '../support/protocol-fake.js';
+import { HttpResponse, http } from 'msw';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { accepted, journal, offsets } from '../support/poll-journal.js';
+import { advance, createProtocolFake, ORIGIN, problem, useMsw } from '../support/protocol-fake.js';
 import { sleep } from '../support/sleep.js';
 
 const server = await useMsw();

@@ -5,10 +5,10 @@
  * problem kept, and `retryable` as the row's next step says.
  */
 import type { UIMessage } from 'ai';
-import { describe, expect, it } from 'vitest';
 import { isResponseError, type ResponseError } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
-import { type Problem, PROBLEMS, type ProblemCode } from '../../src/core/problems.js';
+import { describe, expect, it } from 'vitest';
+import { PROBLEMS, type Problem, type ProblemCode } from '../../src/core/problems.js';
 import { BASE, scriptedClient } from '../support/scripted-fetch.js';
 
 const ROWS = Object.entries(PROBLEMS) as [ProblemCode, Problem][];

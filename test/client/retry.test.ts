@@ -1,5 +1,3 @@
-import { http, HttpResponse } from 'msw';
-import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   type AbortError,
   ConnectionError,
@@ -8,6 +6,8 @@ import {
   ResponseError,
   type SendEvent,
 } from 'answer-once';
+import { HttpResponse, http } from 'msw';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { advance, idOf, ORIGIN, problem, useMsw } from '../support/protocol-fake.js';
 
 const server = await useMsw();

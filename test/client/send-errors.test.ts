@@ -6,7 +6,7 @@
  * timeout is a ConnectionError while the deadline has not passed, and a network failure
  * stays a ConnectionError even past it. The server is a stub `fetch`.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+
 import {
   createClient,
   isConnectionError,
@@ -15,6 +15,7 @@ import {
   isResponseError,
   type ResponseError,
 } from 'answer-once';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 const BASE = 'http://127.0.0.1:9/';
 

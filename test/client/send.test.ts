@@ -1,6 +1,6 @@
-import { http, HttpResponse } from 'msw';
-import { describe, expect, it } from 'vitest';
 import { createClient, ResponseError, type SendEvent } from 'answer-once';
+import { HttpResponse, http } from 'msw';
+import { describe, expect, it } from 'vitest';
 import { createProtocolFake, idOf, ORIGIN, useMsw } from '../support/protocol-fake.js';
 
 const server = await useMsw();

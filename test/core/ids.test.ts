@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { decodeTime } from 'ulid';
 import { isValidRequestId, newRequestId } from 'answer-once';
+import { decodeTime } from 'ulid';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 describe('newRequestId', () => {
   it('mints distinct, valid ULIDs stamped with the current time', () => {

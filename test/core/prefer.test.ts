@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { formatPreferWait, parsePreferWait } from '../../src/core/prefer.js';
 import { parseRetryAfter } from '../../src/client/send/retry-after.js';
+import { formatPreferWait, parsePreferWait } from '../../src/core/prefer.js';
 
 describe('Prefer: wait', () => {
   it('round-trips a wait in whole seconds', () => {

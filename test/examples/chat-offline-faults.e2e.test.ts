@@ -7,8 +7,8 @@
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { answerText, ask, footerModelCalls, onlyCallSince, UI_TIMEOUT_MS } from '../support/chat-page.js';
 import { chatDemoSuite } from '../support/chat-demo-suite.js';
+import { answerText, ask, footerModelCalls, onlyCallSince, UI_TIMEOUT_MS } from '../support/chat-page.js';
 import { chromiumAvailable, launchWithSiteDataBlocked } from '../support/chromium.js';
 import { startDemoProcess } from '../support/demo-process.js';
 import { harness, openHarness, serveHarness } from '../support/tabs-harness.js';

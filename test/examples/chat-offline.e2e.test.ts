@@ -5,8 +5,8 @@
  * made. Judged by what the page shows and the server's counters.
  */
 import { describe, expect, it } from 'vitest';
-import { answerText, ask, footerModelCalls, modelLog, UI_TIMEOUT_MS } from '../support/chat-page.js';
 import { chatDemoSuite } from '../support/chat-demo-suite.js';
+import { answerText, ask, footerModelCalls, modelLog, UI_TIMEOUT_MS } from '../support/chat-page.js';
 import { chromiumAvailable } from '../support/chromium.js';
 import { startDemoProcess } from '../support/demo-process.js';
 

@@ -7,8 +7,8 @@
  * server's counters.
  */
 import { describe, expect, it } from 'vitest';
-import { answerText, modelLog, onlyCallSince, trackChatPosts, UI_TIMEOUT_MS } from '../support/chat-page.js';
 import { chatDemoSuite } from '../support/chat-demo-suite.js';
+import { answerText, modelLog, onlyCallSince, trackChatPosts, UI_TIMEOUT_MS } from '../support/chat-page.js';
 import { chromiumAvailable } from '../support/chromium.js';
 import { startDemoProcess } from '../support/demo-process.js';
 import { clickReading, humanDoubleClick, keptAtStop, trackMethod } from '../support/people.js';

@@ -7,6 +7,7 @@
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { chatDemoSuite } from '../support/chat-demo-suite.js';
 import {
   answerText,
   armTrouble,
@@ -18,7 +19,6 @@ import {
   trackChatPosts,
   UI_TIMEOUT_MS,
 } from '../support/chat-page.js';
-import { chatDemoSuite } from '../support/chat-demo-suite.js';
 import { chromiumAvailable } from '../support/chromium.js';
 import { startDemoProcess } from '../support/demo-process.js';
 

@@ -3,6 +3,7 @@
  * as a child process): what a visitor sees, and what the model was asked to do.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chatDemoSuite } from '../support/chat-demo-suite.js';
 import {
   answerText,
   armTrouble as arm,
@@ -10,13 +11,12 @@ import {
   footerAvoidedCalls,
   footerModelCalls as footerOf,
   onlyCallSince,
-  trackChatPosts,
   type TroubleMode,
+  trackChatPosts,
   UI_TIMEOUT_MS,
 } from '../support/chat-page.js';
-import { chatDemoSuite } from '../support/chat-demo-suite.js';
 import { chromiumAvailable } from '../support/chromium.js';
-import { startDemoProcess, type DemoProcess } from '../support/demo-process.js';
+import { type DemoProcess, startDemoProcess } from '../support/demo-process.js';
 
 /** Short enough for a quick suite (the streaming cases are in chat-stream.test.ts). */
 const MODEL_DELAY_MS = 1500;

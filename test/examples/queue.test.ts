@@ -2,8 +2,9 @@
  * The queue-consumer example (examples/queue): at-least-once delivery in, one model call
  * per message out — and, as the control, the same queue without runOnce.
  */
-import { describe, expect, it } from 'vitest';
+
 import { MemoryStore } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { deliverAtLeastOnce, type Message } from '../../examples/queue/broker.js';
 import { createConsumer, type Summary } from '../../examples/queue/consumer.js';
 import { seeded } from '../support/seeded.js';

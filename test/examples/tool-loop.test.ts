@@ -8,15 +8,15 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   createIdempotencyHandler,
-  type IdempotencyStore,
   type IdempotencyEvent,
+  type IdempotencyStore,
   MemoryStore,
   type StepStore,
 } from 'answer-once/server';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runAgent, type Tools } from '../../examples/tool-loop/agent.js';
 import { viewOf } from '../support/server-support.js';
 

@@ -3,10 +3,11 @@
  * chat UI on the real client, tested against the reference server running in msw,
  * while the network loses responses and workers crash.
  */
-import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
 import { type AnswerOnceClient, createClient } from 'answer-once';
 import { createIdempotentMock } from 'answer-once/msw';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../support/sleep.js';
 
 /** The app under test: a transcript, and a send button that asks the model. */

@@ -1,6 +1,6 @@
+import { createIdempotentMock, type IdempotentMockOptions } from 'answer-once/msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createIdempotentMock, type IdempotentMockOptions } from 'answer-once/msw';
 import { sleep } from '../support/sleep.js';
 
 const URL_ = 'https://api.test/api/chat';

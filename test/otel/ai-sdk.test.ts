@@ -9,9 +9,9 @@ import {
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
 import { streamText } from 'ai';
-import { describe, expect, it } from 'vitest';
 import { otelMetrics } from 'answer-once/otel';
 import { createIdempotencyHandler } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { mockModel } from '../support/ai-chat-server.js';
 
 const INPUT = 42;

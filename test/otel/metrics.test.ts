@@ -2,16 +2,17 @@
  * `answer-once/otel` through the OpenTelemetry SDK itself: what a dashboard would show of
  * model calls made and avoided, tokens avoided, outcomes and first bytes.
  */
+
+import { metrics } from '@opentelemetry/api';
 import {
   AggregationTemporality,
   InMemoryMetricExporter,
   MeterProvider,
   PeriodicExportingMetricReader,
 } from '@opentelemetry/sdk-metrics';
-import { metrics } from '@opentelemetry/api';
-import { afterEach, describe, expect, it } from 'vitest';
 import { otelMetrics } from 'answer-once/otel';
 import { createIdempotencyHandler, type IdempotencyEvent, MemoryStore, type RunContext, runOnce } from 'answer-once/server';
+import { afterEach, describe, expect, it } from 'vitest';
 import { gate } from '../support/server-support.js';
 import { sleep } from '../support/sleep.js';
 

@@ -12,10 +12,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresServer, requirePostgresServer } from '../support/postgres-server.js';
-import { ServerInstance } from '../support/server-instances.js';
 import { seeded } from '../support/seeded.js';
-import { chaosPlans, runChaos } from '../support/stream-chaos.js';
+import { ServerInstance } from '../support/server-instances.js';
 import { sleep } from '../support/sleep.js';
+import { chaosPlans, runChaos } from '../support/stream-chaos.js';
 
 const hasPostgres = requirePostgresServer();
 const INTENTS = Number(process.env.PG_CHAOS_INTENTS ?? 120);

@@ -3,10 +3,11 @@
  * JWT as the session) is served as MemoryStore serves it, and 0.3's tables, keyed by the
  * whole key, are upgraded in place with the intents they hold.
  */
-import { describe, expect, it } from 'vitest';
+
 import { postgresStoreSchema } from 'answer-once/postgres';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { found, held, text } from 'answer-once/testing';
+import { describe, expect, it } from 'vitest';
 import { requirePostgresServer } from '../support/postgres-server.js';
 import { newKey, usePostgresSuite } from '../support/postgres-suite.js';
 

@@ -3,10 +3,11 @@
  * again once it is back — also on a loaded machine, where opening a connection takes
  * seconds, and when it breaks while it is being opened (then it is never trusted).
  */
-import { describe, expect, it } from 'vitest';
-import pg from 'pg';
+
 import type { PostgresPool } from 'answer-once/postgres';
 import { bytes, claimGeneration, held, text } from 'answer-once/testing';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
 import { requirePostgresServer } from '../support/postgres-server.js';
 import { newKey, usePostgresSuite } from '../support/postgres-suite.js';
 import { sleep } from '../support/sleep.js';

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { postgresStoreSchema } from 'answer-once/postgres';
+import { describe, expect, it } from 'vitest';
 import type { PostgresPool } from '../../src/postgres/client.js';
 import { normalizePostgresStoreOptions } from '../../src/postgres/options.js';
 

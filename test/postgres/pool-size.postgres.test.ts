@@ -4,10 +4,11 @@
  * the store's own, never one of the pool's, which is ended once nobody waits; a pool that
  * cannot open one has its waiters poll, and says so once.
  */
-import { describe, expect, it } from 'vitest';
+
 import type { PostgresPool } from 'answer-once/postgres';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { held } from 'answer-once/testing';
+import { describe, expect, it } from 'vitest';
 import { requirePostgresServer } from '../support/postgres-server.js';
 import { newKey, usePostgresSuite } from '../support/postgres-suite.js';
 import { sleep } from '../support/sleep.js';

@@ -4,9 +4,10 @@
  * back the store works again and its waiters are woken through NOTIFY again, without
  * anyone restarting the app.
  */
-import { describe, expect, it } from 'vitest';
+
 import { PostgresStoreUnavailableError } from 'answer-once/postgres';
 import { held } from 'answer-once/testing';
+import { describe, expect, it } from 'vitest';
 import { requirePostgresServer } from '../support/postgres-server.js';
 import { newKey, usePostgresSuite } from '../support/postgres-suite.js';
 import { sleep } from '../support/sleep.js';

@@ -4,8 +4,9 @@
  * connection (as advised for `pg` on serverless platforms), and by polling alone
  * (`notifications: false`, as behind a transaction-mode pooler or a serverless driver).
  */
-import { describe } from 'vitest';
+
 import { describeStepStoreContract, describeStoreContract, describeStreamStoreContract } from 'answer-once/testing';
+import { describe } from 'vitest';
 import { requirePostgresServer } from '../support/postgres-server.js';
 import { usePostgresSuite } from '../support/postgres-suite.js';
 

@@ -4,11 +4,12 @@
  * bounded sweep along indexes, and a schema a migration tool can own (or the store
  * makes, and makes again).
  */
-import { describe, expect, it, vi } from 'vitest';
-import pg from 'pg';
-import { PostgresStore, PostgresStoreError, type PostgresPool, postgresStoreSchema } from 'answer-once/postgres';
+
+import { type PostgresPool, PostgresStore, PostgresStoreError, postgresStoreSchema } from 'answer-once/postgres';
 import { runOnce } from 'answer-once/server';
 import { bytes, claimGeneration, found, held } from 'answer-once/testing';
+import pg from 'pg';
+import { describe, expect, it, vi } from 'vitest';
 import { requirePostgresServer } from '../support/postgres-server.js';
 import { newKey, usePostgresSuite } from '../support/postgres-suite.js';
 import { sleep } from '../support/sleep.js';

@@ -7,15 +7,15 @@
  * dropped `Last-Event-ID`) shows no word twice.
  */
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
 import {
+  type AnswerOnceClient,
   isIntentFailedError,
   isStoredIntentError,
   memoryStorageAdapter,
-  type AnswerOnceClient,
   type StoredIntent,
 } from 'answer-once';
 import { useSend } from 'answer-once/react';
+import { afterEach, describe, expect, it } from 'vitest';
 import { scriptedClient } from '../support/scripted-fetch.js';
 import { errorMarker, generationAnswer, positionedEvents, restartMarker } from '../support/sse-response.js';
 

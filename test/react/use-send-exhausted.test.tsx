@@ -4,9 +4,9 @@
  * (resending the old one could never be answered).
  */
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
-import { isIntentExhaustedError, type AnswerOnceClient } from 'answer-once';
+import { type AnswerOnceClient, isIntentExhaustedError } from 'answer-once';
 import { useSend } from 'answer-once/react';
+import { afterEach, describe, expect, it } from 'vitest';
 import { BASE, scriptedClient } from '../support/scripted-fetch.js';
 
 afterEach(() => cleanup());

@@ -6,9 +6,9 @@
  * With `DELETE` answered: no error, the model stopped, the partial answer kept.
  */
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, isStopNotConfirmedError, type AnswerOnceClient, streaming } from 'answer-once';
+import { type AnswerOnceClient, createClient, isStopNotConfirmedError, streaming } from 'answer-once';
 import { useSend } from 'answer-once/react';
+import { afterEach, describe, expect, it } from 'vitest';
 import { tokenStopRoutes } from '../support/stop-routes.js';
 
 afterEach(() => cleanup());

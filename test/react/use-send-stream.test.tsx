@@ -4,12 +4,13 @@
  * from the start of the server's log, then live — one model call. The reference handler
  * is called in-process (the client's `fetch` is the handler).
  */
-import { StrictMode } from 'react';
+
 import { act, cleanup, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createClient, memoryStorageAdapter, SendController, type AnswerOnceClient, streaming } from 'answer-once';
+import { type AnswerOnceClient, createClient, memoryStorageAdapter, SendController, streaming } from 'answer-once';
 import { useSend } from 'answer-once/react';
 import { createIdempotencyHandler } from 'answer-once/server';
+import { StrictMode } from 'react';
+import { afterEach, describe, expect, it } from 'vitest';
 import { tokenResponse } from '../support/token-stream.js';
 
 afterEach(() => cleanup());

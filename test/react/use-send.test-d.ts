@@ -1,6 +1,6 @@
-import { describe, expectTypeOf, it } from 'vitest';
 import type { SendState, StopResult } from 'answer-once';
 import type { RetryInfo, useSend } from 'answer-once/react';
+import { describe, expectTypeOf, it } from 'vitest';
 
 type Chat = ReturnType<typeof useSend<{ answer: string }, { content: string }>>;
 

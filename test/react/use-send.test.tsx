@@ -2,12 +2,13 @@
  * useSend as a chat UI uses it, against the reference server (inside msw) and the real
  * client: the states a user watches, how many model calls were paid, which answer shows.
  */
-import { StrictMode } from 'react';
+
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createClient, memoryStorageAdapter, type AnswerOnceClient, type ClientOptions } from 'answer-once';
+import { type AnswerOnceClient, type ClientOptions, createClient, memoryStorageAdapter } from 'answer-once';
 import { useSend } from 'answer-once/react';
-import { API, createChatServer, type ChatAnswer, type ChatQuestion, type ChatServer } from '../support/chat-server.js';
+import { StrictMode } from 'react';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { API, type ChatAnswer, type ChatQuestion, type ChatServer, createChatServer } from '../support/chat-server.js';
 
 const MODEL_MS = 40;
 let server: ChatServer;

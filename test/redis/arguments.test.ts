@@ -3,8 +3,9 @@
  * value is a TypeError naming it, and nothing reaches Redis (src/redis/arguments.ts).
  * The client here is a stand-in that counts calls; nothing connects.
  */
-import { describe, expect, it } from 'vitest';
+
 import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
+import { describe, expect, it } from 'vitest';
 
 const KEY = 'answer-once:{user:session:1}';
 

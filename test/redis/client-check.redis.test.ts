@@ -3,8 +3,9 @@
  * test/redis/client.test-d.ts): what is not a node-redis client is refused by name.
  * Nothing connects to Redis here.
  */
-import { describe, expect, it } from 'vitest';
+
 import { RedisStore, type RedisStoreClient } from 'answer-once/redis';
+import { describe, expect, it } from 'vitest';
 
 describe('RedisStore', () => {
   it('refuses, naming `client`, an object that is not a node-redis client', () => {

@@ -2,9 +2,10 @@
  * `RedisStoreClient` is structural: every node-redis client shape a user may hold fits
  * without a cast. Checked by vitest's typecheck (tsc); nothing runs, no connection opens.
  */
+
+import type { RedisStoreClient } from 'answer-once/redis';
 import { createClient, createCluster, RESP_TYPES } from 'redis';
 import { describe, expectTypeOf, it } from 'vitest';
-import type { RedisStoreClient } from 'answer-once/redis';
 
 describe('RedisStoreClient', () => {
   it('accepts createClient(), RESP2 or RESP3, with any type mapping', () => {

@@ -3,8 +3,8 @@
  * multi-process chaos spec as on one redis-server passes.
  */
 import { randomUUID } from 'node:crypto';
-import { beforeEach, describe, expect, it } from 'vitest';
 import type { RedisStore } from 'answer-once/redis';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { describeChaos } from '../support/redis-chaos.js';
 import { rawCommand, requireRedisServer } from '../support/redis-server.js';
 import { scriptRoundTrips } from '../support/redis-stats.js';

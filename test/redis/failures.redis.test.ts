@@ -2,8 +2,9 @@
  * What the handler does when Redis itself misbehaves: a FLUSHALL while the model runs
  * (the record vanishes) and a key of another type (a permanent error).
  */
-import { describe, expect, it } from 'vitest';
+
 import { createIdempotencyHandler, encodeKey, type IdempotencyEvent } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { rawCommand, requireRedisServer } from '../support/redis-server.js';
 import { useRedisSuite } from '../support/redis-suite.js';
 

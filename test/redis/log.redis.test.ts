@@ -5,8 +5,8 @@
  * kept exactly, and a 2,000-event answer read back byte for byte from any event.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { describe, expect, it, vi } from 'vitest';
 import type { AcquireResult } from 'answer-once/server';
+import { describe, expect, it, vi } from 'vitest';
 import { rawCommand, requireRedisServer } from '../support/redis-server.js';
 import { scriptRoundTrips } from '../support/redis-stats.js';
 import { newKey, useRedisSuite } from '../support/redis-suite.js';

@@ -4,8 +4,9 @@
  * of the new batch instead of sending one each, so Redis does per append what it does
  * for one reader, and every reader gets the whole answer.
  */
-import { describe, expect, it } from 'vitest';
+
 import { createIdempotencyHandler } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { requireRedisServer } from '../support/redis-server.js';
 import { scriptRoundTrips } from '../support/redis-stats.js';
 import { useRedisSuite } from '../support/redis-suite.js';

@@ -3,10 +3,10 @@
  * killed worker) on a standalone redis-server, and a Redis restart with `appendonly yes`.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describeChaos, newIntentId, sendAttempt, CHAOS_LEASE_MS } from '../support/redis-chaos.js';
-import { ServerInstance } from '../support/server-instances.js';
+import { CHAOS_LEASE_MS, describeChaos, newIntentId, sendAttempt } from '../support/redis-chaos.js';
 import { requireRedisServer } from '../support/redis-server.js';
 import { useRedisSuite } from '../support/redis-suite.js';
+import { ServerInstance } from '../support/server-instances.js';
 import { sleep } from '../support/sleep.js';
 
 const hasRedis = requireRedisServer();

@@ -7,11 +7,12 @@
  * resend (and run the work again). The same faults on a 3-master Cluster (FLUSHALL on
  * every master, the log evicted on its shard).
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+
 import { createClient as createAnswerClient, streaming } from 'answer-once';
 import { createIdempotencyHandler, encodeKey, type IdempotencyEvent } from 'answer-once/server';
-import { serve, type ServedHandler } from 'answer-once/server/node';
+import { type ServedHandler, serve } from 'answer-once/server/node';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { afterEach, describe, expect, it } from 'vitest';
 import { requireRedisServer } from '../support/redis-server.js';
 import { useRedisSuite } from '../support/redis-suite.js';
 import { sleep } from '../support/sleep.js';

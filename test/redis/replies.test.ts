@@ -5,8 +5,9 @@
  * with a field missing or a log whose bytes do not add up. The Redis suites check the
  * replies the scripts do return; these are the ones they cannot.
  */
-import { describe, expect, it } from 'vitest';
+
 import { RedisStoreReplyError } from 'answer-once/redis';
+import { describe, expect, it } from 'vitest';
 import { decodeAppend, decodeSnapshot } from '../../src/redis/log-reply.js';
 import { array, decodeRecord, integer, text } from '../../src/redis/reply.js';
 

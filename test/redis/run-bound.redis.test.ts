@@ -3,8 +3,9 @@
  * record, so instances sharing one Redis share it, and the exhausted answer holds on every
  * instance.
  */
-import { describe, expect, it } from 'vitest';
+
 import { createIdempotencyHandler } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { requireRedisServer } from '../support/redis-server.js';
 import { useRedisSuite } from '../support/redis-suite.js';
 

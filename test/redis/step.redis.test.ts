@@ -4,8 +4,9 @@
  * run failed gets that run's recorded steps, and a step the other left unfinished is
  * uncertain there too.
  */
-import { describe, expect, it } from 'vitest';
+
 import { type RunContext, runOnce, StepUncertainError } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { requireRedisServer } from '../support/redis-server.js';
 import { useRedisSuite } from '../support/redis-suite.js';
 import { untilAborted } from '../support/server-support.js';

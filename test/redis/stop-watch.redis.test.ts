@@ -3,9 +3,10 @@
  * its one stop channel once, and every watch of every run shares it. A stop still
  * reaches its holder at once, on another instance too.
  */
-import { describe, expect, it } from 'vitest';
+
 import type { AcquireResult } from 'answer-once/server';
 import { createIdempotencyHandler } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { requireRedisServer } from '../support/redis-server.js';
 import { newKey, useRedisSuite } from '../support/redis-suite.js';
 import { sleep } from '../support/sleep.js';

@@ -2,9 +2,10 @@
  * RedisStore meets the same IdempotencyStore, StreamStore and StepStore contracts as MemoryStore,
  * on a real `redis-server` and on a real 3-master Redis Cluster.
  */
-import { describe } from 'vitest';
+
 import { RedisStore } from 'answer-once/redis';
 import { describeStepStoreContract, describeStoreContract, describeStreamStoreContract } from 'answer-once/testing';
+import { describe } from 'vitest';
 import { requireRedisServer } from '../support/redis-server.js';
 import { useRedisSuite } from '../support/redis-suite.js';
 

@@ -4,10 +4,10 @@
  * cross-instance wake-ups on one subscriber connection, and failing fast when Redis is away.
  */
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it, vi } from 'vitest';
-import { createClient, RESP_TYPES } from 'redis';
 import { type RedisStore, RedisStoreError, RedisStoreUnavailableError } from 'answer-once/redis';
-import { runOnce, type AcquireResult } from 'answer-once/server';
+import { type AcquireResult, runOnce } from 'answer-once/server';
+import { createClient, RESP_TYPES } from 'redis';
+import { describe, expect, it, vi } from 'vitest';
 import { rawCommand, requireRedisServer } from '../support/redis-server.js';
 import { scriptRoundTrips } from '../support/redis-stats.js';
 import { newKey, useRedisSuite } from '../support/redis-suite.js';

@@ -11,10 +11,10 @@
  * test/redis/stream-chaos.redis.test.ts` is the full run (its numbers are in CONTRIBUTING.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServerInstance } from '../support/server-instances.js';
 import { requireRedisServer } from '../support/redis-server.js';
 import { useRedisSuite } from '../support/redis-suite.js';
 import { seeded } from '../support/seeded.js';
+import { ServerInstance } from '../support/server-instances.js';
 import { type ChaosPlan, chaosPlans, runChaos } from '../support/stream-chaos.js';
 
 const hasRedis = requireRedisServer();

@@ -5,12 +5,13 @@
  * stopped from the other instance.
  */
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { ServerInstance, type InstanceEvent } from '../support/server-instances.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { requireRedisServer } from '../support/redis-server.js';
 import { scriptRoundTrips } from '../support/redis-stats.js';
 import { useRedisSuite } from '../support/redis-suite.js';
+import { type InstanceEvent, ServerInstance } from '../support/server-instances.js';
+import { sleep } from '../support/sleep.js';
 import {
   followIntent,
   isAnswerEvent,
@@ -20,7 +21,6 @@ import {
   streamAttempt,
 } from '../support/stream-client.js';
 import { expectContinuedAfterKill } from '../support/stream-continued.js';
-import { sleep } from '../support/sleep.js';
 
 const hasRedis = requireRedisServer();
 const LEASE_MS = 1_500;

@@ -2,8 +2,9 @@
  * The usage a run reported lives in Redis with its answer: a server that restarts (a new
  * connection, a new RedisStore) replays it with the answer and reports the tokens avoided.
  */
-import { describe, expect, it } from 'vitest';
+
 import { createIdempotencyHandler, type IdempotencyEvent } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { requireRedisServer } from '../support/redis-server.js';
 import { useRedisSuite } from '../support/redis-suite.js';
 

@@ -5,10 +5,11 @@
  * times, each reader ends — with an answer or a final error — in bounded time, and no
  * generation's text reaches a reader twice.
  */
-import { describe, expect, it } from 'vitest';
+
 import { createClient, streaming } from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { serve } from 'answer-once/server/node';
+import { describe, expect, it } from 'vitest';
 import { sseAnswer } from '../support/stream-support.js';
 
 const INTENTS = 8;

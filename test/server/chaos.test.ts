@@ -3,11 +3,12 @@
  * 30 % of responses are lost after the work ran, 10 % of requests fail with 503 before
  * it, and 5 % of workers crash mid-work. Seeded, so a failure replays exactly.
  */
-import { setupServer } from 'msw/node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { createClient } from 'answer-once';
 import { createIdempotentMock, type Fault } from 'answer-once/msw';
 import { encodeKey, MemoryStore } from 'answer-once/server';
+import { setupServer } from 'msw/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seeded } from '../support/seeded.js';
 
 /** `CHAOS_INTENTS=1000 npx vitest run …` for a quick local run; the suite's claim is 10,000. */

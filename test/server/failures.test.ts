@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, type IdempotencyEvent } from 'answer-once/server';
 import { serve } from 'answer-once/server/node';
+import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, statusRequest, until } from '../support/server-support.js';
 
 const ID = 'req-0000000001';

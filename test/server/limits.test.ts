@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { AttemptFailedError, type IdempotencyEvent, type IdempotencyStore, MemoryStore, runOnce } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, recordOps } from '../support/server-support.js';
 import { sleep } from '../support/sleep.js';
 

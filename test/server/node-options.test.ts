@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
 import { serve } from 'answer-once/server/node';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 const ok = async () => new Response('ok');
 

@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it } from 'vitest';
 import { createClient } from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { serve, toNodeListener } from 'answer-once/server/node';
+import { describe, expect, it } from 'vitest';
 import { sleep } from '../support/sleep.js';
 
 const echo = async (request: Request): Promise<Response> =>

@@ -2,8 +2,9 @@
  * PROTOCOL.md § 9: every error the handler answers is an RFC 9457 problem, never cached,
  * naming the intent (body `requestId` and `X-Request-Id`) exactly when it is known.
  */
-import { describe, expect, it } from 'vitest';
+
 import { encodeKey } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, statusRequest } from '../support/server-support.js';
 
 const ID = 'req-0000000001';

@@ -19,7 +19,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jsonSchema, type ToolSet, tool } from 'ai';
-import { toolStep, type ToolStepOptions } from 'answer-once/ai/server';
+import { type ToolStepOptions, toolStep } from 'answer-once/ai/server';
 import { PostgresStore } from 'answer-once/postgres';
 import { RedisStore } from 'answer-once/redis';
 import { createIdempotencyHandler, type IdempotencyStore } from 'answer-once/server';

@@ -11,8 +11,8 @@ import { jsonSchema, type ToolSet, tool } from 'ai';
 import { type JournaledOptions, toolStep } from 'answer-once/ai/server';
 import { createIdempotencyHandler, type IdempotencyEvent, MemoryStore } from 'answer-once/server';
 import { recordingChat, settled } from './recording-chat.js';
-import { sleep } from './sleep.js';
 import { agentTurn, type ScriptedStep, scriptedModel } from './scripted-agent.js';
+import { sleep } from './sleep.js';
 
 export type { ScriptedStep } from './scripted-agent.js';
 

@@ -11,8 +11,8 @@
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { bookingAskedIn, bookingIntro, bookingOutcome } from '../../examples/ai-sdk-chat/model.js';
-import type { Stats } from '../../examples/shared/stats.js';
 import { replayedText } from '../../examples/ai-sdk-chat/web/use-server.js';
+import type { Stats } from '../../examples/shared/stats.js';
 import type { ChatDemoSuite } from './chat-demo-suite.js';
 import { armTrouble } from './chat-page.js';
 import type { AiSdkDemo } from './demo-process.js';

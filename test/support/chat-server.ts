@@ -8,8 +8,9 @@
  * handlers with msw's `getResponse`: happy-dom's own fetch (which `setupServer` would
  * sit behind) mangles streamed error responses, and the specs are about the hook.
  */
-import { getResponse } from 'msw';
+
 import { createIdempotentMock, type IdempotentMock } from 'answer-once/msw';
+import { getResponse } from 'msw';
 import { sleep } from './sleep.js';
 
 /** The API on the page's own origin, as a same-origin app would call it. */

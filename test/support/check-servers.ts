@@ -6,9 +6,10 @@
  * every {@link TOKEN_DELAY_MS}) and counts its calls. The user comes from
  * `Authorization: Bearer <user>`, as an app's auth would decide.
  */
-import { expect } from 'vitest';
+
 import { createIdempotencyHandler, type IdempotencyStore, MemoryStore } from 'answer-once/server';
 import { serve } from 'answer-once/server/node';
+import { expect } from 'vitest';
 import { runCheck } from '../../src/check/runner.js';
 import { tokenResponse } from './token-stream.js';
 

@@ -4,7 +4,7 @@
  * `examples/nextjs-chat/demo.ts`, each under tsx), as a child process on a free loopback
  * port, and stops it again.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { Stats as AiSdkStats } from '../../examples/shared/stats.js';

@@ -5,8 +5,8 @@
  * the client's `fetch` that sends to instance A until A is gone, then to instance B.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { rm } from 'node:fs/promises';
 import { once } from 'node:events';
+import { rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';

@@ -2,8 +2,9 @@
  * The rig of the `LogBatcher` specs: a store that records every append and answers each as
  * told, and a batcher over it with short flush windows (fake timers: the specs' own hooks).
  */
-import { afterEach, beforeEach, expect, vi } from 'vitest';
+
 import type { LogAppend, LogAppendResult, StreamStore } from 'answer-once/server';
+import { afterEach, beforeEach, expect, vi } from 'vitest';
 import { type BatcherContext, LogBatcher } from '../../src/server/stream/log-batcher.js';
 
 const encoder = new TextEncoder();

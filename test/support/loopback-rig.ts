@@ -7,9 +7,10 @@
  *   const rig = loopbackRigs(); // in the spec file: every rig it starts closes after each spec
  *   const server = await rig(async (request) => sseResponse(events), { cuts: [6] });
  */
-import { afterEach } from 'vitest';
+
 import { createIdempotencyHandler, type IdempotentRouteHandler } from 'answer-once/server';
 import { serve } from 'answer-once/server/node';
+import { afterEach } from 'vitest';
 import { type CuttingFront, startCuttingFront } from './cutting-front.js';
 
 interface LoopbackRig extends CuttingFront {

@@ -6,8 +6,8 @@
  */
 import 'fake-indexeddb/auto';
 import { createClient, memoryStorageAdapter, type SendEvent, streaming } from 'answer-once';
-import { createIdempotencyHandler } from 'answer-once/server';
 import { indexedDbOutbox, type OutboxNetwork } from 'answer-once/outbox';
+import { createIdempotencyHandler } from 'answer-once/server';
 import { sleep } from './sleep.js';
 
 /** The chat route in-process: answers `to <content>`; `down()` makes every request fail as a lost network does. */

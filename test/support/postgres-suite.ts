@@ -3,9 +3,9 @@
  * pool over it, and stores closed after each test. Call it inside the suite's `describe`.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll } from 'vitest';
-import pg from 'pg';
 import { PostgresStore, type PostgresStoreOptions } from 'answer-once/postgres';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { PostgresServer } from './postgres-server.js';
 
 export interface PostgresSuite {

@@ -5,7 +5,7 @@
  * the reference server (answer-once/server); it exists so the client can be specified
  * on its own.
  */
-import { http, HttpResponse, type JsonBodyType } from 'msw';
+import { HttpResponse, http, type JsonBodyType } from 'msw';
 
 export const ORIGIN = 'http://127.0.0.1:4010';
 

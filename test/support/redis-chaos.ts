@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ServerInstance, type InstanceEvent } from './server-instances.js';
 import { seeded } from './seeded.js';
+import { type InstanceEvent, ServerInstance } from './server-instances.js';
 import { sleep } from './sleep.js';
 
 /** Where the instances find Redis. */

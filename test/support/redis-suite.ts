@@ -11,10 +11,10 @@
  *   });
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll } from 'vitest';
-import { createClient, createCluster } from 'redis';
 import { RedisStore, type RedisStoreClient, type RedisStoreOptions } from 'answer-once/redis';
-import { rawCommand, RedisClusterServer, RedisServer } from './redis-server.js';
+import { createClient, createCluster } from 'redis';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { RedisClusterServer, RedisServer, rawCommand } from './redis-server.js';
 import { type CommandCalls, measureCalls } from './redis-stats.js';
 
 interface Closable {

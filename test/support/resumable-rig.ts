@@ -3,8 +3,9 @@
  * responses (chunks, then a cut or an end), the headers each reconnect carried, the
  * events emitted and how the body settled.
  */
-import type { ResolvedRetryPolicy } from '../../src/client/options.js';
+
 import type { SendEvent } from '../../src/client/events.js';
+import type { ResolvedRetryPolicy } from '../../src/client/options.js';
 import { resumableBody } from '../../src/client/stream/resumable-body.js';
 
 export const G = 41;

@@ -7,7 +7,7 @@
  */
 import { convertToModelMessages, stepCountIs, streamText, type ToolSet, type UIMessage } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { journaled, type JournaledOptions } from 'answer-once/ai/server';
+import { type JournaledOptions, journaled } from 'answer-once/ai/server';
 import type { HandlerContext } from 'answer-once/server';
 import { sleep } from './sleep.js';
 

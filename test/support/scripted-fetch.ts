@@ -1,5 +1,5 @@
 /** A stub `fetch` for client specs: answers each request from a script and records what it received, and when. */
-import { createClient, type ClientOptions, type SendEvent, streaming } from 'answer-once';
+import { type ClientOptions, createClient, type SendEvent, streaming } from 'answer-once';
 
 /** Where a scripted client sends: never reached, `scripted` answers first. */
 export const BASE = 'http://127.0.0.1:9/';

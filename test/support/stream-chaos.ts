@@ -5,9 +5,10 @@
  * order, from one producer.
  */
 import { randomUUID } from 'node:crypto';
-import { expect } from 'vitest';
 import type { EventSourceMessage } from 'eventsource-parser';
+import { expect } from 'vitest';
 import type { ServerInstance } from './server-instances.js';
+import { sleep } from './sleep.js';
 import {
   type FollowedIntent,
   followIntent,
@@ -16,7 +17,6 @@ import {
   type StreamModel,
   streamAttempt,
 } from './stream-client.js';
-import { sleep } from './sleep.js';
 
 /** One intent of a chaos run. */
 export interface ChaosPlan {

@@ -3,11 +3,12 @@
  * PostgreSQL): a producer killed mid-stream, a deterministic model whose re-run on the
  * other instance reproduces the answer — and every client sees one answer, no restart.
  */
-import { expect } from 'vitest';
+
 import type { EventSourceMessage } from 'eventsource-parser';
+import { expect } from 'vitest';
 import type { ServerInstance } from './server-instances.js';
-import { followIntent, isAnswerEvent, RESTART_EVENT, streamAttempt } from './stream-client.js';
 import { sleep } from './sleep.js';
+import { followIntent, isAnswerEvent, RESTART_EVENT, streamAttempt } from './stream-client.js';
 
 const data = (events: readonly EventSourceMessage[]): string[] => events.filter(isAnswerEvent).map((event) => event.data);
 

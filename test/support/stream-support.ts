@@ -2,9 +2,10 @@
  * Helpers for the streaming specs: a model that streams SSE tokens (counting its calls,
  * optionally held at a gate), and readers that parse what a client was given.
  */
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { type IncomingMessage, request as httpRequest } from 'node:http';
+
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { IdempotencyRecord, StreamStore } from 'answer-once/server';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { sleep } from './sleep.js';
 
 const encoder = new TextEncoder();

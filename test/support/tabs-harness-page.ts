@@ -6,7 +6,7 @@
  * tabs, IndexedDB outbox); `?idle=<ms>` sets its `idleTimeout`. `window.harness` reads
  * one answer at a time: what it shows, and how it ended.
  */
-import { createClient, localStorageAdapter, shareTabs, type StoredIntent, streaming } from 'answer-once';
+import { createClient, localStorageAdapter, type StoredIntent, shareTabs, streaming } from 'answer-once';
 import { indexedDbOutbox } from 'answer-once/outbox';
 
 const idle = Number(new URLSearchParams(location.search).get('idle'));

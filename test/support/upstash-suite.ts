@@ -3,9 +3,10 @@
  * in front of it for the suite, and `@upstash/redis` clients of the bridge, each as
  * another instance (a serverless function, an isolate) would make its own.
  */
-import { afterAll, beforeAll } from 'vitest';
+
 import { Redis, type RedisConfigNodejs } from '@upstash/redis';
 import { UpstashStore, type UpstashStoreOptions } from 'answer-once/upstash';
+import { afterAll, beforeAll } from 'vitest';
 import { RedisServer } from './redis-server.js';
 import { UpstashBridge } from './upstash-bridge.js';
 

@@ -5,9 +5,9 @@
  * model a streamed `fetch` to `env.MODEL_URL`.
  */
 import { Redis } from '@upstash/redis/cloudflare';
-import { workerChat } from './worker-chat.js';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { UpstashStore } from 'answer-once/upstash';
+import { workerChat } from './worker-chat.js';
 
 interface Env {
   readonly MODEL_URL: string;

@@ -7,8 +7,8 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { answerTokens } from '../../examples/ai-sdk-chat/model.js';
-import { chatDemoSuite } from './chat-demo-suite.js';
 import { bookingAgentSpecs } from './booking-agent.js';
+import { chatDemoSuite } from './chat-demo-suite.js';
 import { armTrouble, footerAvoidedCalls } from './chat-page.js';
 import { chromiumAvailable } from './chromium.js';
 import type { AiSdkDemo } from './demo-process.js';

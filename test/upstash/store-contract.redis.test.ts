@@ -3,9 +3,10 @@
  * MemoryStore and RedisStore: the real `@upstash/redis` client, over Upstash's REST
  * protocol (a loopback bridge), on a real `redis-server`.
  */
-import { describe } from 'vitest';
-import type { UpstashStore } from 'answer-once/upstash';
+
 import { describeStepStoreContract, describeStoreContract, describeStreamStoreContract } from 'answer-once/testing';
+import type { UpstashStore } from 'answer-once/upstash';
+import { describe } from 'vitest';
 import { requireRedisServer } from '../support/redis-server.js';
 import { useUpstashSuite } from '../support/upstash-suite.js';
 

@@ -4,8 +4,8 @@
  * polls, and errors that say whether a retry may help.
  */
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
 import { RedisStoreError, RedisStoreUnavailableError, UpstashStore } from 'answer-once/upstash';
+import { describe, expect, it } from 'vitest';
 import { rawCommand, requireRedisServer } from '../support/redis-server.js';
 import { useUpstashSuite } from '../support/upstash-suite.js';
 

@@ -3,8 +3,9 @@
  * handler instances that share nothing but the database behind Upstash's REST API,
  * each with its own `@upstash/redis` client. One run; every caller gets the whole answer.
  */
-import { describe, expect, it } from 'vitest';
+
 import { createIdempotencyHandler } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { requireRedisServer } from '../support/redis-server.js';
 import { parseEvents, sseAnswer, tokens } from '../support/stream-support.js';
 import { useUpstashSuite } from '../support/upstash-suite.js';

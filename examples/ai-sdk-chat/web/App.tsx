@@ -1,6 +1,7 @@
 import { useChat } from '@ai-sdk/react';
 import type { UIMessage } from 'ai';
 import { useEffect, useState, useSyncExternalStore } from 'react';
+import { BookingNote } from './booking-note.js';
 import {
   CHAT_ID,
   loadMessages,
@@ -12,7 +13,6 @@ import {
   seams,
   transport,
 } from './chat.js';
-import { BookingNote } from './booking-note.js';
 import { caughtUp, enqueue, queueStore, takeNext } from './queue.js';
 import { useStickToBottom } from './stick-to-bottom.js';
 import { replayedText, savingsText, type Trouble, useServer } from './use-server.js';

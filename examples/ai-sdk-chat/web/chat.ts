@@ -1,10 +1,11 @@
 /**
  * The page's answer-once client and the `useChat` transport over it — the part to copy.
  */
-import { createClient, localStorageAdapter, shareTabs, type SendEvent } from 'answer-once';
-import { indexedDbOutbox } from 'answer-once/outbox';
-import { answerOnceTransport } from 'answer-once/ai';
+
 import type { UIMessage } from 'ai';
+import { createClient, localStorageAdapter, type SendEvent, shareTabs } from 'answer-once';
+import { answerOnceTransport } from 'answer-once/ai';
+import { indexedDbOutbox } from 'answer-once/outbox';
 
 const client = createClient({
   // Pending intents survive a reload here, and every tab of the page sees them: a reload

@@ -1,9 +1,9 @@
-import { useEffect, useRef, useState } from 'react';
 import { isResponseError, type SendEvent } from 'answer-once';
 import { useSend } from 'answer-once/react';
-import { apiBase, callOf, type ChatQuestion, savingsText } from './api.js';
-import { client } from './client.js';
+import { useEffect, useRef, useState } from 'react';
+import { apiBase, type ChatQuestion, callOf, savingsText } from './api.js';
 import { Composer } from './Composer.js';
+import { client } from './client.js';
 import { addTurn, loadTurns, mergeTurns, onOtherTabTurns, saveTurns, type Turn } from './history.js';
 import { type OutboxedQuestion, Transcript } from './Transcript.js';
 import { TroubleSwitch } from './TroubleSwitch.js';

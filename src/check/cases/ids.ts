@@ -1,7 +1,7 @@
 /** § 2: the request ID — which headers carry it, and which IDs are refused. */
 import type { CheckCase } from '../case.js';
-import { fail } from '../outcome.js';
 import { answerOf, expectProblem, expectSameAnswer, read } from '../expect.js';
+import { fail } from '../outcome.js';
 
 /** IDs outside `[A-Za-z0-9_-]{8,128}` (§ 2.3): too short, a character outside the set, too long. */
 const MALFORMED_IDS = ['short-7', 'bad.id+chars', 'x'.repeat(129)];

@@ -7,8 +7,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PREFER_HEADER, PREFERENCE_APPLIED_HEADER } from '../../core/headers.js';
 import { byteDifference } from '../bytes.js';
 import type { CheckCase } from '../case.js';
-import { fail, skip } from '../outcome.js';
 import { type AnswerKind, expectSameAnswer, kindOf, locationOf, read } from '../expect.js';
+import { fail, skip } from '../outcome.js';
 import { type Answer, describeAnswer, type Wire } from '../wire.js';
 
 /**

@@ -1,8 +1,8 @@
 /** § 6, § 7.3, § 8: an answered intent is answered again from the store, and only to the same request. */
 import { REQUEST_ID_HEADER } from '../../core/headers.js';
 import type { CheckCase } from '../case.js';
-import { fail } from '../outcome.js';
 import { answerOf, expectProblem, expectSameAnswer, read } from '../expect.js';
+import { fail } from '../outcome.js';
 
 export const replayCases: readonly CheckCase[] = [
   {

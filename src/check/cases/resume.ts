@@ -2,8 +2,8 @@
 import { isTrueHeader, LAST_EVENT_ID_HEADER, RESTARTED_HEADER } from '../../core/headers.js';
 import { byteDifference, concat } from '../bytes.js';
 import type { CheckCase } from '../case.js';
-import { fail } from '../outcome.js';
 import { answerOf } from '../expect.js';
+import { fail } from '../outcome.js';
 import { describeAnswer } from '../wire.js';
 import { cutStream } from './streamed.js';
 

@@ -1,8 +1,8 @@
 /** § 3.3: an ID is an intent only in its own scope; another identity never reads or stops it. */
 import { ATTACHED_HEADER, isTrueHeader, REPLAYED_HEADER } from '../../core/headers.js';
 import type { CheckCase } from '../case.js';
-import { fail, skip } from '../outcome.js';
 import { answerOf, expectProblem, expectSameAnswer, read } from '../expect.js';
+import { fail, skip } from '../outcome.js';
 import { describeAnswer } from '../wire.js';
 
 export const scopeCases: readonly CheckCase[] = [

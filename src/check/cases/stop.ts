@@ -3,8 +3,8 @@ import { isTrueHeader, LAST_EVENT_ID_HEADER, STOPPED_HEADER } from '../../core/h
 import { STOPPED_EVENT } from '../../core/stream-events.js';
 import { byteDifference, eventUnits, text } from '../bytes.js';
 import type { CheckCase } from '../case.js';
-import { fail, skip } from '../outcome.js';
 import { answerOf, expectSameAnswer, kindOf, read } from '../expect.js';
+import { fail, skip } from '../outcome.js';
 import { type Answer, describeAnswer, parseJson } from '../wire.js';
 import { cutStream } from './streamed.js';
 

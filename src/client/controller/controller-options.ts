@@ -3,10 +3,10 @@
  * and `useSend()` accept, refused with a `TypeError` that names the option.
  */
 import { invalidOption, optionsObject, stringOption, timerOption } from '../../core/options.js';
-import { DEFAULT_STOP_GUARD_MS } from '../stop/stop-guard.js';
 import type { AnswerOnceClient } from '../client.js';
-import { defaultStreamText, type StreamText } from './read-streamed.js';
 import type { SendOptions } from '../send/send-options.js';
+import { DEFAULT_STOP_GUARD_MS } from '../stop/stop-guard.js';
+import { defaultStreamText, type StreamText } from './read-streamed.js';
 
 /**
  * What the controller needs from a client: `createClient()`'s result, or any object with

@@ -20,23 +20,23 @@
  * outcomes into actions and tells its subscribers.
  */
 import { newRequestId } from '../../core/ids.js';
-import { initialSendState, isInFlight, sendReducer, type SendAction, type SendState } from './send-state.js';
-import { Subscribable } from './subscribable.js';
 import type { AnswerOnceClient } from '../client.js';
 import type { SendEvent, SendEventListener } from '../events.js';
+import { endsIntent } from '../send/problem-error.js';
 import { confirmRunning } from '../stop/confirm-stop.js';
 import type { StopResult } from '../stop/stop.js';
-import { endsIntent } from '../send/problem-error.js';
 import type { StoredIntent } from '../storage/types.js';
 import {
-  normalizeControllerOptions,
-  validateClient,
-  validateInput,
   type ControllerClient,
   type ControllerSendOptions,
+  normalizeControllerOptions,
   type SendControllerOptions,
+  validateClient,
+  validateInput,
 } from './controller-options.js';
-import { readStreamed, Shown, type Answered, type StreamText } from './read-streamed.js';
+import { type Answered, readStreamed, Shown, type StreamText } from './read-streamed.js';
+import { initialSendState, isInFlight, type SendAction, type SendState, sendReducer } from './send-state.js';
+import { Subscribable } from './subscribable.js';
 
 /**
  * Puts the current intent on the wire (again), reporting its events to `onEvent` and, when

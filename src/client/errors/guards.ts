@@ -3,10 +3,10 @@
  * brand every answer-once error carries and its `name`, not `instanceof`, so they hold
  * when the error came from the other build of the package (ESM vs CJS) or another copy.
  */
-import { type Problem, PROBLEMS } from '../../core/problems.js';
+import { PROBLEMS, type Problem } from '../../core/problems.js';
 import type { AbortError } from './abort-error.js';
+import { type AnswerOnceError, ERROR_BRAND } from './answer-once-error.js';
 import type { AnswerRestartedError } from './answer-restarted-error.js';
-import { ERROR_BRAND, type AnswerOnceError } from './answer-once-error.js';
 import type { ConnectionError } from './connection-error.js';
 import type { DeadlineExceededError } from './deadline-exceeded-error.js';
 import type { IntentExhaustedError } from './intent-exhausted-error.js';

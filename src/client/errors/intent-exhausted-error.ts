@@ -1,6 +1,6 @@
 import { isRetryableCode } from '../../core/problems.js';
 import type { IntentErrorContext } from './answer-once-error.js';
-import { ResponseError, type ErrorResponse } from './response-error.js';
+import { type ErrorResponse, ResponseError } from './response-error.js';
 
 /**
  * The server ran this intent's work as many times as it allows one intent (409, problem

@@ -1,6 +1,6 @@
 import { isRetryableCode } from '../../core/problems.js';
 import type { IntentErrorContext } from './answer-once-error.js';
-import { ResponseError, type ErrorResponse } from './response-error.js';
+import { type ErrorResponse, ResponseError } from './response-error.js';
 
 /**
  * The server ran this intent and its work failed (problem code `intent-failed`), on

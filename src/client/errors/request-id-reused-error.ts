@@ -1,6 +1,6 @@
 import { isRetryableCode } from '../../core/problems.js';
 import type { IntentErrorContext } from './answer-once-error.js';
-import { ResponseError, type ErrorResponse } from './response-error.js';
+import { type ErrorResponse, ResponseError } from './response-error.js';
 
 /**
  * 422: this request ID was already used for a different request (another method, URL

@@ -6,8 +6,9 @@
  *
  * @module answer-once/outbox
  */
-export { indexedDbOutbox } from './indexed-db-outbox.js';
+
+export type { Carried, Outbox } from '../extensions.js';
 
 export type { IndexedDbOutboxOptions } from './indexed-db-outbox.js';
+export { indexedDbOutbox } from './indexed-db-outbox.js';
 export type { OutboxNetwork, OutboxStore } from './outbox-queue.js';
-export type { Carried, Outbox } from '../extensions.js';

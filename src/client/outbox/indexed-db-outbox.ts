@@ -4,7 +4,7 @@
  * method, headers and body — so it survives a reload and a closed tab, and goes once,
  * with that ID, when the browser is back online.
  */
-import { openDB, type IDBPDatabase } from 'idb';
+import { type IDBPDatabase, openDB } from 'idb';
 import { functionOption, invalidOption, optionsObject, stringOption } from '../../core/options.js';
 import type { Outbox, TabLocks } from '../extensions.js';
 import { byCreatedAt, claimsStoredIntent } from '../storage/types.js';

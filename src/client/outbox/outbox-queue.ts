@@ -6,12 +6,13 @@
  * kept by a tab that closed waits until a page resumes it (`client.resume()`,
  * `useSend`'s `resume`, the AI SDK's reconnect), then goes in its turn.
  */
-import { isNetworkError } from '../ky.js';
+
 import { AbortError } from '../errors/abort-error.js';
 import { ConnectionError } from '../errors/connection-error.js';
 import type { SendEvent } from '../events.js';
-import type { StoredIntent } from '../storage/types.js';
 import type { Outbox, TabLocks } from '../extensions.js';
+import { isNetworkError } from '../ky.js';
+import type { StoredIntent } from '../storage/types.js';
 
 type Fetch = typeof globalThis.fetch;
 

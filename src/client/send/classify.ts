@@ -5,9 +5,9 @@
  */
 import { RETRY_AFTER_HEADER } from '../../core/headers.js';
 import { nextAfter, type ProblemDetails, type ResendCode } from '../../core/problems.js';
-import { parseRetryAfter } from './retry-after.js';
 import type { RetryReason } from '../events.js';
 import { isJsonContentType } from './parse.js';
+import { parseRetryAfter } from './retry-after.js';
 
 export type ResponseVerdict =
   /** Let ky finish: a 2xx is the answer, any other status becomes an error. */

@@ -15,9 +15,10 @@
  * `send()` of the same intent — the UI's "try again" after a failure — is a new call
  * with its own budget: its numbers start again at 0, and the UI's state does the same.
  */
-import { backoffDelay } from './backoff.js';
+
 import type { IntentErrorContext } from '../errors/answer-once-error.js';
 import type { ResolvedClientOptions } from '../options.js';
+import { backoffDelay } from './backoff.js';
 
 export interface IntentProgress {
   /** What the next request is: the send route (`sending`), a status poll, or none. */

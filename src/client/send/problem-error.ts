@@ -3,14 +3,14 @@
  * (`src/core/problems.ts`): the class the row names, retryable as the row's next step
  * says. `send()`, a resumable body's error marker and the AI transport all ask here.
  */
-import { isRetryableNext, nextAfter, problemOf, type Problem, type ProblemErrorName } from '../../core/problems.js';
-import { rawProblemCode } from './classify.js';
+import { isRetryableNext, nextAfter, type Problem, type ProblemErrorName, problemOf } from '../../core/problems.js';
 import type { IntentErrorContext } from '../errors/answer-once-error.js';
 import { isResponseError } from '../errors/guards.js';
 import { IntentExhaustedError } from '../errors/intent-exhausted-error.js';
 import { IntentFailedError } from '../errors/intent-failed-error.js';
 import { RequestIdReusedError } from '../errors/request-id-reused-error.js';
-import { ResponseError, type ErrorResponse } from '../errors/response-error.js';
+import { type ErrorResponse, ResponseError } from '../errors/response-error.js';
+import { rawProblemCode } from './classify.js';
 
 /**
  * Each class a row may name, under its own `name` (which `isResponseError` reads off the

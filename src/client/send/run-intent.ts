@@ -14,20 +14,20 @@
  * them before the wait.
  */
 import type { Input, KyInstance } from 'ky';
-import { ForceRetryError, isNetworkError, isTimeoutError, replaceOption } from '../ky.js';
 import { isTrueHeader, PREFERENCE_APPLIED_HEADER, REQUEST_ID_HEADER } from '../../core/headers.js';
 import { parsePreferWait } from '../../core/prefer.js';
-import { classify } from './classify.js';
 import { ConnectionError } from '../errors/connection-error.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import { ResponseError } from '../errors/response-error.js';
 import type { RetryReason, SendEvent } from '../events.js';
-import * as step from './intent-progress.js';
+import { ForceRetryError, isNetworkError, isTimeoutError, replaceOption } from '../ky.js';
 import type { ResolvedClientOptions } from '../options.js';
-import { readData, type ParseMode } from './parse.js';
+import type { Persist } from '../storage/persist.js';
+import { classify } from './classify.js';
+import * as step from './intent-progress.js';
+import { type ParseMode, readData } from './parse.js';
 import { pollRequest } from './poll-request.js';
 import { toSendError } from './to-send-error.js';
-import type { Persist } from '../storage/persist.js';
 
 /** What `send()` resolves with. */
 export interface SendResult<TData = unknown> {

@@ -4,9 +4,9 @@
  * stable contract (the send controller of `answer-once/react` relies on them).
  */
 import type { SearchParamsOption } from 'ky';
+import { functionOption, invalidOption, optionsObject, stringOption } from '../../core/options.js';
 import { isValidRequestId } from '../../core/request-id.js';
 import type { SendEventListener } from '../events.js';
-import { functionOption, invalidOption, optionsObject, stringOption } from '../../core/options.js';
 import { parseOption, signalOption } from '../options.js';
 import type { ParseMode } from './parse.js';
 

@@ -3,11 +3,12 @@
  * {@link AnswerOnceError} subclasses, or — for errors thrown by your own hooks — the
  * error unchanged.
  */
-import { isHTTPError, isNetworkError, isTimeoutError } from '../ky.js';
+
 import { AbortError } from '../errors/abort-error.js';
 import { AnswerOnceError, type IntentErrorContext } from '../errors/answer-once-error.js';
 import { ConnectionError } from '../errors/connection-error.js';
 import { DeadlineExceededError } from '../errors/deadline-exceeded-error.js';
+import { isHTTPError, isNetworkError, isTimeoutError } from '../ky.js';
 import type { ResolvedClientOptions } from '../options.js';
 import { asProblem } from './classify.js';
 import { problemError } from './problem-error.js';

@@ -10,19 +10,19 @@
  */
 import type { KyInstance } from 'ky';
 import { LAST_EVENT_ID_HEADER, REPLAYED_HEADER } from '../../core/headers.js';
-import type { StopOutcome } from '../../core/stop-outcome.js';
-import { parsePosition } from '../../core/stream-protocol.js';
+import { invalidOption } from '../../core/options.js';
 import type { ProblemCode } from '../../core/problems.js';
 import { isValidRequestId } from '../../core/request-id.js';
-import { invalidOption } from '../../core/options.js';
-import { asProblem, rawProblemCode } from '../send/classify.js';
+import { DEFAULT_STATUS_PATH } from '../../core/status-path.js';
+import type { StopOutcome } from '../../core/stop-outcome.js';
+import { parsePosition } from '../../core/stream-protocol.js';
 import { AbortError } from '../errors/abort-error.js';
 import { ConnectionError } from '../errors/connection-error.js';
 import { StopNotConfirmedError } from '../errors/stop-not-confirmed-error.js';
-import { DEFAULT_STATUS_PATH } from '../../core/status-path.js';
 import { isHTTPError } from '../ky.js';
-import { isJsonContentType } from '../send/parse.js';
 import type { ResolvedClientOptions } from '../options.js';
+import { asProblem, rawProblemCode } from '../send/classify.js';
+import { isJsonContentType } from '../send/parse.js';
 import type { StoppedIntents } from '../storage/stopped.js';
 import type { StoredIntent } from '../storage/types.js';
 

@@ -21,7 +21,7 @@
  * is a restart (a restart marker is handed on for it); anything else is reported as
  * misplaced: it cannot be joined to what the reader has without a byte twice or missing.
  */
-import { markerOf, positionOf, restartMarker, type Marker, type UnitPosition } from './unit-fields.js';
+import { type Marker, markerOf, positionOf, restartMarker, type UnitPosition } from './unit-fields.js';
 
 const LF = 0x0a;
 const CR = 0x0d;

@@ -4,20 +4,21 @@
  * through answer-once. Each call is one intent, sent as `send` sends it (`parse: 'none'`);
  * its answer comes back as a `Response` whose body resumes itself (./resumable-body.ts).
  */
-import { newRequestId } from '../../core/ids.js';
+
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from '../../core/headers.js';
-import { isValidRequestId, unquote } from '../../core/request-id.js';
+import { newRequestId } from '../../core/ids.js';
 import { isNullBodyStatus } from '../../core/null-body.js';
 import { invalidOption } from '../../core/options.js';
+import { isValidRequestId, unquote } from '../../core/request-id.js';
 import { isEventStream } from '../../core/stream-protocol.js';
 import { AbortError } from '../errors/abort-error.js';
 import { ResponseError } from '../errors/response-error.js';
 import type { SendEvent } from '../events.js';
-import { notify } from '../send/join.js';
+import type { OpenAnswer, OpenedAnswer } from '../extensions.js';
 import type { ResolvedClientOptions } from '../options.js';
+import { notify } from '../send/join.js';
 import type { SendResult } from '../send/run-intent.js';
 import type { SendOptions } from '../send/send-options.js';
-import type { OpenAnswer, OpenedAnswer } from '../extensions.js';
 import { isStoppedInStorage } from '../storage/stopped.js';
 import { resumableBody } from './resumable-body.js';
 

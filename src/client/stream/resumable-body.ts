@@ -32,7 +32,7 @@
  *   comments, markers and bytes it already has do not count), reconnects and backoff
  *   included: the body errors with `DeadlineExceededError`.
  */
-import { backoffDelay } from '../send/backoff.js';
+
 import { GENERATION_HEADER, LAST_EVENT_ID_HEADER, RANGE_HEADER } from '../../core/headers.js';
 import { formatPosition } from '../../core/stream-events.js';
 import { parseContentRange, parseGeneration } from '../../core/stream-protocol.js';
@@ -41,12 +41,13 @@ import { AnswerRestartedError } from '../errors/answer-restarted-error.js';
 import { ConnectionError } from '../errors/connection-error.js';
 import { DeadlineExceededError } from '../errors/deadline-exceeded-error.js';
 import { ProtocolError } from '../errors/protocol-error.js';
-import type { ResolvedRetryPolicy } from '../options.js';
 import type { SendEvent } from '../events.js';
+import type { ResolvedRetryPolicy } from '../options.js';
+import { backoffDelay } from '../send/backoff.js';
 import { bodyModeOf, joinBytes, sleep } from './byte-resume.js';
-import { headersAt, type BodyPosition } from './position.js';
 import { concat, EventUnits } from './event-units.js';
-import { isFinalMarker, markerFailure, type MarkerData } from './marker-error.js';
+import { isFinalMarker, type MarkerData, markerFailure } from './marker-error.js';
+import { type BodyPosition, headersAt } from './position.js';
 import { hasField, type UnitPosition } from './unit-fields.js';
 
 export interface ResumableBodyOptions {

@@ -6,8 +6,8 @@
  * send made offline must never need the network for code).
  */
 import { newRequestId } from '../../core/ids.js';
-import type { Streaming } from '../extensions.js';
 import type { SendEventListener } from '../events.js';
+import type { Streaming } from '../extensions.js';
 import type { SendOptions } from '../send/send-options.js';
 import { storedRequest } from '../storage/persist.js';
 import type { StoredIntent } from '../storage/types.js';

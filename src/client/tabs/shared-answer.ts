@@ -12,7 +12,7 @@
  */
 import { isNullBodyStatus } from '../../core/null-body.js';
 import type { OpenAnswer, OpenedAnswer, SharedAnswerOptions, TabChannel, TabLocks } from '../extensions.js';
-import { positionHeaders, type BodyPosition } from '../stream/position.js';
+import { type BodyPosition, positionHeaders } from '../stream/position.js';
 import { thisPage } from './page-leaving.js';
 
 /** What the followers need to build the same Response. */

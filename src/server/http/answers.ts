@@ -10,21 +10,21 @@ import {
 } from '../../core/headers.js';
 import { formatPreferWait } from '../../core/prefer.js';
 import { IntentExhaustedError } from '../errors.js';
-import type { ResolvedHandlerOptions } from './handler-options.js';
+import { restartMarker } from '../format/sse-frame.js';
+import {
+  parseStoredFailure,
+  parseStoredResponse,
+  type StoredFailure,
+  type StoredResponse,
+  storedBody,
+} from '../format/stored-response.js';
 import { problemResponse } from '../problem.js';
 import { isExhausted } from '../run/bound.js';
 import type { CompletedRecord, IdempotencyRecord } from '../store/store.js';
 import { answerGeneration } from '../store/stream-store.js';
-import { restartMarker } from '../format/sse-frame.js';
 import { headIsEventStream } from '../stream/log-follow.js';
+import type { ResolvedHandlerOptions } from './handler-options.js';
 import { type RequestedPosition, startOf } from './position.js';
-import {
-  parseStoredFailure,
-  parseStoredResponse,
-  storedBody,
-  type StoredFailure,
-  type StoredResponse,
-} from '../format/stored-response.js';
 
 /** Per-answer facts: the intent, and the `Prefer: wait` the server applied (seconds). */
 export interface AnswerContext {

@@ -1,4 +1,15 @@
 import { RETRY_AFTER_HEADER } from '../../core/headers.js';
+import { FingerprintMismatchError } from '../errors.js';
+import { captureResponse, isFailureStatus, type StoredFailure, storedResult } from '../format/stored-response.js';
+import { AnswerAhead } from '../run/answer-ahead.js';
+import { type Claim, claimIntent } from '../run/claim.js';
+import { runHeld, type WorkOutcome } from '../run/held-run.js';
+import { Holder } from '../run/holder.js';
+import { StepJournal } from '../run/step-journal.js';
+import { storeCall } from '../store/store-call.js';
+import { withoutReservedEvents } from '../stream/reserved-events.js';
+import { StreamedRun } from '../stream/run.js';
+import { UsageReport } from '../usage.js';
 import {
   type AnswerContext,
   exhaustedAnswer,
@@ -7,20 +18,9 @@ import {
   statusAnswer,
   withProtocolHeaders,
 } from './answers.js';
-import { FingerprintMismatchError } from '../errors.js';
-import { runHeld, type WorkOutcome } from '../run/held-run.js';
-import { Holder } from '../run/holder.js';
-import { StepJournal } from '../run/step-journal.js';
 import type { Intent } from './intent.js';
-import type { HandlerSetup } from './setup.js';
 import { answerRecord, waitForRecord } from './record-answer.js';
-import { withoutReservedEvents } from '../stream/reserved-events.js';
-import { type Claim, claimIntent } from '../run/claim.js';
-import { storeCall } from '../store/store-call.js';
-import { captureResponse, isFailureStatus, type StoredFailure, storedResult } from '../format/stored-response.js';
-import { StreamedRun } from '../stream/run.js';
-import { AnswerAhead } from '../run/answer-ahead.js';
-import { UsageReport } from '../usage.js';
+import type { HandlerSetup } from './setup.js';
 
 /**
  * The attempt path (PROTOCOL.md § 5–§ 7): claims the intent in the store and runs the work

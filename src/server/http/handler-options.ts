@@ -1,7 +1,3 @@
-import type { WaitUntil } from './background.js';
-import { type CorsOptions, normalizeCorsOptions, type ResolvedCorsOptions } from './cors.js';
-import type { IdempotencyEventListener } from '../events.js';
-import { DEFAULT_KEY_PREFIX, type Scope } from '../store/key.js';
 import {
   functionOption,
   invalidOption,
@@ -10,13 +6,17 @@ import {
   stringOption,
   timerOption,
 } from '../../core/options.js';
-import { type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from '../run/lease-options.js';
+import { DEFAULT_STATUS_PATH } from '../../core/status-path.js';
+import type { IdempotencyEventListener } from '../events.js';
 import { MemoryStore } from '../memory/store.js';
+import { type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from '../run/lease-options.js';
 import type { RunContext } from '../run/once.js';
 import { type JournalOptions, normalizeJournalOptions, type ResolvedJournalOptions } from '../run/step-options.js';
+import { DEFAULT_KEY_PREFIX, type Scope } from '../store/key.js';
 import type { IdempotencyStore } from '../store/store.js';
-import { DEFAULT_STATUS_PATH } from '../../core/status-path.js';
 import type { Usage } from '../usage.js';
+import type { WaitUntil } from './background.js';
+import { type CorsOptions, normalizeCorsOptions, type ResolvedCorsOptions } from './cors.js';
 
 /** What the app's handler receives besides the request. */
 export interface HandlerContext {

@@ -1,18 +1,18 @@
 import { isValidRequestId } from '../../core/request-id.js';
+import { IdempotencyError } from '../errors.js';
+import { problemResponse } from '../problem.js';
+import { leaseOf } from '../run/lease-options.js';
+import { isStreamStore } from '../store/stream-store.js';
 import { protect } from './attempt.js';
 import { Background, type HandleOptions, hostOf } from './background.js';
 import { withCors } from './cors.js';
-import { IdempotencyError } from '../errors.js';
 import { type IdempotencyHandlerOptions, normalizeHandlerOptions } from './handler-options.js';
 import { parseIntent, parseRoutedIntent } from './intent.js';
 import { readPosition } from './position.js';
 import { RequestMeter } from './request-meter.js';
-import { problemResponse } from '../problem.js';
+import type { HandlerSetup } from './setup.js';
 import { statusRoute } from './status-route.js';
 import { stopRoute } from './stop-route.js';
-import type { HandlerSetup } from './setup.js';
-import { isStreamStore } from '../store/stream-store.js';
-import { leaseOf } from '../run/lease-options.js';
 
 /** The methods that read an intent on the status route (DELETE stops it): none runs anything. */
 const STATUS_METHODS = new Set(['GET', 'HEAD']);

@@ -1,11 +1,11 @@
+import { encodeKey, type Scope } from '../store/key.js';
 import { fingerprintRequest } from './fingerprint.js';
-import { readPosition, type RequestedPosition } from './position.js';
+import { type RequestedPosition, readPosition } from './position.js';
 import { readRequestBody } from './request-body.js';
 import { readRequestId } from './request-id.js';
 import { resolveScope, scopeOfPath } from './scope.js';
 import type { HandlerSetup } from './setup.js';
 import { appliedWaitMs, type Subject, subjectOf } from './subject.js';
-import { encodeKey, type Scope } from '../store/key.js';
 
 /**
  * What every route reads of an intent's request: its ID, whose it is, its key, the wait

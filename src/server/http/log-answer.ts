@@ -1,11 +1,11 @@
 import { ATTACHED_HEADER, GENERATION_HEADER, RESTARTED_HEADER } from '../../core/headers.js';
 import { parseHead } from '../format/answer-head.js';
-import { type AnswerContext, withProtocolHeaders } from './answers.js';
-import { followLog, headIsEventStream } from '../stream/log-follow.js';
-import { type RequestedPosition, startOf } from './position.js';
 import { restartMarker } from '../format/sse-frame.js';
 import { beforeStop } from '../format/stop-cut.js';
 import { answerGeneration, type LogSnapshot, type StreamStore } from '../store/stream-store.js';
+import { followLog, headIsEventStream } from '../stream/log-follow.js';
+import { type AnswerContext, withProtocolHeaders } from './answers.js';
+import { type RequestedPosition, startOf } from './position.js';
 
 /** The last byte position RFC 8673 uses for live content: "more is coming". */
 const LIVE_LAST_BYTE = Number.MAX_SAFE_INTEGER;

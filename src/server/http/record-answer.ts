@@ -1,13 +1,13 @@
-import { type AnswerContext, replayAnswer, statusAnswer } from './answers.js';
 import type { Reporter } from '../events.js';
-import type { HandlerSetup } from './setup.js';
-import { attachToLog } from './log-answer.js';
-import type { RoutedIntent } from './intent.js';
-import type { RequestedPosition } from './position.js';
-import { isExhausted } from '../run/bound.js';
-import { storeCall } from '../store/store-call.js';
-import type { IdempotencyRecord } from '../store/store.js';
 import { storedUsage } from '../format/stored-response.js';
+import { isExhausted } from '../run/bound.js';
+import type { IdempotencyRecord } from '../store/store.js';
+import { storeCall } from '../store/store-call.js';
+import { type AnswerContext, replayAnswer, statusAnswer } from './answers.js';
+import type { RoutedIntent } from './intent.js';
+import { attachToLog } from './log-answer.js';
+import type { RequestedPosition } from './position.js';
+import type { HandlerSetup } from './setup.js';
 
 /**
  * The answer to what the store holds for `key`: a replay of a completed record (from the

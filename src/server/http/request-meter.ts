@@ -4,9 +4,9 @@ import { ERROR_EVENT, STOPPED_EVENT } from '../../core/stream-events.js';
 import { isEventStream } from '../../core/stream-protocol.js';
 import type { AnswerOutcome, EventSubject, IdempotencyEventListener, Reporter } from '../events.js';
 import { reporter } from '../events.js';
+import { isFailureStatus, storedUsage } from '../format/stored-response.js';
 import { problemCodeOf } from '../problem.js';
 import { countAvoided } from '../store/avoided.js';
-import { isFailureStatus, storedUsage } from '../format/stored-response.js';
 import type { IdempotencyStore } from '../store/store.js';
 import type { Usage } from '../usage.js';
 

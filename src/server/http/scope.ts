@@ -1,8 +1,8 @@
 import { isValidRequestId } from '../../core/request-id.js';
 import { InvalidRequestIdError, ScopeError } from '../errors.js';
 import { reporter } from '../events.js';
-import type { ResolvedHandlerOptions } from './handler-options.js';
 import { assertScope, type Scope } from '../store/key.js';
+import type { ResolvedHandlerOptions } from './handler-options.js';
 
 /** The scope of a status-route request whose ID came from the path (checked here). */
 export async function scopeOfPath(

@@ -1,8 +1,8 @@
+import type { ResolvedLeaseOptions } from '../run/lease-options.js';
+import type { StreamStore } from '../store/stream-store.js';
 import type { WaitUntil } from './background.js';
 import type { ResolvedHandlerOptions } from './handler-options.js';
 import type { RequestMeter } from './request-meter.js';
-import type { ResolvedLeaseOptions } from '../run/lease-options.js';
-import type { StreamStore } from '../store/stream-store.js';
 
 /** What one idempotency handler resolved once: its options, and its store's answer logs if it keeps them. */
 export interface HandlerSetup {

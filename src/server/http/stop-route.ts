@@ -1,11 +1,11 @@
 import { LOCATION_HEADER, RETRY_AFTER_HEADER } from '../../core/headers.js';
+import { problemResponse } from '../problem.js';
+import { storeCall } from '../store/store-call.js';
 import { type AnswerContext, statusAnswer, withProtocolHeaders } from './answers.js';
 import type { ResolvedHandlerOptions } from './handler-options.js';
 import type { RoutedIntent } from './intent.js';
-import { problemResponse } from '../problem.js';
 import { answerRecord } from './record-answer.js';
 import type { HandlerSetup } from './setup.js';
-import { storeCall } from '../store/store-call.js';
 
 /**
  * `DELETE <statusPath>/<id>` (PROTOCOL.md § 14.8): asks the generation running the

@@ -1,10 +1,10 @@
 import { PREFER_HEADER } from '../../core/headers.js';
 import { parsePreferWait } from '../../core/prefer.js';
 import { type Reporter, reporter } from '../events.js';
-import type { ResolvedHandlerOptions } from './handler-options.js';
-import type { RequestMeter } from './request-meter.js';
 import type { Scope } from '../store/key.js';
 import type { StoreCallContext } from '../store/store-call.js';
+import type { ResolvedHandlerOptions } from './handler-options.js';
+import type { RequestMeter } from './request-meter.js';
 
 /** Who an intent's events and store calls are about: its reporter and store-call context. */
 export interface Subject {

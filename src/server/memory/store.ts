@@ -1,13 +1,8 @@
 import { StoreUnavailableError } from '../errors.js';
 import { reporter } from '../events.js';
 import { splitKey } from '../store/key.js';
-import { evictionOrder } from './evict.js';
-import { MemoryJournals } from './journal.js';
-import { MemoryLogs } from './log.js';
-import { type MemoryStoreOptions, normalizeMemoryStoreOptions, type ResolvedMemoryStoreOptions } from './options.js';
-import { KeyWaiters } from './waiters.js';
-import type { AcquireResult, CompletedRecord, IdempotencyRecord, ProcessingRecord, WriteResult } from '../store/store.js';
 import type { StepStart, StepStartOptions, StepStore } from '../store/step-store.js';
+import type { AcquireResult, CompletedRecord, IdempotencyRecord, ProcessingRecord, WriteResult } from '../store/store.js';
 import {
   answerGeneration,
   isNewToReader,
@@ -18,8 +13,13 @@ import {
   type LogSnapshot,
   type StopOutcome,
   type StreamStore,
+  stopOffset,
 } from '../store/stream-store.js';
-import { stopOffset } from '../store/stream-store.js';
+import { evictionOrder } from './evict.js';
+import { MemoryJournals } from './journal.js';
+import { MemoryLogs } from './log.js';
+import { type MemoryStoreOptions, normalizeMemoryStoreOptions, type ResolvedMemoryStoreOptions } from './options.js';
+import { KeyWaiters } from './waiters.js';
 
 interface Entry {
   readonly record: IdempotencyRecord;

@@ -1,5 +1,5 @@
-import { type StoreCallContext, storeCall } from '../store/store-call.js';
 import type { IdempotencyRecord, IdempotencyStore } from '../store/store.js';
+import { type StoreCallContext, storeCall } from '../store/store-call.js';
 
 /**
  * The result of a COMPLETED record that says "exhausted" (PROTOCOL.md § 5.7). Never what

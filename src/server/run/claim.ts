@@ -1,6 +1,6 @@
-import { isExhausted, isLastRun, isPastBound, settleExhausted } from './bound.js';
-import { type StoreCallContext, storeCall } from '../store/store-call.js';
 import type { IdempotencyRecord, IdempotencyStore } from '../store/store.js';
+import { type StoreCallContext, storeCall } from '../store/store-call.js';
+import { isExhausted, isLastRun, isPastBound, settleExhausted } from './bound.js';
 
 /** What a claim reads of the lease options. */
 export interface ClaimOptions {

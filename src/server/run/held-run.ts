@@ -1,10 +1,10 @@
 import { LeaseLostError } from '../errors.js';
 import type { Reporter } from '../events.js';
+import type { IdempotencyStore, WriteResult } from '../store/store.js';
+import { isPermanentStoreError, withStoreDeadline } from '../store/store-call.js';
+import { EXHAUSTED_RESULT, isLastRun } from './bound.js';
 import { Holder } from './holder.js';
 import type { ResolvedLeaseOptions } from './lease-options.js';
-import { EXHAUSTED_RESULT, isLastRun } from './bound.js';
-import { isPermanentStoreError, withStoreDeadline } from '../store/store-call.js';
-import type { IdempotencyStore, WriteResult } from '../store/store.js';
 
 /** What the work came to: store it as the answer, or record the attempt as failed. */
 export type WorkOutcome<T> =

@@ -1,6 +1,6 @@
 import type { Reporter } from '../events.js';
-import { withStoreDeadline } from '../store/store-call.js';
 import type { IdempotencyStore } from '../store/store.js';
+import { withStoreDeadline } from '../store/store-call.js';
 
 /** The write that found the record gone. */
 export type LostOn = 'renew' | 'append' | 'complete' | 'fail';

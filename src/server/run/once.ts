@@ -1,5 +1,4 @@
 import { functionOption, optionsObject, stringOption, timerOption } from '../../core/options.js';
-import { type Codec, decodeError, encodeError, jsonCodec, unwrapRunResult, wrapRunResult } from './codec.js';
 import {
   AttemptFailedError,
   FingerprintMismatchError,
@@ -7,14 +6,18 @@ import {
   IntentInProgressError,
   LeaseLostError,
 } from '../errors.js';
-import { countAvoided } from '../store/avoided.js';
 import { type AnswerOutcome, type IdempotencyEventListener, type Reporter, reporter } from '../events.js';
+import { countAvoided } from '../store/avoided.js';
+import type { IdempotencyStore } from '../store/store.js';
+import { storeCall } from '../store/store-call.js';
+import { type Usage, UsageReport } from '../usage.js';
+import { EXHAUSTED_RESULT } from './bound.js';
+import { type Claim, claimIntent } from './claim.js';
+import { type Codec, decodeError, encodeError, jsonCodec, unwrapRunResult, wrapRunResult } from './codec.js';
 import { runHeld } from './held-run.js';
 import { Holder } from './holder.js';
 import { type LeaseOptions, normalizeLeaseOptions, type ResolvedLeaseOptions } from './lease-options.js';
-import { EXHAUSTED_RESULT } from './bound.js';
-import { type Claim, claimIntent } from './claim.js';
-import { type BegunStep, type BeginStepOptions, StepJournal } from './step-journal.js';
+import { type BeginStepOptions, type BegunStep, StepJournal } from './step-journal.js';
 import {
   type JournalOptions,
   normalizeJournalOptions,
@@ -22,9 +25,6 @@ import {
   type StepContext,
   type StepOptions,
 } from './step-options.js';
-import { storeCall } from '../store/store-call.js';
-import type { IdempotencyStore } from '../store/store.js';
-import { type Usage, UsageReport } from '../usage.js';
 
 /** Options of {@link runOnce}. */
 export interface RunOnceOptions<T> extends LeaseOptions, JournalOptions {

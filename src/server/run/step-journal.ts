@@ -1,8 +1,8 @@
 import { LeaseLostError } from '../errors.js';
 import type { Reporter } from '../events.js';
-import { storeCall } from '../store/store-call.js';
 import { isStepStore, type StepStart, type StepStore } from '../store/step-store.js';
 import type { IdempotencyStore, WriteResult } from '../store/store.js';
+import { storeCall } from '../store/store-call.js';
 import { type Usage, UsageReport } from '../usage.js';
 import { StepOutcomeTooLargeError, StepUncertainError } from './step-errors.js';
 import { checkStepName, stepKey } from './step-key.js';

@@ -1,6 +1,6 @@
+import type { CompletedRecord, IdempotencyStore } from './store.js';
 import type { StoreCallContext } from './store-call.js';
 import { storeCall } from './store-call.js';
-import type { CompletedRecord, IdempotencyStore } from './store.js';
 
 /**
  * Counts a model call avoided for the intent at `key` (PROTOCOL.md § 7.6) through the

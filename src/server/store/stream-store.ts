@@ -44,8 +44,9 @@
  * generation does not know yet whether it continues or replaces it (`isChoosing`): it
  * waits for that append (or the record settling) instead of restarting.
  */
-import type { IdempotencyRecord, IdempotencyStore } from './store.js';
+
 import type { StopOutcome } from '../../core/stop-outcome.js';
+import type { IdempotencyRecord, IdempotencyStore } from './store.js';
 
 export type { StopOutcome };
 

@@ -1,9 +1,9 @@
 import type { ProblemCode } from '../../core/problems.js';
 import { isEventStream } from '../../core/stream-protocol.js';
-import { isExhausted } from '../run/bound.js';
 import { errorMarker, restartMarker } from '../format/sse-frame.js';
 import { beforeStop } from '../format/stop-cut.js';
 import { parseStoredFailure, parseStoredResponse, storedBody } from '../format/stored-response.js';
+import { isExhausted } from '../run/bound.js';
 import {
   answerGeneration,
   isChoosing,

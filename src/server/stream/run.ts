@@ -1,14 +1,14 @@
 import { PROBLEM_JSON } from '../../core/headers.js';
 import { LeaseLostError } from '../errors.js';
 import type { Reporter } from '../events.js';
+import { storedAnswer, storedResult } from '../format/stored-response.js';
+import { problemResponse } from '../problem.js';
 import type { AnswerAhead } from '../run/answer-ahead.js';
 import type { WorkOutcome } from '../run/held-run.js';
 import type { Holder } from '../run/holder.js';
-import { problemResponse } from '../problem.js';
-import { type CallerPosition, type ProduceContext, produce, type Production } from './producer/produce.js';
-import { storedAnswer, storedResult } from '../format/stored-response.js';
 import type { LogSlice, StreamStore } from '../store/stream-store.js';
 import type { UsageReport } from '../usage.js';
+import { type CallerPosition, type ProduceContext, type Production, produce } from './producer/produce.js';
 
 /** One turn of the stop watch; the loop ends with the run. */
 const STOP_WATCH_MS = 60_000;

@@ -6,8 +6,9 @@
  * caller's listener that throws still lets the controller's own run, and that a
  * non-Error rejection fails the send with an Error whose `cause` is it.
  */
+
+import { type ControllerClient, SendController, type SendEvent, type SendState, type StopResult } from 'answer-once';
 import { describe, expect, it } from 'vitest';
-import { SendController, type ControllerClient, type SendEvent, type SendState, type StopResult } from 'answer-once';
 
 interface Call {
   readonly input: string;

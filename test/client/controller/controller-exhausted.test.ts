@@ -3,9 +3,10 @@
  * `intent-exhausted` (PROTOCOL.md § 5.7): the UI's "try again" is a new intent with a new
  * ID, which the server runs, never the exhausted one again.
  */
-import { describe, expect, it } from 'vitest';
+
 import { createClient, SendController } from 'answer-once';
 import { createIdempotentMock } from 'answer-once/msw';
+import { describe, expect, it } from 'vitest';
 import { idOf, ORIGIN, useMsw } from '../../support/protocol-fake.js';
 
 const server = await useMsw();

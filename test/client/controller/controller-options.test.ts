@@ -7,8 +7,9 @@
  * `setOptions` replaces the client and input of the next send). The clients are
  * hand-made objects that record their calls.
  */
+
+import { type ControllerClient, SendController } from 'answer-once';
 import { describe, expect, it } from 'vitest';
-import { SendController, type ControllerClient } from 'answer-once';
 import { answerStreamOf } from '../../support/answer-stream-of.js';
 
 /** A client whose `send` answers `{ input }` at once and records each call. */

@@ -7,15 +7,16 @@
  * text so far grows with each body piece and typeless event, a restart empties it,
  * typed events and empty pieces add nothing (and tell no one).
  */
-import { describe, expect, it } from 'vitest';
+
 import {
-  SendController,
   type ControllerClient,
+  SendController,
   type SendEvent,
   type SendState,
   type StoredIntent,
   type StreamPart,
 } from 'answer-once';
+import { describe, expect, it } from 'vitest';
 import { answerStreamOf } from '../../support/answer-stream-of.js';
 
 const send = (async () => ({ data: 'sent', replayed: false })) as unknown as ControllerClient['send'];

@@ -3,8 +3,9 @@
  * `useSend`'s) is ignored within `stopGuardMs` (default 500 ms) of the `send()` — the
  * second click of a double-click lands on a Stop button that took Send's place.
  */
+
+import { type ControllerClient, SendController, type StopResult } from 'answer-once';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { SendController, type ControllerClient, type StopResult } from 'answer-once';
 
 /** A client whose sends never settle; `stop` counts the stops that reached it. */
 function waitingClient() {

@@ -2,10 +2,11 @@
  * SendController (what `useSend` subscribes to, and what a Vue or Svelte UI uses) against
  * the reference server inside msw: model calls, answers and IDs as a user sees them.
  */
-import { http, HttpResponse } from 'msw';
-import { describe, expect, it } from 'vitest';
-import { createClient, memoryStorageAdapter, SendController, type IntentStorage, type SendState } from 'answer-once';
+
+import { createClient, type IntentStorage, memoryStorageAdapter, SendController, type SendState } from 'answer-once';
 import { createIdempotentMock } from 'answer-once/msw';
+import { HttpResponse, http } from 'msw';
+import { describe, expect, it } from 'vitest';
 import { idOf, ORIGIN, useMsw } from '../../support/protocol-fake.js';
 
 const server = await useMsw();

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   initialSendState,
   isInFlight,
-  sendReducer,
   type SendAction,
   type SendState,
+  sendReducer,
 } from '../../../src/client/controller/send-state.js';
 
 type State = SendState<string, { content: string }>;

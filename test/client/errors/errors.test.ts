@@ -1,8 +1,6 @@
-import ky from 'ky';
-import { http, HttpResponse } from 'msw';
-import { describe, expect, it } from 'vitest';
 import {
   AnswerOnceError,
+  type ClientOptions,
   createClient,
   isAbortError,
   isAnswerOnceError,
@@ -16,9 +14,11 @@ import {
   ProtocolError,
   RequestIdReusedError,
   ResponseError,
-  type ClientOptions,
   type SendOptions,
 } from 'answer-once';
+import ky from 'ky';
+import { HttpResponse, http } from 'msw';
+import { describe, expect, it } from 'vitest';
 import { createProtocolFake, ORIGIN, problem, useMsw } from '../../support/protocol-fake.js';
 
 const server = await useMsw();

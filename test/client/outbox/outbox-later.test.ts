@@ -3,9 +3,10 @@
  * dead route): no `online` event will come, so the waiting send tries again later — after
  * 5 s, then 10 s, doubling up to a minute — never in a loop. Fake timers; fake-indexeddb.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+
 import { createClient, memoryStorageAdapter, type SendEvent } from 'answer-once';
 import { indexedDbOutbox } from 'answer-once/outbox';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { chatRoute, freshDatabase, networkSwitch } from '../../support/outbox-rig.js';
 
 afterEach(() => {

@@ -4,8 +4,8 @@
  * the model runs once. fake-indexeddb shared by both pages; the reference handler in-process.
  */
 import { describe, expect, it } from 'vitest';
+import { ask, chatRoute, freshDatabase, page, URL_, until } from '../../support/outbox-rig.js';
 import { within } from '../../support/token-stream.js';
-import { ask, chatRoute, freshDatabase, page, until, URL_ } from '../../support/outbox-rig.js';
 
 describe('two tabs holding the same queued send', () => {
   it('when the network returns, both end with the answer: the tab that made it offline too, one model call', async () => {

@@ -4,10 +4,11 @@
  * while the page runs). An online send never depends on it. fake-indexeddb, the real
  * reference handler in-process.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+
 import { createClient, type SendEvent } from 'answer-once';
 import { indexedDbOutbox } from 'answer-once/outbox';
-import { ask, chatRoute, freshDatabase, networkSwitch, page, until, URL_ } from '../../support/outbox-rig.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ask, chatRoute, freshDatabase, networkSwitch, page, URL_, until } from '../../support/outbox-rig.js';
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { indexedDbOutbox } from 'answer-once/outbox';
 import { createClient, isAbortError, SendController, type SendState } from 'answer-once';
-import { ask, chatRoute, freshDatabase, page, until, URL_ } from '../../support/outbox-rig.js';
+import { indexedDbOutbox } from 'answer-once/outbox';
+import { describe, expect, it } from 'vitest';
+import { ask, chatRoute, freshDatabase, page, URL_, until } from '../../support/outbox-rig.js';
 import { sleep } from '../../support/sleep.js';
 
 describe('the outbox (indexedDbOutbox)', () => {

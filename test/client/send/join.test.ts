@@ -9,8 +9,8 @@
  * stub `fetch` whose answers the test releases by hand.
  */
 import { getEventListeners } from 'node:events';
+import { type AbortError, createClient, isAbortError, type SendEvent } from 'answer-once';
 import { describe, expect, it } from 'vitest';
-import { createClient, isAbortError, type AbortError, type SendEvent } from 'answer-once';
 import { until } from '../../support/server-support.js';
 import { sleep } from '../../support/sleep.js';
 

@@ -5,8 +5,9 @@
  * resend; a stream or form body sent again intact when polling ends in a resend; the
  * pending intent written once, not per attempt.
  */
+
+import { type ClientOptions, createClient, type IntentStorage, memoryStorageAdapter, type SendEvent } from 'answer-once';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type ClientOptions, createClient, memoryStorageAdapter, type IntentStorage, type SendEvent } from 'answer-once';
 import { scripted } from '../../support/scripted-fetch.js';
 import { sleep } from '../../support/sleep.js';
 

@@ -8,8 +8,7 @@
  * parent ky instance's signal still reaches the request; every response not taken as the
  * answer has its body cancelled; a response for another request ID names it, cut short.
  */
-import ky from 'ky';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+
 import {
   createClient,
   isAbortError,
@@ -19,8 +18,10 @@ import {
   isResponseError,
   type SendEvent,
 } from 'answer-once';
-import { cutBody, refused, scripted, watchedBody } from '../../support/scripted-fetch.js';
+import ky from 'ky';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { untilAborted, whenAborted } from '../../support/in-flight.js';
+import { cutBody, refused, scripted, watchedBody } from '../../support/scripted-fetch.js';
 
 const BASE = 'http://127.0.0.1:9/';
 /** Backoff that always draws its ceiling: the first retry waits `delay - 1` ms. */

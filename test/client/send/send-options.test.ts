@@ -6,8 +6,9 @@
  * same `intentKey`, or the same `requestId`, while one is in flight share one request,
  * and other calls (an intent key equal to another call's ID too) do not.
  */
-import { describe, expect, it } from 'vitest';
+
 import { createClient, type SendOptions } from 'answer-once';
+import { describe, expect, it } from 'vitest';
 import { sleep } from '../../support/sleep.js';
 
 const BASE = 'http://127.0.0.1:9/';

@@ -4,7 +4,7 @@
  * `DELETE` goes. The route is a stub `fetch` that records each request and answers from a
  * script, so each case names exactly what the server said.
  */
-import { describe, expect, it } from 'vitest';
+
 import {
   createClient,
   isAbortError,
@@ -13,6 +13,7 @@ import {
   memoryStorageAdapter,
   type StoredIntent,
 } from 'answer-once';
+import { describe, expect, it } from 'vitest';
 
 const ID = '01JSTOPANSWERS00000000000A';
 const BASE = 'http://127.0.0.1:9/';

@@ -5,8 +5,9 @@
  * the cause, and the model writes its whole answer; with `DELETE` answered, the stop
  * resolves and the model stops mid-answer.
  */
-import { describe, expect, it } from 'vitest';
+
 import { createClient, isStopNotConfirmedError, type StreamPart, streaming } from 'answer-once';
+import { describe, expect, it } from 'vitest';
 import { tokenStopRoutes } from '../../support/stop-routes.js';
 
 const TOKENS = Array.from({ length: 40 }, (_, i) => `t${i} `);

@@ -5,8 +5,9 @@
  * `DELETE` goes to the record's origin even when storage cannot be read; the stop's own
  * signal and the client's retry limit reach the request. The route is a stub `fetch`.
  */
+
+import { createClient, type IntentStorage, isAbortError, memoryStorageAdapter, type StoredIntent } from 'answer-once';
 import { describe, expect, it } from 'vitest';
-import { createClient, isAbortError, memoryStorageAdapter, type IntentStorage, type StoredIntent } from 'answer-once';
 import { whenAborted } from '../../support/in-flight.js';
 
 const BASE = 'http://127.0.0.1:9/';

@@ -5,11 +5,12 @@
  * that same text — even when the stop takes a while to reach the server and the model
  * goes on meanwhile. The reference handler runs in-process; DELETEs are held back.
  */
-import { describe, expect, it } from 'vitest';
+
 import { createClient, memoryStorageAdapter, SendController, streaming } from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
-import { tokenResponse } from '../../support/token-stream.js';
+import { describe, expect, it } from 'vitest';
 import { sleep } from '../../support/sleep.js';
+import { tokenResponse } from '../../support/token-stream.js';
 
 const TOKENS = Array.from({ length: 60 }, (_, i) => `t${i} `);
 const BASE = 'http://127.0.0.1:9/';

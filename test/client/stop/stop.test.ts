@@ -5,21 +5,22 @@
  * model again — until a replay of it was read or a new intent supersedes it. The
  * reference handler runs in-process (the client's `fetch` is the handler).
  */
-import { describe, expect, it } from 'vitest';
+
 import {
   createClient,
+  type IntentStorage,
   isResponseError,
   memoryStorageAdapter,
   SendController,
-  webStorageAdapter,
-  type IntentStorage,
   type StreamPart,
   streaming,
+  webStorageAdapter,
 } from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { memoryArea } from '../../support/memory-area.js';
-import { tokenResponse } from '../../support/token-stream.js';
 import { sleep } from '../../support/sleep.js';
+import { tokenResponse } from '../../support/token-stream.js';
 
 const TOKENS = Array.from({ length: 40 }, (_, i) => `t${i} `);
 const FULL = TOKENS.join('');

@@ -4,8 +4,9 @@
  * a record the client could have written; any other is refused once — a
  * `StoredIntentError` and a `settled` event — and removed, with nothing sent.
  */
+
+import { isStoredIntentError, memoryStorageAdapter, type StoredIntent, webStorageAdapter } from 'answer-once';
 import { describe, expect, it } from 'vitest';
-import { isStoredIntentError, memoryStorageAdapter, webStorageAdapter, type StoredIntent } from 'answer-once';
 import { memoryArea } from '../../support/memory-area.js';
 import { BASE, scriptedClient } from '../../support/scripted-fetch.js';
 

@@ -4,8 +4,9 @@
  * a stopped ID keeps its record past a settle that was not a replay, and lets it go at the
  * first replay; the records saved lately are remembered, the newest 32.
  */
-import { describe, expect, it } from 'vitest';
+
 import { memoryStorageAdapter, type StoredIntent } from 'answer-once';
+import { describe, expect, it } from 'vitest';
 import { stoppedIntents } from '../../../src/client/storage/stopped.js';
 
 const record = (n: number, input: string, stopped?: boolean): StoredIntent => ({

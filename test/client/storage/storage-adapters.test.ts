@@ -4,16 +4,17 @@
  * under the adapter's prefix that are records this version wrote, the Web Storage areas
  * resolved on first use; and which bodies a client with storage refuses, named by kind.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+
 import {
   createClient,
   localStorageAdapter,
   memoryStorageAdapter,
+  type StoredIntent,
   sessionStorageAdapter,
   UnreplayableBodyError,
   webStorageAdapter,
-  type StoredIntent,
 } from 'answer-once';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { storedIntentProblem } from '../../../src/client/storage/validate.js';
 import { memoryArea } from '../../support/memory-area.js';
 

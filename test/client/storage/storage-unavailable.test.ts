@@ -3,8 +3,9 @@
  * `localStorage` throws `SecurityError`. A send never depends on it: it goes without its
  * record (a reload cannot resume it), and the page is told once.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+
 import { createClient, webStorageAdapter } from 'answer-once';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ask, chatRoute, URL_ } from '../../support/outbox-rig.js';
 
 afterEach(() => {

@@ -1,14 +1,14 @@
-import { http, HttpResponse } from 'msw';
-import { describe, expect, it } from 'vitest';
 import {
   createClient,
+  type IntentStorage,
   memoryStorageAdapter,
+  type StoredIntent,
   sessionStorageAdapter,
   UnreplayableBodyError,
   webStorageAdapter,
-  type IntentStorage,
-  type StoredIntent,
 } from 'answer-once';
+import { HttpResponse, http } from 'msw';
+import { describe, expect, it } from 'vitest';
 import { memoryArea } from '../../support/memory-area.js';
 import { createProtocolFake, idOf, ORIGIN, useMsw } from '../../support/protocol-fake.js';
 

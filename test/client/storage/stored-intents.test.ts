@@ -6,21 +6,22 @@
  * resend takes, and when a stopped record outlives its settle. The server is a stub
  * `fetch` on 127.0.0.1 that records each request.
  */
-import ky from 'ky';
-import { describe, expect, it } from 'vitest';
+
 import {
   createClient,
+  type IntentStorage,
   isAbortError,
   memoryStorageAdapter,
-  UnreplayableBodyError,
-  type IntentStorage,
   type SendEvent,
   type StoredIntent,
   streaming,
+  UnreplayableBodyError,
 } from 'answer-once';
-import { startStreamFake } from '../../support/stream-fake.js';
+import ky from 'ky';
+import { describe, expect, it } from 'vitest';
 import { untilAborted } from '../../support/in-flight.js';
 import { sleep } from '../../support/sleep.js';
+import { startStreamFake } from '../../support/stream-fake.js';
 
 const BASE = 'http://127.0.0.1:9/';
 const REPLAYED = { 'x-idempotent-replayed': 'true' };

@@ -5,8 +5,9 @@
  * UTF-8 text split anywhere for a body that is not an event stream, none for an empty
  * answer, and the body let go of when the loop is left early.
  */
-import { describe, expect, it } from 'vitest';
+
 import { createClient, type SendEvent, type StreamPart, streaming } from 'answer-once';
+import { describe, expect, it } from 'vitest';
 import { scripted, watchedBody } from '../../support/scripted-fetch.js';
 
 const BASE = 'http://127.0.0.1:9/';

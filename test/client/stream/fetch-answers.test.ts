@@ -5,8 +5,9 @@
  * settled event (answered / failed, replayed, attempts, polls) once when the body ends or is
  * cancelled, and storage kept while the body streams.
  */
-import { describe, expect, it } from 'vitest';
+
 import { createClient, memoryStorageAdapter, type SendEvent, streaming } from 'answer-once';
+import { describe, expect, it } from 'vitest';
 import { cutBody, scripted, watchedBody } from '../../support/scripted-fetch.js';
 import { sleep } from '../../support/sleep.js';
 

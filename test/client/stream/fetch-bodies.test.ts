@@ -3,8 +3,9 @@
  * reconnect: the body goes out with the content type fetch would give it, and a body that
  * resumes after a cut is still one intent (one settled event, its attempts counted).
  */
-import { describe, expect, it } from 'vitest';
+
 import { memoryStorageAdapter } from 'answer-once';
+import { describe, expect, it } from 'vitest';
 import { BASE, cutBody, scriptedClient as rig } from '../../support/scripted-fetch.js';
 
 describe('client.fetch: a form or URL parameters as the body', () => {

@@ -4,17 +4,18 @@
  * of keepalives that never ends. Every loop ends, in count and in time, with a typed
  * error; the scripted server counts the requests (each one a possible model run).
  */
-import { describe, expect, it } from 'vitest';
+
 import {
+  type DeadlineExceededError,
   isAnswerRestartedError,
   isDeadlineExceededError,
   isIntentExhaustedError,
   isIntentFailedError,
-  type DeadlineExceededError,
 } from 'answer-once';
+import { describe, expect, it } from 'vitest';
 import { BASE, scriptedClient } from '../../support/scripted-fetch.js';
-import { errorMarker, generationAnswer, positionedEvents, restartMarker } from '../../support/sse-response.js';
 import { sleep } from '../../support/sleep.js';
+import { errorMarker, generationAnswer, positionedEvents, restartMarker } from '../../support/sse-response.js';
 
 const encoder = new TextEncoder();
 /** Requests a spec answers before its server gives in and answers whole: today's unbounded loops end there. */

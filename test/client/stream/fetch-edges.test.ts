@@ -6,8 +6,9 @@
  * Request's own body), the Response it resolves with (error statuses resolved, empty
  * answers as they came), and the settled event and storage when the body ends.
  */
-import { describe, expect, it } from 'vitest';
+
 import { memoryStorageAdapter } from 'answer-once';
+import { describe, expect, it } from 'vitest';
 import { BASE, cutBody, scriptedClient as rig } from '../../support/scripted-fetch.js';
 
 const ID = 'req-edges-0000001';

@@ -3,8 +3,9 @@
  * which keeps answer logs, § 14.9) on 127.0.0.1, behind a front that destroys sockets
  * mid-body: Range resumes of plain bodies, attach, stop, and fetch's own error semantics.
  */
-import { describe, expect, it } from 'vitest';
+
 import { createClient, streaming } from 'answer-once';
+import { describe, expect, it } from 'vitest';
 import { loopbackRigs } from '../../support/loopback-rig.js';
 import { tokenResponse } from '../../support/token-stream.js';
 

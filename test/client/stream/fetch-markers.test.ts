@@ -4,8 +4,9 @@
  * text can never pose as one; and a resumed body starts where it was asked to, or is
  * placed by its first position — never a byte twice, never two answers spliced.
  */
-import { describe, expect, it } from 'vitest';
+
 import { isProtocolError } from 'answer-once';
+import { describe, expect, it } from 'vitest';
 import { BASE, scriptedClient } from '../../support/scripted-fetch.js';
 import { generationAnswer, positionedEvents, restartMarker } from '../../support/sse-response.js';
 

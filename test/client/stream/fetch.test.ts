@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, memoryStorageAdapter, type SendEvent, streaming } from 'answer-once';
-import { eventStreamOf, startStreamFake } from '../../support/stream-fake.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { sleep } from '../../support/sleep.js';
+import { eventStreamOf, startStreamFake } from '../../support/stream-fake.js';
 
 const TOKENS = Array.from({ length: 12 }, (_, i) => `token-${i} `);
 type StreamFake = Awaited<ReturnType<typeof startStreamFake>>;

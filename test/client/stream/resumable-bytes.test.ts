@@ -6,8 +6,9 @@
  * one; a body without a generation skips the replayed answer's first bytes. Also: the
  * caller's abort and the reader's cancel() stop everything.
  */
+
+import { type AnswerRestartedError, isAbortError, isAnswerRestartedError, isConnectionError } from 'answer-once';
 import { describe, expect, it } from 'vitest';
-import { isAbortError, isAnswerRestartedError, isConnectionError, type AnswerRestartedError } from 'answer-once';
 import { resumableBody } from '../../../src/client/stream/resumable-body.js';
 import { G, readAll, retryPolicy, rig, sse, text } from '../../support/resumable-rig.js';
 import { sleep } from '../../support/sleep.js';

@@ -7,8 +7,8 @@
  * synthetic answer an error marker past the budget fails with.
  */
 import { getEventListeners } from 'node:events';
+import { type IntentFailedError, isAbortError, isAnswerRestartedError, isConnectionError } from 'answer-once';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { isAbortError, isAnswerRestartedError, isConnectionError, type IntentFailedError } from 'answer-once';
 import { resumableBody } from '../../../src/client/stream/resumable-body.js';
 import { G, readAll, retryPolicy, rig, sse, text } from '../../support/resumable-rig.js';
 

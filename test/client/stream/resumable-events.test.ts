@@ -5,8 +5,9 @@
  * whole event), the `reconnect` / `restart` events, the restart / error / stopped
  * markers, the retry budget and its errors, 204 / 416 / no body on a resume.
  */
+
+import { type IntentFailedError, isConnectionError, isIntentFailedError } from 'answer-once';
 import { describe, expect, it } from 'vitest';
-import { isConnectionError, isIntentFailedError, type IntentFailedError } from 'answer-once';
 import { G, readAll, retryPolicy, rig, sse } from '../../support/resumable-rig.js';
 
 const A = 'data: a\nid: 41.19\n\n';

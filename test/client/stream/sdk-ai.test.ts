@@ -5,8 +5,8 @@
  * socket destroyed mid-stream by a front on 127.0.0.1.
  */
 import { DefaultChatTransport, type UIMessage, type UIMessageChunk } from 'ai';
-import { describe, expect, it } from 'vitest';
 import { createClient, streaming } from 'answer-once';
+import { describe, expect, it } from 'vitest';
 import { aiChatWork, WORDS } from '../../support/ai-chat-server.js';
 import { loopbackRigs } from '../../support/loopback-rig.js';
 

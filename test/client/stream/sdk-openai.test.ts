@@ -5,9 +5,9 @@
  * with the answer's socket destroyed mid-stream by a front on 127.0.0.1.
  */
 import Anthropic from '@anthropic-ai/sdk';
+import { createClient, streaming } from 'answer-once';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { createClient, streaming } from 'answer-once';
 import { loopbackRigs } from '../../support/loopback-rig.js';
 import { sseResponse } from '../../support/sse-response.js';
 

@@ -4,7 +4,7 @@
  * `streaming` state — against the reference handler behind a socket-cutting front, and
  * the § 14 fake for a producer that dies.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+
 import {
   createClient,
   memoryStorageAdapter,
@@ -14,11 +14,12 @@ import {
   streaming,
 } from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
-import { serve, type ServedHandler } from 'answer-once/server/node';
-import { startCuttingFront, type CuttingFront } from '../../support/cutting-front.js';
+import { type ServedHandler, serve } from 'answer-once/server/node';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type CuttingFront, startCuttingFront } from '../../support/cutting-front.js';
+import { sleep } from '../../support/sleep.js';
 import { startStreamFake } from '../../support/stream-fake.js';
 import { tokenResponse } from '../../support/token-stream.js';
-import { sleep } from '../../support/sleep.js';
 
 const TOKENS = Array.from({ length: 20 }, (_, i) => `t${i} `);
 const FULL = TOKENS.join('');

@@ -3,8 +3,9 @@
  * carries none of the streaming modules; `createClient({ streaming })` streams; a client
  * made without it names the option instead of streaming.
  */
-import { describe, expect, it } from 'vitest';
+
 import { createClient } from 'answer-once';
+import { describe, expect, it } from 'vitest';
 import { bundled } from '../../support/bundled.js';
 
 const STREAMING = /src\/client\/stream\/(resumable-body|event-units|intent-fetch|answer-stream)\.ts$|eventsource-parser/;

@@ -4,16 +4,17 @@
  * origin (test/support/fake-tabs.ts) over the reference server on loopback; one storage
  * for every tab, as `localStorage` is for the tabs of an origin.
  */
-import { describe, expect, it } from 'vitest';
+
 import {
+  type AnswerOnceClient,
   createClient,
+  type IntentStorage,
   memoryStorageAdapter,
   shareTabs,
-  type AnswerOnceClient,
-  type IntentStorage,
   streaming,
 } from 'answer-once';
-import { fakeOrigin, type FakeTab } from '../../support/fake-tabs.js';
+import { describe, expect, it } from 'vitest';
+import { type FakeTab, fakeOrigin } from '../../support/fake-tabs.js';
 import { loopbackRigs } from '../../support/loopback-rig.js';
 import { sseResponse } from '../../support/sse-response.js';
 import { tokensOf, within } from '../../support/token-stream.js';

@@ -1,10 +1,10 @@
+import { type AnswerOnceClient, createClient, memoryStorageAdapter, shareTabs, streaming } from 'answer-once';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createClient, memoryStorageAdapter, shareTabs, type AnswerOnceClient, streaming } from 'answer-once';
-import { fakeOrigin, type FakeTab } from '../../support/fake-tabs.js';
+import { type FakeTab, fakeOrigin } from '../../support/fake-tabs.js';
 import { loopbackRigs } from '../../support/loopback-rig.js';
+import { sleep } from '../../support/sleep.js';
 import { sseResponse } from '../../support/sse-response.js';
 import { tokensOf } from '../../support/token-stream.js';
-import { sleep } from '../../support/sleep.js';
 
 const TOKENS = Array.from({ length: 30 }, (_, i) => `t${i}`);
 const EVENTS = TOKENS.map((token) => `data: ${token}\n\n`);

@@ -3,8 +3,9 @@
  * head is not an answer head (written by another version, or corrupted in the store)
  * is refused, never answered with a status and headers made up from it.
  */
-import { describe, expect, it } from 'vitest';
+
 import { encodeKey, MemoryStore } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { chatApp, statusRequest } from '../../support/server-support.js';
 
 const ID = 'req-0000000001';

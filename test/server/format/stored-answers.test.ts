@@ -6,8 +6,9 @@
  * written only once its body ended (read to its end even when the caller goes away).
  * Records another layer wrote are answered as the protocol says, never as a guess.
  */
-import { describe, expect, it } from 'vitest';
+
 import { encodeKey, type IdempotencyStore, MemoryStore } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, recordOps, statusRequest, until } from '../../support/server-support.js';
 
 const ID = 'req-0000000001';

@@ -4,8 +4,9 @@
  * answer; each problem's `title` says what happened; a lapsed holder's 503 says why in
  * its `detail`, from the very millisecond its lease ends.
  */
-import { describe, expect, it, vi } from 'vitest';
+
 import { encodeKey, type IdempotencyRecord, MemoryStore } from 'answer-once/server';
+import { describe, expect, it, vi } from 'vitest';
 import { chatApp, chatRequest, gate, recordOps, statusRequest, until } from '../../support/server-support.js';
 
 const ID = 'req-0000000001';

@@ -4,8 +4,9 @@
  * zombie's late answer yields to its successor's, and the headers say which generation
  * answered. Events name the store call that failed.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+
 import { type IdempotencyStore, MemoryStore } from 'answer-once/server';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { chatApp, chatRequest, gate, recordOps, viewOf } from '../../support/server-support.js';
 import { sleep } from '../../support/sleep.js';
 

@@ -5,8 +5,9 @@
  * (`MemoryStore`) and on one that does not (`recordOps`). The clock is faked (Date only,
  * timers stay real) so a lease ends exactly when the spec says.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+
 import { type IdempotencyStore, MemoryStore } from 'answer-once/server';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type ChatApp, chatApp, chatRequest, gate, recordOps, viewOf } from '../../support/server-support.js';
 import { sleep } from '../../support/sleep.js';
 

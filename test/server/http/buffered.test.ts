@@ -3,8 +3,9 @@
  * buffered behaviour (PROTOCOL.md § 14.11): the same promises as the state table, through
  * the store's `wait` instead of an attached log.
  */
-import { describe, expect, it } from 'vitest';
+
 import { MemoryStore } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, gate, recordOps, until } from '../../support/server-support.js';
 import { sleep } from '../../support/sleep.js';
 

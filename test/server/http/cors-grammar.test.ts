@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { withCors } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 
 const ok = async () => new Response('ok');
 const tokens = (value: string | null) => (value ?? '').split(',').map((token) => token.trim());

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { withCors } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 
 const ok = async () => new Response('ok');
 const get = (origin?: string) => new Request('http://app.test/x', { headers: origin ? { Origin: origin } : {} });

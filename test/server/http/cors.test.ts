@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, withCors } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, statusRequest } from '../../support/server-support.js';
 
 const base = { scope: () => ({ user: 'alice' }), handler: () => Response.json({ ok: true }) };

@@ -4,8 +4,9 @@
  * § 14.10, § 14.11) — never streamed under a made-up generation, and replayed whole
  * whatever position a request names.
  */
-import { describe, expect, it } from 'vitest';
+
 import { type AcquireResult, type IdempotencyStore, MemoryStore } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, recordOps, viewOf } from '../../support/server-support.js';
 
 /** `result` without its generation (the claim's, or the record's when not acquired). */

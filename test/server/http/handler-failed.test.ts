@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, type IdempotencyEvent, type IdempotencyStore, MemoryStore } from 'answer-once/server';
-import { chatApp, chatRequest, recordOps, statusRequest, type ChatApp } from '../../support/server-support.js';
+import { describe, expect, it } from 'vitest';
+import { type ChatApp, chatApp, chatRequest, recordOps, statusRequest } from '../../support/server-support.js';
 import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-0000000001';

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, type IdempotencyHandlerOptions } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { normalizeHandlerOptions } from '../../../src/server/http/handler-options.js';
 import { normalizeLeaseOptions } from '../../../src/server/run/lease-options.js';
 

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, encodeKey, fingerprintRequest, MemoryStore } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, gate, notingCalls, recordOps, until } from '../../support/server-support.js';
 import { sleep } from '../../support/sleep.js';
 

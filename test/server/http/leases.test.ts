@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { type IdempotencyStore, MemoryStore } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, gate, statusRequest, until } from '../../support/server-support.js';
 import { sleep } from '../../support/sleep.js';
 

@@ -10,16 +10,16 @@ import type { RequestedPosition } from '../../../src/server/http/position.js';
 import type { IdempotencyRecord } from '../../../src/server/store/store.js';
 import type { LogSlice, StreamStore } from '../../../src/server/store/stream-store.js';
 import { chatApp, chatRequest, gate, statusRequest, until } from '../../support/server-support.js';
+import { sleep } from '../../support/sleep.js';
 import {
+  heldAfterOneEvent,
   parseEvents,
+  processingRecord,
   readEvents,
   readRest,
   sseAnswer,
   tokens,
-  heldAfterOneEvent,
-  processingRecord,
 } from '../../support/stream-support.js';
-import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-0000000001';
 const encoder = new TextEncoder();

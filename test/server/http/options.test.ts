@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { MemoryStore, runOnce } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { chatApp } from '../../support/server-support.js';
 
 const base = { scope: () => ({ user: 'u' }), handler: () => new Response() };

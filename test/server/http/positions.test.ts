@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, gate, statusRequest } from '../../support/server-support.js';
-import { parseEvents, readEvents, sseAnswer, tokens, heldAfterOneEvent } from '../../support/stream-support.js';
 import { sleep } from '../../support/sleep.js';
+import { heldAfterOneEvent, parseEvents, readEvents, sseAnswer, tokens } from '../../support/stream-support.js';
 
 const ID = 'req-0000000001';
 const TEXT = 'Once upon a time.';

@@ -6,11 +6,12 @@
  * deadline, and not at all when no wait was asked for; and a store failure names the
  * operation that failed.
  */
+
+import { type IdempotencyEvent, MemoryStore } from 'answer-once/server';
 import { describe, expect, it, vi } from 'vitest';
-import { MemoryStore, type IdempotencyEvent } from 'answer-once/server';
 import { chatApp, chatRequest, gate, recordOps, statusRequest, until } from '../../support/server-support.js';
-import { parseEvents, tokens } from '../../support/stream-support.js';
 import { sleep } from '../../support/sleep.js';
+import { parseEvents, tokens } from '../../support/stream-support.js';
 
 const ID = 'req-0000000001';
 const ORIGIN = 'http://app.test';

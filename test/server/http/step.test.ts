@@ -3,8 +3,9 @@
  * sent again by its client and runs again — and the step's effect happens once, its
  * recorded outcome serving the second run, which answers with it.
  */
-import { describe, expect, it } from 'vitest';
+
 import { StepUncertainError } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, untilAborted } from '../../support/server-support.js';
 
 describe('ctx.step in createIdempotencyHandler', () => {

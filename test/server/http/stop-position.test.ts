@@ -4,11 +4,12 @@
  * more, so a replay, a resume and an attached reader show exactly what the stopping
  * reader showed; a position of another generation, or past what was produced, cuts nothing.
  */
-import { describe, expect, it } from 'vitest';
+
 import { MemoryStore } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, viewOf } from '../../support/server-support.js';
-import { parseEvents, readEvents, readRest, sseAnswer, tokens } from '../../support/stream-support.js';
 import { sleep } from '../../support/sleep.js';
+import { parseEvents, readEvents, readRest, sseAnswer, tokens } from '../../support/stream-support.js';
 
 const ID = 'req-0000000001';
 

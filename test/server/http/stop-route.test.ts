@@ -3,8 +3,9 @@
  * itself (server-stream-failures): what its "stopping" answer carries, how `Prefer: wait`
  * holds it, what it reports, and how it answers a store that fails or changes under it.
  */
-import { describe, expect, it } from 'vitest';
+
 import { type IdempotencyEvent, type IdempotencyRecord, MemoryStore } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { type Call, chatApp, chatRequest, gate, recordOps, until } from '../../support/server-support.js';
 
 const ID = 'req-0000000001';

@@ -3,8 +3,9 @@
  * and handed on with every replay of it (the `replayed` event's `usage`; the `answered`
  * event carries it as the tokens avoided, test/otel).
  */
-import { describe, expect, it } from 'vitest';
+
 import { createIdempotencyHandler, type HandlerContext, type IdempotencyEvent, MemoryStore } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { sleep } from '../../support/sleep.js';
 
 const encoder = new TextEncoder();

@@ -3,9 +3,9 @@
  * takes a Workers `ctx` whole. Checked by vitest's typecheck (tsc); nothing runs.
  */
 import { waitUntil } from '@vercel/functions';
+import { createIdempotencyHandler, type HandleOptions, type IdempotencyHandlerOptions } from 'answer-once/server';
 import { after } from 'next/server';
 import { describe, expectTypeOf, it } from 'vitest';
-import { createIdempotencyHandler, type HandleOptions, type IdempotencyHandlerOptions } from 'answer-once/server';
 
 /** The part of Cloudflare's `ExecutionContext` (workers-types) a handler sees. */
 interface ExecutionContext {

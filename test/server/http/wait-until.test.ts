@@ -5,11 +5,12 @@
  * what it was handed; every store call the request makes happens before that promise
  * settles — so a runtime that keeps only what it was handed keeps the whole run.
  */
-import { describe, expect, it } from 'vitest';
+
 import { createIdempotencyHandler, type IdempotencyStore, MemoryStore, type WaitUntil } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, recordOps, statusRequest, until } from '../../support/server-support.js';
-import { parseEvents, readEvents, sseAnswer, tokens } from '../../support/stream-support.js';
 import { sleep } from '../../support/sleep.js';
+import { parseEvents, readEvents, sseAnswer, tokens } from '../../support/stream-support.js';
 
 /** A runtime's `waitUntil`: records each promise handed to it and when it settled. */
 function fakeRuntime(): { waitUntil: WaitUntil; handed: { promise: Promise<unknown>; settled: boolean }[] } {

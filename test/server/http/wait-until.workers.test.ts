@@ -8,10 +8,10 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startSseModel } from '../../support/sse-model-server.js';
-import { bundleWorker, orSkip, type RunningWorker, startWorker } from '../../support/workerd.js';
-import { parseEvents, readEvents, tokens } from '../../support/stream-support.js';
 import { sleep } from '../../support/sleep.js';
+import { startSseModel } from '../../support/sse-model-server.js';
+import { parseEvents, readEvents, tokens } from '../../support/stream-support.js';
+import { bundleWorker, orSkip, type RunningWorker, startWorker } from '../../support/workerd.js';
 
 const TOKENS = 24;
 const TOKEN_MS = 40;

@@ -3,8 +3,9 @@
  * the handler, for the fingerprint and the work alike), and a signal of its own — a
  * client that disconnects does not cancel the work whose answer it will ask for again.
  */
-import { describe, expect, it } from 'vitest';
+
 import { createIdempotencyHandler, MemoryStore } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { gate, until } from '../../support/server-support.js';
 
 const ID = 'req-0000000001';

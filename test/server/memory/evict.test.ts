@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { encodeKey, MemoryStore, StoreUnavailableError } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { evictionOrder } from '../../../src/server/memory/evict.js';
 
 const TTL = 60_000;

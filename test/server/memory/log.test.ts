@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
 import { LOG_LINGER_MS, MemoryStore } from 'answer-once/server';
 import { bytes, held, text } from 'answer-once/testing';
+import { describe, expect, it } from 'vitest';
 
 /** A MemoryStore on a clock the test moves, and one claimed intent on it. */
 async function claimed(options: { abandonedTtlMs?: number } = {}) {

@@ -2,8 +2,9 @@
  * MemoryStore when it is full: which record gives up its slot, what `onEvent` is told,
  * and that a record that goes (evicted or expired) takes its answer log with it.
  */
-import { describe, expect, it } from 'vitest';
+
 import { type IdempotencyEvent, MemoryStore } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 
 const bytes = (value: string): Uint8Array => new TextEncoder().encode(value);
 

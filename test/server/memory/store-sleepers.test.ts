@@ -3,8 +3,9 @@
  * each ends exactly at its deadline from one timer (never a poll), rejects a bad timeout
  * by name, and answers only for the generation it asked about.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
 import { MemoryStore } from 'answer-once/server';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 const bytes = (value: string): Uint8Array => new TextEncoder().encode(value);
 

@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStore, StoreUnavailableError } from 'answer-once/server';
 import { describeStepStoreContract, describeStoreContract, describeStreamStoreContract } from 'answer-once/testing';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 
 describeStoreContract('MemoryStore', () => new MemoryStore());
 describeStreamStoreContract('MemoryStore', () => new MemoryStore());

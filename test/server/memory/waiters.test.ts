@@ -1,8 +1,8 @@
 import { getEventListeners } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryStore } from 'answer-once/server';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 const LEASE = 60_000;
 

@@ -4,7 +4,7 @@
  * of a lapsed lease — and from then on every attempt and the status route answer the
  * final 409 `intent-exhausted`.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+
 import {
   createIdempotencyHandler,
   encodeKey,
@@ -13,10 +13,11 @@ import {
   MemoryStore,
   runOnce,
 } from 'answer-once/server';
-import { serve, type ServedHandler } from 'answer-once/server/node';
+import { type ServedHandler, serve } from 'answer-once/server/node';
+import { afterEach, describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, statusRequest } from '../../support/server-support.js';
-import { sseAnswer } from '../../support/stream-support.js';
 import { sleep } from '../../support/sleep.js';
+import { sseAnswer } from '../../support/stream-support.js';
 
 const ID = 'req-0000000001';
 

@@ -3,8 +3,9 @@
  * handler): what each way the write can go returns and reports, how the heartbeat paces
  * its renews, and what a renew that lands while the outcome is being written changes.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+
 import { type IdempotencyEventBody, type IdempotencyStore, MemoryStore } from 'answer-once/server';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type HeldRunOptions, runHeld, type WorkOutcome } from '../../../src/server/run/held-run.js';
 import { gate, recordOps } from '../../support/server-support.js';
 

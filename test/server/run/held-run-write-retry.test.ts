@@ -3,8 +3,9 @@
  * failure as the work ends is tried again while the lease holds, so the work is not run
  * a second time; a permanent one is not.
  */
-import { describe, expect, it } from 'vitest';
+
 import { MemoryStore, runOnce } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { recordOps } from '../../support/server-support.js';
 
 /** An error as a networked store throws it: transient (`store-unavailable`) or permanent (`store-failed`). */

@@ -2,8 +2,9 @@
  * The lease a running work holds (`runHeld`, through `runOnce`): what a renew that finds
  * another holder or no record does to the work, and what is left running afterwards.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+
 import { type IdempotencyEvent, type IdempotencyStore, LeaseLostError, MemoryStore, runOnce } from 'answer-once/server';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { gate, recordOps } from '../../support/server-support.js';
 import { sleep } from '../../support/sleep.js';
 

@@ -3,8 +3,9 @@
  * § 7.2): the first write that finds it gone claims it again, every other write shares
  * that one claim — two claims by one run would fence each other.
  */
-import { describe, expect, it } from 'vitest';
+
 import { type AcquireResult, type IdempotencyEvent, type IdempotencyStore, MemoryStore } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { Holder } from '../../../src/server/run/holder.js';
 
 const KEY = 'answer-once:{alice::holder-0001}';

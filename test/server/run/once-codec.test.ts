@@ -3,8 +3,9 @@
  * `undefined` replays as `null`; a FAILED record the store hands back instead of running
  * again becomes `AttemptFailedError` whose `cause` carries the stored name and message.
  */
-import { describe, expect, it } from 'vitest';
+
 import { AttemptFailedError, type IdempotencyStore, MemoryStore, runOnce } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { recordOps } from '../../support/server-support.js';
 
 /** `store`, except that `acquire` never runs a FAILED intent again: it hands the record back. */

@@ -3,17 +3,18 @@
  * option, before touching the store), the events of each step, what `waitMs: 0` means,
  * and the errors of a work that ran out of time or whose failure was fenced or not stored.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+
 import {
   type IdempotencyEvent,
   type IdempotencyStore,
   IntentInProgressError,
   LeaseLostError,
   MemoryStore,
-  runOnce,
   type RunOnceOptions,
+  runOnce,
   StoreUnavailableError,
 } from 'answer-once/server';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { recordOps } from '../../support/server-support.js';
 
 /** A listener and what it heard. */

@@ -1,15 +1,15 @@
-import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
+  FingerprintMismatchError,
   type IdempotencyEvent,
   type IdempotencyStore,
   IntentInProgressError,
   LeaseLostError,
   MemoryStore,
-  FingerprintMismatchError,
-  runOnce,
   type RunOnceResult,
+  runOnce,
   StoreUnavailableError,
 } from 'answer-once/server';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { recordOps } from '../../support/server-support.js';
 import { sleep } from '../../support/sleep.js';
 

@@ -2,8 +2,9 @@
  * `ctx.step` is typed by its `fn`: the value it resolves to, and the value a `reconcile`
  * must give. Checked by vitest's typecheck (tsc); nothing runs.
  */
-import { describe, expectTypeOf, it } from 'vitest';
+
 import type { BegunStep, HandlerContext, RunContext, StepContext } from 'answer-once/server';
+import { describe, expectTypeOf, it } from 'vitest';
 
 declare const ctx: HandlerContext;
 declare const run: RunContext;

@@ -4,18 +4,18 @@
  * outcome without calling it, and a step whose outcome is unknown is never silently re-run.
  */
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
 import {
   type IdempotencyEvent,
   type IdempotencyStore,
   LeaseLostError,
   MemoryStore,
   type RunContext,
-  runOnce,
   type RunOnceOptions,
+  runOnce,
   StepOutcomeTooLargeError,
   StepUncertainError,
 } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { untilAborted, viewOf } from '../../support/server-support.js';
 import { sleep } from '../../support/sleep.js';
 

@@ -1,6 +1,6 @@
+import { encodeKey, type IdempotencyEvent, MemoryStore, runOnce } from 'answer-once/server';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeKey, type IdempotencyEvent, MemoryStore, runOnce } from 'answer-once/server';
 import { chatApp, chatRequest } from '../../support/server-support.js';
 
 const ID = 'req-0000000001';

@@ -1,6 +1,6 @@
+import { encodeKey, fingerprintRequest } from 'answer-once/server';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { encodeKey, fingerprintRequest } from 'answer-once/server';
 
 describe('encodeKey', () => {
   it('maps different (user, session, id) triples to different keys, whatever the separators', () => {

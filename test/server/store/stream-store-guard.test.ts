@@ -3,8 +3,9 @@
  * store with every answer-log method — `append`, `read`, `stop` and `watchStop`. One
  * missing any of them keeps 0.1's buffered behaviour, so its stop route answers 501.
  */
-import { describe, expect, it } from 'vitest';
+
 import { type IdempotencyStore, isStreamStore, MemoryStore, type StreamStore } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, gate, recordOps, until } from '../../support/server-support.js';
 
 const ID = 'req-0000000001';

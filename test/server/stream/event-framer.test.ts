@@ -1,8 +1,8 @@
 import { createParser } from 'eventsource-parser';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { EventFramer } from '../../../src/server/stream/event-framer.js';
 import { frameEvent } from '../../../src/server/format/sse-frame.js';
+import { EventFramer } from '../../../src/server/stream/event-framer.js';
 import { chunked } from '../../support/chunked.js';
 
 const encoder = new TextEncoder();

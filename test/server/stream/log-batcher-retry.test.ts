@@ -5,13 +5,13 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import {
-  FLUSH_MS,
-  HEAD,
-  recordingLog,
-  ok,
   batcherFor,
   bytes,
+  FLUSH_MS,
+  HEAD,
   headLogged,
+  ok,
+  recordingLog,
   useBatcherClock,
 } from '../../support/log-batcher-rig.js';
 

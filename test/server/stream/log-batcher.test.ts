@@ -6,13 +6,13 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import {
-  FLUSH_MS,
-  recordingLog,
-  held,
-  ok,
   batcherFor,
   bytes,
+  FLUSH_MS,
   headLogged,
+  held,
+  ok,
+  recordingLog,
   useBatcherClock,
 } from '../../support/log-batcher-rig.js';
 

@@ -6,7 +6,6 @@
  * `read` answers the next snapshot of the script, so each rule is stated exactly.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { followLog, headIsEventStream } from '../../../src/server/stream/log-follow.js';
 import type { IdempotencyRecord } from '../../../src/server/store/store.js';
 import type {
   LogPosition,
@@ -15,6 +14,7 @@ import type {
   LogSnapshot,
   StreamStore,
 } from '../../../src/server/store/stream-store.js';
+import { followLog, headIsEventStream } from '../../../src/server/stream/log-follow.js';
 import { sleep } from '../../support/sleep.js';
 import { processingRecord } from '../../support/stream-support.js';
 

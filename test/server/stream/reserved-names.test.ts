@@ -4,12 +4,13 @@
  * `data:` — is never stored or forwarded as a marker, on the streaming path and on the
  * buffered one. Its `event:` line is dropped, its data kept; every other byte is as before.
  */
-import { describe, expect, it } from 'vitest';
+
 import { createClient, streaming } from 'answer-once';
 import { MemoryStore } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { loopbackRigs } from '../../support/loopback-rig.js';
-import { sseResponse } from '../../support/sse-response.js';
 import { chatApp, chatRequest, recordOps } from '../../support/server-support.js';
+import { sseResponse } from '../../support/sse-response.js';
 
 const HANDLER_EVENTS = [
   'data: one\n\n',

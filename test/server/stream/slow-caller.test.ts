@@ -7,11 +7,11 @@
 import type { IncomingMessage } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterEach, describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, type IdempotencyHandlerOptions } from 'answer-once/server';
-import { serve, type ServedHandler } from 'answer-once/server/node';
-import { parseEvents, postRaw } from '../../support/stream-support.js';
+import { type ServedHandler, serve } from 'answer-once/server/node';
+import { afterEach, describe, expect, it } from 'vitest';
 import { sleep } from '../../support/sleep.js';
+import { parseEvents, postRaw } from '../../support/stream-support.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

@@ -4,11 +4,12 @@
  * continues that answer — every reader sees one answer, without a restart marker, no event
  * twice or missing. A re-run that differs is shown as a restart, as before.
  */
-import { describe, expect, it } from 'vitest';
+
 import { MemoryStore } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest } from '../../support/server-support.js';
-import { frozen, parseEvents, range, readEvents, tokens } from '../../support/stream-support.js';
 import { sleep } from '../../support/sleep.js';
+import { frozen, parseEvents, range, readEvents, tokens } from '../../support/stream-support.js';
 
 const encoder = new TextEncoder();
 const ERROR_MARKER = /event: answer-once\.error\ndata: [^\n]*\n\n$/;

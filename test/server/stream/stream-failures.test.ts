@@ -2,11 +2,12 @@
  * Streamed answers that go wrong (PROTOCOL.md § 14.7, § 14.8): a producer that died or
  * froze, a broken model stream, a stop, a store that refuses an append.
  */
+
+import { type IdempotencyStore, MemoryStore } from 'answer-once/server';
 import { describe, expect, it } from 'vitest';
-import { MemoryStore, type IdempotencyStore } from 'answer-once/server';
 import { chatApp, chatRequest, expectStopped, gate, until } from '../../support/server-support.js';
-import { frozen, parseEvents, range, readEvents, readRest, sseAnswer, tokens } from '../../support/stream-support.js';
 import { sleep } from '../../support/sleep.js';
+import { frozen, parseEvents, range, readEvents, readRest, sseAnswer, tokens } from '../../support/stream-support.js';
 
 const ID = 'req-0000000001';
 

@@ -3,11 +3,12 @@
  * append): while they flow the heartbeat makes no round trips of its own; when the model
  * pauses, the heartbeat keeps the lease as before.
  */
-import { describe, expect, it } from 'vitest';
+
 import { MemoryStore, type StreamStore } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest } from '../../support/server-support.js';
-import { sseAnswer } from '../../support/stream-support.js';
 import { sleep } from '../../support/sleep.js';
+import { sseAnswer } from '../../support/stream-support.js';
 
 const LEASE = { leaseMs: 300, heartbeatMs: 100, flushMs: 10 };
 

@@ -4,11 +4,11 @@
  * `Last-Event-ID` or `Range`, an attach while live.
  */
 import type { IncomingMessage } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, type HandlerContext } from 'answer-once/server';
-import { serve, type ServedHandler } from 'answer-once/server/node';
-import { parseEvents, postRaw, sseAnswer, tokens } from '../../support/stream-support.js';
+import { type ServedHandler, serve } from 'answer-once/server/node';
+import { afterEach, describe, expect, it } from 'vitest';
 import { sleep } from '../../support/sleep.js';
+import { parseEvents, postRaw, sseAnswer, tokens } from '../../support/stream-support.js';
 
 const ID = 'req-stream-node-0001';
 const range = (count: number): string[] => Array.from({ length: count }, (_, index) => `token ${index}`);

@@ -3,8 +3,9 @@
  * a log that records every append, fake timers for the flush windows. What the attempt
  * that runs the work gets, what goes to the log, and what is kept for the record.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
 import type { LogAppend, LogAppendResult, StreamStore } from 'answer-once/server';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Holder } from '../../../src/server/run/holder.js';
 import { type ProduceContext, type Production, produce } from '../../../src/server/stream/producer/produce.js';
 import { parseEvents, tokens } from '../../support/stream-support.js';

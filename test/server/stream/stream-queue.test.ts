@@ -3,10 +3,11 @@
  * Requests built from messages (docs/server.md § Streamed answers): a redelivery while the
  * output streams attaches to it, one after it finished replays it, one model call.
  */
-import { describe, expect, it } from 'vitest';
+
 import { createIdempotencyHandler, MemoryStore } from 'answer-once/server';
-import { parseEvents, sseAnswer, tokens } from '../../support/stream-support.js';
+import { describe, expect, it } from 'vitest';
 import { sleep } from '../../support/sleep.js';
+import { parseEvents, sseAnswer, tokens } from '../../support/stream-support.js';
 
 interface Message {
   readonly id: string;

@@ -3,8 +3,9 @@
  * returning it) still streams: the attempt that runs the work gets its first bytes while
  * the producer is still reading, never once the whole body was read (PROTOCOL.md § 14.2).
  */
-import { describe, expect, it } from 'vitest';
+
 import { createIdempotencyHandler, MemoryStore } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 
 const CHUNKS = 5_000;
 const encoder = new TextEncoder();

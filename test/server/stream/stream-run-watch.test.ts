@@ -4,8 +4,9 @@
  * watch starts a flush window after the intent was held, waits turn after turn while the
  * intent is held, ends with the run, and costs nothing to an answer done sooner.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
 import type { StreamStore } from 'answer-once/server';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Holder } from '../../../src/server/run/holder.js';
 import { StreamedRun } from '../../../src/server/stream/run.js';
 

@@ -4,11 +4,12 @@
  * append aborts the work, what a body that breaks mid-stream leaves behind, and the kept
  * 409 of a stop that came before the work answered.
  */
-import { describe, expect, it } from 'vitest';
+
 import { LeaseLostError, MemoryStore } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, gate, statusRequest, until, viewOf } from '../../support/server-support.js';
-import { frozen, parseEvents, range, readEvents, readRest, sseAnswer, tokens } from '../../support/stream-support.js';
 import { sleep } from '../../support/sleep.js';
+import { frozen, parseEvents, range, readEvents, readRest, sseAnswer, tokens } from '../../support/stream-support.js';
 
 const ID = 'req-0000000001';
 

@@ -3,11 +3,12 @@
  * attached and resumed by position, replayed byte for byte, restarted after a producer
  * died, failed with a marker, stopped through the store.
  */
-import { describe, expect, it } from 'vitest';
+
 import { MemoryStore } from 'answer-once/server';
+import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, gate, notingCalls, statusRequest, until } from '../../support/server-support.js';
-import { parseEvents, range, readEvents, readRest, sseAnswer, tokens } from '../../support/stream-support.js';
 import { sleep } from '../../support/sleep.js';
+import { parseEvents, range, readEvents, readRest, sseAnswer, tokens } from '../../support/stream-support.js';
 
 const ID = 'req-0000000001';
 

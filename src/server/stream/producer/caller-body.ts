@@ -1,6 +1,6 @@
-import { followLog } from '../log-follow.js';
 import { errorMarker } from '../../format/sse-frame.js';
 import type { StreamStore } from '../../store/stream-store.js';
+import { followLog } from '../log-follow.js';
 
 /** Where the caller's body reads on from once its queue overflowed: the intent's log. */
 export interface CallerLog {
