@@ -20,6 +20,7 @@ import {
 } from './answers.js';
 import type { Intent } from './intent.js';
 import { answerRecord, waitForRecord } from './record-answer.js';
+import { workRequestOf } from './request-body.js';
 import type { HandlerSetup } from './setup.js';
 
 /**
@@ -77,12 +78,8 @@ async function run(
   const { key, requestId, scope, fingerprint, report, context } = intent;
   const { token, generation, runs } = claim;
   // The work's own Request, made here so that a run that outlives its request (a streamed
-  // answer) holds neither the caller's Request nor its spent body stream: a copy of the
-  // caller's (its parsed URL and header list, no header parsed again) over the body bytes
-  // already read, and with a signal of its own (`signal: null` follows none), so a client
-  // that disconnects does not cancel the work whose answer it will ask for again.
-  const { body } = intent;
-  const workRequest = new Request(request, request.body === null ? { signal: null } : { signal: null, body });
+  // answer) holds neither the caller's Request nor its spent body stream.
+  const workRequest = workRequestOf(request, intent.body);
   // Each part keeps only the options it reads: a held stream keeps them for its whole life.
   const holder = new Holder(store, key, token, generation, {
     fingerprint,

@@ -30,3 +30,20 @@ export async function readRequestBody(
   }
   return concat(chunks, length);
 }
+
+/**
+ * The work's own Request: the caller's method, URL and headers over the body bytes already
+ * read, with a signal of its own (`signal: null` follows none), so a client that
+ * disconnects does not cancel the work whose answer it will ask for again. A copy of the
+ * caller's Request parses no URL or header again; a Request of another Fetch
+ * implementation (a framework's own class, as Next.js route handlers receive) cannot be
+ * copied by this runtime's constructor, and is rebuilt from its parts.
+ */
+export function workRequestOf(request: Request, body: Uint8Array<ArrayBuffer>): Request {
+  const init: RequestInit = request.body === null ? { signal: null } : { signal: null, body };
+  try {
+    return new Request(request, init);
+  } catch {
+    return new Request(request.url, { method: request.method, headers: request.headers, ...init });
+  }
+}

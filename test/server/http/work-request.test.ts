@@ -68,4 +68,37 @@ describe('createIdempotencyHandler: the work’s request', () => {
     expect(await retry.json()).toEqual({ answer: 'done' });
     expect(calls).toBe(1);
   });
+
+  it('is made from a Request of another Fetch implementation too (as Next.js route handlers get), which this runtime cannot copy', async () => {
+    const seen: { url: string; trace: string | null; body: string }[] = [];
+    const handle = createIdempotencyHandler({
+      store: new MemoryStore(),
+      scope: () => ({ user: 'alice' }),
+      handler: async (request) => {
+        seen.push({ url: request.url, trace: request.headers.get('X-Trace'), body: await request.text() });
+        return Response.json({ answer: 'done' });
+      },
+    });
+    const foreign = () => foreignRequest(send({ body: '{"question":"hi"}' }));
+    expect(() => new Request(foreign())).toThrow(TypeError); // what the copy meets
+    const first = await handle(foreign());
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({ answer: 'done' });
+    const replay = await handle(foreign());
+    expect(replay.headers.get('X-Idempotent-Replayed')).toBe('true');
+    expect(seen).toEqual([{ url: 'http://app.test/api/chat?lang=fr', trace: 't-1', body: '{"question":"hi"}' }]);
+  });
 });
+
+/**
+ * A Request whose public API works but whose internals are not this runtime's: what a
+ * framework's own Request class (or one from another copy of undici) is to `new Request()`.
+ */
+function foreignRequest(request: Request): Request {
+  return new Proxy(request, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
