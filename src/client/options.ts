@@ -170,7 +170,7 @@ export interface ClientOptions
   /**
    * What `client.fetch` and `client.stream` are built from (`import { streaming } from
    * 'answer-once'`): the resumable body, SSE positions, stream parts and their parser. A
-   * client without it sends (`send`, `resume`, `stop`) and its bundle carries none of
+   * client without it sends (`send`, `resume`) and its bundle carries none of
    * them; its `fetch` and `stream` reject with a `TypeError` naming this option.
    * `answerOnceTransport` brings its own.
    * @default undefined (no `client.fetch` or `client.stream`)
