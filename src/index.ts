@@ -61,12 +61,13 @@ export type {
   SendEventListener,
   SettledEvent,
 } from './client/events.js';
-export type { Outbox, Streaming, TabChannel, TabLocks, TabSharing } from './client/extensions.js';
+export type { Outbox, Stopping, Streaming, TabChannel, TabLocks, TabSharing } from './client/extensions.js';
 export type { ClientOptions, RequestIdHeaderName, RetryPolicy } from './client/options.js';
 export type { ParseMode } from './client/send/parse.js';
 export type { SendResult } from './client/send/run-intent.js';
 export type { SendOptions } from './client/send/send-options.js';
 export type { StopOptions, StopResult } from './client/stop/stop.js';
+export { stopping } from './client/stop/stop.js';
 export { memoryStorageAdapter } from './client/storage/memory.js';
 export type { IntentStorage, StoredIntent } from './client/storage/types.js';
 export type { WebStorageAdapterOptions } from './client/storage/web.js';

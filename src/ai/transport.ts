@@ -18,6 +18,7 @@ import type { ChatTransport, UIMessage, UIMessageChunk } from 'ai';
 import type { AnswerOnceClient } from '../client/client.js';
 import { asProblem, rawProblemCode } from '../client/send/classify.js';
 import { endsIntent, problemError } from '../client/send/problem-error.js';
+import { clientStop } from '../client/stop/client-stop.js';
 import { confirmRunning } from '../client/stop/confirm-stop.js';
 import { DEFAULT_STOP_GUARD_MS } from '../client/stop/stop-guard.js';
 import type { StoredIntent } from '../client/storage/types.js';
@@ -179,6 +180,8 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
   if (typeof client?.fetch !== 'function') invalidOption('client', 'an answer-once client', client);
   // Streaming comes with the transport: a client made without it still streams here.
   const send = streamingFetch(client);
+  // And so does stopping: a client made without `stopping` still stops here.
+  const stopIntent = clientStop(client);
   if (typeof api !== 'string' || api === '') invalidOption('api', 'a URL', api);
   if (typeof statusPath !== 'string' || !statusPath.startsWith('/'))
     invalidOption('statusPath', 'a path starting with "/"', statusPath);
@@ -256,7 +259,7 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
   async function stop(requestId: string, at: string | undefined, context: StopErrorContext): Promise<void> {
     const url = stopUrls.get(requestId);
     try {
-      await confirmRunning(client.stop(requestId, { ...(url && { url }), ...(at && { at }) }));
+      await confirmRunning(stopIntent(requestId, { ...(url && { url }), ...(at && { at }) }));
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error), { cause: error });
       if (stopErrorListeners.size === 0) console.error(failure);

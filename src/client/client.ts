@@ -9,20 +9,20 @@ import { AbortError } from './errors/abort-error.js';
 import { StoredIntentError } from './errors/stored-intent-error.js';
 import { UnreplayableBodyError } from './errors/unreplayable-body-error.js';
 import type { SendEvent, SendEventListener } from './events.js';
-import { clientInternals } from './internals.js';
+import { type ClientInternals, clientInternals } from './internals.js';
 import { type ClientOptions, normalizeClientOptions } from './options.js';
 import { createJoiner, notify } from './send/join.js';
 import { runIntent, type SendResult } from './send/run-intent.js';
 import { type NormalizedSendOptions, normalizeSendOptions, type SendOptions } from './send/send-options.js';
 import { unstorableBodyKind } from './send/storable-body.js';
-import { createStop, type StopOptions, type StopResult } from './stop/stop.js';
+import type { Stop, StopOptions, StoppingCapability, StopResult } from './stop/stop.js';
 import { type Persist, persister, storageUnavailable, storedIntentOf, storedRequest } from './storage/persist.js';
 import { stoppedIntents } from './storage/stopped.js';
 import { byCreatedAt, type StoredIntent } from './storage/types.js';
 import { storedIntentProblem } from './storage/validate.js';
 import type { AnswerStream } from './stream/answer-stream.js';
 import type { DispatchInternals } from './stream/intent-fetch.js';
-import type { StreamingCapability, StreamingDeps, StreamingMethods, StreamOptions } from './stream/streaming.js';
+import type { StreamingCapability, StreamingMethods, StreamOptions } from './stream/streaming.js';
 
 /** How one pending intent ended when `resume()` finished it. */
 export type ResumeOutcome<TData = unknown> =
@@ -85,7 +85,8 @@ export interface AnswerOnceClient {
    * (`stopped: true`) so a reload resumes it and shows that partial answer; it leaves
    * when a replay of it has been read, or when a new intent is sent to the same input.
    * The status route: `statusUrl(id)` when set, else `/api/status/<id>` on the intent's
-   * origin. Resolves with what the server did: `stopping`, `settled`, `unknown`.
+   * origin. Resolves with what the server did: `stopping`, `settled`, `unknown`. Needs
+   * `createClient({ stopping })`; without it, rejects with a `TypeError` naming the option.
    */
   stop(intent: string | StoredIntent, options?: StopOptions): Promise<StopResult>;
   /** The ky instance the client sends with (the base instance, extended). */
@@ -111,15 +112,16 @@ function replayedError(error: unknown): boolean {
   return response instanceof Response && response.headers.has(REPLAYED_HEADER);
 }
 
-/** `fetch` and `stream` of a client made without `streaming`: they name the option. */
+/** `fetch` and `stream` of a client made without `streaming`, `stop` without `stopping`: they name the option. */
 const withoutStreaming: StreamingMethods = {
-  fetch: () => missingStreaming('fetch'),
-  stream: () => missingStreaming('stream'),
+  fetch: () => missing('fetch', 'streams', 'streaming'),
+  stream: () => missing('stream', 'streams', 'streaming'),
 };
+const withoutStopping: Stop = () => missing('stop', 'stops', 'stopping');
 
-async function missingStreaming(method: string): Promise<never> {
+async function missing(method: string, does: string, option: string): Promise<never> {
   throw new TypeError(
-    `answer-once: \`client.${method}\` streams, and this client was made without \`streaming\`: createClient({ streaming }), with \`import { streaming } from 'answer-once'\`.`,
+    `answer-once: \`client.${method}\` ${does}, and this client was made without \`${option}\`: createClient({ ${option} }), with \`import { ${option} } from 'answer-once'\`.`,
   );
 }
 
@@ -330,11 +332,20 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     );
   }
 
-  const stop: AnswerOnceClient['stop'] = createStop({ clientOptions: options, ky: instance, stopped });
+  // Stopping and streaming are capabilities the app hands in (`stopping`, `streaming`): the
+  // client never imports them, so a client that sends JSON bundles neither, and neither is
+  // a lazy chunk.
+  const deps: ClientInternals = {
+    clientOptions: options,
+    ky: instance,
+    stopped,
+    dispatch,
+    forget,
+    checkStored,
+    resent: stopped.resent,
+  };
+  const stop = (options.stopping as StoppingCapability | undefined)?.attach(deps) ?? withoutStopping;
 
-  // Streaming is a capability the app hands in (`streaming`): the client never imports it,
-  // so a client that sends JSON bundles none of it, and none of it is a lazy chunk.
-  const deps: StreamingDeps = { clientOptions: options, dispatch, forget, checkStored, resent: stopped.resent };
   const capability = options.streaming as StreamingCapability | undefined;
   const { fetch, stream } = capability?.attach(deps) ?? withoutStreaming;
   const client: AnswerOnceClient = { send, fetch, stream, stop, resume, pending, resend, ky: instance };

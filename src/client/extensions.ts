@@ -97,3 +97,12 @@ export interface Outbox {
 export interface Streaming {
   readonly attach: (client: never) => unknown;
 }
+
+/**
+ * What `createClient({ stopping })` takes (`import { stopping } from 'answer-once'`): it
+ * builds the client's `stop` (./stop/stop.ts). Named here without its parts, as
+ * {@link Streaming} is.
+ */
+export interface Stopping {
+  readonly attach: (client: never) => unknown;
+}

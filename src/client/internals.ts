@@ -1,7 +1,12 @@
 /**
  * Each client's sends, by client: how a capability handed in after the client was made
- * (`answerOnceTransport`'s streaming) builds on it without the client importing it.
+ * (`answerOnceTransport`'s streaming and stop, `SendController`'s stop) builds on it
+ * without the client importing it.
  */
+import type { StopDeps } from './stop/stop.js';
 import type { StreamingDeps } from './stream/streaming.js';
 
-export const clientInternals: WeakMap<object, StreamingDeps> = /* @__PURE__ */ new WeakMap();
+/** What a capability builds on: the client's sends, its ky instance, its stopped intents. */
+export type ClientInternals = StreamingDeps & StopDeps;
+
+export const clientInternals: WeakMap<object, ClientInternals> = /* @__PURE__ */ new WeakMap();

@@ -15,7 +15,7 @@ import {
   timerOption,
 } from '../core/options.js';
 import type { SendEventListener } from './events.js';
-import type { Outbox, Streaming, TabSharing } from './extensions.js';
+import type { Outbox, Stopping, Streaming, TabSharing } from './extensions.js';
 import ky from './ky.js';
 import type { ParseMode } from './send/parse.js';
 import type { IntentStorage } from './storage/types.js';
@@ -170,12 +170,21 @@ export interface ClientOptions
   /**
    * What `client.fetch` and `client.stream` are built from (`import { streaming } from
    * 'answer-once'`): the resumable body, SSE positions, stream parts and their parser. A
-   * client without it sends (`send`, `resume`, `stop`) and its bundle carries none of
+   * client without it sends (`send`, `resume`) and its bundle carries none of
    * them; its `fetch` and `stream` reject with a `TypeError` naming this option.
    * `answerOnceTransport` brings its own.
    * @default undefined (no `client.fetch` or `client.stream`)
    */
   streaming?: Streaming;
+  /**
+   * What `client.stop()` is built from (`import { stopping } from 'answer-once'`): the
+   * `DELETE` to the status route and the stopped intents kept in storage. A client
+   * without it sends, streams and resumes, and its bundle carries none of it; its `stop`
+   * rejects with a `TypeError` naming this option. `SendController.stop()`, `useSend`'s
+   * `stop` and `answerOnceTransport` stop the server's generation through it.
+   * @default undefined (no `client.stop`)
+   */
+  stopping?: Stopping;
   /**
    * Receives the events of every intent this client sends.
    * @default undefined
@@ -217,6 +226,7 @@ export interface ResolvedClientOptions {
   readonly tabs: TabSharing | undefined;
   readonly outbox: Outbox | undefined;
   readonly streaming: Streaming | undefined;
+  readonly stopping: Stopping | undefined;
   readonly onEvent: SendEventListener | undefined;
   readonly parse: ParseMode;
   readonly parseJson: KyOptions['parseJson'];
@@ -307,6 +317,7 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
     tabs,
     outbox,
     streaming,
+    stopping,
     onEvent,
     parse = DEFAULTS.parse,
     ...kyOptions
@@ -331,6 +342,8 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
     invalidOption('outbox', 'an outbox (indexedDbOutbox())', outbox);
   if (streaming !== undefined && typeof streaming?.attach !== 'function')
     invalidOption('streaming', "`streaming` (import { streaming } from 'answer-once')", streaming);
+  if (stopping !== undefined && typeof stopping?.attach !== 'function')
+    invalidOption('stopping', "`stopping` (import { stopping } from 'answer-once')", stopping);
   return {
     ky: base,
     kyOptions,
@@ -352,6 +365,7 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
     tabs,
     outbox,
     streaming,
+    stopping,
     onEvent: functionOption(onEvent, 'onEvent'),
     parse: parseOption(parse, 'parse'),
     parseJson: functionOption(kyOptions.parseJson, 'parseJson'),

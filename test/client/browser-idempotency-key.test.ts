@@ -6,7 +6,7 @@
  * handler runs in-process behind such a fetch.
  */
 
-import { type ClientOptions, createClient, streaming } from 'answer-once';
+import { type ClientOptions, createClient, stopping, streaming } from 'answer-once';
 import { describe, expect, it } from 'vitest';
 import { chatApp } from '../support/server-support.js';
 
@@ -37,6 +37,7 @@ function browserRig(loseFirstAnswer = false) {
   };
   const client = (options: ClientOptions = {}) =>
     createClient({
+      stopping,
       streaming,
       baseUrl: BASE,
       fetch,
@@ -136,6 +137,7 @@ describe('the intent’s ID on the wire', () => {
   it('names it in X-Request-Id and Idempotency-Key alike on every attempt, retry, poll, resend and stop', async () => {
     const { seen, fetch } = wire(script);
     const client = createClient({
+      stopping,
       streaming,
       baseUrl: BASE,
       fetch,
@@ -160,6 +162,7 @@ describe('the intent’s ID on the wire', () => {
   ] as const)('names it in %s alone on every request when headerName says so', async (headerName, id, key) => {
     const { seen, fetch } = wire(script);
     const client = createClient({
+      stopping,
       streaming,
       baseUrl: BASE,
       fetch,

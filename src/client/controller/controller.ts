@@ -23,6 +23,7 @@ import { newRequestId } from '../../core/ids.js';
 import type { AnswerOnceClient } from '../client.js';
 import type { SendEvent, SendEventListener } from '../events.js';
 import { endsIntent } from '../send/problem-error.js';
+import { clientStop } from '../stop/client-stop.js';
 import { confirmRunning } from '../stop/confirm-stop.js';
 import type { StopResult } from '../stop/stop.js';
 import type { StoredIntent } from '../storage/types.js';
@@ -187,13 +188,14 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
   stop = async (): Promise<StopResult | undefined> => {
     const { requestId } = this.#state;
     if (requestId === undefined || !isInFlight(this.#state)) return undefined;
-    if (!this.#client.stop) throw new TypeError('answer-once: `stop()` needs a client with `stop()` (createClient()).');
+    const stop = clientStop(this.#client);
+    if (!stop) throw new TypeError('answer-once: `stop()` needs a client with `stop()` (createClient()).');
     if (this.#sentAt !== undefined && Date.now() - this.#sentAt < this.#stopGuardMs) return undefined;
     this.#stoppedId = requestId;
     const shown = this.#shown;
     const failed = this.#stopFailed;
     const at = shown?.freeze();
-    const stopping = confirmRunning(at === undefined ? this.#client.stop(requestId) : this.#client.stop(requestId, { at }));
+    const stopping = confirmRunning(at === undefined ? stop(requestId) : stop(requestId, { at }));
     shown?.keep(
       stopping.then(
         ({ outcome }) => outcome === 'stopping',

@@ -1,5 +1,6 @@
 /**
- * `client.stop()`: stops an intent's generation on the server — `DELETE <status
+ * `client.stop()`, built by the `stopping` capability (`createClient({ stopping })`: a
+ * client that does not stop bundles none of it): stops an intent's generation on the server — `DELETE <status
  * route>/<id>` (PROTOCOL.md § 14.8), wherever it runs — and keeps the intent in storage
  * so a reload shows the stopped partial answer without a model call
  * (`./storage/stopped.ts` says how long).
@@ -19,6 +20,7 @@ import { parsePosition } from '../../core/stream-protocol.js';
 import { AbortError } from '../errors/abort-error.js';
 import { ConnectionError } from '../errors/connection-error.js';
 import { StopNotConfirmedError } from '../errors/stop-not-confirmed-error.js';
+import type { Stopping } from '../extensions.js';
 import { isHTTPError } from '../ky.js';
 import type { ResolvedClientOptions } from '../options.js';
 import { asProblem, rawProblemCode } from '../send/classify.js';
@@ -115,7 +117,16 @@ async function bodyOf(response: Response): Promise<unknown> {
   }
 }
 
-export function createStop(deps: StopDeps) {
+/** `client.stop()`. */
+export type Stop = (target: string | StoredIntent, options?: StopOptions) => Promise<StopResult>;
+
+/** The stopping capability, as the client calls it (`Stopping` names it to the options). */
+export interface StoppingCapability {
+  /** Builds one client's `stop`. */
+  readonly attach: (deps: StopDeps) => Stop;
+}
+
+export function createStop(deps: StopDeps): Stop {
   const { clientOptions, ky } = deps;
   return async function stop(target: string | StoredIntent, options: StopOptions = {}): Promise<StopResult> {
     const known = typeof target === 'object' && target !== null ? target : undefined;
@@ -176,3 +187,11 @@ export function createStop(deps: StopDeps) {
     );
   };
 }
+
+const capability: StoppingCapability = { attach: createStop };
+
+/**
+ * What `client.stop()` is built from: hand it to the client, `createClient({ stopping })`.
+ * An app that does not import it bundles none of it.
+ */
+export const stopping: Stopping = capability;

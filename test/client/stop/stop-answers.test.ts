@@ -12,6 +12,7 @@ import {
   isStopNotConfirmedError,
   memoryStorageAdapter,
   type StoredIntent,
+  stopping,
 } from 'answer-once';
 import { describe, expect, it } from 'vitest';
 
@@ -36,7 +37,7 @@ function route(...answers: (() => Response | Promise<Response>)[]) {
 }
 
 const clientOver = (stub: ReturnType<typeof route>, extra: Parameters<typeof createClient>[0] = {}) =>
-  createClient({ baseUrl: BASE, fetch: stub.fetch, retry: { limit: 2, backoffLimit: 5 }, ...extra });
+  createClient({ stopping, baseUrl: BASE, fetch: stub.fetch, retry: { limit: 2, backoffLimit: 5 }, ...extra });
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {

@@ -6,7 +6,7 @@
  * resolves and the model stops mid-answer.
  */
 
-import { createClient, isStopNotConfirmedError, type StreamPart, streaming } from 'answer-once';
+import { createClient, isStopNotConfirmedError, type StreamPart, stopping, streaming } from 'answer-once';
 import { describe, expect, it } from 'vitest';
 import { tokenStopRoutes } from '../../support/stop-routes.js';
 
@@ -16,15 +16,21 @@ const app = (withDelete: boolean) => tokenStopRoutes(TOKENS, 15, withDelete);
 
 /** Streams one answer and stops it after five events; what the stop did, and every part read. */
 async function streamAndStop(server: ReturnType<typeof app>) {
-  const client = createClient({ streaming, baseUrl: 'http://127.0.0.1:9/', fetch: server.fetch, retry: { limit: 1 } });
+  const client = createClient({
+    streaming,
+    stopping,
+    baseUrl: 'http://127.0.0.1:9/',
+    fetch: server.fetch,
+    retry: { limit: 1 },
+  });
   const answer = await client.stream('chat', { json: { q: 'hi' } });
   const parts: StreamPart[] = [];
-  let stopping: Promise<unknown> | undefined;
+  let stop: Promise<unknown> | undefined;
   for await (const part of answer) {
     parts.push(part);
-    if (parts.length === 5) stopping = client.stop(answer.requestId).catch((error: unknown) => error);
+    if (parts.length === 5) stop = client.stop(answer.requestId).catch((error: unknown) => error);
   }
-  return { stopped: await stopping, parts };
+  return { stopped: await stop, parts };
 }
 
 describe('client.stop behind a status route without DELETE', () => {

@@ -6,7 +6,14 @@
  * signal and the client's retry limit reach the request. The route is a stub `fetch`.
  */
 
-import { createClient, type IntentStorage, isAbortError, memoryStorageAdapter, type StoredIntent } from 'answer-once';
+import {
+  createClient,
+  type IntentStorage,
+  isAbortError,
+  memoryStorageAdapter,
+  type StoredIntent,
+  stopping,
+} from 'answer-once';
 import { describe, expect, it } from 'vitest';
 import { whenAborted } from '../../support/in-flight.js';
 
@@ -50,7 +57,7 @@ function counted(storage: IntentStorage = memoryStorageAdapter()) {
 }
 
 const clientOver = (stub: ReturnType<typeof route>, extra: Parameters<typeof createClient>[0] = {}) =>
-  createClient({ baseUrl: BASE, fetch: stub.fetch, retry: { limit: 2, backoffLimit: 5 }, ...extra });
+  createClient({ stopping, baseUrl: BASE, fetch: stub.fetch, retry: { limit: 2, backoffLimit: 5 }, ...extra });
 
 describe('what client.stop marks in storage', () => {
   it("marks the stopped ID's stored record, and only that one, and stops it on that record's origin", async () => {

@@ -6,7 +6,7 @@
  * goes on meanwhile. The reference handler runs in-process; DELETEs are held back.
  */
 
-import { createClient, memoryStorageAdapter, SendController, streaming } from 'answer-once';
+import { createClient, memoryStorageAdapter, SendController, stopping, streaming } from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { describe, expect, it } from 'vitest';
 import { sleep } from '../../support/sleep.js';
@@ -44,15 +44,15 @@ describe('SendController.stop(): the text on screen is the text kept', () => {
     async (kind) => {
       const server = chatServer(kind);
       const storage = memoryStorageAdapter();
-      const page = () => createClient({ streaming, baseUrl: BASE, fetch: server.fetch, storage });
+      const page = () => createClient({ streaming, stopping, baseUrl: BASE, fetch: server.fetch, storage });
       const controller = new SendController<string>(page(), 'chat', { stream: true, stopGuardMs: 0 });
       const sent = controller.send({ json: { content: 'hi' } });
       await expect.poll(() => controller.getSnapshot().text?.length ?? 0).toBeGreaterThan(12);
       const shown = controller.getSnapshot().text;
-      const stopping = controller.stop();
+      const stopped = controller.stop();
       await sleep(60); // the model goes on while the stop travels
       expect(controller.getSnapshot().text).toBe(shown);
-      expect((await stopping)?.outcome).toBe('stopping');
+      expect((await stopped)?.outcome).toBe('stopping');
       const state = await sent;
       expect(state).toMatchObject({ status: 'answered', stopped: true, data: shown });
       expect(server.stats.stops[0]?.get('Last-Event-ID')).toMatch(/^\d+\.\d+$/);
@@ -65,10 +65,14 @@ describe('SendController.stop(): the text on screen is the text kept', () => {
 
   it('shows the whole answer when it had ended before the stop reached the server', async () => {
     const server = chatServer('sse', 1_500);
-    const controller = new SendController<string>(createClient({ streaming, baseUrl: BASE, fetch: server.fetch }), 'chat', {
-      stream: true,
-      stopGuardMs: 0,
-    });
+    const controller = new SendController<string>(
+      createClient({ streaming, stopping, baseUrl: BASE, fetch: server.fetch }),
+      'chat',
+      {
+        stream: true,
+        stopGuardMs: 0,
+      },
+    );
     const sent = controller.send({ json: { content: 'hi' } });
     await expect.poll(() => controller.getSnapshot().text?.length ?? 0).toBeGreaterThan(0);
     void controller.stop();
@@ -80,7 +84,7 @@ describe('SendController.stop(): the text on screen is the text kept', () => {
 describe('client.stop({ at })', () => {
   it('sends the position as Last-Event-ID, and refuses one that is not a position, naming `at`', async () => {
     const server = chatServer('sse', 0);
-    const client = createClient({ streaming, baseUrl: BASE, fetch: server.fetch });
+    const client = createClient({ streaming, stopping, baseUrl: BASE, fetch: server.fetch });
     await expect(client.stop('01JUNKNOWNINTENT000000000', { at: '17.x' })).rejects.toThrow(/`at` must be a position/);
     expect(server.stats.stops).toHaveLength(0);
     await client.stop('01JUNKNOWNINTENT000000000', { at: '1764581234567.2048' });

@@ -13,6 +13,7 @@ import {
   memoryStorageAdapter,
   SendController,
   type StreamPart,
+  stopping,
   streaming,
   webStorageAdapter,
 } from 'answer-once';
@@ -56,7 +57,7 @@ const STORAGES: [string, () => IntentStorage][] = [
 
 /** A page: a client over the server and `storage` (a reload is a new client over the same storage). */
 const page = (server: Server, storage: IntentStorage, extra: Parameters<typeof createClient>[0] = {}) =>
-  createClient({ streaming, baseUrl: BASE, fetch: server.fetch, storage, ...extra });
+  createClient({ streaming, stopping, baseUrl: BASE, fetch: server.fetch, storage, ...extra });
 
 const textOf = (parts: StreamPart[]) => parts.map((part) => (part.type === 'event' ? part.data : '')).join('');
 
@@ -237,7 +238,9 @@ describe('SendController.stop', () => {
     });
     const fetch = ((input: RequestInfo | URL, init?: RequestInit) =>
       handle(new Request(input, init))) as typeof globalThis.fetch;
-    const controller = new SendController(createClient({ streaming, baseUrl: BASE, fetch }), 'chat', { stopGuardMs: 0 });
+    const controller = new SendController(createClient({ streaming, stopping, baseUrl: BASE, fetch }), 'chat', {
+      stopGuardMs: 0,
+    });
     const sent = controller.send({ json: { content: 'hi' } });
     await expect.poll(() => controller.getSnapshot().status).toBe('sending');
     await sleep(50);
