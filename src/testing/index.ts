@@ -16,7 +16,7 @@
 
 export { describeStepStoreContract } from './step-store-contract.js';
 export { describeStoreContract } from './store-contract.js';
-export type { StoreContractOptions, StoreHarness, StoreSetup } from './store-harness.js';
+export type { StoreContract, StoreContractOptions, StoreHarness, StoreSetup } from './store-harness.js';
 export { bytes, claimGeneration, found, held, text } from './store-harness.js';
 export { describeStreamContinueContract } from './stream-store-continue-contract.js';
 export { describeStreamStoreContract } from './stream-store-contract.js';

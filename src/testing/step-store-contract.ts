@@ -8,24 +8,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isStepStore, type StepStore } from '../server/store/step-store.js';
-import { contractTiming, eachStore, held, type StoreContractOptions, type StoreSetup, sleep } from './store-harness.js';
+import { eachStore, held, type StoreContract, sleep } from './store-harness.js';
 
 /** Step IDs as the layer above derives them: 43 characters of `[A-Za-z0-9_-]`. */
 const STEP = 'Zs2C4q3uJ0Yb7L1kTn9wXe5rVh8pQm6dGa0fBcEiKjA';
 const OTHER = 'a-_9'.repeat(10).concat('xyz');
 
 /** The journal operations of a {@link StepStore}: start, finish, fencing and lifetime. */
-export function describeStepStoreContract(
-  name: string,
-  setup: StoreSetup<StepStore>,
-  options: StoreContractOptions = {},
-): void {
-  const { lease, slack, ttl } = contractTiming(options);
-
+export const describeStepStoreContract: StoreContract<StepStore> = (name, setup, options = {}) => {
   describe(`${name} (StepStore contract)`, () => {
     let store: StepStore;
     let key: string;
-    eachStore(setup, (opened, fresh) => {
+    const { lease, slack, ttl } = eachStore(setup, options, (opened, fresh) => {
       [store, key] = [opened, fresh];
     });
     const claim = async (leaseMs = 10 * lease) => held(await store.acquire(key, 'fp', leaseMs)).token;
@@ -130,4 +124,4 @@ export function describeStepStoreContract(
       expect(await store.startStep(neighbour, theirs, STEP)).toEqual({ state: 'started' });
     });
   });
-}
+};

@@ -10,16 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { createIdempotencyHandler, type IdempotencyEvent, runOnce } from '../server/index.js';
 import type { IdempotencyStore } from '../server/store/store.js';
-import {
-  contractTiming,
-  eachStore,
-  found,
-  held,
-  longKey,
-  type StoreContractOptions,
-  type StoreSetup,
-  sleep,
-} from './store-harness.js';
+import { eachStore, found, held, longKey, type StoreContract, sleep } from './store-harness.js';
 
 /**
  * The IdempotencyStore half of the contract: claims, fencing, takeovers, TTLs and
@@ -27,17 +18,11 @@ import {
  * `setup` makes the store under test for each test; raise `leaseMs`/`slackMs` for a
  * store whose round trips are slow.
  */
-export function describeStoreContract(
-  name: string,
-  setup: StoreSetup<IdempotencyStore>,
-  options: StoreContractOptions = {},
-): void {
-  const { lease, slack, ttl } = contractTiming(options);
-
+export const describeStoreContract: StoreContract<IdempotencyStore> = (name, setup, options = {}) => {
   describe(`${name} (IdempotencyStore contract)`, () => {
     let store: IdempotencyStore;
     let key: string;
-    eachStore(setup, (opened, fresh) => {
+    const { lease, slack, ttl } = eachStore(setup, options, (opened, fresh) => {
       [store, key] = [opened, fresh];
     });
 
@@ -292,24 +277,17 @@ export function describeStoreContract(
       expect(Date.now() - start).toBeLessThan(slack * 2);
     });
 
-    it('wakes a waiter as soon as the holder completes', async () => {
+    it.each([
+      ['completes', (token: string) => store.complete(key, token, 'answer', ttl), { state: 'completed', result: 'answer' }],
+      ['fails', (token: string) => store.fail(key, token, 'boom', ttl), { state: 'failed', error: 'boom' }],
+    ] as const)('wakes a waiter as soon as the holder %s', async (_, settle, settled) => {
       const holder = held(await store.acquire(key, 'fp', 10 * lease));
       const waiting = store.wait(key, 20 * lease);
       await sleep(lease / 2);
-      const completedAt = Date.now();
-      await store.complete(key, holder.token, 'answer', ttl);
-      expect(await waiting).toMatchObject({ state: 'completed', result: 'answer' });
-      expect(Date.now() - completedAt).toBeLessThan(slack);
-    });
-
-    it('wakes a waiter as soon as the holder fails', async () => {
-      const holder = held(await store.acquire(key, 'fp', 10 * lease));
-      const waiting = store.wait(key, 20 * lease);
-      await sleep(lease / 2);
-      const failedAt = Date.now();
-      await store.fail(key, holder.token, 'boom', ttl);
-      expect(await waiting).toMatchObject({ state: 'failed', error: 'boom' });
-      expect(Date.now() - failedAt).toBeLessThan(slack);
+      const settledAt = Date.now();
+      await settle(holder.token);
+      expect(await waiting).toMatchObject(settled);
+      expect(Date.now() - settledAt).toBeLessThan(slack);
     });
 
     it('wakes a waiter when the holder’s lease expires, with the expired record', async () => {
@@ -359,4 +337,4 @@ export function describeStoreContract(
       expect(records.map((record) => record?.state)).toEqual(Array(5).fill('completed'));
     });
   });
-}
+};

@@ -37,15 +37,29 @@ async function openStore<S extends IdempotencyStore>(
 }
 
 /** The suite's lease, how late a wake-up or expiry may be seen, and a TTL no test outlives. */
-export function contractTiming(options: StoreContractOptions): { lease: number; slack: number; ttl: number } {
-  return { lease: options.leaseMs ?? 200, slack: options.slackMs ?? 100, ttl: 3_600_000 };
+export interface ContractTiming {
+  readonly lease: number;
+  readonly slack: number;
+  readonly ttl: number;
 }
+
+/** A contract suite: `describe…Contract(name, setup, options?)` for the stores of type `S`. */
+export type StoreContract<S extends IdempotencyStore> = (
+  name: string,
+  setup: StoreSetup<S>,
+  options?: StoreContractOptions,
+) => void;
 
 /**
  * Before each test, a fresh store from `setup` and a fresh key (its own hash tag, so
  * suites may share one database), handed to `use`; after it, the store's teardown.
+ * Returns the suite's timing from `options`.
  */
-export function eachStore<S extends IdempotencyStore>(setup: StoreSetup<S>, use: (store: S, key: string) => void): void {
+export function eachStore<S extends IdempotencyStore>(
+  setup: StoreSetup<S>,
+  options: StoreContractOptions,
+  use: (store: S, key: string) => void,
+): ContractTiming {
   let teardown: () => Promise<void> | void = () => {};
   beforeEach(async () => {
     const opened = await openStore(setup);
@@ -55,6 +69,28 @@ export function eachStore<S extends IdempotencyStore>(setup: StoreSetup<S>, use:
   afterEach(async () => {
     await teardown();
   });
+  return { lease: options.leaseMs ?? 200, slack: options.slackMs ?? 100, ttl: 3_600_000 };
+}
+
+/**
+ * {@link eachStore} for a store that keeps logs, with `claim(leaseMs?)`: the test's key
+ * claimed (fingerprint `'fp'`, ten leases unless told) as {@link claimGeneration} does.
+ */
+export function eachStreamStore(
+  setup: StoreSetup<StreamStore>,
+  options: StoreContractOptions,
+  use: (store: StreamStore, key: string) => void,
+): ContractTiming & { claim: (leaseMs?: number) => Promise<{ token: string; generation: number }> } {
+  let current: [StreamStore, string] | undefined;
+  const timing = eachStore(setup, options, (store, key) => {
+    current = [store, key];
+    use(store, key);
+  });
+  const claim = (leaseMs = 10 * timing.lease) => {
+    if (current === undefined) throw new Error('claim() is for inside a test');
+    return claimGeneration(current[0], current[1], leaseMs);
+  };
+  return { ...timing, claim };
 }
 
 /** Claims `key` (fingerprint `'fp'`) and returns the token and generation a stream store hands out. */

@@ -5,37 +5,21 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StreamStore } from '../server/store/stream-store.js';
-import {
-  bytes,
-  claimGeneration,
-  contractTiming,
-  eachStore,
-  type StoreContractOptions,
-  type StoreSetup,
-  sleep,
-  text,
-} from './store-harness.js';
+import { bytes, eachStreamStore, type StoreContract, sleep, text } from './store-harness.js';
 
 /**
  * The continuation half of the contract alone (`describeStreamStoreContract` runs it too):
  * `append` with `continues`, the record's `continues` through complete and fail, a stop's
  * position in the continued generation, and readers held while a claim chooses.
  */
-export function describeStreamContinueContract(
-  name: string,
-  setup: StoreSetup<StreamStore>,
-  options: StoreContractOptions = {},
-): void {
-  const { lease, slack, ttl } = contractTiming(options);
-
+export const describeStreamContinueContract: StoreContract<StreamStore> = (name, setup, options = {}) => {
   describe(`${name} (StreamStore contract: continued generations)`, () => {
     let store: StreamStore;
     let key: string;
-    eachStore(setup, (opened, fresh) => {
+    const { lease, slack, ttl, claim } = eachStreamStore(setup, options, (opened, fresh) => {
       [store, key] = [opened, fresh];
     });
 
-    const claim = (leaseMs = 10 * lease) => claimGeneration(store, key, leaseMs);
     /** A first generation that logged `abc` and failed, and the retry's claim. */
     const retried = async () => {
       const first = await claim();
@@ -144,4 +128,4 @@ export function describeStreamContinueContract(
       expect(log).toMatchObject({ generation: retry.generation, length: 3 });
     });
   });
-}
+};

@@ -11,13 +11,11 @@ import { isStreamStore, type StreamStore } from '../server/store/stream-store.js
 import {
   bytes,
   claimGeneration,
-  contractTiming,
-  eachStore,
+  eachStreamStore,
   found,
   held,
   longKey,
-  type StoreContractOptions,
-  type StoreSetup,
+  type StoreContract,
   sleep,
   text,
 } from './store-harness.js';
@@ -28,21 +26,13 @@ import { describeStreamWakeContract } from './stream-store-wake-contract.js';
  * The answer-log half of the contract (`StreamStore`: append, read, stop, watchStop and
  * the generations `acquire` hands out), for every store that keeps logs.
  */
-export function describeStreamStoreContract(
-  name: string,
-  setup: StoreSetup<StreamStore>,
-  options: StoreContractOptions = {},
-): void {
-  const { lease, slack, ttl } = contractTiming(options);
-
+export const describeStreamStoreContract: StoreContract<StreamStore> = (name, setup, options = {}) => {
   describe(`${name} (StreamStore contract)`, () => {
     let store: StreamStore;
     let key: string;
-    eachStore(setup, (opened, fresh) => {
+    const { lease, slack, ttl, claim } = eachStreamStore(setup, options, (opened, fresh) => {
       [store, key] = [opened, fresh];
     });
-
-    const claim = (leaseMs = 10 * lease) => claimGeneration(store, key, leaseMs);
 
     it('is recognised by isStreamStore', () => {
       expect(isStreamStore(store)).toBe(true);
@@ -265,4 +255,4 @@ export function describeStreamStoreContract(
 
   describeStreamWakeContract(name, setup, options);
   describeStreamContinueContract(name, setup, options);
-}
+};

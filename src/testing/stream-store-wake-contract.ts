@@ -4,37 +4,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StreamStore } from '../server/store/stream-store.js';
-import {
-  bytes,
-  claimGeneration,
-  contractTiming,
-  eachStore,
-  held,
-  type StoreContractOptions,
-  type StoreSetup,
-  sleep,
-  text,
-} from './store-harness.js';
+import { bytes, eachStreamStore, held, type StoreContract, sleep, text } from './store-harness.js';
 
 /**
  * The waking half of the StreamStore contract alone (`describeStreamStoreContract` runs
  * it too): reads woken by appends, settles and lapsed leases, and stops carried to the holder.
  */
-export function describeStreamWakeContract(
-  name: string,
-  setup: StoreSetup<StreamStore>,
-  options: StoreContractOptions = {},
-): void {
-  const { lease, slack, ttl } = contractTiming(options);
-
+export const describeStreamWakeContract: StoreContract<StreamStore> = (name, setup, options = {}) => {
   describe(`${name} (StreamStore contract: waking readers and stops)`, () => {
     let store: StreamStore;
     let key: string;
-    eachStore(setup, (opened, fresh) => {
+    const { lease, slack, ttl, claim } = eachStreamStore(setup, options, (opened, fresh) => {
       [store, key] = [opened, fresh];
     });
-
-    const claim = (leaseMs = 10 * lease) => claimGeneration(store, key, leaseMs);
 
     it('answers a read at once when something is new, and when nothing is and no wait was asked', async () => {
       const start = Date.now();
@@ -76,18 +58,18 @@ export function describeStreamWakeContract(
       expect(Date.now() - appendedAt).toBeLessThan(slack);
     });
 
-    it('wakes a waiting reader when the holder completes or fails', async () => {
-      for (const settle of ['complete', 'fail'] as const) {
-        key = `answer-once-contract:{${crypto.randomUUID()}}`;
-        const { token, generation } = await claim();
-        await store.append(key, token, { offset: 0, data: bytes('ab'), head: 'h' });
-        const reading = store.read(key, { generation, offset: 2 }, { waitMs: 20 * lease });
-        await sleep(lease / 4);
-        const settledAt = Date.now();
-        await store[settle](key, token, 'x', ttl);
-        expect((await reading).record?.state).toBe(settle === 'complete' ? 'completed' : 'failed');
-        expect(Date.now() - settledAt).toBeLessThan(slack);
-      }
+    it.each([
+      ['complete', 'completed'],
+      ['fail', 'failed'],
+    ] as const)('wakes a waiting reader when the holder settles (%s)', async (settle, state) => {
+      const { token, generation } = await claim();
+      await store.append(key, token, { offset: 0, data: bytes('ab'), head: 'h' });
+      const reading = store.read(key, { generation, offset: 2 }, { waitMs: 20 * lease });
+      await sleep(lease / 4);
+      const settledAt = Date.now();
+      await store[settle](key, token, 'x', ttl);
+      expect((await reading).record?.state).toBe(state);
+      expect(Date.now() - settledAt).toBeLessThan(slack);
     });
 
     it('wakes a waiting reader when the holder’s lease expires, and a reader of a taken-over generation at the successor’s first append', async () => {
@@ -223,4 +205,4 @@ export function describeStreamWakeContract(
       expect(Date.now() - completedAt).toBeLessThan(slack);
     });
   });
-}
+};

@@ -134,32 +134,8 @@ describe('the intent’s ID on the wire', () => {
           ? new Response(null, { status: 202 })
           : Response.json({ answer: 'a' });
 
-  it('names it in X-Request-Id and Idempotency-Key alike on every attempt, retry, poll, resend and stop', async () => {
-    const { seen, fetch } = wire(script);
-    const client = createClient({
-      stopping,
-      streaming,
-      baseUrl: BASE,
-      fetch,
-      retry: { limit: 3, delay: 1 },
-      pollInterval: 1,
-      pollWait: 0,
-    });
-    await client.send('chat', { json: {}, requestId: ID });
-    await client.stop(ID, { url: `${BASE}api/status/${ID}` });
-    expect(seen).toEqual([
-      { method: 'POST', path: '/chat', id: ID, key: `"${ID}"` },
-      { method: 'POST', path: '/chat', id: ID, key: `"${ID}"` },
-      { method: 'GET', path: `/api/status/${ID}`, id: ID, key: `"${ID}"` },
-      { method: 'POST', path: '/chat', id: ID, key: `"${ID}"` },
-      { method: 'DELETE', path: `/api/status/${ID}`, id: ID, key: `"${ID}"` },
-    ]);
-  });
-
-  it.each([
-    ['X-Request-Id', ID, null],
-    ['Idempotency-Key', null, `"${ID}"`],
-  ] as const)('names it in %s alone on every request when headerName says so', async (headerName, id, key) => {
+  /** The requests a send through `script` and a stop made, the client's `headerName` as given. */
+  const sendAndStop = async (headerName?: ClientOptions['headerName']) => {
     const { seen, fetch } = wire(script);
     const client = createClient({
       stopping,
@@ -173,6 +149,24 @@ describe('the intent’s ID on the wire', () => {
     });
     await client.send('chat', { json: {}, requestId: ID });
     await client.stop(ID, { url: `${BASE}api/status/${ID}` });
+    return seen;
+  };
+
+  it('names it in X-Request-Id and Idempotency-Key alike on every attempt, retry, poll, resend and stop', async () => {
+    expect(await sendAndStop()).toEqual([
+      { method: 'POST', path: '/chat', id: ID, key: `"${ID}"` },
+      { method: 'POST', path: '/chat', id: ID, key: `"${ID}"` },
+      { method: 'GET', path: `/api/status/${ID}`, id: ID, key: `"${ID}"` },
+      { method: 'POST', path: '/chat', id: ID, key: `"${ID}"` },
+      { method: 'DELETE', path: `/api/status/${ID}`, id: ID, key: `"${ID}"` },
+    ]);
+  });
+
+  it.each([
+    ['X-Request-Id', ID, null],
+    ['Idempotency-Key', null, `"${ID}"`],
+  ] as const)('names it in %s alone on every request when headerName says so', async (headerName, id, key) => {
+    const seen = await sendAndStop(headerName);
     expect(seen.map((request) => [request.id, request.key])).toEqual(Array(5).fill([id, key]));
   });
 });

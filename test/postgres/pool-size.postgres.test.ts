@@ -5,7 +5,7 @@
  * cannot open one has its waiters poll, and says so once.
  */
 
-import type { PostgresPool } from 'answer-once/postgres';
+import type { PostgresPool, PostgresStore } from 'answer-once/postgres';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { held } from 'answer-once/testing';
 import { describe, expect, it } from 'vitest';
@@ -24,6 +24,21 @@ describe.skipIf(!hasPostgres)('PostgresStore on a pool of one connection', () =>
   /** The backends LISTENing right now (the store's listening connections). */
   const listening = async (): Promise<number> =>
     (await suite.pool.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'LISTEN%'")).rows[0].n;
+
+  /**
+   * A wait on a fresh key, its holder completing `waitedMs` into it: how many ms the
+   * waiter took to wake with the completed record.
+   */
+  const wokenAfter = async (store: PostgresStore, waitedMs: number): Promise<number> => {
+    const key = newKey();
+    const holder = held(await store.acquire(key, 'fp', 60_000));
+    const waiting = store.wait(key, 10_000);
+    await sleep(waitedMs);
+    const completedAt = Date.now();
+    await store.complete(key, holder.token, 'answer', 60_000);
+    expect(await waiting).toMatchObject({ state: 'completed' });
+    return Date.now() - completedAt;
+  };
 
   it('streams every answer to its end, holds a duplicate with Prefer: wait until it lands, and answers every request after', {
     timeout: 60_000,
@@ -88,14 +103,7 @@ describe.skipIf(!hasPostgres)('PostgresStore on a pool of one connection', () =>
     expect(Date.now() - doneAt).toBeGreaterThanOrEqual(4_500);
 
     // The next wait opens it again, and is woken through it.
-    const next = newKey();
-    const again = held(await store.acquire(next, 'fp', 60_000));
-    const waitingAgain = store.wait(next, 10_000);
-    await sleep(200);
-    const completedAt = Date.now();
-    await store.complete(next, again.token, 'answer', 60_000);
-    expect(await waitingAgain).toMatchObject({ state: 'completed' });
-    expect(Date.now() - completedAt).toBeLessThan(1_000);
+    expect(await wokenAfter(store, 200)).toBeLessThan(1_000);
   });
 
   it('polls when the pool cannot open a connection of its own, and says so once', async () => {
@@ -108,14 +116,7 @@ describe.skipIf(!hasPostgres)('PostgresStore on a pool of one connection', () =>
       const bare: PostgresPool = { query: (text, values) => suite.single.query(text, values) };
       const store = suite.open({ pool: bare, pollIntervalMs: 25 });
       for (let round = 0; round < 2; round += 1) {
-        const key = newKey();
-        const holder = held(await store.acquire(key, 'fp', 60_000));
-        const waiting = store.wait(key, 10_000);
-        await sleep(100);
-        const completedAt = Date.now();
-        await store.complete(key, holder.token, 'answer', 60_000);
-        expect(await waiting).toMatchObject({ state: 'completed' });
-        expect(Date.now() - completedAt).toBeLessThan(500);
+        expect(await wokenAfter(store, 100)).toBeLessThan(500);
       }
       await sleep(10); // warnings are emitted on the next tick
       expect(warnings).toHaveLength(1);

@@ -4,8 +4,8 @@
  * reaches its holder at once, on another instance too.
  */
 
-import type { AcquireResult } from 'answer-once/server';
 import { createIdempotencyHandler } from 'answer-once/server';
+import { held } from 'answer-once/testing';
 import { describe, expect, it } from 'vitest';
 import { requireRedisServer } from '../support/redis-server.js';
 import { newKey, useRedisSuite } from '../support/redis-suite.js';
@@ -15,11 +15,6 @@ const hasRedis = requireRedisServer();
 const LEASE = 5_000;
 const RUNS = 20;
 
-function tokenOf(result: AcquireResult): string {
-  if (!result.acquired) throw new Error(`expected to acquire, found ${result.record.state}`);
-  return result.token;
-}
-
 describe.skipIf(!hasRedis)('the stop watch on Redis', () => {
   const { open, calls } = useRedisSuite();
 
@@ -27,7 +22,7 @@ describe.skipIf(!hasRedis)('the stop watch on Redis', () => {
     const holder = await open();
     const stopper = await open(); // another instance
     const keys = Array.from({ length: RUNS }, newKey);
-    const tokens = await Promise.all(keys.map(async (key) => tokenOf(await holder.acquire(key, 'fp', LEASE))));
+    const tokens = await Promise.all(keys.map(async (key) => held(await holder.acquire(key, 'fp', LEASE)).token));
     const woken: boolean[] = [];
     const used = await calls(async () => {
       const watches = keys.map((key, index) =>
@@ -50,7 +45,7 @@ describe.skipIf(!hasRedis)('the stop watch on Redis', () => {
   it('ends a lapsed holder’s watch at once when a takeover claims the intent through the same store', async () => {
     const store = await open();
     const key = newKey();
-    const lapsed = tokenOf(await store.acquire(key, 'fp', 200));
+    const lapsed = held(await store.acquire(key, 'fp', 200)).token;
     const watching = store.watchStop(key, lapsed, 30_000);
     await sleep(300); // past the lease: the holder stalled
     expect(await store.acquire(key, 'fp', LEASE)).toMatchObject({ acquired: true, takeover: true });
@@ -62,9 +57,9 @@ describe.skipIf(!hasRedis)('the stop watch on Redis', () => {
   it('keeps the new holder’s watch when the lapsed holder’s late complete is fenced on the same store', async () => {
     const store = await open();
     const key = newKey();
-    const lapsed = tokenOf(await store.acquire(key, 'fp', 200));
+    const lapsed = held(await store.acquire(key, 'fp', 200)).token;
     await sleep(300); // past the lease: the holder stalled
-    const holder = tokenOf(await store.acquire(key, 'fp', LEASE));
+    const holder = held(await store.acquire(key, 'fp', LEASE)).token;
     const watching = store.watchStop(key, holder, 10 * LEASE);
     await sleep(100);
     expect(await store.complete(key, lapsed, 'late answer', LEASE)).toBe('fenced');
@@ -76,7 +71,7 @@ describe.skipIf(!hasRedis)('the stop watch on Redis', () => {
     await (await open()).watchStop(newKey(), 't', 0); // Redis's script cache, from another store
     const holder = await open(); // no watch yet: a look that subscribed would show below
     const key = newKey();
-    const token = tokenOf(await holder.acquire(key, 'fp', LEASE));
+    const token = held(await holder.acquire(key, 'fp', LEASE)).token;
     const before = await calls(async () => {
       expect(await holder.watchStop(key, token, 0)).toBe(false);
       expect(await holder.watchStop(key, token, 10 * LEASE, AbortSignal.abort())).toBe(false);
@@ -95,7 +90,7 @@ describe.skipIf(!hasRedis)('the stop watch on Redis', () => {
   it('ends pending stop watches at once on close(), and refuses new ones', async () => {
     const holder = await open();
     const key = newKey();
-    const token = tokenOf(await holder.acquire(key, 'fp', LEASE));
+    const token = held(await holder.acquire(key, 'fp', LEASE)).token;
     const watching = holder.watchStop(key, token, 10 * LEASE);
     await sleep(100);
     const closedAt = Date.now();

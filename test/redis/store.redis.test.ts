@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { type RedisStore, RedisStoreError, RedisStoreUnavailableError } from 'answer-once/redis';
 import { type AcquireResult, runOnce } from 'answer-once/server';
+import { held } from 'answer-once/testing';
 import { createClient, RESP_TYPES } from 'redis';
 import { describe, expect, it, vi } from 'vitest';
 import { rawCommand, requireRedisServer } from '../support/redis-server.js';
@@ -17,15 +18,10 @@ const hasRedis = requireRedisServer();
 const LEASE = 300;
 const TTL = 60_000;
 
-function tokenOf(result: AcquireResult): string {
-  if (!result.acquired) throw new Error(`expected to acquire, found ${result.record.state}`);
-  return result.token;
-}
-
 /** Runs every script once, so Redis's script cache holds them (a cold cache costs one EVAL each, once). */
 async function warmUp(store: RedisStore): Promise<void> {
   const key = newKey();
-  const token = tokenOf(await store.acquire(key, 'fp', LEASE));
+  const token = held(await store.acquire(key, 'fp', LEASE)).token;
   await store.renew(key, token, LEASE);
   await store.complete(key, token, 'x', TTL);
   await store.get(key);
@@ -45,7 +41,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     await warmUp(store);
     let token = '';
     const firstRun = await calls(async () => {
-      token = tokenOf(await store.acquire(key, 'fp', LEASE));
+      token = held(await store.acquire(key, 'fp', LEASE)).token;
       await store.renew(key, token, LEASE);
       await store.complete(key, token, 'answer', TTL);
     });
@@ -83,7 +79,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     const pttl = async (key: string): Promise<number> =>
       Number(/^:(-?\d+)/.exec(await rawCommand(redis.server.port, `PTTL test:${key}`))?.[1]);
     const key = newKey();
-    const token = tokenOf(await store.acquire(key, 'fp', LEASE));
+    const token = held(await store.acquire(key, 'fp', LEASE)).token;
     expect(await rawCommand(redis.server.port, `TYPE test:${key}`)).toBe('+hash\r\n');
     const processingTtl = await pttl(key);
     expect(processingTtl).toBeGreaterThan(60_000);
@@ -95,7 +91,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     expect(completedTtl).toBeLessThanOrEqual(5_000);
 
     const failedKey = newKey();
-    await store.fail(failedKey, tokenOf(await store.acquire(failedKey, 'fp', LEASE)), 'boom', 3_000);
+    await store.fail(failedKey, held(await store.acquire(failedKey, 'fp', LEASE)).token, 'boom', 3_000);
     const failedTtl = await pttl(failedKey);
     expect(failedTtl).toBeGreaterThan(2_000);
     expect(failedTtl).toBeLessThanOrEqual(3_000);
@@ -124,7 +120,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     const waitingInstance = await open();
     const workingInstance = await open();
     const keys = Array.from({ length: 20 }, newKey);
-    const tokens = await Promise.all(keys.map(async (key) => tokenOf(await workingInstance.acquire(key, 'fp', 30_000))));
+    const tokens = await Promise.all(keys.map(async (key) => held(await workingInstance.acquire(key, 'fp', 30_000)).token));
     const clientsBefore = Number(/connected_clients:(\d+)/.exec(await rawCommand(redis.server.port, 'INFO clients'))?.[1]);
 
     // Three waiters per key, 60 in all, multiplexed on one connection and one subscription per key.
@@ -148,7 +144,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     const waiter = await open();
     const worker = await open();
     const key = newKey();
-    const token = tokenOf(await worker.acquire(key, 'fp', 30_000));
+    const token = held(await worker.acquire(key, 'fp', 30_000)).token;
     const during = await calls(async () => {
       const waiting = waiter.wait(key, 30_000);
       await sleep(1_000);
@@ -164,7 +160,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     const waiter = await open();
     const worker = await open();
     const key = newKey();
-    const token = tokenOf(await worker.acquire(key, 'fp', 30_000));
+    const token = held(await worker.acquire(key, 'fp', 30_000)).token;
     const subscribers = async (): Promise<string> => rawCommand(redis.server.port, `PUBSUB SHARDNUMSUB ${key}`);
     const waiting = waiter.wait(key, 30_000);
     await sleep(100);
@@ -179,7 +175,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     const store = await open();
     const key = newKey();
     await warmUp(store);
-    tokenOf(await store.acquire(key, 'fp', 30_000));
+    held(await store.acquire(key, 'fp', 30_000)).token;
     const used = await calls(async () => {
       expect(await store.wait(key, 0)).toMatchObject({ state: 'processing' });
       expect(await store.wait(key, 30_000, AbortSignal.abort())).toMatchObject({ state: 'processing' });
@@ -204,7 +200,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     const worker = await open();
     const waiter = await open();
     const key = newKey();
-    tokenOf(await worker.acquire(key, 'fp', 30_000));
+    held(await worker.acquire(key, 'fp', 30_000)).token;
     const connected = async (): Promise<number> =>
       Number(/connected_clients:(\d+)/.exec(await rawCommand(redis.server.port, 'INFO clients'))?.[1]);
     const before = await connected();
@@ -246,7 +242,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     const store = await open();
     const result = `{"text":"答案 ✓ 🚀\\n\\u0000"}${'x'.repeat(1_000_000)}`;
     const key = newKey();
-    await store.complete(key, tokenOf(await store.acquire(key, 'fp', LEASE)), result, TTL);
+    await store.complete(key, held(await store.acquire(key, 'fp', LEASE)).token, result, TTL);
     const replay = await store.acquire(key, 'fp', LEASE);
     expect(replay.acquired === false && replay.record.state === 'completed' && replay.record.result === result).toBe(true);
   });
@@ -258,7 +254,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
     track(resp3);
     const store = await open({ client: resp3.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer }) });
     const key = newKey();
-    const token = tokenOf(await store.acquire(key, 'fp', LEASE));
+    const token = held(await store.acquire(key, 'fp', LEASE)).token;
     expect(await store.complete(key, token, 'answer ✓', TTL)).toBe('written');
     expect(await store.get(key)).toMatchObject({ state: 'completed', fingerprint: 'fp', result: 'answer ✓' });
   });
@@ -303,7 +299,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
   it('re-reads after its subscriber reconnects, since publishes made meanwhile are lost', async () => {
     const store = await reconnecting();
     const key = newKey();
-    tokenOf(await store.acquire(key, 'fp', 30_000));
+    held(await store.acquire(key, 'fp', 30_000)).token;
     const waiting = store.wait(key, 30_000);
     await sleep(100);
     await redis.server.restart(); // no persistence in this suite: the record is gone after it
@@ -315,7 +311,7 @@ describe.skipIf(!hasRedis)('RedisStore on redis-server', () => {
   it('looks again after its subscriber reconnects: a stop watch whose record was lost meanwhile ends, not at its timeout', async () => {
     const store = await reconnecting();
     const key = newKey();
-    const token = tokenOf(await store.acquire(key, 'fp', 30_000));
+    const token = held(await store.acquire(key, 'fp', 30_000)).token;
     const watching = store.watchStop(key, token, 30_000);
     await sleep(100);
     await redis.server.restart(); // no persistence in this suite: the record is gone after it

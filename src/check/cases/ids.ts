@@ -1,5 +1,5 @@
 /** § 2: the request ID — which headers carry it, and which IDs are refused. */
-import type { CheckCase } from '../case.js';
+import { afterAnswer, type CheckCase } from '../case.js';
 import { answerOf, expectProblem, expectSameAnswer, read } from '../expect.js';
 import { fail } from '../outcome.js';
 
@@ -36,22 +36,24 @@ export const idCases: readonly CheckCase[] = [
     id: 'idempotency-key',
     section: '§ 2.2',
     title: 'An ID sent as Idempotency-Key (an sf-string) is the same intent as in X-Request-Id',
-    async run(wire) {
-      const id = wire.newId();
-      const first = await wire.answer(id, { carrier: 'idempotency-key' });
-      const again = await answerOf(wire, wire.send(id), 'the send of the same ID in X-Request-Id');
-      return `the send in X-Request-Id was ${expectSameAnswer(again, first, 'the send of the same ID in X-Request-Id')}`;
-    },
+    run: afterAnswer(
+      async (wire, id, first) => {
+        const again = await answerOf(wire, wire.send(id), 'the send of the same ID in X-Request-Id');
+        return `the send in X-Request-Id was ${expectSameAnswer(again, first, 'the send of the same ID in X-Request-Id')}`;
+      },
+      { carrier: 'idempotency-key' },
+    ),
   },
   {
     id: 'both-headers',
     section: '§ 2.2',
     title: 'X-Request-Id beside Idempotency-Key with the same ID is accepted, as one intent',
-    async run(wire) {
-      const id = wire.newId();
-      const first = await wire.answer(id, { carrier: 'both' });
-      const again = await answerOf(wire, wire.send(id, { carrier: 'both' }), 'the second send with both headers');
-      return `answered ${first.response.status}; the second send was ${expectSameAnswer(again, first, 'the second send with both headers')}`;
-    },
+    run: afterAnswer(
+      async (wire, id, first) => {
+        const again = await answerOf(wire, wire.send(id, { carrier: 'both' }), 'the second send with both headers');
+        return `answered ${first.response.status}; the second send was ${expectSameAnswer(again, first, 'the second send with both headers')}`;
+      },
+      { carrier: 'both' },
+    ),
   },
 ];

@@ -9,7 +9,7 @@ import {
 import { formatPosition, restartMarkerText } from '../../core/stream-events.js';
 import { isEventStream } from '../../core/stream-protocol.js';
 import { byteDifference, concat } from '../bytes.js';
-import type { CheckCase } from '../case.js';
+import { afterAnswer, type CheckCase } from '../case.js';
 import { answerOf, read } from '../expect.js';
 import { fail } from '../outcome.js';
 import { type Answer, describeAnswer, type Wire } from '../wire.js';
@@ -55,9 +55,7 @@ export const pastTheEndCases: readonly CheckCase[] = [
     id: 'past-the-end',
     section: '§ 14.5',
     title: 'A position at or past the end of an ended answer is answered 416, 204 or a restart, as the table says',
-    async run(wire) {
-      const id = wire.newId();
-      const first = await wire.answer(id);
+    run: afterAnswer(async (wire, id, first) => {
       const generation = generationOf(first.response);
       await answerOf(wire, wire.status(id), 'GET of the status URL'); // so the record has completed
       await expectRangeAtEnd(wire, id, generation, first.body.length);
@@ -66,6 +64,6 @@ export const pastTheEndCases: readonly CheckCase[] = [
       await expectEventIdAtEnd(wire, id, generation, first.body.length);
       await expectRestartPastEnd(wire, id, generation, first);
       return 'Range at the end: 416; Last-Event-ID at the end: 204; past it: a restart with the whole answer';
-    },
+    }),
   },
 ];

@@ -1,4 +1,4 @@
-import { CLOCK, isRecordOf, type Tables } from './tables.js';
+import { CLOCK, isRecordOf, type Tables, wokenOutcome } from './tables.js';
 
 /**
  * $1 key · $2 token · $3 `completed` | `failed` · $4 result or error · $5 ttl ms ·
@@ -11,7 +11,8 @@ import { CLOCK, isRecordOf, type Tables } from './tables.js';
  *
  * Returns `written`, `fenced` (a live record under another token or state) or `gone`.
  */
-export function settleSql({ records, channel }: Tables): string {
+export function settleSql(tables: Tables): string {
+  const { records } = tables;
   return `
 WITH ${CLOCK},
 settled AS (
@@ -29,10 +30,5 @@ settled AS (
   WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now AND r.state = 'processing' AND r.token = $2::text
   RETURNING 1
 ),
-woken AS (SELECT pg_notify('${channel}', $7::text) FROM settled)
-SELECT CASE
-  WHEN EXISTS (SELECT 1 FROM settled) THEN 'written'
-  WHEN EXISTS (SELECT 1 FROM ${records} r, clock WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now) THEN 'fenced'
-  ELSE 'gone' END AS outcome,
-  (SELECT count(*) FROM woken) AS woken`;
+${wokenOutcome(tables, 'settled', '$7', ['written', 'fenced', 'gone'])}`;
 }

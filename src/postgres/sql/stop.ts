@@ -1,4 +1,4 @@
-import { CLOCK, isRecordOf, type Tables } from './tables.js';
+import { CLOCK, isRecordOf, type Tables, wokenOutcome } from './tables.js';
 
 /**
  * $1 key · $2 position's generation (null: none) · $3 position's offset · $4 key's wake-up payload
@@ -12,7 +12,8 @@ import { CLOCK, isRecordOf, type Tables } from './tables.js';
  *
  * Returns `stopping`, `settled` or `unknown` (no live record).
  */
-export function stopSql({ records, channel }: Tables): string {
+export function stopSql(tables: Tables): string {
+  const { records } = tables;
   return `
 WITH ${CLOCK},
 stopped AS (
@@ -23,10 +24,5 @@ stopped AS (
   WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now AND r.state = 'processing'
   RETURNING 1
 ),
-woken AS (SELECT pg_notify('${channel}', $4::text) FROM stopped)
-SELECT CASE
-  WHEN EXISTS (SELECT 1 FROM stopped) THEN 'stopping'
-  WHEN EXISTS (SELECT 1 FROM ${records} r, clock WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now) THEN 'settled'
-  ELSE 'unknown' END AS outcome,
-  (SELECT count(*) FROM woken) AS woken`;
+${wokenOutcome(tables, 'stopped', '$4', ['stopping', 'settled', 'unknown'])}`;
 }

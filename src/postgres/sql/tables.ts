@@ -62,6 +62,24 @@ export const keyDigest = (param: string): string => `sha256(convert_to(${param}:
 export const isRecordOf = (param: string, alias = 'r'): string =>
   `${alias}.key_digest = ${keyDigest(param)} AND ${alias}.key = ${param}::text`;
 
+/**
+ * The tail of a statement whose CTE `written` updated the live record at $1: every row it
+ * wrote wakes the key's listeners (payload `payload`), and the statement answers
+ * `outcome` — `names[0]` when it wrote, `names[1]` when a live record was there but not
+ * written (another token, or another state), `names[2]` when there is none — and `woken`.
+ */
+export const wokenOutcome = (
+  { records, channel }: Tables,
+  written: string,
+  payload: string,
+  [wrote, live, none]: readonly [string, string, string],
+): string => `woken AS (SELECT pg_notify('${channel}', ${payload}::text) FROM ${written})
+SELECT CASE
+  WHEN EXISTS (SELECT 1 FROM ${written}) THEN '${wrote}'
+  WHEN EXISTS (SELECT 1 FROM ${records} r, clock WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now) THEN '${live}'
+  ELSE '${none}' END AS outcome,
+  (SELECT count(*) FROM woken) AS woken`;
+
 /** Whether record `r`'s log is still there at `clock.now` (it lingers a while after a settle, then lapses). */
 export const LOG_ALIVE = '(r.log_generation IS NOT NULL AND (r.log_expires_at IS NULL OR r.log_expires_at > clock.now))';
 

@@ -4,7 +4,7 @@
  * its renews, and what a renew that lands while the outcome is being written changes.
  */
 
-import { type IdempotencyEventBody, type IdempotencyStore, MemoryStore } from 'answer-once/server';
+import { type IdempotencyEventBody, type IdempotencyStore, MemoryStore, type WriteResult } from 'answer-once/server';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type HeldRunOptions, runHeld, type WorkOutcome } from '../../../src/server/run/held-run.js';
 import { gate, recordOps } from '../../support/server-support.js';
@@ -42,6 +42,25 @@ async function held(
 
 const types = (events: IdempotencyEventBody[]) => events.map((event) => event.type);
 
+/** What is behind a {@link vanishing} store now, and `flush()`: an empty store in its place (a flushed Redis). */
+interface Behind {
+  store: MemoryStore;
+  flush(): MemoryStore;
+}
+
+/** A store whose record can vanish: every operation goes to `behind.store`, `complete` to `complete`. */
+function vanishing(complete: (behind: Behind, ...args: Parameters<IdempotencyStore['complete']>) => Promise<WriteResult>) {
+  const behind: Behind = {
+    store: new MemoryStore(),
+    flush() {
+      behind.store = new MemoryStore();
+      return behind.store;
+    },
+  };
+  const store: IdempotencyStore = { ...recordOps(() => behind.store), complete: (...args) => complete(behind, ...args) };
+  return { store, behind };
+}
+
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -57,55 +76,37 @@ describe('runHeld: how the outcome’s write went', () => {
 
   it('claims a vanished record again and writes once more: stored, after record-lost (reclaimed)', async () => {
     const events: IdempotencyEventBody[] = [];
-    let inner = new MemoryStore();
-    const flushedOnce: IdempotencyStore = {
-      ...recordOps(inner),
-      acquire: (...args) => inner.acquire(...args),
-      complete: async (...args) => {
-        if (events.length === 0) {
-          inner = new MemoryStore(); // a flushed Redis: everything is gone
-          return 'gone';
-        }
-        return inner.complete(...args);
-      },
-    };
+    const { store: flushedOnce, behind } = vanishing(async (inner, ...args) => {
+      if (events.length > 0) return inner.store.complete(...args);
+      inner.flush(); // a flushed Redis: everything is gone
+      return 'gone';
+    });
     expect(await held(flushedOnce, events)).toMatchObject({ write: 'stored' });
     expect(events).toEqual([
       { type: 'record-lost', key: KEY, operation: 'complete', reclaimed: true },
       { type: 'completed', key: KEY },
     ]);
-    expect(await inner.get(KEY)).toMatchObject({ state: 'completed', result: '"answer"' });
+    expect(await behind.store.get(KEY)).toMatchObject({ state: 'completed', result: '"answer"' });
   });
 
   it('says lost, reports record-lost (not reclaimed) and stores nothing when another worker claimed the vanished record first', async () => {
     const events: IdempotencyEventBody[] = [];
-    let inner = new MemoryStore();
-    const store: IdempotencyStore = {
-      ...recordOps(inner),
-      acquire: (...args) => inner.acquire(...args),
-      complete: async (...args) => {
-        if (events.length > 0) return inner.complete(...args);
-        inner = new MemoryStore();
-        await inner.acquire(KEY, 'fp', 60_000); // another worker, quicker than our claim
-        return 'gone';
-      },
-    };
+    const { store, behind } = vanishing(async (inner, ...args) => {
+      if (events.length > 0) return inner.store.complete(...args);
+      await inner.flush().acquire(KEY, 'fp', 60_000); // another worker, quicker than our claim
+      return 'gone';
+    });
     expect(await held(store, events)).toMatchObject({ write: 'lost' });
     expect(events).toEqual([{ type: 'record-lost', key: KEY, operation: 'complete', reclaimed: false }]);
-    expect(await inner.get(KEY)).toMatchObject({ state: 'processing' }); // the other worker's, untouched
+    expect(await behind.store.get(KEY)).toMatchObject({ state: 'processing' }); // the other worker's, untouched
   });
 
   it('says lost and reports no completed when the record vanishes again before the second write', async () => {
     const events: IdempotencyEventBody[] = [];
-    let inner = new MemoryStore();
-    const store: IdempotencyStore = {
-      ...recordOps(inner),
-      acquire: (...args) => inner.acquire(...args),
-      complete: async () => {
-        inner = new MemoryStore(); // flushed at every write
-        return 'gone';
-      },
-    };
+    const { store } = vanishing(async (inner) => {
+      inner.flush(); // flushed at every write
+      return 'gone';
+    });
     expect(await held(store, events)).toMatchObject({ write: 'lost' });
     expect(events).toEqual([{ type: 'record-lost', key: KEY, operation: 'complete', reclaimed: true }]);
   });

@@ -41,6 +41,17 @@ async function attempt<T>(
   }
 }
 
+/**
+ * A step's function that dies inside its first run (it waits for the run's end past
+ * maxRunMs) and returns `value` on the next; `keys` gets the step key of every run.
+ */
+const diesOnce =
+  <T>(keys: string[], value: T) =>
+  ({ key, signal }: { key: string; signal: AbortSignal }): Promise<T> | T => {
+    keys.push(key);
+    return keys.length === 1 ? untilAborted(signal) : value;
+  };
+
 describe('ctx.step in runOnce', () => {
   it('runs a step once: a run again after a failure gets its recorded value without calling it', async () => {
     const store = new MemoryStore();
@@ -157,16 +168,7 @@ describe('ctx.step in runOnce', () => {
   it('runs a step safe to repeat again, with the same key, when its outcome is unknown', async () => {
     const store = new MemoryStore();
     const keys: string[] = [];
-    const work = async ({ step }: RunContext) =>
-      step(
-        'refund',
-        ({ key, signal }) => {
-          keys.push(key);
-          if (keys.length === 1) return untilAborted(signal);
-          return 'refunded';
-        },
-        { repeat: 'safe' },
-      );
+    const work = async ({ step }: RunContext) => step('refund', diesOnce(keys, 'refunded'), { repeat: 'safe' });
     await attempt(store, work, { maxRunMs: 50 });
     expect((await attempt(store, work)).value).toBe('refunded');
     expect(keys).toHaveLength(2);
@@ -198,20 +200,12 @@ describe('ctx.step in runOnce', () => {
       const keys: string[] = [];
       const lookups: string[] = [];
       const work = async ({ step }: RunContext) =>
-        step(
-          'charge',
-          ({ key, signal }) => {
-            keys.push(key);
-            if (keys.length === 1) return untilAborted(signal);
-            return 'charged here';
+        step('charge', diesOnce(keys, 'charged here'), {
+          reconcile: ({ key }) => {
+            lookups.push(key);
+            return done ? { done: true, value: 'found by key' } : { done: false };
           },
-          {
-            reconcile: ({ key }) => {
-              lookups.push(key);
-              return done ? { done: true, value: 'found by key' } : { done: false };
-            },
-          },
-        );
+        });
       await attempt(store, work, { maxRunMs: 50 });
       expect((await attempt(store, work, { onEvent })).value).toBe(done ? 'found by key' : 'charged here');
       expect(lookups).toEqual([keys[0]]);

@@ -105,23 +105,16 @@ describe('what an append answers', () => {
     expect(appends.map(({ text }) => text)).toEqual(['', 'abc']);
   });
 
-  it('after gone: appends nothing more, and does not say fenced', async () => {
-    const { batcher, appends, context } = await headLogged([ok(0), { ok: false, reason: 'gone' }]);
+  it.each([
+    { reason: 'gone', name: 'after gone: appends nothing more, and does not say fenced' },
+    { reason: 'offset', name: 'a first try answered offset: someone else writes this log, so it stops' },
+  ] as const)('$name', async ({ reason }) => {
+    const { batcher, appends, context } = await headLogged([ok(0), { ok: false, reason }]);
     batcher.push(bytes('abc'));
     await vi.advanceTimersByTimeAsync(FLUSH_MS);
     batcher.push(bytes('def'));
     await vi.advanceTimersByTimeAsync(FLUSH_MS * 4);
     await batcher.drain(true);
-    expect(appends.map(({ text }) => text)).toEqual(['', 'abc']);
-    expect(context.onFenced).not.toHaveBeenCalled();
-  });
-
-  it('a first try answered offset: someone else writes this log, so it stops', async () => {
-    const { batcher, appends, context } = await headLogged([ok(0), { ok: false, reason: 'offset' }]);
-    batcher.push(bytes('abc'));
-    await vi.advanceTimersByTimeAsync(FLUSH_MS);
-    batcher.push(bytes('def'));
-    await vi.advanceTimersByTimeAsync(FLUSH_MS * 4);
     expect(appends.map(({ text }) => text)).toEqual(['', 'abc']);
     expect(context.onFenced).not.toHaveBeenCalled();
   });

@@ -119,6 +119,18 @@ function storedBody(produced: Awaited<Extract<Production, { whole: false }>['pro
   return produced.stored.body;
 }
 
+/**
+ * A production under way: a work's body fed by hand and framed by `frame` (`sse` or
+ * `plain`), over a log that records every append, with `overrides` to the context.
+ */
+async function producing(frame: typeof sse, overrides: Partial<ProduceContext> = {}) {
+  const body = workBody();
+  const { store, appends } = recordingLog();
+  const { context, stop } = contextFor(store, overrides);
+  const production = streaming(await produce(frame(body.stream), context));
+  return { body, appends, stop, production };
+}
+
 beforeEach(() => {
   vi.useFakeTimers();
 });
@@ -128,10 +140,7 @@ afterEach(() => {
 
 describe('produce: stops and fences', () => {
   it('stops reading the work’s body on a stop: the answer ends with the stop marker, kept and marked stopped', async () => {
-    const body = workBody();
-    const { store } = recordingLog();
-    const { context, stop } = contextFor(store);
-    const production = streaming(await produce(sse(body.stream), context));
+    const { body, stop, production } = await producing(sse);
     const delivered = chunks(production.delivered);
     body.send('data: a\n\n');
     const reason = new DOMException('stopped', 'AbortError');
@@ -193,10 +202,7 @@ describe('produce: stops and fences', () => {
   });
 
   it('once the attempt’s body was ended, gives it nothing more while the work’s body goes on into the record', async () => {
-    const body = workBody();
-    const { store } = recordingLog();
-    const { context } = contextFor(store);
-    const production = streaming(await produce(sse(body.stream), context));
+    const { body, production } = await producing(sse);
     const delivered = chunks(production.delivered);
     body.send('data: a\n\n');
     await vi.advanceTimersByTimeAsync(1);
@@ -223,10 +229,7 @@ describe('produce: broken bodies', () => {
   });
 
   it('a body that breaks while streaming: broken with the work’s error, every byte read so far in the log', async () => {
-    const body = workBody();
-    const { store, appends } = recordingLog();
-    const { context } = contextFor(store);
-    const production = streaming(await produce(plain(body.stream), context));
+    const { body, appends, production } = await producing(plain);
     body.send('once ');
     await vi.advanceTimersByTimeAsync(1);
     body.send('upon');
@@ -240,10 +243,7 @@ describe('produce: broken bodies', () => {
 
 describe('produce: the log and what is kept', () => {
   it('completes a replayable answer without appending its last batch', async () => {
-    const body = workBody();
-    const { store, appends } = recordingLog();
-    const { context } = contextFor(store);
-    const production = streaming(await produce(plain(body.stream), context));
+    const { body, appends, production } = await producing(plain);
     body.send('hello');
     body.end();
     expect(storedBody(await soon(production.produced))).toBe('hello');
@@ -268,10 +268,7 @@ describe('produce: the log and what is kept', () => {
   });
 
   it('keeps an answer of exactly maxResponseBytes for the record, appending without retainBytes', async () => {
-    const body = workBody();
-    const { store, appends } = recordingLog();
-    const { context } = contextFor(store, { maxResponseBytes: 10 });
-    const production = streaming(await produce(plain(body.stream), context));
+    const { body, appends, production } = await producing(plain, { maxResponseBytes: 10 });
     body.send('01234');
     await vi.advanceTimersByTimeAsync(FLUSH_MS);
     body.send('56789');
@@ -282,10 +279,7 @@ describe('produce: the log and what is kept', () => {
   });
 
   it('past maxResponseBytes: the record is not replayable and the appends from then on carry retainBytes', async () => {
-    const body = workBody();
-    const { store, appends } = recordingLog();
-    const { context } = contextFor(store, { maxResponseBytes: 10 });
-    const production = streaming(await produce(plain(body.stream), context));
+    const { body, appends, production } = await producing(plain, { maxResponseBytes: 10 });
     body.send('0123456789');
     await vi.advanceTimersByTimeAsync(FLUSH_MS);
     body.send('!');
