@@ -227,17 +227,16 @@ export class PostgresStore implements StreamStore, StepStore {
     if (timeoutMs === 0 || signal?.aborted) return (await look()) === 2;
     const { record, stop } = payloadsOf(key);
     // Listened to since before the claim was sent, with no stop heard since: none can be
-    // pending (a claim's record starts without one), so the first look is not needed.
-    let first = claimSentAt !== undefined;
+    // pending (a claim's record starts without one), so a look would find nothing. As on
+    // Redis, a takeover elsewhere then ends the watch through the holder's fenced writes.
+    const noStopSince = (): boolean => claimSentAt !== undefined && this.#wakeups.heardNoneSince(stop, claimSentAt);
     // The record's payload and its stop's: stop, settle and claims notify there, appends do not.
     return this.#sleepOn(
       [record, stop],
       deadline,
       signal,
       async () => {
-        const skip = first && this.#wakeups.heardNoneSince(stop, claimSentAt as number);
-        first = false;
-        const held = skip ? 1 : await look();
+        const held = noStopSince() ? 1 : await look();
         return { done: held !== 1, value: held === 2, until: Number.POSITIVE_INFINITY };
       },
       false,

@@ -150,14 +150,14 @@ describe.skipIf(!hasRedis)('the stop watch on Redis', () => {
   it('stops a first run whose stop came before its watch began, within the first flush window', async () => {
     const store = await open();
     const stopper = await open(); // another instance
-    let stopping: Promise<unknown> | undefined;
+    const stops: Promise<string>[] = [];
     let aborted = false;
     const handle = createIdempotencyHandler({
       store,
       scope: () => ({ user: 'stopped' }),
       flushMs: 300,
       handler: async (_request, { key, signal }) => {
-        stopping ??= stopper.stop(key); // the run's watch begins a flush window later
+        stops.push(stopper.stop(key)); // the run's watch begins a flush window later
         await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
         aborted = true;
         return Response.json({ answer: 'too late' });
@@ -173,7 +173,6 @@ describe.skipIf(!hasRedis)('the stop watch on Redis', () => {
       );
     const warm = await send('01J00000000000000000000000'); // the store's one subscription made, and stopped
     expect(warm.status).toBe(409);
-    stopping = undefined;
     aborted = false;
     const started = Date.now();
     const answer = await send('01J00000000000000000000001');
@@ -181,5 +180,6 @@ describe.skipIf(!hasRedis)('the stop watch on Redis', () => {
     expect(await answer.json()).toMatchObject({ type: expect.stringContaining('intent-stopped') });
     expect(aborted).toBe(true);
     expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await Promise.all(stops)).toEqual(['stopping', 'stopping']); // each landed while its run was held
   });
 });
