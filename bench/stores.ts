@@ -6,7 +6,8 @@
  *
  * 1. round trips per first run (`runOnce`: acquire + complete) and per replay — Redis's
  *    counted by Redis (`INFO commandstats`), PostgreSQL's as the statements the store sent
- *    (each `pool.query` is one round trip);
+ *    (each `pool.query` is one round trip) — and per first run of a JSON answer through
+ *    the handler whose model takes longer than a flush window (100 ms; the stop watch on);
  * 2. first byte over HTTP (Node adapter) with each store, against the bare handler, interleaved;
  * 3. cross-instance lag: a chunk's production on instance A → a reader attached on
  *    instance B (two handlers, two stores, one server), p50 and p95.
@@ -73,6 +74,20 @@ const backends: Backend[] = [
   { name: 'PostgresStore (polling, 100 ms)', open: async () => postgresStore(false), count: postgresTrips },
 ];
 
+/** A JSON first run through the handler whose model takes 100 ms: past the 25 ms flush window. */
+const SLOW_JSON: Work = async () => {
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  return Response.json({ answer: 'x' });
+};
+
+function jsonSend(id: string): Request {
+  return new Request('http://bench.local/api/chat', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'Idempotency-Key': id, 'X-Request-Id': id },
+    body: '{"question":"q"}',
+  });
+}
+
 /** 1. Round trips of runOnce's first run and replay (1 KB answer), per intent, over 200 intents. */
 async function roundTrips(): Promise<string[][]> {
   const RESULT = JSON.stringify({ answer: 'x'.repeat(1_000) });
@@ -87,7 +102,18 @@ async function roundTrips(): Promise<string[][]> {
     const replay = await backend.count(async () => {
       for (const key of keys) await runOnce(store, key, async () => RESULT, { fingerprint: 'fp' });
     });
-    rows.push([backend.name, (first / keys.length).toFixed(2), (replay / keys.length).toFixed(2)]);
+    const handle = protect(store, SLOW_JSON);
+    await (await handle(jsonSend(newId()))).arrayBuffer(); // the stop channel listened to
+    const ids = Array.from({ length: 20 }, newId);
+    const slow = await backend.count(async () => {
+      for (const id of ids) await (await handle(jsonSend(id))).arrayBuffer();
+    });
+    rows.push([
+      backend.name,
+      (first / keys.length).toFixed(2),
+      (replay / keys.length).toFixed(2),
+      (slow / ids.length).toFixed(2),
+    ]);
   }
   return rows;
 }
@@ -135,7 +161,11 @@ async function crossInstance(backend: Backend): Promise<string[]> {
 
 try {
   console.log(`\nanswer-once stores bench — node ${process.version}, loopback, ${ROUNDS} rounds`);
-  table('Round trips per intent (runOnce, 1 KB answer, 200 intents)', ['store', 'first run', 'replay'], await roundTrips());
+  table(
+    'Round trips per intent (runOnce, 1 KB answer, 200 intents; through the handler, model takes 100 ms, 20 intents)',
+    ['store', 'first run', 'replay', 'first run, handler, 100 ms'],
+    await roundTrips(),
+  );
   table(
     'First byte over HTTP (5 events 20 ms apart), flush 25 ms',
     ['handler', 'median', 'p95', 'vs bare (median)'],

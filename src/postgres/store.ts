@@ -21,11 +21,14 @@ import { decodeLog, decodeRecord, integer, onlyRow, toLocalDeadline } from './re
 import { type Statements, statementsOf } from './statements.js';
 import { Wakeups } from './wakeups.js';
 
-/** What a store's writes NOTIFY for one key: `r` a record change, `l` an append. */
-function payloadsOf(key: string): { record: string; log: string } {
+/** What a store's writes NOTIFY for one key: `r` a record change, `l` an append, `s` a stop (with its `r`). */
+function payloadsOf(key: string): { record: string; log: string; stop: string } {
   const hash = createHash('md5').update(key).digest('hex');
-  return { record: `${hash}:r`, log: `${hash}:l` };
+  return { record: `${hash}:r`, log: `${hash}:l`, stop: `${hash}:s` };
 }
+
+/** The payloads whose last NOTIFY the wake-ups remember: the stops. */
+const isStopPayload = (payload: string): boolean => payload.endsWith(':s');
 
 /** Where the holder's lease lets a waiter sleep to, at the latest. */
 const leaseEnd = (record: IdempotencyRecord | null): number =>
@@ -71,7 +74,7 @@ export class PostgresStore implements StreamStore, StepStore {
   constructor(options: PostgresStoreOptions) {
     this.#options = normalizePostgresStoreOptions(options);
     this.#sql = statementsOf(this.#options.table);
-    this.#wakeups = new Wakeups(this.#options.pool, this.#sql.tables.channel, this.#options.notifications);
+    this.#wakeups = new Wakeups(this.#options.pool, this.#sql.tables.channel, this.#options.notifications, isStopPayload);
   }
 
   async acquire(key: string, fingerprint: string, leaseMs: number): Promise<AcquireResult> {
@@ -202,26 +205,38 @@ export class PostgresStore implements StreamStore, StepStore {
 
   async stop(key: string, at?: LogPosition): Promise<StopOutcome> {
     const offset = stopOffset(at);
-    const values = [checkText('key', key, true), at?.generation ?? null, offset ?? null, payloadsOf(key).record];
+    const { record, stop } = payloadsOf(key);
+    const values = [checkText('key', key, true), at?.generation ?? null, offset ?? null, record, stop];
     const answer = onlyRow(await this.#query('stop', this.#sql.stop, values)).outcome;
     if (answer === 'stopping' || answer === 'settled' || answer === 'unknown') return answer;
     throw new PostgresStoreReplyError(`answer-once/postgres: stop answered "${String(answer)}"`);
   }
 
-  async watchStop(key: string, token: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+  async watchStop(
+    key: string,
+    token: string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    claimSentAt?: number,
+  ): Promise<boolean> {
     checkMs('timeoutMs', timeoutMs, 0);
     const values = [checkText('key', key, true), checkText('token', token)];
     const look = async (): Promise<number> =>
       integer(onlyRow(await this.#query('watchStop', this.#sql.watchStop, values)).held, 'held');
     const deadline = Date.now() + timeoutMs;
     if (timeoutMs === 0 || signal?.aborted) return (await look()) === 2;
-    // The record's payload only: stop, settle and claims notify there, appends do not.
+    const { record, stop } = payloadsOf(key);
+    // Listened to since before the claim was sent, with no stop heard since: none can be
+    // pending (a claim's record starts without one), so a look would find nothing. As on
+    // Redis, a takeover elsewhere then ends the watch through the holder's fenced writes.
+    const noStopSince = (): boolean => claimSentAt !== undefined && this.#wakeups.heardNoneSince(stop, claimSentAt);
+    // The record's payload and its stop's: stop, settle and claims notify there, appends do not.
     return this.#sleepOn(
-      [payloadsOf(key).record],
+      [record, stop],
       deadline,
       signal,
       async () => {
-        const held = await look();
+        const held = noStopSince() ? 1 : await look();
         return { done: held !== 1, value: held === 2, until: Number.POSITIVE_INFINITY };
       },
       false,

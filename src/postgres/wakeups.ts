@@ -17,6 +17,8 @@ const RECONNECT_MS = [100, 5_000] as const;
  * this each batch would open a connection (the Redis store keeps its channels as long).
  */
 const IDLE_CLOSE_MS = 5_000;
+/** How long a remembered payload's last NOTIFY is kept (`heardNoneSince` of older times says no). */
+const HEARD_MS = 60_000;
 
 /** A pool's way to open one connection of the store's own, or undefined when it has none. */
 function connectionMaker(pool: PostgresPool): (() => PostgresClient) | undefined {
@@ -35,11 +37,19 @@ function connectionMaker(pool: PostgresPool): (() => PostgresClient) | undefined
  * while opening; it reconnects with backoff), a wait polls instead, and every waiter is
  * rung when the connection breaks and when it is back, since notifications may have been
  * missed in between.
+ *
+ * For the payloads `remembered` picks (the stops), it also keeps when each was last
+ * heard, so a waiter can tell that none came since a time without asking the database.
  */
 export class Wakeups {
   readonly #open: (() => PostgresClient) | undefined;
   readonly #channel: string;
   readonly #listeners = new Map<string, Set<() => void>>();
+  readonly #remembered: (payload: string) => boolean;
+  /** When each remembered payload was last heard, oldest first (kept `HEARD_MS`). */
+  readonly #heard = new Map<string, number>();
+  /** Since when the listening connection has been up without a break. */
+  #liveSince: number | undefined;
   #client: PostgresClient | undefined;
   #connecting: Promise<boolean> | undefined;
   #retry: ReturnType<typeof setTimeout> | undefined;
@@ -48,9 +58,10 @@ export class Wakeups {
   #warned: boolean;
   #closed = false;
 
-  constructor(pool: PostgresPool, channel: string, enabled: boolean) {
+  constructor(pool: PostgresPool, channel: string, enabled: boolean, remembered: (payload: string) => boolean) {
     this.#open = enabled ? connectionMaker(pool) : undefined;
     this.#channel = channel;
+    this.#remembered = remembered;
     this.#warned = !enabled;
   }
 
@@ -100,6 +111,16 @@ export class Wakeups {
     };
   }
 
+  /**
+   * Whether every NOTIFY of the remembered `payload` made since `since` would have been
+   * heard (the connection has listened without a break since before it), and none was.
+   */
+  heardNoneSince(payload: string, since: number): boolean {
+    if (this.#liveSince === undefined || this.#liveSince > since || Date.now() - since >= HEARD_MS) return false;
+    const heard = this.#heard.get(payload);
+    return heard === undefined || heard < since;
+  }
+
   /** Wakes every waiter (they re-read and return) and ends the listening connection. */
   close(): void {
     if (this.#closed) return;
@@ -147,6 +168,7 @@ export class Wakeups {
       return false;
     }
     this.#client = client;
+    this.#liveSince = Date.now();
     this.#backoff = RECONNECT_MS[0];
     if (this.#listeners.size === 0) this.#closeWhenIdle();
     // Waiters that polled while it opened, or while it was down, look again: from now on a NOTIFY reaches them.
@@ -177,6 +199,7 @@ export class Wakeups {
   #drop(): void {
     const client = this.#client;
     this.#client = undefined;
+    this.#liveSince = undefined;
     if (client) end(client);
   }
 
@@ -191,7 +214,18 @@ export class Wakeups {
 
   #dispatch({ channel, payload }: PostgresNotification): void {
     if (channel !== this.#channel || payload === undefined) return;
+    if (this.#remembered(payload)) this.#remember(payload);
     for (const ring of [...(this.#listeners.get(payload) ?? [])]) ring();
+  }
+
+  #remember(payload: string): void {
+    const now = Date.now();
+    this.#heard.delete(payload);
+    this.#heard.set(payload, now);
+    for (const [oldest, at] of this.#heard) {
+      if (now - at < HEARD_MS) break;
+      this.#heard.delete(oldest);
+    }
   }
 
   #ringAll(): void {

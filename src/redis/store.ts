@@ -84,7 +84,7 @@ export class RedisStore implements StreamStore, StepStore {
   constructor(options: RedisStoreOptions) {
     this.#options = normalizeRedisStoreOptions(options);
     const { client, commandTimeoutMs, prefix } = this.#options;
-    this.#channels = new SettleChannels(client, commandTimeoutMs, () => this.#stops.ringAll());
+    this.#channels = new SettleChannels(client, commandTimeoutMs, () => this.#stops.reconnected());
     this.#stops = new StopWatchers(() => this.#channels.connection(), stopChannelOf(prefix), commandTimeoutMs);
   }
 
@@ -189,7 +189,13 @@ export class RedisStore implements StreamStore, StepStore {
     return decodeStop(await this.#run(STOP, key, stopArguments(at, this.#options.prefix)));
   }
 
-  async watchStop(key: string, token: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+  async watchStop(
+    key: string,
+    token: string,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    claimSentAt?: number,
+  ): Promise<boolean> {
     checkMs('timeoutMs', timeoutMs, 0);
     checkText('token', token);
     const deadline = Date.now() + timeoutMs;
@@ -198,22 +204,32 @@ export class RedisStore implements StreamStore, StepStore {
     const doorbell = new Doorbell();
     let released = false;
     // The store's one stop channel: no subscription of its own (stop-watchers.ts).
-    const unwatch = await this.#stops.watch(this.#key(key), token, (gone) => {
-      released ||= gone;
-      doorbell.ring();
-    });
+    const watch = await this.#stops.watch(
+      this.#key(key),
+      token,
+      (gone) => {
+        released ||= gone;
+        doorbell.ring();
+      },
+      claimSentAt,
+    );
+    // Heard since the claim, with no stop for it: nothing can be pending, no look.
+    let looks = watch.look;
     try {
       // Bounded: each turn waits for a stop, a settle or claim made here, the timeout or the abort.
       for (;;) {
-        const state = await look();
-        if (state !== 1) return state === 2;
+        if (looks) {
+          const state = await look();
+          if (state !== 1) return state === 2;
+        }
+        looks = true;
         const now = Date.now();
         if (now >= deadline || signal?.aborted || this.#channels.closed) return false;
         await doorbell.wait(deadline - now, signal);
         if (signal?.aborted || released) return false;
       }
     } finally {
-      unwatch();
+      watch.stop();
     }
   }
 

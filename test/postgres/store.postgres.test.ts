@@ -83,6 +83,39 @@ describe.skipIf(!hasPostgres)('PostgresStore on a real PostgreSQL', () => {
     }
   });
 
+  it('watches a fresh claim for a stop without a statement once it listens, and hears a stop from another instance', async () => {
+    const { pool, statements } = counted(suite.pool);
+    // The pool's own way to open the listening connection, which the counting pool has not.
+    const { Client, options } = suite.pool as unknown as Required<PostgresPool>;
+    const store = suite.open({ pool: { ...pool, Client, options }, pollIntervalMs: 60_000 });
+    const stopper = suite.open(); // another instance
+    const warm = newKey(); // a watch that listens opens the connection; it stays a while after
+    await store.watchStop(warm, held(await store.acquire(warm, 'fp', 20 * LEASE)).token, LEASE / 2);
+    const key = newKey();
+    const sentAt = Date.now();
+    const { token } = held(await store.acquire(key, 'fp', 20 * LEASE));
+    await sleep(LEASE / 3); // the claim's own NOTIFY heard, as a run's watch begins a flush window later
+    const before = statements();
+    const watching = store.watchStop(key, token, 20 * LEASE, undefined, sentAt);
+    await sleep(LEASE / 2);
+    expect(statements() - before).toBe(0); // no look: nothing could be pending
+    expect(await stopper.stop(key)).toBe('stopping');
+    expect(await watching).toBe(true);
+  });
+
+  it('still hears a stop made between a claim and its watch, on another instance', async () => {
+    const store = suite.open({ pollIntervalMs: 60_000 });
+    const stopper = suite.open(); // another instance
+    const warm = newKey(); // a watch that listens opens the connection; it stays a while after
+    await store.watchStop(warm, held(await store.acquire(warm, 'fp', 20 * LEASE)).token, LEASE / 2);
+    const key = newKey();
+    const sentAt = Date.now();
+    const { token } = held(await store.acquire(key, 'fp', 20 * LEASE));
+    expect(await stopper.stop(key)).toBe('stopping');
+    await sleep(LEASE / 3); // its NOTIFY reached the holder's store before the watch began
+    expect(await store.watchStop(key, token, 20 * LEASE, undefined, sentAt)).toBe(true);
+  });
+
   it('wakes a waiter and a reader on another instance (another pool) through NOTIFY', async () => {
     const other = new pg.Pool({ connectionString: suite.server.url, max: 4 });
     other.on('error', () => {});

@@ -100,7 +100,7 @@ describe.skipIf(!hasRedis)('the stop watch on Redis', () => {
     await expect(holder.watchStop(key, token, LEASE)).rejects.toThrow(/closed/);
   });
 
-  it('adds no subscription to a first run whose model takes longer than a flush window: acquire, one look, complete', async () => {
+  it('makes a first run whose model takes longer than a flush window two round trips: acquire and complete, no look, no subscription', async () => {
     const store = await open();
     const handle = createIdempotencyHandler({
       store,
@@ -127,6 +127,54 @@ describe.skipIf(!hasRedis)('the stop watch on Redis', () => {
     });
     expect(used.ssubscribe ?? 0).toBe(0);
     expect(used.subscribe ?? 0).toBe(0);
-    expect(used.evalsha).toBe(5 * 3);
+    expect(used.evalsha).toBe(5 * 2);
+  });
+
+  it('still hears a stop made between a claim and its watch, on another instance, with no look of its own', async () => {
+    const holder = await open();
+    const stopper = await open(); // another instance
+    await holder.watchStop(newKey(), 't', 1, undefined, Date.now()); // the store's stop channel subscribed
+    const key = newKey();
+    const sentAt = Date.now();
+    const token = tokenOf(await holder.acquire(key, 'fp', LEASE));
+    expect(await stopper.stop(key)).toBe('stopping');
+    await sleep(100); // the publish reached the holder's store before its watch began
+    expect(await holder.watchStop(key, token, 10 * LEASE, undefined, sentAt)).toBe(true);
+  });
+
+  it('stops a first run whose stop came before its watch began, within the first flush window', async () => {
+    const store = await open();
+    const stopper = await open(); // another instance
+    const stops: Promise<string>[] = [];
+    let aborted = false;
+    const handle = createIdempotencyHandler({
+      store,
+      scope: () => ({ user: 'stopped' }),
+      flushMs: 300,
+      handler: async (_request, { key, signal }) => {
+        stops.push(stopper.stop(key)); // the run's watch begins a flush window later
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        aborted = true;
+        return Response.json({ answer: 'too late' });
+      },
+    });
+    const send = (id: string) =>
+      handle(
+        new Request('http://test.local/api/chat', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'Idempotency-Key': id, 'X-Request-Id': id },
+          body: '{"question":"q"}',
+        }),
+      );
+    const warm = await send('01J00000000000000000000000'); // the store's one subscription made, and stopped
+    expect(warm.status).toBe(409);
+    aborted = false;
+    const started = Date.now();
+    const answer = await send('01J00000000000000000000001');
+    expect(answer.status).toBe(409);
+    expect(await answer.json()).toMatchObject({ type: expect.stringContaining('intent-stopped') });
+    expect(aborted).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await Promise.all(stops)).toEqual(['stopping', 'stopping']); // each landed while its run was held
   });
 });

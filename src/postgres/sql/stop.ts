@@ -1,13 +1,15 @@
 import { CLOCK, isRecordOf, type Tables, wokenOutcome } from './tables.js';
 
 /**
- * $1 key · $2 position's generation (null: none) · $3 position's offset · $4 key's wake-up payload
+ * $1 key · $2 position's generation (null: none) · $3 position's offset · $4 key's wake-up payload ·
+ * $5 its stop's wake-up payload
  *
  * Asks the holder to stop (PROTOCOL.md § 14.7): a PROCESSING record gets `stop_requested`
  * (kept until it settles; a claim's new record starts without it) and, when the position
  * names the record's answer generation (the one it continues, § 14.12, else its own) and no
  * earlier stop set one, `stop_at` — later stops do
- * not move it. The holder's watchStop, wherever it runs, is woken. A settled record is
+ * not move it. The holder's watchStop, wherever it runs, is woken (on both payloads: the
+ * stop's lets a watch that heard none skip its look). A settled record is
  * left alone.
  *
  * Returns `stopping`, `settled` or `unknown` (no live record).
@@ -24,5 +26,5 @@ stopped AS (
   WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now AND r.state = 'processing'
   RETURNING 1
 ),
-${wokenOutcome(tables, 'stopped', '$4', ['stopping', 'settled', 'unknown'])}`;
+${wokenOutcome(tables, 'stopped', ['$4', '$5'], ['stopping', 'settled', 'unknown'])}`;
 }

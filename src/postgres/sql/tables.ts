@@ -64,16 +64,19 @@ export const isRecordOf = (param: string, alias = 'r'): string =>
 
 /**
  * The tail of a statement whose CTE `written` updated the live record at $1: every row it
- * wrote wakes the key's listeners (payload `payload`), and the statement answers
+ * wrote wakes the key's listeners (once per payload in `payloads`), and the statement answers
  * `outcome` — `names[0]` when it wrote, `names[1]` when a live record was there but not
  * written (another token, or another state), `names[2]` when there is none — and `woken`.
  */
 export const wokenOutcome = (
   { records, channel }: Tables,
   written: string,
-  payload: string,
+  payloads: string | readonly string[],
   [wrote, live, none]: readonly [string, string, string],
-): string => `woken AS (SELECT pg_notify('${channel}', ${payload}::text) FROM ${written})
+): string => `woken AS (SELECT ${[payloads]
+  .flat()
+  .map((payload) => `pg_notify('${channel}', ${payload}::text)`)
+  .join(', ')} FROM ${written})
 SELECT CASE
   WHEN EXISTS (SELECT 1 FROM ${written}) THEN '${wrote}'
   WHEN EXISTS (SELECT 1 FROM ${records} r, clock WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now) THEN '${live}'

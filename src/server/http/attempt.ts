@@ -101,7 +101,7 @@ async function run(
           key,
           holder,
           generation,
-          { position: intent.position, runs },
+          { position: intent.position, runs, claimSentAt: claim.sentAt },
           {
             leaseMs: leaseOptions.leaseMs,
             flushMs: options.flushMs,

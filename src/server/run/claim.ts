@@ -13,6 +13,7 @@ export interface ClaimOptions {
  * What claiming an intent came to:
  * - `run`: this caller holds it under `token` and runs the work (reported `acquired`);
  *   `last` when it is the last run `maxRuns` allows, whose failure is final (§ 5.7);
+ *   `sentAt` when its `acquire` was sent (a stop watch need not look for an older stop);
  * - `exhausted`: it ran `maxRuns` times — settled as exhausted now, by a claim past the
  *   bound, or before; the work does not run;
  * - `mismatch`: the ID was used with another fingerprint (the caller names the error);
@@ -27,6 +28,7 @@ export type Claim =
       readonly retry: boolean;
       readonly runs: number;
       readonly last: boolean;
+      readonly sentAt: number;
     }
   | { readonly kind: 'exhausted' }
   | { readonly kind: 'mismatch' }
@@ -43,6 +45,7 @@ export async function claimIntent(
   options: ClaimOptions,
   context: StoreCallContext,
 ): Promise<Claim> {
+  const sentAt = Date.now();
   const claim = await storeCall('acquire', key, () => store.acquire(key, fingerprint, options.leaseMs), context);
   if (claim.acquired) {
     const { token, generation, takeover, retry, runs } = claim;
@@ -52,7 +55,7 @@ export async function claimIntent(
       return { kind: 'exhausted' };
     }
     context.report({ type: 'acquired', key, takeover, retry });
-    return { kind: 'run', token, generation, takeover, retry, runs, last: isLastRun(runs, options.maxRuns) };
+    return { kind: 'run', token, generation, takeover, retry, runs, last: isLastRun(runs, options.maxRuns), sentAt };
   }
   const { record } = claim;
   if (record.fingerprint !== fingerprint) return { kind: 'mismatch' };

@@ -240,8 +240,13 @@ export interface StreamStore extends IdempotencyStore {
    * `token` no longer holds `key`. Woken by `stop` itself, never by polling, and not by
    * the holder's own appends (a networked store SHOULD give stop its own channel so a
    * busy generation pays no round trip for it).
+   *
+   * `claimSentAt` (`Date.now()` just before the `acquire` that returned `token` was sent)
+   * lets a store that has listened for stops without a break since then, and heard none
+   * for `key`, skip its first look: the claim's record started without a stop, and every
+   * stop since was made after it. A store MAY ignore it and look.
    */
-  watchStop(key: string, token: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
+  watchStop(key: string, token: string, timeoutMs: number, signal?: AbortSignal, claimSentAt?: number): Promise<boolean>;
 }
 
 /**

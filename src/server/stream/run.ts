@@ -43,6 +43,8 @@ export class StreamedRun {
   readonly #position: CallerPosition | undefined;
   /** A re-run (its intent ran before): its answer may continue the one an earlier generation logged (§ 14.12). */
   readonly #rerun: boolean;
+  /** When the claim held now was sent (`undefined` once claimed again): its watch need not look before it. */
+  #claimSentAt: number | undefined;
   readonly #options: StreamedRunOptions;
   readonly #stop = new AbortController();
   readonly #work = new AbortController();
@@ -56,7 +58,7 @@ export class StreamedRun {
     key: string,
     holder: Holder,
     generation: number,
-    attempt: { readonly position: CallerPosition | undefined; readonly runs: number },
+    attempt: { readonly position: CallerPosition | undefined; readonly runs: number; readonly claimSentAt?: number },
     options: StreamedRunOptions,
   ) {
     this.#store = store;
@@ -65,10 +67,12 @@ export class StreamedRun {
     this.#generation = generation;
     this.#position = attempt.position;
     this.#rerun = attempt.runs > 1;
+    this.#claimSentAt = attempt.claimSentAt;
     this.#options = options;
     // Claimed again after the store lost the record (§ 7.2): the log starts over, the stop
     // watch follows the new token.
     holder.onReclaimed((token, reclaimed) => {
+      this.#claimSentAt = undefined;
       this.#production?.reopen(token, reclaimed ?? this.#generation);
       if (this.#done && !this.#done.signal.aborted) void this.#watchStop();
     });
@@ -200,7 +204,8 @@ export class StreamedRun {
     while (!done.aborted && !this.#stop.signal.aborted) {
       const started = Date.now();
       try {
-        if (await this.#store.watchStop(this.#key, this.#holder.token, STOP_WATCH_MS, done)) return this.#requestStop();
+        const stopped = await this.#store.watchStop(this.#key, this.#holder.token, STOP_WATCH_MS, done, this.#claimSentAt);
+        if (stopped) return this.#requestStop();
       } catch (error) {
         this.#options.report({ type: 'store-error', key: this.#key, operation: 'watchStop', error });
         return; // appends still carry a stop

@@ -18,7 +18,7 @@ function storeWithout(missing: (typeof LOG_METHODS)[number]): IdempotencyStore {
     append: (...args) => inner.append(...args),
     read: (...args) => inner.read(...args),
     stop: (...args) => inner.stop(...args),
-    watchStop: (...args) => inner.watchStop(...args),
+    watchStop: (key, token, timeoutMs, signal) => inner.watchStop(key, token, timeoutMs, signal),
   };
   delete log[missing];
   return { ...recordOps(inner), ...log };
