@@ -104,13 +104,14 @@ export function appendArguments(token: string, batch: LogAppend, graceMs: number
   ];
 }
 
-/** `scripts/read-log.ts`'s arguments; a `from` that is not a position is a `TypeError`. */
-export function readLogArguments(from: LogPosition | null): string[] {
-  if (from === null) return ['', '0'];
+/** `scripts/read-log.ts`'s arguments, with a page's `cap` if any; a `from` that is not a position is a `TypeError`. */
+export function readLogArguments(from: LogPosition | null, cap?: number): string[] {
+  const page = cap === undefined ? '' : String(cap);
+  if (from === null) return ['', '0', page];
   if (!Number.isSafeInteger(from.generation) || !Number.isSafeInteger(from.offset) || from.offset < 0) {
     throw new TypeError('answer-once/redis: expected `from` to be null or { generation, offset } of integers');
   }
-  return [String(from.generation), String(from.offset)];
+  return [String(from.generation), String(from.offset), page];
 }
 
 /** `scripts/stop.ts`'s arguments: the position where the answer ends, if any, and the stores' stop channel. */

@@ -1,7 +1,7 @@
 import { checkMs, checkText } from '../redis/arguments.js';
-import { RedisStoreClosedError } from '../redis/errors.js';
+import { RedisStoreClosedError, RedisStoreReplyError } from '../redis/errors.js';
 import { logKeyOf } from '../redis/log-key.js';
-import { decodeAppend, decodeSnapshot } from '../redis/log-reply.js';
+import { concat, decodeAppend, decodeLogPage } from '../redis/log-reply.js';
 import {
   acquireArguments,
   appendArguments,
@@ -48,7 +48,7 @@ import {
 import { type NormalizedUpstashStoreOptions, normalizeUpstashStoreOptions, type UpstashStoreOptions } from './options.js';
 import { PollBackoff } from './poll.js';
 import { RecentLooks } from './recent-looks.js';
-import { MAX_REQUEST_BYTES, partsOf, requestOverhead } from './request-size.js';
+import { MAX_REQUEST_BYTES, PAGE_COST, partsOf, requestOverhead } from './request-size.js';
 import { runRestScript } from './run-script.js';
 import { bytesToText, restScript, textArgument } from './wire.js';
 
@@ -225,13 +225,40 @@ export class UpstashStore implements StreamStore, StepStore {
 
   /** The record and log of `key` from `from`, in one request shared with every reader asking the same now. */
   #snapshot(key: string, from: LogPosition | null): Promise<LogSnapshot> {
-    const args = readLogArguments(from);
+    const args = readLogArguments(from, PAGE_COST);
     return this.#reads.read(`${key}\n${args.join('\n')}`, async () => {
       const sent = Date.now();
-      const snapshot = decodeSnapshot(await this.#run(READ_LOG, key, args), Date.now());
+      const snapshot = await this.#pages(key, args);
       if (snapshot.log) this.#looks.saw(key, snapshot.log.generation, snapshot.log.length, sent);
       return snapshot;
     });
+  }
+
+  /**
+   * The snapshot read in pages of at most {@link PAGE_COST}: the first page's record and
+   * log, its bytes completed up to that log's length by reading on from where each page
+   * ended (bytes a generation appended never change). Should the log be replaced or
+   * trimmed past the next page meanwhile, the read starts over.
+   */
+  async #pages(key: string, args: string[]): Promise<LogSnapshot> {
+    // Bounded: each turn reads at least one byte more, or starts over (at most three times).
+    for (let attempt = 1; ; attempt += 1) {
+      const first = decodeLogPage(await this.#run(READ_LOG, key, args), Date.now());
+      const log = first.log;
+      if (!log || log.offset + log.data.byteLength === log.length) return first;
+      const chunks = [log.data];
+      let at = log.offset + log.data.byteLength;
+      while (at < log.length) {
+        const next = readLogArguments({ generation: log.generation, offset: at }, PAGE_COST);
+        const page = decodeLogPage(await this.#run(READ_LOG, key, next), Date.now()).log;
+        if (page?.generation !== log.generation || page.offset !== at || page.data.byteLength === 0) break;
+        const wanted = page.data.subarray(0, log.length - at);
+        chunks.push(wanted);
+        at += wanted.byteLength;
+      }
+      if (at === log.length) return { record: first.record, log: { ...log, data: concat(chunks) } };
+      if (attempt === 3) throw new RedisStoreReplyError('answer-once/upstash: the log kept changing while it was read');
+    }
   }
 
   #run(script: RedisScript, key: string, args: (string | Uint8Array)[]): Promise<unknown> {

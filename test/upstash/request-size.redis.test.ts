@@ -30,9 +30,28 @@ describe.skipIf(!requireRedisServer())('UpstashStore request size', () => {
     expect(appended).toEqual({ ok: true, length: data.byteLength, stopRequested: false });
     expect(suite.bridge.largestRequest).toBeLessThanOrEqual(BOUND);
     expect(suite.bridge.total).toBeGreaterThan(3);
+    suite.bridge.reset();
     const { log } = await store.read(key, null);
     expect(log?.length).toBe(data.byteLength);
     expect(Buffer.from(log?.data ?? []).equals(Buffer.from(data))).toBe(true);
+    expect(suite.bridge.largestReply).toBeLessThanOrEqual(BOUND);
+    expect(suite.bridge.total).toBeGreaterThan(3); // in pages
+  });
+
+  it('reads a 3 MiB log from any position in pages, each reply under 1 MB', async () => {
+    const store = suite.open();
+    const key = newKey();
+    const claim = await store.acquire(key, 'fp', LEASE);
+    if (!claim.acquired) throw new Error('expected a claim');
+    const data = new TextEncoder().encode('data: {"delta":"ü / \\n"}\n\n'.repeat((3 * MIB) / 30));
+    await store.append(key, claim.token, { offset: 0, data, head: '{"status":200}' });
+    const { generation } = (await store.read(key, null)).log ?? { generation: 0 };
+    suite.bridge.reset();
+    const { log } = await store.read(key, { generation, offset: 12_345 });
+    expect(log?.offset).toBe(12_345);
+    expect(Buffer.from(log?.data ?? []).equals(Buffer.from(data.subarray(12_345)))).toBe(true);
+    expect(suite.bridge.largestReply).toBeLessThanOrEqual(BOUND);
+    console.log(`3 MiB SSE read from 12,345: ${suite.bridge.total} requests, largest reply ${suite.bridge.largestReply}`);
   });
 
   it('completes with a 3 MiB result with no request over 1 MB, stored exactly', async () => {
