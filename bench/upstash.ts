@@ -10,7 +10,10 @@
  *    that answer from its start, 200 ms into it, with the default polling
  *    (100 ms, doubling to 1 s) and with 25 ms;
  *
- * and the largest request body the bridge saw. Counts do not depend on the machine's
+ * 4. a 3 MiB answer at the store: its log appended as one batch, read from its start (a
+ *    replay or an attach from byte 0 while it runs), and stored by `complete`;
+ *
+ * and the largest request and reply bodies the bridges saw. Counts do not depend on the machine's
  * load, except the attach's polls (a few, at the edges of the stream).
  */
 import { Redis } from '@upstash/redis';
@@ -101,13 +104,36 @@ for (const [label, options] of [
   ]);
 }
 
+const MIB = 1024 * 1024;
+const large = storeOf(holderBridge);
+const largeKey = `answer-once:{bench:${newId()}}`;
+const claim = await large.acquire(largeKey, 'fp', 60_000);
+if (!claim.acquired) throw new Error('expected a claim');
+const line = 'data: {"type":"text-delta","delta":"lorem ipsum "}\n\n';
+const sse = new TextEncoder().encode(line.repeat(Math.ceil((3 * MIB) / line.length))).subarray(0, 3 * MIB);
+const batch = { offset: 0, data: sse, head: '{"status":200}' };
+rows.push([
+  '3 MiB log, appended as one batch',
+  String(await requests(holderBridge, () => large.append(largeKey, claim.token, batch))),
+  '—',
+]);
+rows.push(['3 MiB log, read from its start', String(await requests(holderBridge, () => large.read(largeKey, null))), '—']);
+const result = JSON.stringify({ answer: 'lorem ipsum '.repeat((3 * MIB) / 12) });
+rows.push([
+  '3 MiB JSON answer, complete',
+  String(await requests(holderBridge, () => large.complete(largeKey, claim.token, result, 60_000))),
+  '—',
+]);
+
 table(
   `REST requests per intent, UpstashStore (median of ${INTENTS} JSON intents, 3 streamed)`,
   ['intent', 'REST requests', 'per event'],
   rows,
 );
+const bytes = (n: number): string => n.toLocaleString('en-US');
 console.log(
-  `\nLargest request body: ${Math.max(holderBridge.largestRequest, readerBridge.largestRequest).toLocaleString('en-US')} bytes.`,
+  `\nLargest request body: ${bytes(Math.max(holderBridge.largestRequest, readerBridge.largestRequest))} bytes; ` +
+    `largest reply body: ${bytes(Math.max(holderBridge.largestReply, readerBridge.largestReply))} bytes.`,
 );
 
 await Promise.all([holderBridge.stop(), readerBridge.stop()]);

@@ -26,7 +26,7 @@ function bytesOf(value: unknown): Uint8Array {
 }
 
 /** The chunks as one array (no `Buffer`: the Upstash store decodes these replies in runtimes without it). */
-function concat(chunks: Uint8Array[]): Uint8Array {
+export function concat(chunks: Uint8Array[]): Uint8Array {
   const data = new Uint8Array(chunks.reduce((length, chunk) => length + chunk.byteLength, 0));
   let offset = 0;
   for (const chunk of chunks) {
@@ -36,8 +36,17 @@ function concat(chunks: Uint8Array[]): Uint8Array {
   return data;
 }
 
-/** `{record}` or `{record, generation, head, length, offset, bytes…}`. */
+/** `{record}` or `{record, generation, head, length, offset, bytes…}`: the whole log from `offset`. */
 export function decodeSnapshot(reply: unknown, receivedAt: number): LogSnapshot {
+  const snapshot = decodeLogPage(reply, receivedAt);
+  if (snapshot.log && snapshot.log.offset + snapshot.log.data.byteLength !== snapshot.log.length) {
+    throw new RedisStoreReplyError('answer-once/redis: the log’s bytes do not add up to its length');
+  }
+  return snapshot;
+}
+
+/** A capped read's reply: the log's bytes from `offset`, possibly fewer than up to its `length`. */
+export function decodeLogPage(reply: unknown, receivedAt: number): LogSnapshot {
   const parts = array(reply, 1);
   const record = decodeRecord(parts[0], receivedAt);
   if (!record || parts.length < 5) return { record, log: null };
@@ -47,8 +56,8 @@ export function decodeSnapshot(reply: unknown, receivedAt: number): LogSnapshot 
   const offset = integer(parts[4]);
   const chunks = parts.slice(5).map(bytesOf);
   const data = chunks.length === 1 ? (chunks[0] ?? EMPTY) : concat(chunks);
-  if (offset + data.byteLength !== length) {
-    throw new RedisStoreReplyError('answer-once/redis: the log’s bytes do not add up to its length');
+  if (offset + data.byteLength > length) {
+    throw new RedisStoreReplyError('answer-once/redis: the log’s bytes run past its length');
   }
   return { record, log: { generation: integer(parts[1]), head, length, offset, data } };
 }

@@ -58,12 +58,34 @@ export const renewArguments = (token: string, leaseMs: number, graceMs: number):
   String(graceMs),
 ];
 
-/** `scripts/settle.ts`'s arguments: complete's `result` or fail's `error`. */
-export function settleArguments(token: string, state: 'completed' | 'failed', payload: string, ttlMs: number): string[] {
+/** A fenced script's reply: 1 written, 0 fenced, -1 no record, -2 the staged parts (`scripts/stage.ts`) went astray. */
+export function stagedWriteResult(reply: unknown): WriteResult {
+  if (integer(reply) === -2) throw new RedisStoreReplyError('answer-once/redis: the staged parts of a settle do not add up');
+  return writeResult(reply);
+}
+
+/** A settle's `result` or `error`, checked to be a string. */
+export function checkPayload(state: 'completed' | 'failed', payload: string): string {
   if (typeof payload !== 'string') {
     throw new TypeError(`answer-once/redis: expected \`${state === 'completed' ? 'result' : 'error'}\` to be a string`);
   }
-  return [checkText('token', token), state, payload, checkMs('ttlMs', ttlMs, 1), String(LOG_LINGER_MS)];
+  return payload;
+}
+
+/**
+ * `scripts/settle.ts`'s arguments: complete's `result` or fail's `error` (its last part,
+ * after `staged` bytes staged by `scripts/stage.ts`, when given).
+ */
+export function settleArguments<Payload extends string | Uint8Array>(
+  token: string,
+  state: 'completed' | 'failed',
+  payload: Payload,
+  ttlMs: number,
+  staged?: number,
+): (string | Payload)[] {
+  const last = payload instanceof Uint8Array ? payload : checkPayload(state, payload as string);
+  const ttl = checkMs('ttlMs', ttlMs, 1);
+  return [checkText('token', token), state, last, ttl, String(LOG_LINGER_MS), staged === undefined ? '' : String(staged)];
 }
 
 /** `scripts/append.ts`'s arguments, the bytes as given (each transport sends them its way). */
@@ -82,13 +104,14 @@ export function appendArguments(token: string, batch: LogAppend, graceMs: number
   ];
 }
 
-/** `scripts/read-log.ts`'s arguments; a `from` that is not a position is a `TypeError`. */
-export function readLogArguments(from: LogPosition | null): string[] {
-  if (from === null) return ['', '0'];
+/** `scripts/read-log.ts`'s arguments, with a page's `cap` if any; a `from` that is not a position is a `TypeError`. */
+export function readLogArguments(from: LogPosition | null, cap?: number): string[] {
+  const page = cap === undefined ? '' : String(cap);
+  if (from === null) return ['', '0', page];
   if (!Number.isSafeInteger(from.generation) || !Number.isSafeInteger(from.offset) || from.offset < 0) {
     throw new TypeError('answer-once/redis: expected `from` to be null or { generation, offset } of integers');
   }
-  return [String(from.generation), String(from.offset)];
+  return [String(from.generation), String(from.offset), page];
 }
 
 /** `scripts/stop.ts`'s arguments: the position where the answer ends, if any, and the stores' stop channel. */

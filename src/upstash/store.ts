@@ -1,10 +1,11 @@
 import { checkMs, checkText } from '../redis/arguments.js';
-import { RedisStoreClosedError } from '../redis/errors.js';
+import { RedisStoreClosedError, RedisStoreReplyError } from '../redis/errors.js';
 import { logKeyOf } from '../redis/log-key.js';
-import { decodeAppend, decodeSnapshot } from '../redis/log-reply.js';
+import { concat, decodeAppend, decodeLogPage } from '../redis/log-reply.js';
 import {
   acquireArguments,
   appendArguments,
+  checkPayload,
   decodeAcquire,
   decodeStepStart,
   decodeStop,
@@ -12,6 +13,7 @@ import {
   readLogArguments,
   renewArguments,
   settleArguments,
+  stagedWriteResult,
   startStepArguments,
   stopArguments,
   writeResult,
@@ -26,6 +28,7 @@ import { READ } from '../redis/scripts/read.js';
 import { READ_LOG } from '../redis/scripts/read-log.js';
 import { RENEW } from '../redis/scripts/renew.js';
 import { SETTLE } from '../redis/scripts/settle.js';
+import { STAGE } from '../redis/scripts/stage.js';
 import { START_STEP } from '../redis/scripts/start-step.js';
 import { STOP } from '../redis/scripts/stop.js';
 import { WATCH_STOP } from '../redis/scripts/watch-stop.js';
@@ -45,8 +48,11 @@ import {
 import { type NormalizedUpstashStoreOptions, normalizeUpstashStoreOptions, type UpstashStoreOptions } from './options.js';
 import { PollBackoff } from './poll.js';
 import { RecentLooks } from './recent-looks.js';
+import { MAX_REQUEST_BYTES, PAGE_COST, partsOf, requestOverhead } from './request-size.js';
 import { runRestScript } from './run-script.js';
-import { bytesToText, textArgument } from './wire.js';
+import { bytesToText, restScript, textArgument } from './wire.js';
+
+const encoder = new TextEncoder();
 
 /**
  * The `answer-once/server` store over Upstash's REST API (`@upstash/redis`), for runtimes
@@ -62,7 +68,10 @@ import { bytesToText, textArgument } from './wire.js';
  *   a reader asking on from where a look just left it waits out the interval first;
  *   a holder's stop watch takes its own appends' replies as looks (they carry the stop);
  * - appends are the handler's, coalesced per flush window: a streamed answer costs one
- *   request per window, never one per event.
+ *   request per window, never one per event;
+ * - no request is larger than 1 MB (`request-size.ts`): an append past it goes as
+ *   consecutive appends, a settle past it as staged parts (`scripts/stage.ts`, fenced
+ *   like the settle) and a settle that joins them to its own part in one step.
  *
  * @example
  * import { Redis } from '@upstash/redis';
@@ -126,8 +135,17 @@ export class UpstashStore implements StreamStore, StepStore {
 
   async append(key: string, token: string, batch: LogAppend): Promise<LogAppendResult> {
     const args = appendArguments(token, batch, this.#options.processingGraceMs);
+    const parts = partsOf(batch.data, this.#budget(APPEND, key, args, 2));
     const sent = Date.now();
-    const result = decodeAppend(await this.#run(APPEND, key, args));
+    let result: LogAppendResult = { ok: true, length: batch.offset, stopRequested: false };
+    // Bounded: one request per part. A part refused ends it: the run lost the intent.
+    for (const [index, data] of parts.entries()) {
+      const part = index === 0 ? { ...batch, data } : { ...batch, offset: result.length, data, head: undefined };
+      const stopped = result.stopRequested;
+      result = decodeAppend(await this.#run(APPEND, key, appendArguments(token, part, this.#options.processingGraceMs)));
+      if (!result.ok) break;
+      if (stopped) result = { ...result, stopRequested: true };
+    }
     // A refused append means the run lost the intent: its watch ends with it.
     if (result.ok) this.#appended.set(`${key}\n${token}`, sent);
     else this.#appended.delete(`${key}\n${token}`);
@@ -207,22 +225,58 @@ export class UpstashStore implements StreamStore, StepStore {
 
   /** The record and log of `key` from `from`, in one request shared with every reader asking the same now. */
   #snapshot(key: string, from: LogPosition | null): Promise<LogSnapshot> {
-    const args = readLogArguments(from);
+    const args = readLogArguments(from, PAGE_COST);
     return this.#reads.read(`${key}\n${args.join('\n')}`, async () => {
       const sent = Date.now();
-      const snapshot = decodeSnapshot(await this.#run(READ_LOG, key, args), Date.now());
+      const snapshot = await this.#pages(key, args);
       if (snapshot.log) this.#looks.saw(key, snapshot.log.generation, snapshot.log.length, sent);
       return snapshot;
     });
+  }
+
+  /**
+   * The snapshot read in pages of at most {@link PAGE_COST}: the first page's record and
+   * log, its bytes completed up to that log's length by reading on from where each page
+   * ended (bytes a generation appended never change). Should the log be replaced or
+   * trimmed past the next page meanwhile, the read starts over.
+   */
+  async #pages(key: string, args: string[]): Promise<LogSnapshot> {
+    // Bounded: each turn reads at least one byte more, or starts over (at most three times).
+    for (let attempt = 1; ; attempt += 1) {
+      const first = decodeLogPage(await this.#run(READ_LOG, key, args), Date.now());
+      const log = first.log;
+      if (!log || log.offset + log.data.byteLength === log.length) return first;
+      const chunks = [log.data];
+      let at = log.offset + log.data.byteLength;
+      while (at < log.length) {
+        const next = readLogArguments({ generation: log.generation, offset: at }, PAGE_COST);
+        const page = decodeLogPage(await this.#run(READ_LOG, key, next), Date.now()).log;
+        if (page?.generation !== log.generation || page.offset !== at || page.data.byteLength === 0) break;
+        const wanted = page.data.subarray(0, log.length - at);
+        chunks.push(wanted);
+        at += wanted.byteLength;
+      }
+      if (at === log.length) return { record: first.record, log: { ...log, data: concat(chunks) } };
+      if (attempt === 3) throw new RedisStoreReplyError('answer-once/upstash: the log kept changing while it was read');
+    }
   }
 
   #run(script: RedisScript, key: string, args: (string | Uint8Array)[]): Promise<unknown> {
     if (this.#closed) {
       return Promise.reject(new RedisStoreClosedError('answer-once/upstash: the store was closed'));
     }
+    return runRestScript(this.#options.redis, script, this.#keys(key), wireOf(args), this.#options.commandTimeoutMs);
+  }
+
+  #keys(key: string): string[] {
     const record = this.#options.prefix + checkText('key', key, true);
-    const wire = args.map((arg) => (typeof arg === 'string' ? textArgument(arg) : bytesToText(arg)));
-    return runRestScript(this.#options.redis, script, [record, logKeyOf(record)], wire, this.#options.commandTimeoutMs);
+    return [record, logKeyOf(record)];
+  }
+
+  /** What argument `at` of `script` may cost, the other `args` as given, for the request to stay under the bound. */
+  #budget(script: RedisScript, key: string, args: (string | Uint8Array)[], at: number): number {
+    const others = wireOf(args.map((arg, index) => (index === at ? '' : arg)));
+    return MAX_REQUEST_BYTES - requestOverhead(restScript(script), this.#keys(key), others);
   }
 
   async #settle(
@@ -232,8 +286,31 @@ export class UpstashStore implements StreamStore, StepStore {
     payload: string,
     ttlMs: number,
   ): Promise<WriteResult> {
-    const args = settleArguments(token, state, payload, ttlMs);
+    const bytes = encoder.encode(checkPayload(state, payload));
     this.#appended.delete(`${key}\n${token}`); // the holder's run ends here
-    return writeResult(await this.#run(SETTLE, key, args));
+    const whole = settleArguments(token, state, bytes, ttlMs);
+    if (partsOf(bytes, this.#budget(SETTLE, key, whole, 2)).length === 1) {
+      return writeResult(await this.#run(SETTLE, key, whole));
+    }
+    // Too large for one request: staged in parts, the last joined to them by the settle itself.
+    const total = String(bytes.byteLength);
+    const budget = Math.min(
+      this.#budget(STAGE, key, [token, total, ''], 2),
+      this.#budget(SETTLE, key, settleArguments(token, state, bytes, ttlMs, bytes.byteLength), 2),
+    );
+    const parts = partsOf(bytes, budget);
+    let staged = 0;
+    // Bounded: one request per part.
+    for (const part of parts.slice(0, -1)) {
+      const written = stagedWriteResult(await this.#run(STAGE, key, [token, String(staged), part]));
+      if (written !== 'written') return written;
+      staged += part.byteLength;
+    }
+    const last = parts.at(-1) ?? bytes;
+    return stagedWriteResult(await this.#run(SETTLE, key, settleArguments(token, state, last, ttlMs, staged)));
   }
 }
+
+/** Arguments as they cross REST (`wire.ts`): one character per byte. */
+const wireOf = (args: (string | Uint8Array)[]): string[] =>
+  args.map((arg) => (typeof arg === 'string' ? textArgument(arg) : bytesToText(arg)));

@@ -10,7 +10,8 @@
  * - with `Upstash-Encoding: base64` (what the client sends by default) every bulk string
  *   of a result is base64 of its bytes; simple strings (`OK`) and integers stay as they are.
  *
- * Every request is counted (`calls`, per path): what a store costs on Upstash's bill.
+ * Every request is counted (`calls`, per path): what a store costs on Upstash's bill; the
+ * largest request and reply bodies are kept (`largestRequest`, `largestReply`).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -39,14 +40,19 @@ function isCommand(value: unknown): value is (string | number | boolean)[] {
   );
 }
 
-async function body(request: IncomingMessage): Promise<unknown> {
+/** The request's body as sent: its size in bytes, and its JSON. */
+async function body(request: IncomingMessage): Promise<{ size: number; payload: unknown }> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  const bytes = Buffer.concat(chunks);
+  return { size: bytes.byteLength, payload: JSON.parse(bytes.toString('utf8')) as unknown };
 }
 
-function send(response: ServerResponse, status: number, payload: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
+/** Writes the reply; answers its body's size in bytes. */
+function write(response: ServerResponse, status: number, payload: unknown): number {
+  const text = Buffer.from(JSON.stringify(payload), 'utf8');
+  response.writeHead(status, { 'content-type': 'application/json', 'content-length': text.byteLength }).end(text);
+  return text.byteLength;
 }
 
 export class UpstashBridge {
@@ -54,6 +60,8 @@ export class UpstashBridge {
   readonly calls = new Map<string, number>();
   /** The largest request body seen, in bytes. */
   largestRequest = 0;
+  /** The largest reply body sent, in bytes. */
+  largestReply = 0;
   readonly token = randomUUID();
 
   private constructor(
@@ -76,6 +84,10 @@ export class UpstashBridge {
       }
     };
     let bridge: UpstashBridge | undefined;
+    const send = (response: ServerResponse, status: number, payload: unknown): void => {
+      const size = write(response, status, payload);
+      if (bridge) bridge.largestReply = Math.max(bridge.largestReply, size);
+    };
     const server = createServer((request, response) => {
       void (async () => {
         if (!bridge) return send(response, 503, { error: 'starting' });
@@ -83,12 +95,12 @@ export class UpstashBridge {
           return send(response, 401, { error: 'Unauthorized' });
         }
         const path = new URL(request.url ?? '/', 'http://bridge').pathname;
-        bridge.largestRequest = Math.max(bridge.largestRequest, Number(request.headers['content-length'] ?? 0));
         bridge.calls.set(path, (bridge.calls.get(path) ?? 0) + 1);
         const base64 = request.headers['upstash-encoding'] === 'base64';
         const encode = (outcome: Outcome): Outcome =>
           'result' in outcome ? { result: toJson(outcome.result as Reply, base64) } : outcome;
-        const payload = await body(request);
+        const { size, payload } = await body(request);
+        bridge.largestRequest = Math.max(bridge.largestRequest, size);
         if (path === '/') {
           if (!isCommand(payload)) return send(response, 400, { error: 'ERR expected a command as a JSON array' });
           const outcome = await run(payload);
@@ -128,6 +140,7 @@ export class UpstashBridge {
   reset(): void {
     this.calls.clear();
     this.largestRequest = 0;
+    this.largestReply = 0;
   }
 
   async stop(): Promise<void> {

@@ -1,7 +1,8 @@
 import { defineScript } from './define.js';
 
 /**
- * KEYS[1] record · KEYS[2] log · ARGV[1] from generation (`''`: none) · ARGV[2] from offset
+ * KEYS[1] record · KEYS[2] log · ARGV[1] from generation (`''`: none) · ARGV[2] from offset ·
+ * ARGV[3] a page's cap (`''`: none)
  *
  * The record and the log in one atomic step (PROTOCOL.md § 14.9 read): the log's bytes
  * from the offset when `from` names the log's generation (capped at its length), else
@@ -9,7 +10,11 @@ import { defineScript } from './define.js';
  *
  * Returns `{record}` (the read script's shape) when there is no log, else
  * `{record, generation, head, length, offset, bytes…}`: the bytes `[offset, length)` as the
- * appends that hold them, the first one cut at `offset`.
+ * appends that hold them, the first one cut at `offset`. With a cap, only the first bytes
+ * of those whose cost stays within it (at least one byte): a page, `[offset, offset + n)`,
+ * the reader asking again from where it ended. The cost is what the bytes take in a JSON
+ * reply, one character per byte (`src/upstash/wire.ts`): 1, 2 for a byte above 0x7F,
+ * `"`, `\`, `/` and the short escapes, 6 for another control byte.
  */
 export const READ_LOG = defineScript(
   'read-log',
@@ -26,12 +31,37 @@ local offset = 0
 if ARGV[1] == g then offset = math.min(tonumber(ARGV[2]), length) end
 local appends = redis.call('XRANGE', KEYS[2], '(' .. g .. '-' .. ms(offset), '+')
 local out = {record(r), g, head[2][2], length, offset}
+local cap = ARGV[3] ~= '' and tonumber(ARGV[3]) or nil
+local function cost(s)
+  local _, high = string.gsub(s, '[\\128-\\255]', '')
+  local _, long = string.gsub(s, '[%z\\1-\\7\\11\\14-\\31\\127]', '')
+  local _, short = string.gsub(s, '[\\8\\9\\10\\12\\13"\\\\/]', '')
+  return string.len(s) + high + 5 * long + short
+end
+local spent = 0
 for index, entry in ipairs(appends) do
   local start = tonumber(entry[2][2])
   local bytes = entry[2][4]
   if index == 1 then
     if start > offset then offset = start; out[5] = offset end
     if start < offset then bytes = string.sub(bytes, offset - start + 1) end
+  end
+  if cap then
+    local room = cap - spent
+    local size = cost(bytes)
+    if size > room then
+      -- A prefix that surely fits (6 per byte at most), or a proportional guess that does.
+      local take = math.floor(room / 6)
+      local guess = math.floor(string.len(bytes) * room / size)
+      for _ = 1, 4 do
+        if guess <= take then break end
+        if cost(string.sub(bytes, 1, guess)) <= room then take = guess; break end
+        guess = math.floor(guess * 0.95)
+      end
+      if take > 0 then out[#out + 1] = string.sub(bytes, 1, take) end
+      break
+    end
+    spent = spent + size
   end
   out[#out + 1] = bytes
 end
