@@ -136,7 +136,7 @@ describe.skipIf(!hasRedis)('the stop watch on Redis', () => {
     await holder.watchStop(newKey(), 't', 1, undefined, Date.now()); // the store's stop channel subscribed
     const key = newKey();
     const sentAt = Date.now();
-    const token = tokenOf(await holder.acquire(key, 'fp', LEASE));
+    const token = held(await holder.acquire(key, 'fp', LEASE)).token;
     expect(await stopper.stop(key)).toBe('stopping');
     await sleep(100); // the publish reached the holder's store before its watch began
     expect(await holder.watchStop(key, token, 10 * LEASE, undefined, sentAt)).toBe(true);
