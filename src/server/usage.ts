@@ -48,16 +48,31 @@ export function readUsage(stored: unknown): Usage | undefined {
   }
 }
 
-/** The usage one run reports through its context's `reportUsage`: the last report wins. */
+/**
+ * The usage one run reports: what the app gave its context's `reportUsage` (the last
+ * report wins), or else the sum of its journaled steps' usage — the steps it ran and the
+ * steps it took from the journal, which a former run of the intent paid for. A step that
+ * reported none adds nothing; with no usage reported at all the run's usage is unknown
+ * (`undefined`), never 0.
+ */
 export class UsageReport {
   #usage: Usage | undefined;
+  #steps: Record<string, number> | undefined;
 
   /** Validates and keeps `usage` (a `TypeError` naming the bad counter keeps the last good one). */
   readonly report = (usage: Usage): void => {
     this.#usage = normalizeUsage(usage);
   };
 
+  /** Adds a journaled step's usage (already normalized: recorded, or reported through the step) to the steps' sum. */
+  addStep(usage: Usage): void {
+    const sum = (this.#steps ??= {});
+    for (const [name, count] of Object.entries(usage)) {
+      if (count !== undefined) sum[name] = (sum[name] ?? 0) + count;
+    }
+  }
+
   get value(): Usage | undefined {
-    return this.#usage;
+    return this.#usage ?? (this.#steps && Object.freeze({ ...this.#steps }));
   }
 }

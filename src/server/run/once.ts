@@ -252,7 +252,7 @@ async function execute<T>(
     key,
     token,
     async (signal) => {
-      const { step, begin: beginStep } = new StepJournal(store, key, holder, signal, options);
+      const { step, begin: beginStep } = new StepJournal(store, key, holder, signal, { ...options, usage });
       try {
         const value = await work({ key, signal, takeover, retry, reportUsage: usage.report, step, beginStep });
         const encoded = options.codec.encode(value);
