@@ -4,76 +4,9 @@
  * ones a former run paid for and the journal replays included — unknown (absent), never 0,
  * for a step cut before the provider reported any.
  */
-import { jsonSchema, stepCountIs, streamText, tool } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
-import { journaled } from 'answer-once/ai/server';
-import { type IdempotencyEvent, MemoryStore, type RunContext, runOnce } from 'answer-once/server';
+import { type IdempotencyEvent, MemoryStore, runOnce } from 'answer-once/server';
 import { describe, expect, it } from 'vitest';
-
-const usageOf = (input: number, output: number) => ({
-  inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: output, text: output, reasoning: undefined },
-});
-
-type Part = Record<string, unknown> & { type: string };
-
-/**
- * A two-step agent: the first model step calls the tool `lookup` (7 in, 2 out), the second
- * answers (11 in, 5 out). `cut(call)` says whether that model call's stream breaks, and
- * after which part (`'before-finish'`, `'after-finish'`).
- */
-function twoStepAgent(cut: (call: number) => 'before-finish' | 'after-finish' | undefined = () => undefined) {
-  const calls = { model: 0, tool: 0 };
-  const model = new MockLanguageModelV4({
-    doStream: async ({ prompt }) => {
-      calls.model += 1;
-      const breaks = cut(calls.model);
-      const answered = prompt.some((message) => message.role === 'tool');
-      const parts: Part[] = answered
-        ? [
-            { type: 'text-start', id: '0' },
-            { type: 'text-delta', id: '0', delta: 'It is 42.' },
-            { type: 'text-end', id: '0' },
-            { type: 'finish', finishReason: { unified: 'stop', raw: undefined }, usage: usageOf(11, 5) },
-          ]
-        : [
-            { type: 'tool-call', toolCallId: 'call-1', toolName: 'lookup', input: '{}' },
-            { type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage: usageOf(7, 2) },
-          ];
-      return {
-        // Pulled part by part: a break comes after the parts before it were read.
-        stream: new ReadableStream({
-          pull(controller) {
-            const part = parts.shift();
-            if ((part?.type === 'finish' && breaks === 'before-finish') || (!part && breaks === 'after-finish')) {
-              controller.error(new Error('socket hang up'));
-            } else if (part) controller.enqueue(part as never);
-            else controller.close();
-          },
-        }),
-      };
-    },
-  });
-  const lookup = tool({
-    inputSchema: jsonSchema<Record<string, never>>({ type: 'object' }),
-    execute: async () => {
-      calls.tool += 1;
-      return { answer: 42 };
-    },
-  });
-  const turn = async (ctx: RunContext) => {
-    const agent = journaled({ ...ctx, requestId: 'req-00000001' }, { model, tools: { lookup } });
-    const result = streamText({ model: agent.model, tools: agent.tools, prompt: 'what is it?', stopWhen: stepCountIs(3) });
-    await result.consumeStream({ onError: () => undefined });
-    const finish = await Promise.race([
-      result.text,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the turn did not finish')), 5_000)),
-    ]);
-    if ((await result.finishReason) !== 'stop') throw new Error('the turn broke');
-    return finish;
-  };
-  return { calls, turn };
-}
+import { twoStepAgent } from '../support/two-step-agent.js';
 
 const of = <T extends IdempotencyEvent['type']>(events: IdempotencyEvent[], type: T) =>
   events.filter((event): event is Extract<IdempotencyEvent, { type: T }> => event.type === type);
@@ -119,12 +52,22 @@ describe('journaled (answer-once/ai/server) usage', () => {
     const onEvent = (event: IdempotencyEvent) => events.push(event);
     const { calls, turn } = twoStepAgent((call) => (call === 2 ? 'before-finish' : undefined));
     await expect(runOnce(store, 'intent-1', turn, { onEvent })).rejects.toThrow();
+    // The broken run paid for its first model step; its cut one reported nothing: unknown, not 0.
+    expect(of(events, 'answered')).toEqual([
+      expect.objectContaining({ outcome: 'failed', usage: { inputTokens: 7, outputTokens: 2 } }),
+    ]);
     events.length = 0;
     const again = await runOnce(store, 'intent-1', turn, { onEvent });
     expect(again).toMatchObject({ value: 'It is 42.', replayed: false });
     expect(calls).toEqual({ model: 3, tool: 1 });
     // Paid: the first run's finished model step (7/2, replayed here) and this run's (11/5).
-    expect(of(events, 'answered')).toMatchObject([{ outcome: 'ran', usage: { inputTokens: 18, outputTokens: 7 } }]);
+    expect(of(events, 'answered')).toEqual([
+      expect.objectContaining({
+        outcome: 'ran',
+        usage: { inputTokens: 18, outputTokens: 7 },
+        stepsAvoided: { modelCalls: 1, toolCalls: 1, usage: { inputTokens: 7, outputTokens: 2 } },
+      }),
+    ]);
     // Avoided: the first model step and the tool call, taken from the journal.
     expect(of(events, 'step').map(({ kind, outcome, usage }) => ({ kind, outcome, usage }))).toEqual([
       { kind: 'model', outcome: 'replayed', usage: { inputTokens: 7, outputTokens: 2 } },

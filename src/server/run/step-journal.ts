@@ -237,7 +237,7 @@ export class StepJournal {
     outcome: 'ran' | 'replayed' | 'reconciled' | 'uncertain',
     usage?: Usage,
   ): void {
-    if (usage !== undefined) this.#setup.usage.addStep(usage);
+    this.#setup.usage.step({ outcome, kind, usage });
     this.#setup.report({
       type: 'step',
       key: this.#key,
