@@ -4,9 +4,11 @@
  * ones a former run paid for and the journal replays included — unknown (absent), never 0,
  * for a step cut before the provider reported any.
  */
-import { type IdempotencyEvent, MemoryStore, runOnce } from 'answer-once/server';
+import { stepCountIs, streamText } from 'ai';
+import { journaled } from 'answer-once/ai/server';
+import { createIdempotencyHandler, type IdempotencyEvent, MemoryStore, runOnce } from 'answer-once/server';
 import { describe, expect, it } from 'vitest';
-import { twoStepAgent } from '../support/two-step-agent.js';
+import { twoStepAgent, twoStepModel } from '../support/two-step-agent.js';
 
 const of = <T extends IdempotencyEvent['type']>(events: IdempotencyEvent[], type: T) =>
   events.filter((event): event is Extract<IdempotencyEvent, { type: T }> => event.type === type);
@@ -73,6 +75,33 @@ describe('journaled (answer-once/ai/server) usage', () => {
       { kind: 'model', outcome: 'replayed', usage: { inputTokens: 7, outputTokens: 2 } },
       { kind: 'tool', outcome: 'replayed', usage: undefined },
       { kind: 'model', outcome: 'ran', usage: { inputTokens: 11, outputTokens: 5 } },
+    ]);
+  });
+
+  it("reports an HTTP turn's usage in its request's answered event, summed over its model steps", async () => {
+    const events: IdempotencyEvent[] = [];
+    const { model, tools } = twoStepModel();
+    const handle = createIdempotencyHandler({
+      scope: () => ({ user: 'ada', session: 's1' }),
+      onEvent: (event) => events.push(event),
+      handler: (_request, ctx) => {
+        const agent = journaled(ctx, { model, tools });
+        return streamText({
+          model: agent.model,
+          tools: agent.tools,
+          prompt: 'what is it?',
+          stopWhen: stepCountIs(3),
+        }).toUIMessageStreamResponse({ generateMessageId: agent.generateMessageId });
+      },
+    });
+    const response = await handle(
+      new Request('http://app.test/api/chat', { method: 'POST', headers: { 'X-Request-Id': 'req-usage-001' }, body: '{}' }),
+    );
+    expect(await response.text()).toContain('It is 42.');
+    for (let tries = 0; tries < 50 && of(events, 'answered').length === 0; tries += 1)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(of(events, 'answered')).toEqual([
+      expect.objectContaining({ outcome: 'ran', usage: { inputTokens: 18, outputTokens: 7 } }),
     ]);
   });
 });

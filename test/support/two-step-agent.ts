@@ -19,7 +19,7 @@ type Part = Record<string, unknown> & { type: string };
  * answers (11 in, 5 out). `cut(call)` says whether that model call's stream breaks, and
  * after which part (`'before-finish'`, `'after-finish'`).
  */
-export function twoStepAgent(cut: (call: number) => 'before-finish' | 'after-finish' | undefined = () => undefined) {
+export function twoStepModel(cut: (call: number) => 'before-finish' | 'after-finish' | undefined = () => undefined) {
   const calls = { model: 0, tool: 0 };
   const model = new MockLanguageModelV4({
     doStream: async ({ prompt }) => {
@@ -58,8 +58,14 @@ export function twoStepAgent(cut: (call: number) => 'before-finish' | 'after-fin
       return { answer: 42 };
     },
   });
+  return { calls, model, tools: { lookup } };
+}
+
+/** {@link twoStepModel}'s turn under `runOnce`: its text, or a throw when the turn broke. */
+export function twoStepAgent(cut?: Parameters<typeof twoStepModel>[0]) {
+  const { calls, model, tools } = twoStepModel(cut);
   const turn = async (ctx: RunContext) => {
-    const agent = journaled({ ...ctx, requestId: 'req-00000001' }, { model, tools: { lookup } });
+    const agent = journaled({ ...ctx, requestId: 'req-00000001' }, { model, tools });
     const result = streamText({ model: agent.model, tools: agent.tools, prompt: 'what is it?', stopWhen: stepCountIs(3) });
     await result.consumeStream({ onError: () => undefined });
     const finish = await Promise.race([
