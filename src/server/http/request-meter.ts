@@ -80,16 +80,16 @@ export class RequestMeter {
     };
   }
 
-  /**
-   * `response`, whose end (or its caller leaving) reports the `answered` event. A request
-   * that never got a subject (a malformed ID, an app's own answer from `scope`) reports
-   * nothing: it was no intent.
-   */
   /** The run this request started reports its usage through `usage`. */
   running(usage: UsageReport): void {
     this.#run = usage;
   }
 
+  /**
+   * `response`, whose end (or its caller leaving) reports the `answered` event. A request
+   * that never got a subject (a malformed ID, an app's own answer from `scope`) reports
+   * nothing: it was no intent.
+   */
   answer(response: Response): Response {
     if (this.#subject === undefined) {
       this.#reported();
