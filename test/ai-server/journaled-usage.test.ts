@@ -8,6 +8,7 @@ import { stepCountIs, streamText } from 'ai';
 import { journaled } from 'answer-once/ai/server';
 import { createIdempotencyHandler, type IdempotencyEvent, MemoryStore, runOnce } from 'answer-once/server';
 import { describe, expect, it } from 'vitest';
+import { sleep } from '../support/sleep.js';
 import { twoStepAgent, twoStepModel } from '../support/two-step-agent.js';
 
 const of = <T extends IdempotencyEvent['type']>(events: IdempotencyEvent[], type: T) =>
@@ -98,8 +99,7 @@ describe('journaled (answer-once/ai/server) usage', () => {
       new Request('http://app.test/api/chat', { method: 'POST', headers: { 'X-Request-Id': 'req-usage-001' }, body: '{}' }),
     );
     expect(await response.text()).toContain('It is 42.');
-    for (let tries = 0; tries < 50 && of(events, 'answered').length === 0; tries += 1)
-      await new Promise((r) => setTimeout(r, 10));
+    for (let tries = 0; tries < 50 && of(events, 'answered').length === 0; tries += 1) await sleep(10);
     expect(of(events, 'answered')).toEqual([
       expect.objectContaining({ outcome: 'ran', usage: { inputTokens: 18, outputTokens: 7 } }),
     ]);
