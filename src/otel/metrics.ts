@@ -42,13 +42,15 @@ const FIRST_BYTE_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.2
  * | `answer_once.model.steps_avoided` | counter (steps of kind `model` a re-run replayed instead of calling the model) | — |
  * | `answer_once.tool.calls` | counter (steps of kind `tool` that ran) | — |
  * | `answer_once.tool.calls_avoided` | counter (steps of kind `tool` replayed or reconciled instead) | — |
+ * | `answer_once.tokens.paid` | counter (the usage journaled steps that ran reported: each model call of an agent turn, once, where it ran) | `gen_ai.token.type` (`input`, `output`) |
  *
  * A call avoided is a send of an intent (not a status poll, not a resume from a position)
  * answered the whole answer without a run, counted once per intent (the store's
  * `markAvoided`): the counter never exceeds what a server without answer-once would have
  * paid for those sends, and a replay loop adds at most one. No attribute carries the
  * user, the session or the request ID. A replayed step's recorded usage counts as tokens
- * avoided too.
+ * avoided too; a step that reported no usage (a model call cut before its provider said)
+ * adds no tokens: unknown, never 0.
  */
 export function otelMetrics(options?: OtelMetricsOptions): IdempotencyEventListener {
   const given = optionsObject(options, 'otelMetrics() options');
@@ -65,7 +67,7 @@ export function otelMetrics(options?: OtelMetricsOptions): IdempotencyEventListe
   return function recordMetrics(event: IdempotencyEvent): void {
     if (event.type === 'acquired') on().calls.add(1, base);
     else if (event.type === 'step') {
-      const { steps, modelSteps, modelAvoided, toolCalls, toolAvoided, tokens } = on();
+      const { steps, modelSteps, modelAvoided, toolCalls, toolAvoided, tokens, paid } = on();
       const kind = event.kind === undefined ? {} : { 'answer_once.step.kind': event.kind };
       steps.add(1, { ...base, 'answer_once.step.outcome': event.outcome, ...kind });
       const avoided = event.outcome === 'replayed' || event.outcome === 'reconciled';
@@ -73,8 +75,9 @@ export function otelMetrics(options?: OtelMetricsOptions): IdempotencyEventListe
       if (event.kind === 'model' && avoided) modelAvoided.add(1, base);
       if (event.kind === 'tool' && event.outcome === 'ran') toolCalls.add(1, base);
       if (event.kind === 'tool' && avoided) toolAvoided.add(1, base);
-      if (event.outcome === 'replayed' && event.usage?.inputTokens) tokens.add(event.usage.inputTokens, input);
-      if (event.outcome === 'replayed' && event.usage?.outputTokens) tokens.add(event.usage.outputTokens, output);
+      const spent = event.outcome === 'ran' ? paid : event.outcome === 'replayed' ? tokens : undefined;
+      if (spent && event.usage?.inputTokens) spent.add(event.usage.inputTokens, input);
+      if (spent && event.usage?.outputTokens) spent.add(event.usage.outputTokens, output);
     } else if (event.type === 'answered') {
       const { requests, avoided, tokens, firstByte } = on();
       const byOutcome = { ...base, 'answer_once.outcome': event.outcome };
@@ -112,6 +115,11 @@ function instruments(meter: Meter) {
       'answer_once.tokens.avoided',
       '{token}',
       'Tokens the calls avoided would have cost: the usage their run reported.',
+    ),
+    paid: counter(
+      'answer_once.tokens.paid',
+      '{token}',
+      'Tokens the journaled steps that ran reported: each model call of an agent turn, counted once where it ran.',
     ),
     steps: counter(
       'answer_once.steps',

@@ -1,4 +1,4 @@
-import type { Usage } from './usage.js';
+import type { StepsAvoided, Usage } from './usage.js';
 
 /**
  * What became of one request (or one `runOnce` call), as the `answered` event says:
@@ -114,8 +114,12 @@ export type IdempotencyEventBody =
    * model call avoided (PROTOCOL.md § 7.6): a send of the intent — not a status read,
    * not a resume from a position — answered the whole answer without a run
    * (`replayed`, `attached`), and the first such for its intent. `usage` is the run's
-   * reported usage: what it cost (`ran`), or the tokens avoided (`avoided`). The metrics
-   * of `answer-once/otel` are made of these.
+   * reported usage: what its answer cost (`ran`) — `reportUsage`'s, or else the sum of the
+   * usage of its journaled steps, those it ran and those a former run of the intent paid
+   * for (absent: unknown, never 0) — or the tokens avoided (`avoided`). `stepsAvoided`,
+   * on the answer of a run that took steps from the journal, is what that spared it: the
+   * model calls, the tool calls and the model calls' recorded usage. The metrics of
+   * `answer-once/otel` are made of these.
    */
   | {
       readonly type: 'answered';
@@ -123,6 +127,7 @@ export type IdempotencyEventBody =
       readonly avoided?: true;
       readonly firstByteMs?: number;
       readonly usage?: Usage;
+      readonly stepsAvoided?: StepsAvoided;
     }
   /**
    * A journaled step (`ctx.step`, PROTOCOL.md § 15) came to an outcome in this run:

@@ -83,4 +83,4 @@ export type {
   StreamStore,
 } from './store/stream-store.js';
 export { isStreamStore, LOG_LINGER_MS } from './store/stream-store.js';
-export type { Usage } from './usage.js';
+export type { StepsAvoided, Usage } from './usage.js';

@@ -48,16 +48,68 @@ export function readUsage(stored: unknown): Usage | undefined {
   }
 }
 
-/** The usage one run reports through its context's `reportUsage`: the last report wins. */
+/**
+ * What a run took from its intent's step journal instead of running it again: the model
+ * calls and tool calls replayed (or reconciled), and the usage those model calls recorded
+ * (absent: unknown, never 0).
+ */
+export interface StepsAvoided {
+  readonly modelCalls: number;
+  readonly toolCalls: number;
+  readonly usage?: Usage;
+}
+
+/** A journaled step's outcome, as the `step` event reports it. */
+interface StepReport {
+  readonly outcome: 'ran' | 'replayed' | 'reconciled' | 'uncertain';
+  readonly kind?: string;
+  readonly usage?: Usage;
+}
+
+/**
+ * The usage one run reports: what the app gave its context's `reportUsage` (the last
+ * report wins), or else the sum of its journaled steps' usage — the steps it ran and the
+ * steps it took from the journal, which a former run of the intent paid for. A step that
+ * reported none adds nothing; with no usage reported at all the run's usage is unknown
+ * (`undefined`), never 0. Beside it, what the journal spared the run ({@link StepsAvoided}).
+ */
 export class UsageReport {
   #usage: Usage | undefined;
+  #steps: Record<string, number> | undefined;
+  #avoided: { modelCalls: number; toolCalls: number; usage?: Record<string, number> } | undefined;
 
   /** Validates and keeps `usage` (a `TypeError` naming the bad counter keeps the last good one). */
   readonly report = (usage: Usage): void => {
     this.#usage = normalizeUsage(usage);
   };
 
-  get value(): Usage | undefined {
-    return this.#usage;
+  /** Counts a journaled step of the run (its usage already normalized: recorded, or reported through the step). */
+  step({ outcome, kind, usage }: StepReport): void {
+    if (usage !== undefined) this.#steps = sum(this.#steps, usage);
+    if (outcome !== 'replayed' && outcome !== 'reconciled') return;
+    const avoided = (this.#avoided ??= { modelCalls: 0, toolCalls: 0 });
+    if (kind === 'model') avoided.modelCalls += 1;
+    if (kind === 'tool') avoided.toolCalls += 1;
+    if (usage !== undefined) avoided.usage = sum(avoided.usage, usage);
   }
+
+  get value(): Usage | undefined {
+    return this.#usage ?? (this.#steps && Object.freeze({ ...this.#steps }));
+  }
+
+  /** What the journal spared the run; `undefined` when it took no step from it. */
+  get avoided(): StepsAvoided | undefined {
+    const avoided = this.#avoided;
+    if (avoided === undefined) return undefined;
+    const { modelCalls, toolCalls, usage } = avoided;
+    return usage === undefined ? { modelCalls, toolCalls } : { modelCalls, toolCalls, usage: { ...usage } };
+  }
+}
+
+function sum(counters: Record<string, number> | undefined, usage: Usage): Record<string, number> {
+  const total = counters ?? {};
+  for (const [name, count] of Object.entries(usage)) {
+    if (count !== undefined) total[name] = (total[name] ?? 0) + count;
+  }
+  return total;
 }

@@ -114,8 +114,9 @@ async function run(
         )
       : undefined;
   // What the journal reads of the options: three fields, not a copy of all of them.
-  const journalSetup = { maxStepBytes: options.maxStepBytes, storeTimeoutMs: leaseOptions.storeTimeoutMs, report };
   const usage = new UsageReport();
+  setup.meter?.running(usage);
+  const journalSetup = { maxStepBytes: options.maxStepBytes, storeTimeoutMs: leaseOptions.storeTimeoutMs, report, usage };
   // A streamed answer, or without a log one over `maxResponseBytes`, goes to its caller
   // while it still streams; its outcome is written only once its body ended (§ 7.3, § 14.2).
   const ahead = new AnswerAhead<Response>();

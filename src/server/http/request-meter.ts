@@ -8,7 +8,7 @@ import { isFailureStatus, storedUsage } from '../format/stored-response.js';
 import { problemCodeOf } from '../problem.js';
 import { countAvoided } from '../store/avoided.js';
 import type { IdempotencyStore } from '../store/store.js';
-import type { Usage } from '../usage.js';
+import type { Usage, UsageReport } from '../usage.js';
 
 /** What a problem answer says became of the request, for the codes that name an outcome. */
 const OUTCOME_OF_CODE: Partial<Record<ProblemCode, AnswerOutcome>> = {
@@ -46,6 +46,8 @@ export class RequestMeter {
   /** The key of the answer this request was given without a run (replayed or attached), unless already counted. */
   #answeredKey: string | undefined;
   #reported!: () => void;
+  /** The usage of the run this request started, if it started one: what its answer reports it cost. */
+  #run: UsageReport | undefined;
   /**
    * Settles once the request's `answered` event went out, or at once for a request that
    * reports none: what the runtime's `waitUntil` keeps, since an attach's event waits on a
@@ -76,6 +78,11 @@ export class RequestMeter {
       }
       forward(event);
     };
+  }
+
+  /** The run this request started reports its usage through `usage`. */
+  running(usage: UsageReport): void {
+    this.#run = usage;
   }
 
   /**
@@ -144,13 +151,15 @@ export class RequestMeter {
 
   /** Reports the `answered` event; `avoided` with the tokens it avoided, when it counts as a call avoided. */
   #emit(outcome: AnswerOutcome, firstByteMs: number, avoided?: { readonly usage: Usage | undefined }): void {
-    const usage = avoided?.usage;
+    const usage = avoided ? avoided.usage : this.#run?.value;
+    const stepsAvoided = this.#run?.avoided;
     this.#report({
       type: 'answered',
       outcome,
       firstByteMs,
       ...(avoided && { avoided: true }),
       ...(usage && { usage }),
+      ...(stepsAvoided && { stepsAvoided }),
     });
     this.#reported();
   }

@@ -166,16 +166,21 @@ export async function runOnce<T>(
 ): Promise<RunOnceResult<T>> {
   const options = normalizeRunOnceOptions(store, key, given);
   const startedAt = performance.now();
-  const answered = (outcome: AnswerOutcome, usage?: Usage, avoided?: boolean): void =>
+  // What a run of this call paid and was spared: its answer, or its failure, reports it.
+  const ran = new UsageReport();
+  const answered = (outcome: AnswerOutcome, usage?: Usage, avoided?: boolean): void => {
+    const stepsAvoided = ran.avoided;
     options.report({
       type: 'answered',
       outcome,
       ...(avoided && { avoided }),
       firstByteMs: performance.now() - startedAt,
       ...(usage ? { usage } : {}),
+      ...(stepsAvoided && { stepsAvoided }),
     });
+  };
   try {
-    const result = await claimAndRun(key, work, options);
+    const result = await claimAndRun(key, work, options, ran);
     if (!result.replayed) answered('ran', result.usage);
     else {
       // A redelivered message is a call avoided once per key (PROTOCOL.md § 7.6).
@@ -185,7 +190,7 @@ export async function runOnce<T>(
     }
     return result;
   } catch (error) {
-    answered(outcomeOfError(error));
+    answered(outcomeOfError(error), ran.value);
     throw error;
   }
 }
@@ -202,6 +207,7 @@ async function claimAndRun<T>(
   key: string,
   work: (context: RunContext) => Promise<T>,
   options: ResolvedRunOnceOptions<T>,
+  usage: UsageReport,
 ): Promise<RunOnceResult<T>> {
   const { fingerprint, codec, report, signal, store } = options;
   const context = { report, timeoutMs: options.storeTimeoutMs };
@@ -209,7 +215,7 @@ async function claimAndRun<T>(
   for (;;) {
     signal?.throwIfAborted();
     const claim = await claimIntent(store, key, fingerprint, options, context);
-    if (claim.kind === 'run') return execute(key, claim, work, options);
+    if (claim.kind === 'run') return execute(key, claim, work, options, usage);
     if (claim.kind === 'exhausted') throw exhaustedError(key);
     if (claim.kind === 'mismatch') {
       throw new FingerprintMismatchError(`answer-once: ${key} was used with another fingerprint.`);
@@ -242,8 +248,8 @@ async function execute<T>(
   claim: Extract<Claim, { kind: 'run' }>,
   work: (context: RunContext) => Promise<T>,
   options: ResolvedRunOnceOptions<T>,
+  usage: UsageReport,
 ): Promise<RunOnceResult<T>> {
-  const usage = new UsageReport();
   const { store } = options;
   const { token, takeover, retry, runs } = claim;
   const holder = new Holder(store, key, token, undefined, options);
@@ -252,7 +258,7 @@ async function execute<T>(
     key,
     token,
     async (signal) => {
-      const { step, begin: beginStep } = new StepJournal(store, key, holder, signal, options);
+      const { step, begin: beginStep } = new StepJournal(store, key, holder, signal, { ...options, usage });
       try {
         const value = await work({ key, signal, takeover, retry, reportUsage: usage.report, step, beginStep });
         const encoded = options.codec.encode(value);

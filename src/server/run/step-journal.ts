@@ -55,6 +55,8 @@ export type BeginStepOptions = Omit<StepOptions, 'reconcile'>;
 interface JournalSetup extends ResolvedJournalOptions {
   readonly storeTimeoutMs: number;
   readonly report: Reporter;
+  /** The run's usage: each step that ran here or was taken from the journal adds the usage it reported. */
+  readonly usage: UsageReport;
 }
 
 /**
@@ -235,6 +237,7 @@ export class StepJournal {
     outcome: 'ran' | 'replayed' | 'reconciled' | 'uncertain',
     usage?: Usage,
   ): void {
+    this.#setup.usage.step({ outcome, kind, usage });
     this.#setup.report({
       type: 'step',
       key: this.#key,
