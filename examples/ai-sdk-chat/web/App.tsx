@@ -119,7 +119,7 @@ export function App() {
           </span>
           <div>
             <h1>answer-once × useChat</h1>
-            <p>the AI SDK's useChat over answerOnceTransport · one message, one model call</p>
+            <p>the AI SDK's useChat over answerOnceTransport · one message, one answer, each model call once</p>
           </div>
         </div>
         <fieldset className="trouble">
@@ -150,8 +150,10 @@ export function App() {
             <h2>Ask anything.</h2>
             <p>
               The answer streams token by token. Cut the stream mid-answer, reload the page while it streams, open a second
-              tab, or press Stop and reload: the footer's model calls go up by one per message, never more. Ask “book a table
-              for 2 at 8” and crash the server mid-way: one booking, whatever happens.
+              tab, or press Stop and reload: the footer's model calls go up by one per answer, never more. Ask “book a table
+              for 2 at 8”: the agent asks before it books, and the booking is two model calls, one before your Approve and
+              one after. Double-click Approve, approve in two tabs, reload, or crash the server mid-way: one booking,
+              whatever happens.
             </p>
           </div>
         )}
