@@ -46,7 +46,7 @@ function toolChunks(part: ToolPart): UIMessageChunk[] {
 }
 
 /** The chunks after a `start` that build `message`'s parts as they are, step by step. */
-export function messageChunks(message: UIMessage): UIMessageChunk[] {
+function messageChunks(message: UIMessage): UIMessageChunk[] {
   const chunks: UIMessageChunk[] = [];
   let inStep = false;
   message.parts.forEach((part, index) => {
