@@ -99,8 +99,8 @@ describe('answerOnceTransport: tool approvals', () => {
   });
 
   it.each([
-    ['the approval just sent', (_: unknown) => true],
-    ['the booking shown', (part: { state?: string } | undefined) => part?.state === 'output-available'],
+    ['the approval just sent', 'approval-responded'],
+    ['the booking shown', 'output-available'],
   ] as const)(
     'shows the whole answer on a page reloaded with %s: the text before the tool, the booking, the text after it',
     async (_, saved) => {
@@ -110,12 +110,15 @@ describe('answerOnceTransport: tool approvals', () => {
       await first.sendMessage({ text: 'Book table 4 at eight.' });
       await first.settled();
       void first.addToolApprovalResponse({ id: first.approvalId, approved: true });
-      await until(() => rig.posts.length === 2 && saved(bookPart(first) as { state?: string } | undefined));
+      // The page saves the chat as it changes: the reload finds it with the booking's part as it was then.
+      await until(() => (bookPart(first) as { state?: string } | undefined)?.state === saved);
+      const page = structuredClone(first.messages);
+      await until(() => rig.posts.length === 2);
 
-      // The reload: the page as it was saved, its client's storage as it was then, resuming the chat.
+      // The reload: the chat as the page saved it, its client's storage as it was then, resuming the chat.
       const kept = memoryStorageAdapter();
       for (const intent of await storage.list()) kept.save(intent);
-      const reloaded = rig.openTab(first.messages, { storage: kept });
+      const reloaded = rig.openTab(page, { storage: kept });
       await reloaded.resumeStream();
       await reloaded.settled();
 
