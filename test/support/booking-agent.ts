@@ -164,10 +164,9 @@ export function bookingAgentSpecs(chat: ChatDemoSuite<AiSdkDemo, unknown>): void
     const before = await book();
     const second = await secondTab();
     await Promise.all([answer('approve'), answer('approve', { on: second })]);
-    const after = await answered(bookedAnswer(before.bookings + 1));
-    await answered(bookedAnswer(before.bookings + 1), second);
+    await answered(bookedAnswer(before.bookings + 1));
+    const after = await answered(bookedAnswer(before.bookings + 1), second);
     expect(after.bookings - before.bookings).toBe(1);
-    expect((await chat.demo.stats()).bookings - before.bookings).toBe(1);
     expect(after.modelCalls - before.modelCalls).toBe(2);
     await expect(booking(second).getAttribute('data-state')).resolves.toBe('booked');
   });
