@@ -33,21 +33,22 @@ module.exports = [
   { name: 'the whole answer-once entry', path: 'dist/index.js', import: '*', limit: '21.2 kB', ...common },
   // The IndexedDB outbox with idb (~1.2 kB) and the error classes it shares with the client: 3.42 kB today, +0.08 kB headroom.
   { name: 'answer-once/outbox', path: 'dist/outbox.js', import: '*', limit: '3.5 kB', ...common },
-  // The transport with client.fetch's streaming and client.stop (the client it is given not counted): 12.85 kB today, +0.15 kB headroom.
+  // The transport with client.fetch's streaming and client.stop (the client it is given not counted): 13.45 kB today, +0.15 kB headroom
+  // (0.43 kB of it rebuilds the message a resumed approval's answer continues: a reload right after Approve shows it whole).
   {
     name: 'answer-once/ai alone',
     path: 'dist/ai.js',
     import: '*',
-    limit: '13 kB',
+    limit: '13.6 kB',
     ...common,
     ignore: ['ky', 'ulid', 'ai'],
   },
-  // 19.55 kB today, +0.15 kB headroom; goal ≤ 10 kB.
+  // 20.16 kB today, +0.15 kB headroom; goal ≤ 10 kB.
   {
     name: 'answerOnceTransport + createClient: all a useChat app adds but ky and ulid',
     path: ['dist/ai.js', 'dist/index.js'],
     import: { 'dist/ai.js': '{ answerOnceTransport }', 'dist/index.js': '{ createClient, localStorageAdapter }' },
-    limit: '19.7 kB',
+    limit: '20.3 kB',
     ...common,
     ignore: ['ky', 'ulid', 'ai'],
   },

@@ -6,7 +6,8 @@
  * counter.
  *
  * A message asking to book ("book a table for 2 at 8") makes it an agent of two steps:
- * first it calls the `bookTable` tool, then it answers with what the tool returned. Those
+ * first it calls the `bookTable` tool (which asks the person before it runs), then it
+ * answers with what the tool returned, or that the person said no. Those
  * two steps' texts depend only on the conversation, as a re-run's must for the journal to
  * continue the answer in place (docs/ai-sdk.md, "Keep the turn deterministic").
  */
@@ -45,8 +46,12 @@ export function bookingAskedIn(question: string): BookingRequest | undefined {
 /** The first step of a booking turn: what the model says before it calls the tool. */
 export const bookingIntro = ({ people, time }: BookingRequest): string => `Booking a table for ${people} at ${time}. `;
 
-/** The second step: the booking's outcome as the tool gave it (its JSON result, or its error). */
-export function bookingOutcome(result: { ok: true; value: unknown } | { ok: false; error: string }): string {
+/** What became of the booking: the tool's JSON result, its error, or the person's no. */
+export type BookingResult = { ok: true; value: unknown } | { ok: false; error: string } | { ok: false; denied: true };
+
+/** The second step: the booking's outcome as the tool gave it, or as the person decided it. */
+export function bookingOutcome(result: BookingResult): string {
+  if ('denied' in result) return 'Alright, I did not book it: no table is held for you.';
   if (result.ok) {
     const { table, confirmation } = result.value as { table?: number; confirmation?: string };
     return `Done: table ${table} is yours, confirmation ${confirmation}. Enjoy your dinner!`;
@@ -106,7 +111,9 @@ export class DemoModel {
           text = bookingOutcome(
             output.type === 'json'
               ? { ok: true, value: output.value }
-              : { ok: false, error: output.type === 'error-text' ? output.value : JSON.stringify(output) },
+              : output.type === 'execution-denied'
+                ? { ok: false, denied: true }
+                : { ok: false, error: output.type === 'error-text' ? output.value : JSON.stringify(output) },
           );
         }
         const tokens = text.split(/(?<= )/);

@@ -2,8 +2,11 @@
  * The demos' chat handler — the part to copy: `createIdempotencyHandler` whose work is an
  * agent turn (`streamText` with a `bookTable` tool and `stopWhen`) through `journaled`, so
  * each model call and each tool call of a message runs once across every run of its
- * intent, and a run that died half-way is continued in place by the next. The faults
- * (`break`, `crash-after-tool`, `crash-in-tool`) are the demo's own.
+ * intent, and a run that died half-way is continued in place by the next. `bookTable`
+ * asks the person first (`needsApproval`): the answer ends with the approval request, and
+ * the page's answer to it is a request of its own, one intent however many clicks or tabs
+ * send it (docs/ai-sdk.md, "Tool approvals"). The faults (`break`, `crash-after-tool`,
+ * `crash-in-tool`) are the demo's own.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { convertToModelMessages, stepCountIs, streamText, tool, type UIMessage } from 'ai';
@@ -52,6 +55,8 @@ export function createDemoHandler({ model, restaurant, producer, crash, faults, 
   const bookTable = tool({
     description: 'Books a table at the restaurant.',
     inputSchema: z.object({ people: z.number().int().min(1).max(20), time: z.string() }),
+    // The person approves the booking before it is made; a denial books nothing.
+    needsApproval: true,
     execute: async (request, { abortSignal }) => {
       await sleep(BOOKING_MS, undefined, { signal: abortSignal }); // calling the restaurant
       const booking = restaurant.book(request);
@@ -78,9 +83,9 @@ export function createDemoHandler({ model, restaurant, producer, crash, faults, 
       if (!Array.isArray(messages) || messages.length === 0) {
         return Response.json({ title: '`messages` must be a non-empty array.' }, { status: 400 });
       }
-      const question = messages
-        .at(-1)!
-        .parts.map((part) => (part.type === 'text' ? part.text : ''))
+      // The person's last message: an approval's answer ends with the assistant's, not theirs.
+      const question = (messages.filter((message) => message.role === 'user').at(-1)?.parts ?? [])
+        .map((part) => (part.type === 'text' ? part.text : ''))
         .join('');
       const demoModel = model.for(question, {
         stepStarted: (step) => {
@@ -98,12 +103,16 @@ export function createDemoHandler({ model, restaurant, producer, crash, faults, 
         messages: await convertToModelMessages(messages),
         stopWhen: stepCountIs(3),
         abortSignal: AbortSignal.any([ctx.signal, producer.signal]),
+        // Each approval's id derived from the intent and its tool call: a re-run asks under
+        // the id the page already has, so the approval it answered is the one that counts.
+        experimental_transform: agent.transform,
         // What the model reported it cost, kept with the answer: every replay counts it as saved.
         onFinish: ({ totalUsage }) =>
           ctx.reportUsage({ inputTokens: totalUsage.inputTokens, outputTokens: totalUsage.outputTokens }),
       }).toUIMessageStreamResponse({
         // One stable id per answer, whichever run or replay carries it: a resumed stream
         // then replaces the partial message the page kept instead of adding a second one.
+        // `originalMessages` also makes an approval's answer continue the message that asked.
         originalMessages: messages,
         generateMessageId: agent.generateMessageId,
       });

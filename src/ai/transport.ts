@@ -8,7 +8,8 @@
  * (`intent-exhausted`) is final, and sending that message again is a new intent; its
  * stream resumes itself after a drop (the resumable body); after a reload
  * `reconnectToStream` finds the chat's pending intent in the client's storage and
- * replays it from the server's log (no `activeStreamId` to keep); concurrent resumes of
+ * replays it from the server's log (no `activeStreamId` to keep) — onto the assistant
+ * message the intent continues, when it continues one (./continued-message.ts); concurrent resumes of
  * one intent share one request; aborting a submitted message's stream (`stop()`) stops
  * the generation on the server (PROTOCOL.md § 14.8), and a stop the server did not
  * confirm reaches `onStopError`'s listeners; an edit or a regenerate while an answer
@@ -31,6 +32,7 @@ import { DEFAULT_STATUS_PATH } from '../core/status-path.js';
 import { answeredApprovals, firstAnswers } from './approvals.js';
 import { ChunkBroadcast } from './broadcast.js';
 import { ChatTurn } from './chat-turn.js';
+import { continuedMessage, continuing } from './continued-message.js';
 import { chatIntentId } from './intent-id.js';
 import { uiMessageChunks } from './ui-chunks.js';
 
@@ -194,7 +196,10 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
   /** Intents this transport is reading, by ID: one request each, however many readers. */
   const inflight = new Map<string, Promise<ChunkBroadcast>>();
   /** Chats with a storage look-up under way, so concurrent resumes share it. */
-  const lookups = new Map<string, Promise<{ requestId: string; broadcast: ChunkBroadcast } | null>>();
+  const lookups = new Map<
+    string,
+    Promise<{ requestId: string; broadcast: ChunkBroadcast; continues: UIMessage | undefined } | null>
+  >();
   /** Resumes started per chat: an abort followed by a newer resume is a superseded one, not a stop. */
   const resumes = new Map<string, number>();
   const stopUrls = new Map<string, string>();
@@ -373,14 +378,15 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
             headers: stored.headers.map(([k, v]) => [k, v] as [string, string]),
             body: stored.body ?? '',
           });
-          return { requestId: stored.requestId, broadcast };
+          return { requestId: stored.requestId, broadcast, continues: continuedMessage(stored.body) };
         })();
         lookups.set(chatId, lookup);
         void lookup.finally(() => lookups.delete(chatId)).catch(() => undefined);
       }
       const found = await lookup;
       if (!found) return null;
-      return read(found.broadcast, found.requestId, chatId, resumesAtStart, abortSignal);
+      const answer = read(found.broadcast, found.requestId, chatId, resumesAtStart, abortSignal);
+      return found.continues ? continuing(answer, found.continues) : answer;
     },
   };
 }

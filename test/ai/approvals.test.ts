@@ -4,6 +4,7 @@
  * chat. The approval is one intent, keyed by the approval itself: however many tabs answer
  * it, and however often, the tool runs once and every tab shows the one outcome.
  */
+import { memoryStorageAdapter } from 'answer-once';
 import { describe, expect, it } from 'vitest';
 import { ASKED, BOOKED, NOT_BOOKED, startApprovalRig, textOf } from '../support/approval-rig.js';
 
@@ -96,4 +97,38 @@ describe('answerOnceTransport: tool approvals', () => {
       expect(bookPart(tab)).toMatchObject({ state: 'output-denied', approval: { id: approvalId, approved: false } });
     }
   });
+
+  it.each([
+    ['the approval just sent', 'approval-responded'],
+    ['the booking shown', 'output-available'],
+  ] as const)(
+    'shows the whole answer on a page reloaded with %s: the text before the tool, the booking, the text after it',
+    async (_, saved) => {
+      const rig = startApprovalRig();
+      const storage = memoryStorageAdapter();
+      const first = rig.openTab([], { storage });
+      await first.sendMessage({ text: 'Book table 4 at eight.' });
+      await first.settled();
+      void first.addToolApprovalResponse({ id: first.approvalId, approved: true });
+      // The page saves the chat as it changes: the reload finds it with the booking's part as it was then.
+      await until(() => (bookPart(first) as { state?: string } | undefined)?.state === saved);
+      const page = structuredClone(first.messages);
+      await until(() => rig.posts.length === 2);
+
+      // The reload: the chat as the page saved it, its client's storage as it was then, resuming the chat.
+      const kept = memoryStorageAdapter();
+      for (const intent of await storage.list()) kept.save(intent);
+      const reloaded = rig.openTab(page, { storage: kept });
+      await reloaded.resumeStream();
+      await reloaded.settled();
+
+      expect(reloaded.error).toBeUndefined();
+      expect(reloaded.messages).toHaveLength(2);
+      expect(textOf(reloaded.lastMessage)).toBe(ASKED + BOOKED);
+      expect(bookPart(reloaded)).toMatchObject({ state: 'output-available', approval: { approved: true } });
+      await first.settled();
+      expect(reloaded.messages).toEqual(first.messages);
+      expect(rig.counts).toEqual({ bookings: 1, modelCalls: 2 });
+    },
+  );
 });

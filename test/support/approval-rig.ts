@@ -20,7 +20,7 @@ import {
   type UIMessage,
 } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { createClient } from 'answer-once';
+import { createClient, type IntentStorage } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
 import { journaled } from 'answer-once/ai/server';
 import { createIdempotencyHandler, MemoryStore } from 'answer-once/server';
@@ -159,8 +159,11 @@ export function startApprovalRig() {
   };
 
   let tabs = 0;
-  /** A tab of the chat, showing `messages` (what a second tab loads from where the app keeps the chat). */
-  const openTab = (messages: UIMessage[] = []) => {
+  /**
+   * A tab of the chat, showing `messages` (what a second tab, or a reloaded page, loads from
+   * where the app keeps the chat); its client keeps pending intents in `storage`, if given.
+   */
+  const openTab = (messages: UIMessage[] = [], { storage }: { storage?: IntentStorage } = {}) => {
     tabs += 1;
     let ids = 0;
     return new Tab(
@@ -168,7 +171,7 @@ export function startApprovalRig() {
         id: 'chat-1',
         generateId: () => `tab${tabs}-msg-${String(++ids).padStart(4, '0')}`,
         transport: answerOnceTransport({
-          client: createClient({ fetch, baseUrl: 'http://127.0.0.1:9/' }),
+          client: createClient({ fetch, baseUrl: 'http://127.0.0.1:9/', ...(storage && { storage }) }),
           api: 'api/chat',
         }),
         sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,

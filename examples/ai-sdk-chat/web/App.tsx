@@ -1,5 +1,5 @@
 import { useChat } from '@ai-sdk/react';
-import type { UIMessage } from 'ai';
+import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
 import { useEffect, useState, useSyncExternalStore } from 'react';
 import { BookingNote } from './booking-note.js';
 import {
@@ -48,11 +48,13 @@ export function App() {
   const [stopped, setStopped] = useState(loadStopped);
   // resume: true — on load, an answer still streaming on the server (this tab reloaded,
   // or another tab asked) is read again from its start: no model call, no duplicated text.
-  const { messages, sendMessage, stop, status, error, setMessages, resumeStream } = useChat({
+  const { messages, sendMessage, stop, status, error, setMessages, resumeStream, addToolApprovalResponse } = useChat({
     id: CHAT_ID,
     transport,
     resume: true,
     messages: initial,
+    // Approve or Deny sends the answer at once: the booking runs (or not) and the model answers.
+    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
     // An answer ended by Stop is marked so, now and after a reload (it looks finished otherwise).
     onFinish: ({ message, isAbort }) => {
       if (isAbort && message.role === 'assistant') setStopped((ids) => new Set(ids).add(message.id));
@@ -117,7 +119,7 @@ export function App() {
           </span>
           <div>
             <h1>answer-once × useChat</h1>
-            <p>the AI SDK's useChat over answerOnceTransport · one message, one model call</p>
+            <p>the AI SDK's useChat over answerOnceTransport · one message, one answer, each model call once</p>
           </div>
         </div>
         <fieldset className="trouble">
@@ -148,8 +150,10 @@ export function App() {
             <h2>Ask anything.</h2>
             <p>
               The answer streams token by token. Cut the stream mid-answer, reload the page while it streams, open a second
-              tab, or press Stop and reload: the footer's model calls go up by one per message, never more. Ask “book a table
-              for 2 at 8” and crash the server mid-way: one booking, whatever happens.
+              tab, or press Stop and reload: the footer's model calls go up by one per answer, never more. Ask “book a table
+              for 2 at 8”: the agent asks before it books, and the booking is two model calls, one before your Approve and
+              one after. Double-click Approve, approve in two tabs, reload, or crash the server mid-way: one booking,
+              whatever happens.
             </p>
           </div>
         )}
@@ -164,7 +168,9 @@ export function App() {
                 {busy && index === messages.length - 1 && message.role === 'assistant' && <span className="caret" />}
               </p>
               {message.parts.map((part) =>
-                part.type === 'tool-bookTable' ? <BookingNote key={part.toolCallId} part={part} /> : null,
+                part.type === 'tool-bookTable' ? (
+                  <BookingNote key={part.toolCallId} part={part} answer={addToolApprovalResponse} />
+                ) : null,
               )}
               {stopped.has(message.id) && (
                 <span className="badge stopped" data-testid="stopped-badge" title="Stopped: this is all of it.">

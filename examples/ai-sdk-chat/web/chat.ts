@@ -27,7 +27,9 @@ const client = createClient({
 // stops the model on the server and keeps exactly the text on screen.
 // `transport.guardStop(stop)` ignores a stop within 500 ms of the send (`stopGuardMs`):
 // Stop takes Send's place, and a double-click's second click must not stop the answer.
-export const transport = answerOnceTransport({ client, api: '/api/chat' });
+// An approval's answer is one intent, keyed by the approval: a tab whose answer came
+// second reads the first one's outcome from the status route (GET <statusPath>/<id>).
+export const transport = answerOnceTransport({ client, api: '/api/chat', statusPath: '/api/status' });
 
 export const CHAT_ID = 'demo-chat';
 
