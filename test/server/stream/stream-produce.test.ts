@@ -5,9 +5,10 @@
  */
 
 import type { LogAppend, LogAppendResult, StreamStore } from 'answer-once/server';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Holder } from '../../../src/server/run/holder.js';
 import { type ProduceContext, type Production, produce } from '../../../src/server/stream/producer/produce.js';
+import { useFakeClock } from '../../support/fake-clock.js';
 import { parseEvents, tokens } from '../../support/stream-support.js';
 
 const encoder = new TextEncoder();
@@ -131,12 +132,7 @@ async function producing(frame: typeof sse, overrides: Partial<ProduceContext> =
   return { body, appends, stop, production };
 }
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeClock();
 
 describe('produce: stops and fences', () => {
   it('stops reading the work’s body on a stop: the answer ends with the stop marker, kept and marked stopped', async () => {
