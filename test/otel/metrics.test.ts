@@ -41,8 +41,11 @@ function metricsRig() {
   }
   /** The requests counted under each of `names` (`answer_once.outcome`), by name. */
   async function outcomes(...names: string[]): Promise<Record<string, number>> {
-    const counts = await Promise.all(names.map((name) => total('answer_once.requests', { 'answer_once.outcome': name })));
-    return Object.fromEntries(names.map((name, index) => [name, counts[index]]));
+    return Object.fromEntries(
+      await Promise.all(
+        names.map(async (name) => [name, await total('answer_once.requests', { 'answer_once.outcome': name })] as const),
+      ),
+    );
   }
   return { meter, provider, points, total, outcomes, shutdown: () => provider.shutdown() };
 }
