@@ -24,13 +24,12 @@ afterEach(() => cleanup());
 
 function Chat({ client, resume = false }: { client: AnswerOnceClient; resume?: boolean }) {
   const chat = useSend<string>(client, 'chat', { stream: true, resume });
-  return (
-    <StreamedChat chat={chat}>
-      <output data-testid="failed-because">
-        {isIntentFailedError(chat.error) ? 'intent-failed' : isStoredIntentError(chat.error) ? 'stored-intent' : ''}
-      </output>
-    </StreamedChat>
-  );
+  const failedBecause = isIntentFailedError(chat.error)
+    ? 'intent-failed'
+    : isStoredIntentError(chat.error)
+      ? 'stored-intent'
+      : '';
+  return <StreamedChat chat={chat} outputs={{ 'failed-because': failedBecause }} />;
 }
 
 /** Renders the chat, clicks send and waits for useSend's `status` to be `status`. */

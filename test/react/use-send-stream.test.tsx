@@ -84,11 +84,7 @@ describe('useSend({ stream: true })', () => {
     function Stoppable() {
       const chat = useSend<string>(page1, 'chat', { stream: true, resume: true, stopGuardMs: 0 });
       stop = chat.stop;
-      return (
-        <StreamedChat chat={chat}>
-          <output data-testid="stopped">{String(chat.stopped)}</output>
-        </StreamedChat>
-      );
+      return <StreamedChat chat={chat} outputs={{ stopped: String(chat.stopped) }} />;
     }
     const first = render(
       <StrictMode>
