@@ -14,7 +14,7 @@ export function tokenResponse(
   let index = 0;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      if (index === 1) await hold;
+      if (index === 1 && hold) await hold;
       if (index > 0) await sleep(delayMs);
       if (index === tokens.length || signal?.aborted) return controller.close();
       const token = tokens[index++]!;
