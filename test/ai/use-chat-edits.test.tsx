@@ -20,6 +20,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { aiChatWork } from '../support/ai-chat-server.js';
 import { sleep } from '../support/sleep.js';
 import { stopRoutes } from '../support/stop-routes.js';
+import { TestPage } from '../support/test-page.js';
 
 afterEach(() => cleanup());
 
@@ -45,27 +46,15 @@ function Chat({ server, stopFirst, statuses }: { server: Server; stopFirst: bool
     .map((message) => `${message.role}: ${message.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')}`)
     .join(' | ');
   const asked = messages.find((message) => message.role === 'user');
+  const edit = async () => {
+    if (stopFirst) await stop();
+    if (asked) await sendMessage({ text: 'B', messageId: asked.id });
+  };
   return (
-    <div>
-      <button type="button" onClick={() => void sendMessage({ text: 'A' })}>
-        ask
-      </button>
-      <button
-        type="button"
-        onClick={async () => {
-          if (stopFirst) await stop();
-          if (asked) await sendMessage({ text: 'B', messageId: asked.id });
-        }}
-      >
-        edit
-      </button>
-      <button type="button" onClick={() => void regenerate()}>
-        regenerate
-      </button>
-      <output data-testid="status">{status}</output>
-      <output data-testid="shown">{shown}</output>
-      <output data-testid="error">{error?.message}</output>
-    </div>
+    <TestPage
+      buttons={{ ask: () => sendMessage({ text: 'A' }), edit, regenerate: () => regenerate() }}
+      outputs={{ status, shown, error: error?.message }}
+    />
   );
 }
 

@@ -14,6 +14,7 @@ import { useEffect, useState } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { aiChatWork } from '../support/ai-chat-server.js';
 import { stopRoutes } from '../support/stop-routes.js';
+import { TestPage } from '../support/test-page.js';
 
 afterEach(() => cleanup());
 
@@ -36,19 +37,14 @@ function Chat({ server }: { server: ReturnType<typeof app> }) {
   const answer = messages.filter((message) => message.role === 'assistant').at(-1);
   const error = stopError?.error;
   return (
-    <div>
-      <button type="button" onClick={() => void sendMessage({ text: 'hi' })}>
-        ask
-      </button>
-      <button type="button" onClick={() => void stop()}>
-        stop
-      </button>
-      <output data-testid="status">{status}</output>
-      <output data-testid="answer">{answer?.parts.map((p) => (p.type === 'text' ? p.text : '')).join('')}</output>
-      <output data-testid="stop-error">
-        {isStopNotConfirmedError(error) ? `${stopError?.stop.reason} ${error.status}: ${error.message}` : ''}
-      </output>
-    </div>
+    <TestPage
+      buttons={{ ask: () => sendMessage({ text: 'hi' }), stop: () => stop() }}
+      outputs={{
+        status,
+        answer: answer?.parts.map((p) => (p.type === 'text' ? p.text : '')).join(''),
+        'stop-error': isStopNotConfirmedError(error) ? `${stopError?.stop.reason} ${error.status}: ${error.message}` : '',
+      }}
+    />
   );
 }
 

@@ -12,6 +12,7 @@ import { createIdempotencyHandler } from 'answer-once/server';
 import { StrictMode, useState } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AiChatOptions, aiChatWork } from '../support/ai-chat-server.js';
+import { TestPage } from '../support/test-page.js';
 
 afterEach(() => cleanup());
 
@@ -58,14 +59,7 @@ function Chat({
     .map((message) => message.parts.map((part) => (part.type === 'text' ? part.text : '')).join(''))
     .join('|');
   return (
-    <div>
-      <button type="button" onClick={() => void sendMessage({ text: 'hi' })}>
-        send
-      </button>
-      <output data-testid="status">{status}</output>
-      <output data-testid="answer">{answer}</output>
-      <output data-testid="error">{error?.message}</output>
-    </div>
+    <TestPage buttons={{ send: () => sendMessage({ text: 'hi' }) }} outputs={{ status, answer, error: error?.message }} />
   );
 }
 

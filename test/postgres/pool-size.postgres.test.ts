@@ -12,11 +12,11 @@ import { describe, expect, it } from 'vitest';
 import { requirePostgresServer } from '../support/postgres-server.js';
 import { newKey, usePostgresSuite } from '../support/postgres-suite.js';
 import { sleep } from '../support/sleep.js';
+import { tokenResponse } from '../support/token-stream.js';
 
 const hasPostgres = requirePostgresServer();
 const EVENTS = 30;
 const ANSWERS = 5;
-const encoder = new TextEncoder();
 
 describe.skipIf(!hasPostgres)('PostgresStore on a pool of one connection', () => {
   const suite = usePostgresSuite();
@@ -49,16 +49,8 @@ describe.skipIf(!hasPostgres)('PostgresStore on a pool of one connection', () =>
       scope: () => ({ user: 'alice' }),
       handler: () => {
         calls += 1;
-        let index = 0;
-        const body = new ReadableStream<Uint8Array>({
-          async pull(controller) {
-            await sleep(10);
-            if (index >= EVENTS) return controller.close();
-            controller.enqueue(encoder.encode(`data: token ${index} of the answer\n\n`));
-            index += 1;
-          },
-        });
-        return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
+        const tokens = Array.from({ length: EVENTS }, (_, index) => `token ${index} of the answer`);
+        return tokenResponse(tokens, { delayMs: 10 });
       },
     });
     const post = (id: string, headers: Record<string, string> = {}) =>

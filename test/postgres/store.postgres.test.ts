@@ -32,6 +32,19 @@ function counted(pool: PostgresPool): { pool: PostgresPool; statements: () => nu
   };
 }
 
+/**
+ * A fresh claim on `store` once it listens (a watch that listens opens the connection; it
+ * stays a while after), with the time its request was sent.
+ */
+async function listeningClaim(store: PostgresStore): Promise<{ key: string; token: string; sentAt: number }> {
+  const warm = newKey();
+  await store.watchStop(warm, held(await store.acquire(warm, 'fp', 20 * LEASE)).token, LEASE / 2);
+  const key = newKey();
+  const sentAt = Date.now();
+  const { token } = held(await store.acquire(key, 'fp', 20 * LEASE));
+  return { key, token, sentAt };
+}
+
 describe.skipIf(!hasPostgres)('PostgresStore on a real PostgreSQL', () => {
   const suite = usePostgresSuite();
 
@@ -89,11 +102,7 @@ describe.skipIf(!hasPostgres)('PostgresStore on a real PostgreSQL', () => {
     const { Client, options } = suite.pool as unknown as Required<PostgresPool>;
     const store = suite.open({ pool: { ...pool, Client, options }, pollIntervalMs: 60_000 });
     const stopper = suite.open(); // another instance
-    const warm = newKey(); // a watch that listens opens the connection; it stays a while after
-    await store.watchStop(warm, held(await store.acquire(warm, 'fp', 20 * LEASE)).token, LEASE / 2);
-    const key = newKey();
-    const sentAt = Date.now();
-    const { token } = held(await store.acquire(key, 'fp', 20 * LEASE));
+    const { key, token, sentAt } = await listeningClaim(store);
     await sleep(LEASE / 3); // the claim's own NOTIFY heard, as a run's watch begins a flush window later
     const before = statements();
     const watching = store.watchStop(key, token, 20 * LEASE, undefined, sentAt);
@@ -106,11 +115,7 @@ describe.skipIf(!hasPostgres)('PostgresStore on a real PostgreSQL', () => {
   it('still hears a stop made between a claim and its watch, on another instance', async () => {
     const store = suite.open({ pollIntervalMs: 60_000 });
     const stopper = suite.open(); // another instance
-    const warm = newKey(); // a watch that listens opens the connection; it stays a while after
-    await store.watchStop(warm, held(await store.acquire(warm, 'fp', 20 * LEASE)).token, LEASE / 2);
-    const key = newKey();
-    const sentAt = Date.now();
-    const { token } = held(await store.acquire(key, 'fp', 20 * LEASE));
+    const { key, token, sentAt } = await listeningClaim(store);
     expect(await stopper.stop(key)).toBe('stopping');
     await sleep(LEASE / 3); // its NOTIFY reached the holder's store before the watch began
     expect(await store.watchStop(key, token, 20 * LEASE, undefined, sentAt)).toBe(true);

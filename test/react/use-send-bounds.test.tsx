@@ -17,24 +17,19 @@ import {
 import { useSend } from 'answer-once/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { scriptedClient } from '../support/scripted-fetch.js';
-import { errorMarker, generationAnswer, positionedEvents, restartMarker } from '../support/sse-response.js';
+import { errorMarker, generationAnswer, positionedEvents, rerunAnswer } from '../support/sse-response.js';
+import { StreamedChat } from '../support/streamed-chat.js';
 
 afterEach(() => cleanup());
 
 function Chat({ client, resume = false }: { client: AnswerOnceClient; resume?: boolean }) {
   const chat = useSend<string>(client, 'chat', { stream: true, resume });
-  return (
-    <div>
-      <button type="button" onClick={() => void chat.send({ json: { content: 'hi' } })}>
-        send
-      </button>
-      <output data-testid="state">{chat.status}</output>
-      <output data-testid="text">{chat.text}</output>
-      <output data-testid="failed-because">
-        {isIntentFailedError(chat.error) ? 'intent-failed' : isStoredIntentError(chat.error) ? 'stored-intent' : ''}
-      </output>
-    </div>
-  );
+  const failedBecause = isIntentFailedError(chat.error)
+    ? 'intent-failed'
+    : isStoredIntentError(chat.error)
+      ? 'stored-intent'
+      : '';
+  return <StreamedChat chat={chat} outputs={{ 'failed-because': failedBecause }} />;
 }
 
 /** Renders the chat, clicks send and waits for useSend's `status` to be `status`. */
@@ -47,12 +42,7 @@ async function sentUntil(client: AnswerOnceClient, status: string): Promise<void
 describe('useSend({ stream: true }) and the client’s bounds', () => {
   it('a model that breaks mid-answer on every run: failed with IntentFailedError after 1 + retry.limit requests', async () => {
     const { server, client } = scriptedClient(
-      (request, n) => {
-        const generation = 7000 + n;
-        const tokens = positionedEvents(generation, [`a${n}`]);
-        const restart = request.headers.has('last-event-id') ? [restartMarker(generation)] : [];
-        return generationAnswer(generation, n >= 40 ? tokens : [...restart, ...tokens, errorMarker()]);
-      },
+      (request, n) => rerunAnswer(request, n, { base: 7000, events: [`a${n}`], tail: [errorMarker()] }),
       { retry: { limit: 2, delay: 0 } },
     );
     await sentUntil(client, 'failed');

@@ -11,6 +11,7 @@ import { useSend } from 'answer-once/react';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { StrictMode } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
+import { StreamedChat } from '../support/streamed-chat.js';
 import { tokenResponse } from '../support/token-stream.js';
 
 afterEach(() => cleanup());
@@ -83,16 +84,7 @@ describe('useSend({ stream: true })', () => {
     function Stoppable() {
       const chat = useSend<string>(page1, 'chat', { stream: true, resume: true, stopGuardMs: 0 });
       stop = chat.stop;
-      return (
-        <div>
-          <button type="button" onClick={() => void chat.send({ json: { content: 'hi' } })}>
-            send
-          </button>
-          <output data-testid="state">{chat.status}</output>
-          <output data-testid="text">{chat.text}</output>
-          <output data-testid="stopped">{String(chat.stopped)}</output>
-        </div>
-      );
+      return <StreamedChat chat={chat} outputs={{ stopped: String(chat.stopped) }} />;
     }
     const first = render(
       <StrictMode>

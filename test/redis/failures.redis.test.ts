@@ -7,6 +7,7 @@ import { createIdempotencyHandler, encodeKey, type IdempotencyEvent } from 'answ
 import { describe, expect, it } from 'vitest';
 import { rawCommand, requireRedisServer } from '../support/redis-server.js';
 import { useRedisSuite } from '../support/redis-suite.js';
+import { gate } from '../support/server-support.js';
 
 const hasRedis = requireRedisServer();
 
@@ -25,10 +26,8 @@ describe.skipIf(!hasRedis)('createIdempotencyHandler over RedisStore when Redis 
     let calls = 0;
     const events: IdempotencyEvent[] = [];
     // Gates, not sleeps: the flush lands while the model runs however slow the machine is.
-    let running!: () => void;
-    const started = new Promise<void>((resolve) => (running = resolve));
-    let finish!: () => void;
-    const flushed = new Promise<void>((resolve) => (finish = resolve));
+    const started = gate();
+    const flushed = gate();
     const store = await redis.open();
     const handle = createIdempotencyHandler({
       store,
@@ -36,15 +35,15 @@ describe.skipIf(!hasRedis)('createIdempotencyHandler over RedisStore when Redis 
       onEvent: (event) => events.push(event),
       handler: async () => {
         calls += 1;
-        running();
-        await flushed;
+        started.open();
+        await flushed.promise;
         return Response.json({ answer: 42 });
       },
     });
     const first = handle(send('flush-00000001'));
-    await started;
+    await started.promise;
     await rawCommand(redis.server.port, 'FLUSHALL');
-    finish();
+    flushed.open();
     const answer = await first;
     expect(answer.status).toBe(200);
     expect(await answer.json()).toEqual({ answer: 42 });

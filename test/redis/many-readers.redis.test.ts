@@ -10,37 +10,28 @@ import { describe, expect, it } from 'vitest';
 import { requireRedisServer } from '../support/redis-server.js';
 import { scriptRoundTrips } from '../support/redis-stats.js';
 import { useRedisSuite } from '../support/redis-suite.js';
+import { gate } from '../support/server-support.js';
 import { sleep } from '../support/sleep.js';
+import { tokenResponse } from '../support/token-stream.js';
 
 const hasRedis = requireRedisServer();
 const READERS = 5_000;
 const EVENTS = 40;
-const encoder = new TextEncoder();
 
 describe.skipIf(!hasRedis)('5,000 readers attached to one intent over RedisStore', () => {
   const redis = useRedisSuite();
 
   it('gives every reader the whole answer, byte for byte, with Redis reads per append, not per reader', async () => {
     let calls = 0;
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
+    const held = gate();
     const store = await redis.open();
     const handle = createIdempotencyHandler({
       store,
       scope: () => ({ user: 'alice' }),
       handler: () => {
         calls += 1;
-        let index = 0;
-        const body = new ReadableStream<Uint8Array>({
-          async pull(controller) {
-            if (index === 1) await held;
-            if (index > 1) await sleep(10);
-            if (index >= EVENTS) return controller.close();
-            controller.enqueue(encoder.encode(`data: token ${index} of the answer\n\n`));
-            index += 1;
-          },
-        });
-        return new Response(body, { headers: { 'Content-Type': 'text/event-stream' } });
+        const tokens = Array.from({ length: EVENTS }, (_, index) => `token ${index} of the answer`);
+        return tokenResponse(tokens, { delayMs: 10, hold: held.promise });
       },
     });
     const id = 'many-readers-0001';
@@ -66,7 +57,7 @@ describe.skipIf(!hasRedis)('5,000 readers attached to one intent over RedisStore
     const bodies: Buffer[] = [];
     const roundTrips = scriptRoundTrips(
       await redis.calls(async () => {
-        release();
+        held.open();
         await firstBody;
         bodies.push(
           ...(await Promise.all(

@@ -4,8 +4,9 @@
  */
 
 import type { LogAppend, LogAppendResult, StreamStore } from 'answer-once/server';
-import { afterEach, beforeEach, expect, vi } from 'vitest';
+import { expect, vi } from 'vitest';
 import { type BatcherContext, LogBatcher } from '../../src/server/stream/log-batcher.js';
+import { useFakeClock } from './fake-clock.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -87,11 +88,5 @@ export async function headLogged(answers: Answer[] = [], overrides: Partial<Batc
 
 /** Fake timers from `START` for every spec of the calling file. */
 export function useBatcherClock(): void {
-  beforeEach(() => {
-    vi.useFakeTimers();
-    vi.setSystemTime(START);
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
+  useFakeClock({ now: START });
 }

@@ -45,18 +45,19 @@ export function usePostgresSuite(): PostgresSuite {
     await server?.stop();
   });
 
+  const started = <T>(value: T | undefined): T => {
+    if (!value) throw new Error('the suite’s PostgreSQL is not started yet');
+    return value;
+  };
   const suite: PostgresSuite = {
     get server() {
-      if (!server) throw new Error('the suite’s PostgreSQL is not started yet');
-      return server;
+      return started(server);
     },
     get pool() {
-      if (!pool) throw new Error('the suite’s PostgreSQL is not started yet');
-      return pool;
+      return started(pool);
     },
     get single() {
-      if (!single) throw new Error('the suite’s PostgreSQL is not started yet');
-      return single;
+      return started(single);
     },
     open(options = {}) {
       const store = new PostgresStore({ ...options, pool: options.pool ?? suite.pool });

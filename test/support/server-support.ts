@@ -153,6 +153,17 @@ export function chatRequest(options: SendOptions = {}): Request {
   return new Request(`${ORIGIN}${path}`, { method, headers, body: options.body ?? JSON.stringify({ question }) });
 }
 
+/**
+ * A resend held with `Prefer: wait=5` while the work is held `ms` more, then `release`
+ * lets the work answer: what the held resend got.
+ */
+export async function heldResend(app: ChatApp<IdempotencyStore>, release: Gate, ms: number): Promise<Response> {
+  const held = app.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
+  await sleep(ms);
+  release.open();
+  return held;
+}
+
 export function statusRequest(id: string, options: { user?: string; headers?: Record<string, string> } = {}): Request {
   const headers = new Headers(options.headers);
   headers.set('Authorization', `Bearer ${options.user ?? 'alice'}`);

@@ -43,6 +43,27 @@ export const restartMarker = (generation: number) =>
 export const errorMarker = (status = 502, code = 'intent-failed') =>
   `event: answer-once.error\ndata: {"code":"${code}","status":${status}}\n\n`;
 
+/** Requests a scripted server answers before it gives in and answers whole: a client loop past its bounds ends there. */
+const GIVE_IN = 40;
+
+/**
+ * What a server whose every request runs the work again answers its `n`th request: a new
+ * generation `base + n`, its restart marker first when the request named an older one
+ * (`Last-Event-ID`), `events`, then `tail` (an error marker, say), and a cut or a clean
+ * end. From request 40 on it gives in and answers `events` alone.
+ */
+export function rerunAnswer(
+  request: Request,
+  n: number,
+  run: { base: number; events: readonly string[]; tail?: readonly string[]; end?: 'cut' | 'close' },
+): Response {
+  const generation = run.base + n;
+  const tokens = positionedEvents(generation, run.events);
+  if (n >= GIVE_IN) return generationAnswer(generation, tokens);
+  const restart = request.headers.has('last-event-id') ? [restartMarker(generation)] : [];
+  return generationAnswer(generation, [...restart, ...tokens, ...(run.tail ?? [])], run.end);
+}
+
 /** An answer-once event stream of `generation` (its headers): `parts` one per read, then a cut (socket reset) or a clean end. */
 export function generationAnswer(generation: number, parts: readonly string[], end: 'cut' | 'close' = 'close'): Response {
   const encoder = new TextEncoder();

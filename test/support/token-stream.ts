@@ -1,18 +1,20 @@
 import { sleep } from './sleep.js';
 /**
  * A fake model's streamed answer: `tokens` one every `delayMs`, as SSE events (`data:`)
- * or plain text; it ends early, cleanly, when `signal` aborts (a stop, § 14.8). And the
+ * or plain text; the tokens after the first wait for `hold` when given (a model held
+ * mid-answer); it ends early, cleanly, when `signal` aborts (a stop, § 14.8). And the
  * tokens a reader takes back from such an answer (`tokensOf`).
  */
 export function tokenResponse(
   tokens: readonly string[],
-  options: { kind?: 'sse' | 'text'; delayMs?: number; signal?: AbortSignal } = {},
+  options: { kind?: 'sse' | 'text'; delayMs?: number; hold?: Promise<void>; signal?: AbortSignal } = {},
 ): Response {
-  const { kind = 'sse', delayMs = 5, signal } = options;
+  const { kind = 'sse', delayMs = 5, hold, signal } = options;
   const encoder = new TextEncoder();
   let index = 0;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      if (index === 1 && hold) await hold;
       if (index > 0) await sleep(delayMs);
       if (index === tokens.length || signal?.aborted) return controller.close();
       const token = tokens[index++]!;

@@ -1,15 +1,12 @@
 /**
- * Stopping is a capability the app imports: `createClient()` sends JSON and its bundle
- * carries none of the stop modules; `createClient({ stopping })` stops; a client made
- * without it names the option instead of stopping. `SendController` and
+ * Stopping is a capability the app imports: `createClient()` sends JSON (its bundle
+ * carries none of the stop modules: tree-shaking.test.ts); `createClient({ stopping })`
+ * stops; a client made without it names the option instead of stopping. `SendController` and
  * `answerOnceTransport` bring their own, so their stop works on any client.
  */
 
 import { createClient, SendController, stopping } from 'answer-once';
 import { describe, expect, it } from 'vitest';
-import { bundled } from '../../support/bundled.js';
-
-const STOP = /src\/client\/(stop\/stop|errors\/stop-not-confirmed-error)\.ts$/;
 
 /** A fetch that answers a send after a while, and a stop's DELETE with 202 at once. */
 function server(requests: Request[]): typeof fetch {
@@ -23,19 +20,6 @@ function server(requests: Request[]): typeof fetch {
 }
 
 describe('stopping', () => {
-  it('an app that imports createClient alone bundles none of the stop modules', async () => {
-    const files = await bundled("export { createClient } from './src/index.ts';");
-    expect(files).toContain('src/client/send/run-intent.ts');
-    expect(files.filter((file) => STOP.test(file))).toEqual([]);
-  }, 30_000);
-
-  it('an app that hands createClient `stopping` bundles the stop with it, no chunk to load', async () => {
-    const files = await bundled(
-      "import { createClient, stopping } from './src/index.ts'; export const client = createClient({ stopping });",
-    );
-    expect(files).toEqual(expect.arrayContaining(['src/client/stop/stop.ts']));
-  }, 30_000);
-
   it('client.stop of a client made without it rejects with a TypeError naming `stopping`, and sends nothing', async () => {
     const requests: Request[] = [];
     const client = createClient({ baseUrl: 'http://127.0.0.1:9/', fetch: server(requests) });

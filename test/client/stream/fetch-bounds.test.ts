@@ -15,11 +15,9 @@ import {
 import { describe, expect, it } from 'vitest';
 import { BASE, scriptedClient } from '../../support/scripted-fetch.js';
 import { sleep } from '../../support/sleep.js';
-import { errorMarker, generationAnswer, positionedEvents, restartMarker } from '../../support/sse-response.js';
+import { errorMarker, generationAnswer, positionedEvents, rerunAnswer, restartMarker } from '../../support/sse-response.js';
 
 const encoder = new TextEncoder();
-/** Requests a spec answers before its server gives in and answers whole: today's unbounded loops end there. */
-const GIVE_IN = 40;
 
 const failure = (body: Promise<unknown>) =>
   body.then(
@@ -32,13 +30,7 @@ describe('client.fetch: a resend that may run the work again is not progress', (
     // Every request runs the work again (its record is `failed`): a new generation, its
     // restart marker when the request named an older one, two events, the error marker.
     const { server, client, events } = scriptedClient(
-      (request, n) => {
-        const generation = 1000 + n;
-        const tokens = positionedEvents(generation, [`a${n}`, `b${n}`]);
-        if (n >= GIVE_IN) return generationAnswer(generation, tokens);
-        const restart = request.headers.has('last-event-id') ? [restartMarker(generation)] : [];
-        return generationAnswer(generation, [...restart, ...tokens, errorMarker()]);
-      },
+      (request, n) => rerunAnswer(request, n, { base: 1000, events: [`a${n}`, `b${n}`], tail: [errorMarker()] }),
       { retry: { limit: 3, delay: 0 }, totalTimeout: 3000 },
     );
     const response = await client.fetch(`${BASE}chat`, { method: 'POST', body: 'q' });
@@ -52,13 +44,7 @@ describe('client.fetch: a resend that may run the work again is not progress', (
     // A crash-looping producer: each reconnect is answered by a new generation (its marker
     // and one new event), then the connection drops.
     const { server, client, events } = scriptedClient(
-      (request, n) => {
-        const generation = 2000 + n;
-        const tokens = positionedEvents(generation, [`t${n}`]);
-        if (n >= GIVE_IN) return generationAnswer(generation, tokens);
-        const restart = request.headers.has('last-event-id') ? [restartMarker(generation)] : [];
-        return generationAnswer(generation, [...restart, ...tokens], 'cut');
-      },
+      (request, n) => rerunAnswer(request, n, { base: 2000, events: [`t${n}`], end: 'cut' }),
       { retry: { limit: 3, delay: 0 } },
     );
     const response = await client.fetch(`${BASE}chat`, { method: 'POST', body: 'q' });
@@ -85,12 +71,7 @@ describe('client.fetch: a resend that may run the work again is not progress', (
 
   it('still follows one restart and one error-marker resend within the limit to the whole answer', async () => {
     const { server, client } = scriptedClient(
-      (request, n) => {
-        const generation = 3000 + n;
-        const tokens = positionedEvents(generation, [`x${n}`]);
-        const restart = request.headers.has('last-event-id') ? [restartMarker(generation)] : [];
-        return generationAnswer(generation, [...restart, ...tokens, ...(n === 1 ? [errorMarker()] : [])]);
-      },
+      (request, n) => rerunAnswer(request, n, { base: 3000, events: [`x${n}`], tail: n === 1 ? [errorMarker()] : [] }),
       { retry: { limit: 1, delay: 0 } },
     );
     const response = await client.fetch(`${BASE}chat`, { method: 'POST', body: 'q' });

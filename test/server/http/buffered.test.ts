@@ -6,7 +6,7 @@
 
 import { MemoryStore } from 'answer-once/server';
 import { describe, expect, it } from 'vitest';
-import { chatApp, chatRequest, gate, recordOps, until } from '../../support/server-support.js';
+import { chatApp, chatRequest, gate, heldResend, recordOps, until } from '../../support/server-support.js';
 import { sleep } from '../../support/sleep.js';
 
 const ID = 'req-0000000001';
@@ -31,10 +31,7 @@ describe('createIdempotencyHandler on a store without answer logs', () => {
     const app = chatApp({ store, work: () => release.promise.then(() => undefined) });
     const first = app.handle(chatRequest());
     await until(() => app.calls.length > 0);
-    const held = app.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
-    await sleep(100);
-    release.open();
-    const response = await held;
+    const response = await heldResend(app, release, 100);
     expect(response.status).toBe(200);
     expect(response.headers.get('X-Idempotent-Replayed')).toBe('true');
     expect(response.headers.get('Preference-Applied')).toBe('wait=5');

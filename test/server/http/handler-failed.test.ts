@@ -19,6 +19,20 @@ function failingFirst(first: () => Response | Promise<Response>): () => Response
   return () => (runs++ === 0 ? first() : undefined);
 }
 
+/**
+ * An app whose first run answers `status` with `body` and `Retry-After: retryAfter`, and
+ * that first answer, which keeps them.
+ */
+async function firstAnswering(status: number, body: string, retryAfter: string) {
+  const app = chatApp({
+    work: failingFirst(() => new Response(body, { status, headers: { 'Retry-After': retryAfter } })),
+  });
+  const first = await app.handle(chatRequest());
+  expect(first.status).toBe(status);
+  expect(first.headers.get('Retry-After')).toBe(retryAfter);
+  return { app, first };
+}
+
 /** An answer that streams 'Once upon', then breaks (at once, or after `pauseMs`). */
 function breakingAnswer(pauseMs?: number): Response {
   return new Response(
@@ -55,12 +69,7 @@ describe('createIdempotencyHandler: attempts that fail', () => {
   });
 
   it('records a 5xx answer as FAILED with its status and Retry-After, and runs again on resend', async () => {
-    const app = chatApp({
-      work: failingFirst(() => new Response('overloaded', { status: 503, headers: { 'Retry-After': '7' } })),
-    });
-    const failed = await app.handle(chatRequest());
-    expect(failed.status).toBe(503);
-    expect(failed.headers.get('Retry-After')).toBe('7');
+    const { app, first: failed } = await firstAnswering(503, 'overloaded', '7');
     expect(await failed.json()).toMatchObject({ code: 'intent-failed' });
     const status = await app.handle(statusRequest(ID));
     await expectFailedThenRunAgain(app, status, 503);
@@ -104,12 +113,7 @@ describe('createIdempotencyHandler: attempts that fail', () => {
   });
 
   it('passes 408/425/429 through unchanged and does not keep them as the answer', async () => {
-    const app = chatApp({
-      work: failingFirst(() => new Response('slow down', { status: 429, headers: { 'Retry-After': '3' } })),
-    });
-    const first = await app.handle(chatRequest());
-    expect(first.status).toBe(429);
-    expect(first.headers.get('Retry-After')).toBe('3');
+    const { app, first } = await firstAnswering(429, 'slow down', '3');
     expect(await first.text()).toBe('slow down');
     expect((await app.handle(chatRequest())).status).toBe(200);
     expect(app.calls).toHaveLength(2);

@@ -5,7 +5,8 @@
  */
 
 import { MemoryStore } from 'answer-once/server';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { useFakeClock } from '../../support/fake-clock.js';
 
 const bytes = (value: string): Uint8Array => new TextEncoder().encode(value);
 
@@ -26,12 +27,7 @@ async function claim(store: MemoryStore, key: string, leaseMs: number) {
 }
 
 describe('MemoryStore sleepers', () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ now: 0 });
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
+  useFakeClock({ now: 0 });
 
   it('rejects a read whose waitMs is not a number ≥ 0, naming it', async () => {
     const store = new MemoryStore();

@@ -2,7 +2,8 @@ import { getEventListeners } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { MemoryStore } from 'answer-once/server';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { useFakeClock } from '../../support/fake-clock.js';
 
 const LEASE = 60_000;
 
@@ -22,12 +23,7 @@ function watched<T>(promise: Promise<T>): { promise: Promise<T>; settled: () => 
 }
 
 describe('MemoryStore waits: wake-ups, aborts and what they leave behind', () => {
-  beforeEach(() => {
-    vi.useFakeTimers({ now: 0 });
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-  });
+  useFakeClock({ now: 0 });
 
   it('answers a wait whose signal already aborted at once, with the record as it is', async () => {
     const { store } = await running();

@@ -5,7 +5,7 @@
  */
 
 import { AttemptFailedError, type IdempotencyStore, MemoryStore, runOnce } from 'answer-once/server';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { recordOps } from '../../support/server-support.js';
 
 /** `store`, except that `acquire` never runs a FAILED intent again: it hands the record back. */
@@ -39,13 +39,10 @@ async function failedWith(error: string, key: string): Promise<IdempotencyStore>
 describe('runOnce: stored values and errors', () => {
   it('stores a work that returns nothing, and replays it as null without running again', async () => {
     const store = new MemoryStore();
-    let runs = 0;
-    const work = async (): Promise<undefined> => {
-      runs += 1;
-    };
+    const work = vi.fn(async (): Promise<undefined> => undefined);
     expect(await runOnce(store, 'k', work)).toEqual({ value: undefined, replayed: false });
     expect(await runOnce(store, 'k', work)).toEqual({ value: null, replayed: true });
-    expect(runs).toBe(1);
+    expect(work).toHaveBeenCalledTimes(1);
   });
 
   it('gives a thrown error’s name and message back as the cause of AttemptFailedError', async () => {

@@ -5,9 +5,10 @@
  */
 
 import type { LogAppend, LogAppendResult, StreamStore } from 'answer-once/server';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Holder } from '../../../src/server/run/holder.js';
 import { type ProduceContext, type Production, produce } from '../../../src/server/stream/producer/produce.js';
+import { useFakeClock } from '../../support/fake-clock.js';
 import { parseEvents, tokens } from '../../support/stream-support.js';
 
 const encoder = new TextEncoder();
@@ -99,6 +100,14 @@ async function soon<T>(promise: Promise<T>): Promise<T> {
   return outcome.value;
 }
 
+/** Sends `parts` down `body`, a flush window after each. */
+async function sendFlushed(body: ReturnType<typeof workBody>, ...parts: string[]): Promise<void> {
+  for (const part of parts) {
+    body.send(part);
+    await vi.advanceTimersByTimeAsync(FLUSH_MS);
+  }
+}
+
 /** Every chunk the attempt's body gives, until it ends. */
 async function chunks(response: Response): Promise<Uint8Array[]> {
   const reader = response.body!.getReader();
@@ -131,12 +140,7 @@ async function producing(frame: typeof sse, overrides: Partial<ProduceContext> =
   return { body, appends, stop, production };
 }
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeClock();
 
 describe('produce: stops and fences', () => {
   it('stops reading the work’s body on a stop: the answer ends with the stop marker, kept and marked stopped', async () => {
@@ -269,10 +273,7 @@ describe('produce: the log and what is kept', () => {
 
   it('keeps an answer of exactly maxResponseBytes for the record, appending without retainBytes', async () => {
     const { body, appends, production } = await producing(plain, { maxResponseBytes: 10 });
-    body.send('01234');
-    await vi.advanceTimersByTimeAsync(FLUSH_MS);
-    body.send('56789');
-    await vi.advanceTimersByTimeAsync(FLUSH_MS);
+    await sendFlushed(body, '01234', '56789');
     body.end();
     expect(storedBody(await soon(production.produced))).toBe('0123456789');
     expect(appends.map((append) => 'retainBytes' in append)).toEqual([false, false]);
@@ -280,10 +281,7 @@ describe('produce: the log and what is kept', () => {
 
   it('past maxResponseBytes: the record is not replayable and the appends from then on carry retainBytes', async () => {
     const { body, appends, production } = await producing(plain, { maxResponseBytes: 10 });
-    body.send('0123456789');
-    await vi.advanceTimersByTimeAsync(FLUSH_MS);
-    body.send('!');
-    await vi.advanceTimersByTimeAsync(FLUSH_MS);
+    await sendFlushed(body, '0123456789', '!');
     body.send('tail');
     body.end();
     expect(await soon(production.produced)).toMatchObject({ ok: true, stored: { replayable: false } });
@@ -298,8 +296,7 @@ describe('produce: the log and what is kept', () => {
     body.send('0123456789!'); // there at once, then the body waits
     const production = streaming(await produce(plain(body.stream), context));
     await vi.advanceTimersByTimeAsync(FLUSH_MS);
-    body.send('more');
-    await vi.advanceTimersByTimeAsync(FLUSH_MS);
+    await sendFlushed(body, 'more');
     body.end();
     expect(await soon(production.produced)).toMatchObject({ ok: true, stored: { replayable: false } });
     expect(appends.map(({ retainBytes }) => retainBytes)).toEqual([10, 10]);

@@ -6,9 +6,10 @@
  */
 
 import type { StreamStore } from 'answer-once/server';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Holder } from '../../../src/server/run/holder.js';
 import { StreamedRun } from '../../../src/server/stream/run.js';
+import { useFakeClock } from '../../support/fake-clock.js';
 
 const FLUSH_MS = 25;
 /** The longest turn the watch asks of the store. */
@@ -59,12 +60,7 @@ function runOn(store: StreamStore): StreamedRun {
   );
 }
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+useFakeClock();
 
 describe('StreamedRun: the stop watch', () => {
   it('never asks the store when the run ended within the first flush window', async () => {

@@ -6,7 +6,7 @@
 
 import { MemoryStore } from 'answer-once/server';
 import { describe, expect, it } from 'vitest';
-import { chatApp, chatRequest, gate, notingCalls, statusRequest, until } from '../../support/server-support.js';
+import { chatApp, chatRequest, gate, heldResend, notingCalls, statusRequest, until } from '../../support/server-support.js';
 import { sleep } from '../../support/sleep.js';
 import { parseEvents, range, readEvents, readRest, sseAnswer, tokens } from '../../support/stream-support.js';
 
@@ -112,10 +112,7 @@ describe('createIdempotencyHandler: streamed answers', () => {
     const fresh = app.handle(chatRequest());
     await until(() => app.calls.length === 1);
     expect((await app.handle(chatRequest())).status).toBe(202);
-    const held = app.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
-    await sleep(20);
-    answered.open();
-    const attachedOrReplayed = await held;
+    const attachedOrReplayed = await heldResend(app, answered, 20);
     expect(attachedOrReplayed.status).toBe(200);
     expect(attachedOrReplayed.headers.get('Preference-Applied')).toBe('wait=5');
     expect(tokens(parseEvents(await attachedOrReplayed.text()))).toEqual(range(3));
