@@ -143,6 +143,17 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   const stopped = stoppedIntents(storage);
   const { outbox } = options;
 
+  /** Reports to the client's `onEvent` and `listener`; nobody listening, no emitter, so no event object is ever built. */
+  function emitter(listener: SendEventListener | undefined): ((event: SendEvent) => void) | undefined {
+    const { onEvent } = options;
+    return onEvent || listener
+      ? (event) => {
+          notify(onEvent, event);
+          notify(listener, event);
+        }
+      : undefined;
+  }
+
   async function run(
     requestId: string,
     input: string | URL,
@@ -152,15 +163,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     listener: SendEventListener | undefined,
     internal: DispatchInternals,
   ): Promise<SendResult> {
-    const { onEvent } = options;
-    // Nobody listening: no emitter, so no event object is ever built.
-    const emit =
-      onEvent || listener
-        ? (event: SendEvent) => {
-            notify(onEvent, event);
-            notify(listener, event);
-          }
-        : undefined;
+    const emit = emitter(listener);
     const json = send.json !== undefined;
     const body = json ? (stringifyJson ?? JSON.stringify)(send.json) : send.body;
     const headers = requestHeaders(send.headers, options.idHeaders(requestId), json);
@@ -277,9 +280,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     const requestId = typeof stored?.requestId === 'string' ? stored.requestId : '';
     const error = new StoredIntentError(requestId, reason);
     await removeStored(requestId);
-    const event: SendEvent = { type: 'settled', requestId, outcome: 'failed', error, attempts: 0, polls: 0 };
-    notify(options.onEvent, event);
-    notify(listener, event);
+    emitter(listener)?.({ type: 'settled', requestId, outcome: 'failed', error, attempts: 0, polls: 0 });
     throw error;
   }
 

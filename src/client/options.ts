@@ -4,7 +4,13 @@
  * {@link normalizeClientOptions}; a bad option is a TypeError naming it.
  */
 import type { KyInstance, Options as KyOptions } from 'ky';
-import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, REQUEST_ID_HEADER, STRIPE_REPLAYED_HEADER } from '../core/headers.js';
+import {
+  HTTP_TOKEN,
+  IDEMPOTENCY_KEY_HEADER,
+  REPLAYED_HEADER,
+  REQUEST_ID_HEADER,
+  STRIPE_REPLAYED_HEADER,
+} from '../core/headers.js';
 import {
   functionOption,
   invalidOption,
@@ -255,7 +261,6 @@ const DEFAULTS = /* @__PURE__ */ Object.freeze({
   parse: 'auto' as ParseMode,
 });
 
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const PARSE_MODES: readonly ParseMode[] = ['auto', 'json', 'text', 'none'];
 const ID_HEADERS: readonly RequestIdHeaderName[] = [REQUEST_ID_HEADER, IDEMPOTENCY_KEY_HEADER];
 
@@ -270,6 +275,20 @@ export function parseOption(value: unknown, option: string): ParseMode {
 export function signalOption(value: unknown, option: string): AbortSignal | undefined {
   if (value != null && !(value instanceof AbortSignal)) invalidOption(option, 'an AbortSignal', value);
   return (value ?? undefined) as AbortSignal | undefined;
+}
+
+/**
+ * A capability the app hands in (`tabs`, `outbox`, `streaming`, `stopping`): unset, or the
+ * object its factory or export made, known by its `method`.
+ */
+function capabilityOption(
+  value: unknown,
+  option: string,
+  method: string,
+  expected = `\`${option}\` (import { ${option} } from 'answer-once')`,
+): void {
+  if (value !== undefined && typeof (value as Record<string, unknown> | null)?.[method] !== 'function')
+    invalidOption(option, expected, value);
 }
 
 function normalizeRetryPolicy(retry: RetryPolicy | number | undefined): ResolvedRetryPolicy {
@@ -328,7 +347,7 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
   );
   if (headerName !== undefined && idHeader === undefined)
     invalidOption('headerName', `'${REQUEST_ID_HEADER}' or '${IDEMPOTENCY_KEY_HEADER}'`, headerName);
-  stringOption(replayedHeader, 'replayedHeader', 'a header name', (name) => TOKEN.test(name));
+  stringOption(replayedHeader, 'replayedHeader', 'a header name', (name) => HTTP_TOKEN.test(name));
   if (timeout !== false) timerOption(timeout, 'timeout', 1);
   const wait = numberOption(pollWait, 'pollWait', { max: Math.floor(MAX_TIMER_MS / 1000) });
   if (timeout !== false && wait * 1000 >= timeout) {
@@ -337,13 +356,10 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
   if (storage !== undefined && (typeof storage !== 'object' || storage === null || typeof storage.save !== 'function')) {
     invalidOption('storage', 'an IntentStorage adapter ({ save, remove, list })', storage);
   }
-  if (tabs !== undefined && typeof tabs?.share !== 'function') invalidOption('tabs', 'shareTabs()', tabs);
-  if (outbox !== undefined && typeof outbox?.list !== 'function')
-    invalidOption('outbox', 'an outbox (indexedDbOutbox())', outbox);
-  if (streaming !== undefined && typeof streaming?.attach !== 'function')
-    invalidOption('streaming', "`streaming` (import { streaming } from 'answer-once')", streaming);
-  if (stopping !== undefined && typeof stopping?.attach !== 'function')
-    invalidOption('stopping', "`stopping` (import { stopping } from 'answer-once')", stopping);
+  capabilityOption(tabs, 'tabs', 'share', 'shareTabs()');
+  capabilityOption(outbox, 'outbox', 'list', 'an outbox (indexedDbOutbox())');
+  capabilityOption(streaming, 'streaming', 'attach');
+  capabilityOption(stopping, 'stopping', 'attach');
   return {
     ky: base,
     kyOptions,

@@ -3,6 +3,9 @@
  * HTTP header names are case-insensitive; these are the spellings we send.
  */
 
+/** An HTTP token (RFC 9110 § 5.6.2): what a header name or a method name is made of. */
+export const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 /** The intent's ID, sent on every attempt and status poll. The default request header. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 

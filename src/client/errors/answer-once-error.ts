@@ -23,11 +23,11 @@ export class AnswerOnceError extends Error {
   override name: string = 'AnswerOnceError';
   /** @internal The brand the `is…Error` guards check, so they hold across the ESM and CJS builds. */
   readonly [ERROR_BRAND] = true;
-  readonly requestId: string;
-  readonly attempts: number;
-  readonly polls: number;
+  declare readonly requestId: string;
+  declare readonly attempts: number;
+  declare readonly polls: number;
   /** True when sending this intent again (same `requestId`) may succeed. */
-  readonly retryable: boolean;
+  declare readonly retryable: boolean;
 
   constructor(message: string, context: IntentErrorContext, retryable: boolean, options?: { cause?: unknown }) {
     super(`answer-once: ${message}`, options);

@@ -17,9 +17,9 @@ import { AnswerOnceError, type IntentErrorContext } from './answer-once-error.js
 export class AnswerRestartedError extends AnswerOnceError {
   override name = 'AnswerRestartedError' as const;
   /** The generation the answer restarted as. */
-  readonly generation: number | undefined;
+  declare readonly generation: number | undefined;
   /** Restarts the body saw, when it ended because they passed `retry.limit`. */
-  readonly restarts: number | undefined;
+  declare readonly restarts: number | undefined;
 
   constructor(generation: number | undefined, context: IntentErrorContext, restarts?: number) {
     super(

@@ -13,9 +13,9 @@ import { AnswerOnceError, type IntentErrorContext } from './answer-once-error.js
 export class DeadlineExceededError extends AnswerOnceError {
   override name = 'DeadlineExceededError' as const;
   /** The deadline that passed, in milliseconds (`totalTimeout` or `idleTimeout`, as `option` says). */
-  readonly totalTimeout: number;
+  declare readonly totalTimeout: number;
   /** The option whose deadline passed. */
-  readonly option: 'totalTimeout' | 'idleTimeout';
+  declare readonly option: 'totalTimeout' | 'idleTimeout';
 
   constructor(
     timeout: number,

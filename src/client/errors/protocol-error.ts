@@ -9,7 +9,7 @@ import { AnswerOnceError, type IntentErrorContext } from './answer-once-error.js
  */
 export class ProtocolError extends AnswerOnceError {
   override name = 'ProtocolError' as const;
-  readonly response: Response;
+  declare readonly response: Response;
 
   constructor(message: string, context: IntentErrorContext, response: Response) {
     super(message, context, false);

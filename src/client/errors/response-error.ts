@@ -18,10 +18,10 @@ export interface ErrorResponse {
  */
 export class ResponseError extends AnswerOnceError {
   override name: string = 'ResponseError';
-  readonly status: number;
-  readonly response: Response;
-  readonly data: unknown;
-  readonly problem: ProblemDetails | undefined;
+  declare readonly status: number;
+  declare readonly response: Response;
+  declare readonly data: unknown;
+  declare readonly problem: ProblemDetails | undefined;
 
   constructor(answer: ErrorResponse, context: IntentErrorContext, retryable: boolean, cause?: unknown, message?: string) {
     const { status, statusText } = answer.response;

@@ -34,11 +34,11 @@ function causeOf(answer: ErrorResponse | undefined): string {
 export class StopNotConfirmedError extends AnswerOnceError {
   override name = 'StopNotConfirmedError' as const;
   /** The stop route's status; `undefined` when no answer came back. */
-  readonly status: number | undefined;
-  readonly response: Response | undefined;
+  declare readonly status: number | undefined;
+  declare readonly response: Response | undefined;
   /** The answer's parsed body (JSON when it said so, else text), if any. */
-  readonly data: unknown;
-  readonly problem: ErrorResponse['problem'];
+  declare readonly data: unknown;
+  declare readonly problem: ErrorResponse['problem'];
 
   constructor(answer: ErrorResponse | undefined, context: IntentErrorContext, retryable: boolean, cause?: unknown) {
     super(`stop not confirmed, ${causeOf(answer)}; the answer may still be generating.`, context, retryable, { cause });

@@ -9,7 +9,7 @@ import { AnswerOnceError } from './answer-once-error.js';
 export class StoredIntentError extends AnswerOnceError {
   override name = 'StoredIntentError' as const;
   /** What is wrong with the record. */
-  readonly reason: string;
+  declare readonly reason: string;
 
   constructor(requestId: string, reason: string) {
     super(

@@ -5,9 +5,9 @@
  * client send its own credentials (the headers its ky hooks add) anywhere else than where
  * this client sends, nor send something the client would never have written.
  */
+import { HTTP_TOKEN } from '../../core/headers.js';
 import { isValidRequestId } from '../../core/request-id.js';
 
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** A header value Fetch would send as is: no CR, LF or NUL. */
 const FIELD_VALUE = /^[^\r\n\0]*$/;
 
@@ -15,7 +15,7 @@ const isPair = (value: unknown): value is [string, string] =>
   Array.isArray(value) &&
   value.length === 2 &&
   typeof value[0] === 'string' &&
-  TOKEN.test(value[0]) &&
+  HTTP_TOKEN.test(value[0]) &&
   typeof value[1] === 'string' &&
   FIELD_VALUE.test(value[1]);
 
@@ -41,7 +41,7 @@ export function storedIntentProblem(value: unknown, origins: readonly string[] |
     return '`url` is not an http(s) URL';
   if (origins !== undefined && !origins.includes(url.origin))
     return `\`url\` is on ${url.origin}, not on the origin this client sends to (${origins.join(', ')})`;
-  if (typeof record.method !== 'string' || !TOKEN.test(record.method)) return '`method` is not a method name';
+  if (typeof record.method !== 'string' || !HTTP_TOKEN.test(record.method)) return '`method` is not a method name';
   if (!Array.isArray(record.headers) || !record.headers.every(isPair))
     return '`headers` is not an array of [name, value] string pairs';
   if (record.body !== undefined && typeof record.body !== 'string') return '`body` is not a string';
