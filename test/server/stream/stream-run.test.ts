@@ -50,20 +50,22 @@ describe('a streamed run: how a stop and a fence reach the work', () => {
 
   it('aborts the work of a producer whose append was fenced by a takeover, with a LeaseLostError', async () => {
     const store = new MemoryStore();
-    const lease = { leaseMs: 150, heartbeatMs: 50, flushMs: 10 };
+    const frozenStore = frozen(store);
     let zombie: AbortSignal | undefined;
     const dying = chatApp({
-      store: frozen(store),
-      ...lease,
+      store: frozenStore.store,
+      leaseMs: 60_000, // lapses at frozenStore.lapse(), not before
+      flushMs: 10,
       work: ({ context }) => {
         zombie = context.signal;
         return sseAnswer(1_000, { prefix: 'old ', delayMs: 10 });
       },
     });
-    const healthy = chatApp({ store, ...lease, work: () => sseAnswer(2, { prefix: 'new ' }) });
+    const healthy = chatApp({ store, flushMs: 10, work: () => sseAnswer(2, { prefix: 'new ' }) });
     const doomed = await dying.handle(chatRequest());
     const reading = doomed.text();
-    await sleep(2 * lease.leaseMs); // its lease lapsed: nothing renewed it
+    await frozenStore.logged();
+    await frozenStore.lapse(); // its lease lapsed: nothing renewed it
     expect(zombie?.aborted).toBe(false);
 
     const successor = await healthy.handle(chatRequest());
