@@ -8,7 +8,6 @@
 import { LeaseLostError, MemoryStore } from 'answer-once/server';
 import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, gate, statusRequest, until, viewOf } from '../../support/server-support.js';
-import { sleep } from '../../support/sleep.js';
 import { frozen, parseEvents, range, readEvents, readRest, sseAnswer, tokens } from '../../support/stream-support.js';
 
 const ID = 'req-0000000001';
