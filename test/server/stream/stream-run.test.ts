@@ -104,12 +104,14 @@ describe('a streamed run: a body that breaks after it began to stream', () => {
     const app = chatApp({
       store: viewOf(new MemoryStore(), { fail: () => Promise.reject(refused) }),
       flushMs: 10,
+      // Its tries of the refused write end here, not after the default 5 s (the spec's own timeout).
+      storeTimeoutMs: 200,
       work,
     });
     const fresh = await app.handle(chatRequest());
     go.open();
     await fresh.text();
-    await until(() => app.events.some((event) => event.type === 'store-error'));
+    await until(() => app.events.some((event) => event.type === 'store-error'), 10_000);
     expect(app.events).toContainEqual(expect.objectContaining({ type: 'store-error', operation: 'fail', error: refused }));
   });
 });
