@@ -150,7 +150,9 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
     const more = gate();
     const app = chatApp({
       maxResponseBytes: 2_000,
-      work: () => sseAnswer(400, { delayMs: 1, hold: go.promise, pause: { at: 100, until: more.promise } }),
+      // 100 events ≥ 1 ms apart span many 10 ms batches: one is appended after the answer outgrew the limit.
+      flushMs: 10,
+      work: () => sseAnswer(120, { delayMs: 1, hold: go.promise, pause: { at: 100, until: more.promise } }),
     });
     const fresh = await app.handle(chatRequest());
     await sleep(60);
@@ -171,7 +173,7 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
       .toBe(202);
     more.open();
     const mine = first.text + (await readRest(first)).text;
-    expect(tokens(parseEvents(mine))).toEqual(range(400));
+    expect(tokens(parseEvents(mine))).toEqual(range(120));
     expect(await theirs).toBe(mine);
     const later = await app.handle(chatRequest());
     expect(later.status).toBe(410);
