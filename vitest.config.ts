@@ -11,6 +11,9 @@ export default defineConfig({
   // Tests, examples and benches import `answer-once/…` as users do; tsconfig maps it to src/.
   resolve: { tsconfigPaths: true },
   test: {
+    // An `expect.poll` waits 4 s, not vitest's 1 s: on a loaded machine a stream takes longer
+    // to reach the state polled for; 4 s still fails it inside a unit spec's 5 s.
+    expect: { poll: { timeout: 4_000 } },
     projects: [
       {
         // Type tests (`expectTypeOf`): tsc checks them, nothing runs.
@@ -85,6 +88,9 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 180_000,
+          // An `expect.poll` of a page waits as long as a locator does (UI_TIMEOUT_MS), not
+          // vitest's 1 s: a loaded machine's Chromium takes longer than that to paint.
+          expect: { poll: { timeout: 20_000 } },
           fileParallelism: false,
         },
       },

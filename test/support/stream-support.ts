@@ -11,16 +11,27 @@ import { sleep } from './sleep.js';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** A model answer: `count` SSE events `data: <prefix><i>`, `delayMs` apart, stopping when `signal` aborts. */
+/**
+ * A model answer: `count` SSE events `data: <prefix><i>`, `delayMs` apart, stopping when
+ * `signal` aborts; held before its first event until `hold`, and before event `pause.at` until `pause.until`.
+ */
 export function sseAnswer(
   count: number,
-  options: { delayMs?: number; prefix?: string; signal?: AbortSignal; breakAfter?: number; hold?: Promise<void> } = {},
+  options: {
+    delayMs?: number;
+    prefix?: string;
+    signal?: AbortSignal;
+    breakAfter?: number;
+    hold?: Promise<void>;
+    pause?: { at: number; until: Promise<void> };
+  } = {},
 ): Response {
-  const { delayMs = 0, prefix = 'token ', signal, breakAfter, hold } = options;
+  const { delayMs = 0, prefix = 'token ', signal, breakAfter, hold, pause } = options;
   let index = 0;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (index === 0 && hold) await hold;
+      if (index === pause?.at) await pause.until;
       if (signal?.aborted) return controller.error(signal.reason);
       if (index === breakAfter) return controller.error(new Error('model connection reset'));
       if (index >= count) return controller.close();
@@ -73,10 +84,34 @@ async function readFrom(reader: ReadableStreamDefaultReader<Uint8Array>, count: 
 export const tokens = (events: readonly EventSourceMessage[]): string[] =>
   events.filter((event) => event.event === undefined).map((event) => event.data);
 
-/** The store minus its lease renewals (heartbeat, appends' `leaseMs`): a producer that froze (its lease lapses while it "runs"). */
-export function frozen(store: StreamStore): StreamStore {
-  return new Proxy(store, {
+/** A producer that froze, as the store sees it; the spec, not the clock, says when its lease lapses. */
+export interface FrozenStore {
+  /** The store minus its lease renewals (heartbeat, appends' `leaseMs`): its holder "runs" on, unrenewed. */
+  readonly store: StreamStore;
+  /** Resolves once the frozen holder's log has its head (a reader attaching now follows it). */
+  logged(): Promise<void>;
+  /** Ends the frozen holder's lease now, as its deadline passing would: the store's waiters wake to it. */
+  lapse(): Promise<void>;
+}
+
+/**
+ * A frozen producer's store over `store`. Give its app a lease far longer than the spec
+ * runs: the lease lapses at `lapse()` and never earlier, however starved the machine.
+ */
+export function frozen(store: StreamStore): FrozenStore {
+  let held: { key: string; token: string } | undefined;
+  const holder = () => {
+    if (!held) throw new Error('frozen: the producer has not acquired its key yet');
+    return held;
+  };
+  const proxy = new Proxy(store, {
     get(target, property, receiver) {
+      if (property === 'acquire')
+        return async (...args: Parameters<StreamStore['acquire']>) => {
+          const result = await target.acquire(...args);
+          if (result.acquired) held = { key: args[0], token: result.token };
+          return result;
+        };
       if (property === 'renew') return async () => 'written';
       if (property === 'append')
         return (key: string, token: string, { leaseMs: _, ...batch }: Parameters<StreamStore['append']>[2]) =>
@@ -85,6 +120,18 @@ export function frozen(store: StreamStore): StreamStore {
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+  return {
+    store: proxy,
+    async logged() {
+      const { log } = await store.read(holder().key, null, { waitMs: 30_000 });
+      if (!log) throw new Error('frozen: the producer logged nothing within 30 s');
+    },
+    async lapse() {
+      const { key, token } = holder();
+      const renewed = await store.renew(key, token, 0);
+      if (renewed !== 'written') throw new Error(`frozen: the producer no longer held its key (${renewed})`);
+    },
+  };
 }
 
 export const range = (count: number, prefix = 'token '): string[] =>

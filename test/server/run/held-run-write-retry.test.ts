@@ -5,8 +5,12 @@
  */
 
 import { type IdempotencyStore, MemoryStore, runOnce } from 'answer-once/server';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { recordOps } from '../../support/server-support.js';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 /** An error as a networked store throws it: transient (`store-unavailable`) or permanent (`store-failed`). */
 const storeError = (code: 'store-unavailable' | 'store-failed') => Object.assign(new Error(`the store: ${code}`), { code });
@@ -61,8 +65,15 @@ describe('runOnce: writing the outcome through a store blip', () => {
         throw storeError('store-unavailable');
       },
     });
+    // On a fake clock the backoff's pauses last what they ask, not what a loaded machine gives them.
+    vi.useFakeTimers();
     const started = Date.now();
-    await runOnce(down, 'k', async () => 'answer', { leaseMs: 600, heartbeatMs: 150 }).catch(() => undefined);
+    let settled = false;
+    const running = runOnce(down, 'k', async () => 'answer', { leaseMs: 600, heartbeatMs: 150 })
+      .catch(() => undefined)
+      .finally(() => (settled = true));
+    for (let step = 0; step < 100 && !settled; step += 1) await vi.advanceTimersByTimeAsync(10);
+    await running;
     expect(Date.now() - started).toBeLessThan(600);
     expect(completes()).toBeGreaterThan(1);
     expect(await store.get('k')).toMatchObject({ state: 'processing' });

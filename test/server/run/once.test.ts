@@ -9,7 +9,7 @@ import {
   runOnce,
   StoreUnavailableError,
 } from 'answer-once/server';
-import { describe, expect, expectTypeOf, it } from 'vitest';
+import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { recordOps } from '../../support/server-support.js';
 import { sleep } from '../../support/sleep.js';
 
@@ -25,6 +25,10 @@ function slowWork<T>(ms: number, answer: (runs: number) => T) {
 }
 
 describe('runOnce', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('runs the work once per key and replays its value to every later delivery', async () => {
     const store = new MemoryStore();
     let runs = 0;
@@ -46,11 +50,14 @@ describe('runOnce', () => {
   });
 
   it('renews the lease while the work runs 3× longer than it, so nobody runs it twice', async () => {
+    // Fake timers: each heartbeat beats on time however loaded the machine, as the lease assumes.
+    vi.useFakeTimers();
     const store = new MemoryStore();
     const { work, runs } = slowWork(300, (started) => started);
     const first = runOnce(store, 'slow', work, { leaseMs: 100 });
-    await sleep(150);
+    await vi.advanceTimersByTimeAsync(150);
     const second = runOnce(store, 'slow', work, { leaseMs: 100 });
+    await vi.advanceTimersByTimeAsync(300);
     expect(await first).toEqual({ value: 1, replayed: false });
     expect(await second).toEqual({ value: 1, replayed: true });
     expect(runs()).toBe(1);
@@ -65,10 +72,13 @@ describe('runOnce', () => {
         return store.renew(key, token, leaseMs);
       },
     });
-    await runOnce(counting, 'k', () => sleep(200).then(() => 'done'), { leaseMs: 60, heartbeatMs: 20 });
+    vi.useFakeTimers(); // a starved machine skips beats: on a fake clock the count is exact
+    const running = runOnce(counting, 'k', () => sleep(200).then(() => 'done'), { leaseMs: 60, heartbeatMs: 20 });
+    await vi.advanceTimersByTimeAsync(200);
+    await running;
     const afterwards = renews;
     expect(afterwards).toBeGreaterThanOrEqual(3);
-    await sleep(100);
+    await vi.advanceTimersByTimeAsync(100);
     expect(renews).toBe(afterwards);
   });
 

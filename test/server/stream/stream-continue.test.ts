@@ -7,22 +7,31 @@
 
 import { MemoryStore } from 'answer-once/server';
 import { describe, expect, it } from 'vitest';
-import { chatApp, chatRequest } from '../../support/server-support.js';
+import { chatApp, chatRequest, gate } from '../../support/server-support.js';
 import { sleep } from '../../support/sleep.js';
 import { frozen, parseEvents, range, readEvents, tokens } from '../../support/stream-support.js';
 
 const encoder = new TextEncoder();
 const ERROR_MARKER = /event: answer-once\.error\ndata: [^\n]*\n\n$/;
 
-/** An SSE answer of `data: <token>` events, `delayMs` apart, broken after `breakAfter` of them. */
+/**
+ * An SSE answer of `data: <token>` events, `delayMs` apart, broken after `breakAfter` of
+ * them, held before event `pause.at` until `pause.until`.
+ */
 function scripted(
   words: readonly string[],
-  options: { delayMs?: number; breakAfter?: number; signal?: AbortSignal } = {},
+  options: {
+    delayMs?: number;
+    breakAfter?: number;
+    signal?: AbortSignal;
+    pause?: { at: number; until: Promise<void> };
+  } = {},
 ): Response {
-  const { delayMs = 0, breakAfter, signal } = options;
+  const { delayMs = 0, breakAfter, signal, pause } = options;
   let index = 0;
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      if (index === pause?.at) await pause.until;
       if (signal?.aborted) return controller.error(signal.reason);
       if (index === breakAfter) return controller.error(new Error('model connection reset'));
       if (index >= words.length) return controller.close();
@@ -79,21 +88,17 @@ describe('createIdempotencyHandler: a re-run that reproduces the logged answer c
 
   it('after its holder lost the lease: the takeover continues the answer for the reader attached before', async () => {
     const store = new MemoryStore();
+    const frozenStore = frozen(store);
+    const thawed = gate();
     const words = range(12);
     const dying = chatApp({
-      store: frozen(store),
-      leaseMs: 150,
-      heartbeatMs: 50,
+      store: frozenStore.store,
+      leaseMs: 60_000, // lapses at frozenStore.lapse(), not before
       flushMs: 5,
-      work: () => scripted(words, { delayMs: 40 }),
+      // It freezes after 4 words: it cannot finish the answer before its successor takes over.
+      work: () => scripted(words, { delayMs: 40, pause: { at: 4, until: thawed.promise } }),
     });
-    const healthy = chatApp({
-      store,
-      leaseMs: 150,
-      heartbeatMs: 50,
-      flushMs: 5,
-      work: () => scripted(words, { delayMs: 5 }),
-    });
+    const healthy = chatApp({ store, flushMs: 5, work: () => scripted(words, { delayMs: 5 }) });
 
     const doomed = await dying.handle(chatRequest());
     const partial = await readEvents(doomed, 2);
@@ -101,6 +106,7 @@ describe('createIdempotencyHandler: a re-run that reproduces the logged answer c
     expect(attached.headers.get('X-Idempotent-Attached')).toBe('true');
     const generation = attached.headers.get('X-Idempotent-Generation');
     // Its lease lapses (the holder stopped renewing): the attached reader is told to resend.
+    await frozenStore.lapse();
     const told = await attached.text();
     expect(told).toMatch(ERROR_MARKER);
 
@@ -116,6 +122,7 @@ describe('createIdempotencyHandler: a re-run that reproduces the logged answer c
     // The dead holder's own first caller resumes too, from where it was.
     const own = await healthy.handle(chatRequest({ headers: { 'Last-Event-ID': partial.events.at(-1)?.id ?? '' } }));
     expect(partial.text + (await own.text())).toBe(seen);
+    thawed.open(); // the zombie wakes to a fenced append
     await partial.reader.cancel();
     expect([dying.calls.length, healthy.calls.length]).toEqual([1, 1]);
   });

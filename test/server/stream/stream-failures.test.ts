@@ -34,21 +34,22 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
 
   it('after the producer died: its readers are told, a resume gets the restart marker, then generation 2 from its start', async () => {
     const store = new MemoryStore();
+    const frozenStore = frozen(store);
     const dying = chatApp({
-      store: frozen(store),
-      leaseMs: 150,
-      heartbeatMs: 50,
+      store: frozenStore.store,
+      leaseMs: 60_000, // lapses at frozenStore.lapse(), not before
       work: () => sseAnswer(1_000, { prefix: 'old ', delayMs: 10 }),
     });
-    const healthy = chatApp({ store, leaseMs: 150, heartbeatMs: 50, work: () => sseAnswer(5, { prefix: 'new ' }) });
+    const healthy = chatApp({ store, work: () => sseAnswer(5, { prefix: 'new ' }) });
 
     const doomed = await dying.handle(chatRequest());
     const partial = await readEvents(doomed, 3);
     const lastOld = partial.events.at(-1)?.id ?? '';
-    await sleep(60); // its head is logged
+    await frozenStore.logged();
     const attached = await healthy.handle(chatRequest({ headers: { Prefer: 'wait=5' } })); // attached to generation 1 on "another instance"
     expect(attached.headers.get('X-Idempotent-Attached')).toBe('true');
     // Generation 1's lease lapses (its holder stopped renewing): the attached reader is told to resend.
+    await frozenStore.lapse();
     const toldEvents = parseEvents(await attached.text());
     expect(toldEvents.at(-1)).toMatchObject({ event: 'answer-once.error', data: '{"code":"intent-failed","status":503}' });
 
@@ -146,18 +147,31 @@ describe('createIdempotencyHandler: when a streamed answer goes wrong', () => {
 
   it('past maxResponseBytes: the live stream goes on for attached readers; once it ended cleanly a later attempt gets 410', async () => {
     const go = gate();
-    const app = chatApp({ maxResponseBytes: 2_000, work: () => sseAnswer(400, { delayMs: 1, hold: go.promise }) });
+    const more = gate();
+    const app = chatApp({
+      maxResponseBytes: 2_000,
+      // 100 events ≥ 1 ms apart span many 10 ms batches: one is appended after the answer outgrew the limit.
+      flushMs: 10,
+      work: () => sseAnswer(120, { delayMs: 1, hold: go.promise, pause: { at: 100, until: more.promise } }),
+    });
     const fresh = await app.handle(chatRequest());
     await sleep(60);
     const attached = await app.handle(chatRequest({ headers: { Prefer: 'wait=5' } }));
     go.open();
-    const reading = Promise.all([fresh.text(), attached.text()]);
-    await sleep(300); // well past 2,000 bytes
+    const theirs = attached.text();
+    const first = await readEvents(fresh, 100); // 100 events of 30 bytes or more: past 2,000 bytes, and the model waits there
     // The start is no longer kept: a new attempt from the start waits ("still running").
-    expect((await app.handle(chatRequest())).status).toBe(202);
-    const [mine, theirs] = await reading;
-    expect(tokens(parseEvents(mine))).toEqual(range(400));
-    expect(theirs).toBe(mine);
+    await expect
+      .poll(async () => {
+        const attempt = await app.handle(chatRequest());
+        await attempt.body?.cancel();
+        return attempt.status;
+      })
+      .toBe(202);
+    more.open();
+    const mine = first.text + (await readRest(first)).text;
+    expect(tokens(parseEvents(mine))).toEqual(range(120));
+    expect(await theirs).toBe(mine);
     const later = await app.handle(chatRequest());
     expect(later.status).toBe(410);
     expect(await later.json()).toMatchObject({ code: 'response-not-replayable' });

@@ -8,7 +8,6 @@
 import { LeaseLostError, MemoryStore } from 'answer-once/server';
 import { describe, expect, it } from 'vitest';
 import { chatApp, chatRequest, gate, statusRequest, until, viewOf } from '../../support/server-support.js';
-import { sleep } from '../../support/sleep.js';
 import { frozen, parseEvents, range, readEvents, readRest, sseAnswer, tokens } from '../../support/stream-support.js';
 
 const ID = 'req-0000000001';
@@ -50,20 +49,22 @@ describe('a streamed run: how a stop and a fence reach the work', () => {
 
   it('aborts the work of a producer whose append was fenced by a takeover, with a LeaseLostError', async () => {
     const store = new MemoryStore();
-    const lease = { leaseMs: 150, heartbeatMs: 50, flushMs: 10 };
+    const frozenStore = frozen(store);
     let zombie: AbortSignal | undefined;
     const dying = chatApp({
-      store: frozen(store),
-      ...lease,
+      store: frozenStore.store,
+      leaseMs: 60_000, // lapses at frozenStore.lapse(), not before
+      flushMs: 10,
       work: ({ context }) => {
         zombie = context.signal;
         return sseAnswer(1_000, { prefix: 'old ', delayMs: 10 });
       },
     });
-    const healthy = chatApp({ store, ...lease, work: () => sseAnswer(2, { prefix: 'new ' }) });
+    const healthy = chatApp({ store, flushMs: 10, work: () => sseAnswer(2, { prefix: 'new ' }) });
     const doomed = await dying.handle(chatRequest());
     const reading = doomed.text();
-    await sleep(2 * lease.leaseMs); // its lease lapsed: nothing renewed it
+    await frozenStore.logged();
+    await frozenStore.lapse(); // its lease lapsed: nothing renewed it
     expect(zombie?.aborted).toBe(false);
 
     const successor = await healthy.handle(chatRequest());
@@ -103,12 +104,14 @@ describe('a streamed run: a body that breaks after it began to stream', () => {
     const app = chatApp({
       store: viewOf(new MemoryStore(), { fail: () => Promise.reject(refused) }),
       flushMs: 10,
+      // Its tries of the refused write end here, not after the default 5 s (the spec's own timeout).
+      storeTimeoutMs: 200,
       work,
     });
     const fresh = await app.handle(chatRequest());
     go.open();
     await fresh.text();
-    await until(() => app.events.some((event) => event.type === 'store-error'));
+    await until(() => app.events.some((event) => event.type === 'store-error'), 10_000);
     expect(app.events).toContainEqual(expect.objectContaining({ type: 'store-error', operation: 'fail', error: refused }));
   });
 });
