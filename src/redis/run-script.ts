@@ -44,16 +44,12 @@ export async function runScript(
   timeoutMs: number,
 ): Promise<unknown> {
   const call = { keys, arguments: args };
-  const attempt = async (): Promise<unknown> => {
-    try {
-      return await client.evalSha(sha1Of(script), call);
-    } catch (error) {
-      if (!isNoScript(error)) throw error;
-      return await client.eval(script.source, call);
-    }
-  };
   try {
-    return await withDeadline(attempt(), timeoutMs, script.name);
+    // One reaction, not a frame of its own: every append of every stream comes through here.
+    const reply = client
+      .evalSha(sha1Of(script), call)
+      .catch((error: unknown) => (isNoScript(error) ? client.eval(script.source, call) : Promise.reject(error)));
+    return await withDeadline(reply, timeoutMs, script.name);
   } catch (error) {
     throw toStoreError(error, script.name);
   }

@@ -141,9 +141,7 @@ export class RedisStore implements StreamStore, StepStore {
   }
 
   async append(key: string, token: string, batch: LogAppend): Promise<LogAppendResult> {
-    const args = appendArguments(token, batch, this.#options.processingGraceMs).map((arg) =>
-      typeof arg === 'string' ? arg : Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength),
-    );
+    const args = appendArguments(token, batch, this.#options.processingGraceMs).map(asRedisArgument);
     return decodeAppend(await this.#run(APPEND, key, args));
   }
 
@@ -300,4 +298,18 @@ export class RedisStore implements StreamStore, StepStore {
     this.#stops.release(this.#key(key), token); // the holder's own watch ends with its run, no look
     return written;
   }
+}
+
+/** Below this many bytes a batch is copied into a (pooled) Buffer rather than viewed. */
+const COPY_BELOW = 1_024;
+
+/**
+ * An append's argument as node-redis sends it. A batch is often one small event (tens of
+ * bytes, one per flush window); V8 keeps so small a typed array inside its object, and
+ * reading its `.buffer` moves it out first — several times a small copy's cost, on every
+ * append. A larger batch is viewed, never copied.
+ */
+function asRedisArgument(arg: string | Uint8Array): string | Buffer {
+  if (typeof arg === 'string') return arg;
+  return arg.byteLength < COPY_BELOW ? Buffer.from(arg) : Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength);
 }

@@ -1,6 +1,6 @@
 import type { Reporter } from '../events.js';
 import { concat } from '../format/bytes.js';
-import type { StreamStore } from '../store/stream-store.js';
+import type { LogAppend, StreamStore } from '../store/stream-store.js';
 
 export interface BatcherContext {
   readonly store: StreamStore;
@@ -148,14 +148,16 @@ export class LogBatcher {
   async #append(data: Uint8Array, again: boolean): Promise<void> {
     const { store, key, token } = this.#context;
     try {
-      const result = await store.append(key, token, {
+      // One object per append, no spreads: this runs once per flush window of every stream.
+      const batch: { -readonly [K in keyof LogAppend]: LogAppend[K] } = {
         offset: this.#appended,
         data,
-        ...(this.#headLogged ? {} : { head: this.#head }),
-        ...(this.#continues === undefined ? {} : { continues: this.#continues }),
-        ...(this.retainBytes === undefined ? {} : { retainBytes: this.retainBytes }),
         leaseMs: this.#context.leaseMs,
-      });
+      };
+      if (!this.#headLogged) batch.head = this.#head;
+      if (this.#continues !== undefined) batch.continues = this.#continues;
+      if (this.retainBytes !== undefined) batch.retainBytes = this.retainBytes;
+      const result = await store.append(key, token, batch);
       if (result.ok) {
         this.#context.onRenewed();
         this.#appended = result.length;

@@ -30,16 +30,16 @@ export class ReservedEventFilter {
   /** A dropped line ended with CR: an LF right after it belongs to it. */
   #dropLF = false;
 
+  /** The runs of the chunk being written that pass through: one array for every write, emptied after each. */
+  #parts: Uint8Array[] = [];
+
   /** The handler's next bytes, without reserved `event:` lines (the same view when nothing changed). */
   write(chunk: Uint8Array): Uint8Array {
-    const parts: Uint8Array[] = [];
+    const parts = this.#parts;
     const n = chunk.byteLength;
     let from = 0; // the start of the run that passes through
     let line = 0; // where the current line's bytes in this chunk begin
     let i = 0;
-    const cut = (to: number): void => {
-      if (to > from) parts.push(chunk.subarray(from, to));
-    };
     while (i < n) {
       if (this.#dropLF) {
         this.#dropLF = false;
@@ -67,13 +67,13 @@ export class ReservedEventFilter {
         continue;
       }
       if (this.#held.length > 0) {
-        cut(line);
+        if (line > from) parts.push(chunk.subarray(from, line));
         if (verdict === 'other') parts.push(Uint8Array.from(this.#held));
         from = line;
         this.#held = [];
       }
       if (verdict === 'reserved') {
-        cut(line);
+        if (line > from) parts.push(chunk.subarray(from, line));
         from = i + 1;
         this.#mode = 'drop';
       } else if (byte === CR || byte === LF) {
@@ -86,7 +86,7 @@ export class ReservedEventFilter {
     }
     if (this.#mode === 'line-start' && line < n) {
       // The line so far is undecided: hold it until its next bytes say.
-      cut(line);
+      if (line > from) parts.push(chunk.subarray(from, line));
       for (let k = line; k < n; k += 1) this.#held.push(chunk[k] as number);
       from = n;
     }
@@ -108,20 +108,23 @@ export class ReservedEventFilter {
 
   #match(byte: number): 'reserved' | 'other' | 'undecided' {
     const at = this.#matched;
-    this.#candidates = this.#candidates.filter((spelling) => spelling[at] === byte);
     this.#matched += 1;
-    if (this.#candidates.length === 0) return 'other';
+    // Most lines differ at their first byte: no array for them (this runs for every line).
+    let still = 0;
+    for (const spelling of this.#candidates) if (spelling[at] === byte) still += 1;
+    if (still === 0) return 'other';
+    if (still < this.#candidates.length) this.#candidates = this.#candidates.filter((spelling) => spelling[at] === byte);
     return this.#candidates.some((spelling) => spelling.byteLength === this.#matched) ? 'reserved' : 'undecided';
   }
 
   #joined(parts: Uint8Array[], chunk: Uint8Array, from: number, to: number, n: number): Uint8Array {
     if (parts.length === 0 && from === 0 && to === n) return chunk;
     if (to > from) parts.push(chunk.subarray(from, to));
-    if (parts.length === 1) return parts[0] as Uint8Array;
-    return concat(
-      parts,
-      parts.reduce((length, part) => length + part.byteLength, 0),
-    );
+    let length = 0;
+    for (const part of parts) length += part.byteLength;
+    const joined = parts.length === 1 ? (parts[0] as Uint8Array) : concat(parts, length);
+    parts.length = 0;
+    return joined;
   }
 }
 

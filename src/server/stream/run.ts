@@ -78,7 +78,10 @@ export class StreamedRun {
     });
     // A stop reaches the holder within a flush window (§ 14.8): an answer done sooner
     // never pays for the watch.
-    this.#watchTimer = setTimeout(() => void this.#watchStop(), options.flushMs);
+    this.#watchTimer = setTimeout(() => {
+      this.#watchTimer = undefined; // not kept for the run's length once it fired
+      void this.#watchStop();
+    }, options.flushMs);
   }
 
   /** The work's signal: aborted when the lease is lost, a stop comes, or an append is fenced. */

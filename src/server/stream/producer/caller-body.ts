@@ -31,8 +31,10 @@ type Ending = { readonly ok: true } | { readonly ok: false; readonly status: num
 export class CallerBody {
   readonly stream: ReadableStream<Uint8Array>;
   readonly #log: CallerLog;
-  /** Queued units; `body: false` for a marker, which takes no offset. */
-  #queue: { readonly bytes: Uint8Array; readonly body: boolean }[] = [];
+  /** Queued units: first the markers (they take no offset), then the answer body's bytes. */
+  #queue: Uint8Array[] = [];
+  /** How many of the queue's first units are markers. */
+  #markers = 0;
   #queued = 0;
   /** Body bytes the connection took (its position in the generation). */
   #taken: number;
@@ -58,14 +60,14 @@ export class CallerBody {
     );
   }
 
-  /** Queues a marker (the restart marker first, § 14.5): not part of the answer body. */
+  /** Queues a marker (the restart marker, § 14.5), before any body byte: not part of the answer body. */
   marker(bytes: Uint8Array): void {
-    this.#enqueue(bytes, false);
+    if (this.#enqueue(bytes)) this.#markers += 1;
   }
 
   /** Queues the answer body's next bytes; past `maxQueuedBytes`, the body follows the log instead. */
   push(bytes: Uint8Array): void {
-    this.#enqueue(bytes, true);
+    if (this.#enqueue(bytes) && this.#queued > this.#log.maxQueuedBytes) this.#follow();
   }
 
   /**
@@ -79,12 +81,13 @@ export class CallerBody {
     this.#wake?.();
   }
 
-  #enqueue(bytes: Uint8Array, body: boolean): void {
-    if (this.#closed || this.#tail || this.#ending) return;
-    this.#queue.push({ bytes, body });
+  /** Whether `bytes` were queued (not after the end, nor once the body follows the log). */
+  #enqueue(bytes: Uint8Array): boolean {
+    if (this.#closed || this.#tail || this.#ending) return false;
+    this.#queue.push(bytes);
     this.#queued += bytes.byteLength;
-    if (body && this.#queued > this.#log.maxQueuedBytes) this.#follow();
     this.#wake?.();
+    return true;
   }
 
   /** Drops the queued body bytes (a marker not yet taken stays first) and reads on from the log. */
@@ -95,8 +98,8 @@ export class CallerBody {
   }
 
   #drop(): void {
-    this.#queue = this.#queue.filter((unit) => !unit.body);
-    this.#queued = this.#queue.reduce((sum, unit) => sum + unit.bytes.byteLength, 0);
+    this.#queue.length = this.#markers;
+    this.#queued = this.#queue.reduce((sum, unit) => sum + unit.byteLength, 0);
   }
 
   async #pull(controller: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
@@ -104,9 +107,10 @@ export class CallerBody {
     for (;;) {
       const unit = this.#queue.shift();
       if (unit) {
-        this.#queued -= unit.bytes.byteLength;
-        if (unit.body) this.#taken += unit.bytes.byteLength;
-        return controller.enqueue(unit.bytes);
+        this.#queued -= unit.byteLength;
+        if (this.#markers > 0) this.#markers -= 1;
+        else this.#taken += unit.byteLength;
+        return controller.enqueue(unit);
       }
       if (this.#tail) {
         const next = await this.#tail.read();

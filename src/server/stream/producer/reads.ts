@@ -6,13 +6,12 @@ export type Read =
   | { readonly ok: true; readonly next: ReadableStreamReadResult<Uint8Array> }
   | { readonly ok: false; readonly error: unknown };
 
-/** `read`, settled: never rejects. */
-export async function settled(read: Promise<ReadableStreamReadResult<Uint8Array>>): Promise<Read> {
-  try {
-    return { ok: true, next: await read };
-  } catch (error) {
-    return { ok: false, error };
-  }
+const fulfilled = (next: ReadableStreamReadResult<Uint8Array>): Read => ({ ok: true, next });
+const rejected = (error: unknown): Read => ({ ok: false, error });
+
+/** `read`, settled: never rejects (one reaction per read, no frame of its own: this runs per chunk). */
+export function settled(read: Promise<ReadableStreamReadResult<Uint8Array>>): Promise<Read> {
+  return read.then(fulfilled, rejected);
 }
 
 /** `read`'s outcome if it settles within a few microtask turns (no I/O behind it), else the promise of it. */
