@@ -25,6 +25,8 @@ interface Entry {
   readonly record: IdempotencyRecord;
   /** When the record disappears (for PROCESSING: lease end + abandonedTtlMs). */
   readonly expiresAt: number;
+  /** The scope its key names (`splitKey`), read once when the key is first written. */
+  readonly scope: string;
 }
 
 /**
@@ -122,9 +124,9 @@ export class MemoryStore implements StreamStore, StepStore {
     const record = this.#read(key, this.#options.now());
     if (record?.state !== 'completed' || record.avoided) return null;
     // #read just returned its record, so the entry is there.
-    const { expiresAt } = this.#entries.get(key) as Entry;
+    const entry = this.#entries.get(key) as Entry;
     const marked = { ...record, avoided: true } as const;
-    this.#entries.set(key, { record: marked, expiresAt }); // a key set again keeps its place in write order
+    this.#entries.set(key, { ...entry, record: marked }); // a key set again keeps its place in write order
     return marked;
   }
 
@@ -194,10 +196,10 @@ export class MemoryStore implements StreamStore, StepStore {
     if (!current) return 'unknown';
     if (current.state !== 'processing') return 'settled';
     // #read just returned its record, so the entry is there; asking twice changes nothing.
-    const { expiresAt } = this.#entries.get(key) as Entry;
+    const entry = this.#entries.get(key) as Entry;
     const keepsAt = offset !== undefined && current.stopAt === undefined && at?.generation === answerGeneration(current);
     const record = { ...current, stopRequested: true, ...(keepsAt && { stopAt: offset }) };
-    this.#entries.set(key, { record, expiresAt });
+    this.#entries.set(key, { ...entry, record });
     this.#waiters.wake(key);
     return 'stopping';
   }
@@ -273,9 +275,9 @@ export class MemoryStore implements StreamStore, StepStore {
 
   #write(key: string, record: IdempotencyRecord, expiresAt: number): void {
     // Re-inserted at the back: the Maps' order is write order.
+    const scope = this.#entries.get(key)?.scope ?? splitKey(key).scope;
     this.#delete(key);
-    this.#entries.set(key, { record, expiresAt });
-    const { scope } = splitKey(key);
+    this.#entries.set(key, { record, expiresAt, scope });
     let keys = this.#scopes.get(scope);
     if (!keys) this.#scopes.set(scope, (keys = new Set()));
     keys.add(key);
@@ -289,16 +291,18 @@ export class MemoryStore implements StreamStore, StepStore {
    */
   #renew(key: string, current: ProcessingRecord, leaseExpiresAt: number): void {
     const record: ProcessingRecord = { ...current, leaseExpiresAt };
-    this.#entries.set(key, { record, expiresAt: leaseExpiresAt + this.#options.abandonedTtlMs });
+    const entry = this.#entries.get(key) as Entry; // #held just read it
+    this.#entries.set(key, { ...entry, record, expiresAt: leaseExpiresAt + this.#options.abandonedTtlMs });
     this.#waiters.wake(key);
   }
 
   #delete(key: string): void {
-    if (!this.#entries.delete(key)) return;
-    const { scope } = splitKey(key);
-    const keys = this.#scopes.get(scope) as Set<string>; // every held key is in its scope's set
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    this.#entries.delete(key);
+    const keys = this.#scopes.get(entry.scope) as Set<string>; // every held key is in its scope's set
     keys.delete(key);
-    if (keys.size === 0) this.#scopes.delete(scope);
+    if (keys.size === 0) this.#scopes.delete(entry.scope);
   }
 
   /**
