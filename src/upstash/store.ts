@@ -18,13 +18,14 @@ import {
   stopArguments,
   writeResult,
 } from '../redis/operations.js';
-import { decodeRecord, integer } from '../redis/reply.js';
+import { array, decodeRecord, integer, text } from '../redis/reply.js';
 import { ACQUIRE } from '../redis/scripts/acquire.js';
 import { APPEND } from '../redis/scripts/append.js';
 import type { RedisScript } from '../redis/scripts/define.js';
 import { FINISH_STEP } from '../redis/scripts/finish-step.js';
 import { MARK_AVOIDED } from '../redis/scripts/mark-avoided.js';
 import { READ } from '../redis/scripts/read.js';
+import { READ_FIELD } from '../redis/scripts/read-field.js';
 import { READ_LOG } from '../redis/scripts/read-log.js';
 import { RENEW } from '../redis/scripts/renew.js';
 import { SETTLE } from '../redis/scripts/settle.js';
@@ -53,6 +54,11 @@ import { runRestScript } from './run-script.js';
 import { bytesToText, restScript, textArgument } from './wire.js';
 
 const encoder = new TextEncoder();
+
+/** A capped read's cap on a record's result or error (`scripts/define.ts`, `record`): a larger one is read in pages. */
+const CAP = String(PAGE_COST);
+
+const CHANGING = 'answer-once/upstash: the record kept changing while its stored answer was read';
 
 /**
  * The `answer-once/server` store over Upstash's REST API (`@upstash/redis`), for runtimes
@@ -92,10 +98,14 @@ export class UpstashStore implements StreamStore, StepStore {
   }
 
   async acquire(key: string, fingerprint: string, leaseMs: number): Promise<AcquireResult> {
-    // Random, so never issued before for this key, even after the record expired.
-    const token = crypto.randomUUID();
-    const args = acquireArguments(fingerprint, leaseMs, this.#options.processingGraceMs, token);
-    return decodeAcquire(await this.#run(ACQUIRE, key, args), token, Date.now());
+    return this.#again(async () => {
+      // Random, so never issued before for this key, even after the record expired.
+      const token = crypto.randomUUID();
+      const args = [...acquireArguments(fingerprint, leaseMs, this.#options.processingGraceMs, token), CAP];
+      const reply = await this.#run(ACQUIRE, key, args);
+      const record = integer(array(reply, 1)[0]) === 1 ? reply : await this.#whole(key, reply);
+      return record === undefined ? undefined : decodeAcquire(record, token, Date.now());
+    });
   }
 
   async renew(key: string, token: string, leaseMs: number): Promise<WriteResult> {
@@ -111,11 +121,16 @@ export class UpstashStore implements StreamStore, StepStore {
   }
 
   async get(key: string): Promise<IdempotencyRecord | null> {
-    return decodeRecord(await this.#run(READ, key, []), Date.now());
+    return this.#again(async () => {
+      const record = await this.#whole(key, await this.#run(READ, key, [CAP]));
+      return record && decodeRecord(record, Date.now());
+    });
   }
 
   async markAvoided(key: string): Promise<CompletedRecord | null> {
-    const record = decodeRecord(await this.#run(MARK_AVOIDED, key, []), Date.now());
+    // A record that changed while its answer was read expired: the one marked is gone.
+    const whole = await this.#whole(key, await this.#run(MARK_AVOIDED, key, [CAP]));
+    const record = whole && decodeRecord(whole, Date.now());
     return record?.state === 'completed' ? record : null;
   }
 
@@ -243,14 +258,20 @@ export class UpstashStore implements StreamStore, StepStore {
   async #pages(key: string, args: string[]): Promise<LogSnapshot> {
     // Bounded: each turn reads at least one byte more, or starts over (at most three times).
     for (let attempt = 1; ; attempt += 1) {
-      const first = decodeLogPage(await this.#run(READ_LOG, key, args), Date.now());
+      const [record, ...rest] = array(await this.#run(READ_LOG, key, args), 1);
+      const whole = await this.#whole(key, record);
+      if (whole === undefined && attempt < 3) continue;
+      if (whole === undefined) throw new RedisStoreReplyError(CHANGING);
+      const first = decodeLogPage([whole, ...rest], Date.now());
       const log = first.log;
       if (!log || log.offset + log.data.byteLength === log.length) return first;
       const chunks = [log.data];
       let at = log.offset + log.data.byteLength;
       while (at < log.length) {
         const next = readLogArguments({ generation: log.generation, offset: at }, PAGE_COST);
-        const page = decodeLogPage(await this.#run(READ_LOG, key, next), Date.now()).log;
+        // The page's own record is the first page's, its answer perhaps left out: only its log counts.
+        const [, ...bytes] = array(await this.#run(READ_LOG, key, next), 1);
+        const page = decodeLogPage([whole, ...bytes], Date.now()).log;
         if (page?.generation !== log.generation || page.offset !== at || page.data.byteLength === 0) break;
         const wanted = page.data.subarray(0, log.length - at);
         chunks.push(wanted);
@@ -259,6 +280,43 @@ export class UpstashStore implements StreamStore, StepStore {
       if (at === log.length) return { record: first.record, log: { ...log, data: concat(chunks) } };
       if (attempt === 3) throw new RedisStoreReplyError('answer-once/upstash: the log kept changing while it was read');
     }
+  }
+
+  /**
+   * `reply`, a record as a capped script sent it (`scripts/define.ts`, `record`), with the
+   * result or error it left out for its size read in pages of at most {@link PAGE_COST},
+   * each fenced on the record's generation and settling time; `undefined` when the record
+   * changed meanwhile (it expired, or a failure was claimed again).
+   */
+  async #whole(key: string, reply: unknown): Promise<unknown[] | undefined> {
+    const record = [...array(reply, 3)];
+    if (record.length < 17) return record;
+    const field = text(record[2]) === 'completed' ? 7 : 8;
+    const length = integer(record.pop());
+    const fence = [field === 7 ? 'r' : 'e', text(record[10]) ?? '', text(record[9]) ?? ''];
+    const chunks: Uint8Array[] = [];
+    // Bounded: each page reads at least one byte more, or ends the read.
+    for (let at = 0; at < length; ) {
+      const [page] = array(await this.#run(READ_FIELD, key, [...fence, String(at), CAP]), 0);
+      if (page === undefined) return undefined;
+      if (!(page instanceof Uint8Array) || page.byteLength === 0) {
+        throw new RedisStoreReplyError('answer-once/upstash: a page of a stored answer came back empty');
+      }
+      chunks.push(page);
+      at += page.byteLength;
+    }
+    record[field] = concat(chunks);
+    return record;
+  }
+
+  /** `read()`, tried again when the record it read changed meanwhile: three times at most. */
+  async #again<T>(read: () => Promise<T | undefined>): Promise<T> {
+    // Bounded: three tries.
+    for (let attempt = 1; attempt <= 3; attempt += 1) {
+      const result = await read();
+      if (result !== undefined) return result;
+    }
+    throw new RedisStoreReplyError(CHANGING);
   }
 
   #run(script: RedisScript, key: string, args: (string | Uint8Array)[]): Promise<unknown> {
