@@ -18,7 +18,7 @@ import {
   stopArguments,
   writeResult,
 } from '../redis/operations.js';
-import { array, decodeRecord, integer, text } from '../redis/reply.js';
+import { array, decodeRecord, integer } from '../redis/reply.js';
 import { ACQUIRE } from '../redis/scripts/acquire.js';
 import { APPEND } from '../redis/scripts/append.js';
 import type { RedisScript } from '../redis/scripts/define.js';
@@ -49,16 +49,12 @@ import {
 import { type NormalizedUpstashStoreOptions, normalizeUpstashStoreOptions, type UpstashStoreOptions } from './options.js';
 import { PollBackoff } from './poll.js';
 import { RecentLooks } from './recent-looks.js';
+import { RECORD_CAP, RECORD_CHANGING, readSettled, wholeRecord } from './record-pages.js';
 import { MAX_REQUEST_BYTES, PAGE_COST, partsOf, requestOverhead } from './request-size.js';
 import { runRestScript } from './run-script.js';
 import { bytesToText, restScript, textArgument } from './wire.js';
 
 const encoder = new TextEncoder();
-
-/** A capped read's cap on a record's result or error (`scripts/define.ts`, `record`): a larger one is read in pages. */
-const CAP = String(PAGE_COST);
-
-const CHANGING = 'answer-once/upstash: the record kept changing while its stored answer was read';
 
 /**
  * The `answer-once/server` store over Upstash's REST API (`@upstash/redis`), for runtimes
@@ -75,9 +71,10 @@ const CHANGING = 'answer-once/upstash: the record kept changing while its stored
  *   a holder's stop watch takes its own appends' replies as looks (they carry the stop);
  * - appends are the handler's, coalesced per flush window: a streamed answer costs one
  *   request per window, never one per event;
- * - no request is larger than 1 MB (`request-size.ts`): an append past it goes as
- *   consecutive appends, a settle past it as staged parts (`scripts/stage.ts`, fenced
- *   like the settle) and a settle that joins them to its own part in one step.
+ * - no request or reply is larger than 1 MB (`request-size.ts`): an append past it goes
+ *   as consecutive appends, a settle past it as staged parts (`scripts/stage.ts`, fenced
+ *   like the settle) and a settle that joins them to its own part in one step; a log read
+ *   goes in pages, and a settled record's large answer too (`scripts/read-field.ts`).
  *
  * @example
  * import { Redis } from '@upstash/redis';
@@ -98,10 +95,10 @@ export class UpstashStore implements StreamStore, StepStore {
   }
 
   async acquire(key: string, fingerprint: string, leaseMs: number): Promise<AcquireResult> {
-    return this.#again(async () => {
+    return readSettled(async () => {
       // Random, so never issued before for this key, even after the record expired.
       const token = crypto.randomUUID();
-      const args = [...acquireArguments(fingerprint, leaseMs, this.#options.processingGraceMs, token), CAP];
+      const args = [...acquireArguments(fingerprint, leaseMs, this.#options.processingGraceMs, token), RECORD_CAP];
       const reply = await this.#run(ACQUIRE, key, args);
       const record = integer(array(reply, 1)[0]) === 1 ? reply : await this.#whole(key, reply);
       return record === undefined ? undefined : decodeAcquire(record, token, Date.now());
@@ -121,15 +118,15 @@ export class UpstashStore implements StreamStore, StepStore {
   }
 
   async get(key: string): Promise<IdempotencyRecord | null> {
-    return this.#again(async () => {
-      const record = await this.#whole(key, await this.#run(READ, key, [CAP]));
+    return readSettled(async () => {
+      const record = await this.#whole(key, await this.#run(READ, key, [RECORD_CAP]));
       return record && decodeRecord(record, Date.now());
     });
   }
 
   async markAvoided(key: string): Promise<CompletedRecord | null> {
     // A record that changed while its answer was read expired: the one marked is gone.
-    const whole = await this.#whole(key, await this.#run(MARK_AVOIDED, key, [CAP]));
+    const whole = await this.#whole(key, await this.#run(MARK_AVOIDED, key, [RECORD_CAP]));
     const record = whole && decodeRecord(whole, Date.now());
     return record?.state === 'completed' ? record : null;
   }
@@ -261,7 +258,7 @@ export class UpstashStore implements StreamStore, StepStore {
       const [record, ...rest] = array(await this.#run(READ_LOG, key, args), 1);
       const whole = await this.#whole(key, record);
       if (whole === undefined && attempt < 3) continue;
-      if (whole === undefined) throw new RedisStoreReplyError(CHANGING);
+      if (whole === undefined) throw new RedisStoreReplyError(RECORD_CHANGING);
       const first = decodeLogPage([whole, ...rest], Date.now());
       const log = first.log;
       if (!log || log.offset + log.data.byteLength === log.length) return first;
@@ -282,41 +279,9 @@ export class UpstashStore implements StreamStore, StepStore {
     }
   }
 
-  /**
-   * `reply`, a record as a capped script sent it (`scripts/define.ts`, `record`), with the
-   * result or error it left out for its size read in pages of at most {@link PAGE_COST},
-   * each fenced on the record's generation and settling time; `undefined` when the record
-   * changed meanwhile (it expired, or a failure was claimed again).
-   */
-  async #whole(key: string, reply: unknown): Promise<unknown[] | undefined> {
-    const record = [...array(reply, 3)];
-    if (record.length < 17) return record;
-    const field = text(record[2]) === 'completed' ? 7 : 8;
-    const length = integer(record.pop());
-    const fence = [field === 7 ? 'r' : 'e', text(record[10]) ?? '', text(record[9]) ?? ''];
-    const chunks: Uint8Array[] = [];
-    // Bounded: each page reads at least one byte more, or ends the read.
-    for (let at = 0; at < length; ) {
-      const [page] = array(await this.#run(READ_FIELD, key, [...fence, String(at), CAP]), 0);
-      if (page === undefined) return undefined;
-      if (!(page instanceof Uint8Array) || page.byteLength === 0) {
-        throw new RedisStoreReplyError('answer-once/upstash: a page of a stored answer came back empty');
-      }
-      chunks.push(page);
-      at += page.byteLength;
-    }
-    record[field] = concat(chunks);
-    return record;
-  }
-
-  /** `read()`, tried again when the record it read changed meanwhile: three times at most. */
-  async #again<T>(read: () => Promise<T | undefined>): Promise<T> {
-    // Bounded: three tries.
-    for (let attempt = 1; attempt <= 3; attempt += 1) {
-      const result = await read();
-      if (result !== undefined) return result;
-    }
-    throw new RedisStoreReplyError(CHANGING);
+  /** `reply`, a record as a capped script sent it, with the answer it left out read in pages (`record-pages.ts`). */
+  #whole(key: string, reply: unknown): Promise<unknown[] | undefined> {
+    return wholeRecord(reply, (args) => this.#run(READ_FIELD, key, args));
   }
 
   #run(script: RedisScript, key: string, args: (string | Uint8Array)[]): Promise<unknown> {
