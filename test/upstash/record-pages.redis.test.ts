@@ -4,7 +4,7 @@
  * again while its answer was being read is read again, never stitched from two.
  */
 import { randomUUID } from 'node:crypto';
-import type { UpstashRedisClient } from 'answer-once/upstash';
+import type { UpstashRedisClient, UpstashStore } from 'answer-once/upstash';
 import { describe, expect, it } from 'vitest';
 import { requireRedisServer } from '../support/redis-server.js';
 import { useUpstashSuite } from '../support/upstash-suite.js';
@@ -16,15 +16,22 @@ const MIB = 1024 * 1024;
 /** 3 MiB of text that JSON escapes: quotes, backslashes, slashes, control characters, text above 0x7F. */
 const LARGE = 'ünï "quoted" \\ \u0001 a/b '.repeat((3 * MIB) / 24);
 
+/** A new key whose record `store` claimed and settled with `payload` as its result or error. */
+async function settled(store: UpstashStore, state: 'completed' | 'failed', payload: string): Promise<string> {
+  const key = newKey();
+  const claim = await store.acquire(key, 'fp', LEASE);
+  if (!claim.acquired) throw new Error('expected a claim');
+  const settle = state === 'completed' ? store.complete : store.fail;
+  expect(await settle.call(store, key, claim.token, payload, LEASE)).toBe('written');
+  return key;
+}
+
 describe.skipIf(!requireRedisServer())('UpstashStore reading a large stored answer', () => {
   const suite = useUpstashSuite();
 
   it('gives get, a refused claim and markAvoided the whole 3 MiB result, no reply over 1 MB', async () => {
     const store = suite.open();
-    const key = newKey();
-    const claim = await store.acquire(key, 'fp', LEASE);
-    if (!claim.acquired) throw new Error('expected a claim');
-    expect(await store.complete(key, claim.token, LARGE, LEASE)).toBe('written');
+    const key = await settled(store, 'completed', LARGE);
     suite.bridge.reset();
 
     expect(await store.get(key)).toMatchObject({ state: 'completed', result: LARGE });
@@ -39,21 +46,15 @@ describe.skipIf(!requireRedisServer())('UpstashStore reading a large stored answ
 
   it('gives a 3 MiB error whole, no reply over 1 MB', async () => {
     const store = suite.open();
-    const key = newKey();
-    const claim = await store.acquire(key, 'fp', LEASE);
-    if (!claim.acquired) throw new Error('expected a claim');
-    expect(await store.fail(key, claim.token, LARGE, LEASE)).toBe('written');
+    const key = await settled(store, 'failed', LARGE);
     suite.bridge.reset();
     expect(await store.get(key)).toMatchObject({ state: 'failed', error: LARGE });
     expect(suite.bridge.largestReply).toBeLessThanOrEqual(BOUND);
   });
 
   it('reads a record claimed again while its large answer was read afresh, never half of each', async () => {
-    const key = newKey();
     const other = suite.open();
-    const claim = await other.acquire(key, 'fp', LEASE);
-    if (!claim.acquired) throw new Error('expected a claim');
-    await other.fail(key, claim.token, LARGE, LEASE);
+    const key = await settled(other, 'failed', LARGE);
 
     // A client that lets a retry claim and settle the failed record between two pages of its error.
     const redis = suite.client();
