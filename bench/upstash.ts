@@ -11,7 +11,8 @@
  *    (100 ms, doubling to 1 s) and with 25 ms;
  *
  * 4. a 3 MiB answer at the store: its log appended as one batch, read from its start (a
- *    replay or an attach from byte 0 while it runs), and stored by `complete`;
+ *    replay or an attach from byte 0 while it runs), stored by `complete`, and replayed
+ *    (the claim a duplicate makes, refused with the record, its answer read in pages);
  *
  * and the largest request and reply bodies the bridges saw. Counts do not depend on the machine's
  * load, except the attach's polls (a few, at the edges of the stream).
@@ -122,6 +123,11 @@ const result = JSON.stringify({ answer: 'lorem ipsum '.repeat((3 * MIB) / 12) })
 rows.push([
   '3 MiB JSON answer, complete',
   String(await requests(holderBridge, () => large.complete(largeKey, claim.token, result, 60_000))),
+  '—',
+]);
+rows.push([
+  '3 MiB JSON answer, replay',
+  String(await requests(holderBridge, () => large.acquire(largeKey, 'fp', 60_000))),
   '—',
 ]);
 

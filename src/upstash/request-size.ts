@@ -56,9 +56,11 @@ export function partsOf(bytes: Uint8Array, budget: number, first = budget): Uint
 }
 
 /**
- * What one page of a log read may cost in the script's JSON reply (`scripts/read-log.ts`
- * counts it): the REST API sends that reply on as base64 (4/3 of it) or as a JSON string
- * (at most twice it), so a page's bytes take at most 800,000 bytes of the reply, which
- * stays under 1 MB while the record and head beside them take under 100 kB.
+ * What one page may cost in a script's JSON reply: of a log read (`scripts/read-log.ts`
+ * counts it, a record's answer beside it included), of a record's result or error
+ * (`scripts/define.ts`, `record`: a costlier one is left out) and of a page of it
+ * (`scripts/read-field.ts`). The REST API sends that reply on as base64 (4/3 of it) or as
+ * a JSON string (at most twice it), so a page takes at most 800,000 bytes of the reply,
+ * which stays under 1 MB while the rest of the record and the head take under 100 kB.
  */
 export const PAGE_COST = 400_000;

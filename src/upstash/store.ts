@@ -18,13 +18,14 @@ import {
   stopArguments,
   writeResult,
 } from '../redis/operations.js';
-import { decodeRecord, integer } from '../redis/reply.js';
+import { array, decodeRecord, integer } from '../redis/reply.js';
 import { ACQUIRE } from '../redis/scripts/acquire.js';
 import { APPEND } from '../redis/scripts/append.js';
 import type { RedisScript } from '../redis/scripts/define.js';
 import { FINISH_STEP } from '../redis/scripts/finish-step.js';
 import { MARK_AVOIDED } from '../redis/scripts/mark-avoided.js';
 import { READ } from '../redis/scripts/read.js';
+import { READ_FIELD } from '../redis/scripts/read-field.js';
 import { READ_LOG } from '../redis/scripts/read-log.js';
 import { RENEW } from '../redis/scripts/renew.js';
 import { SETTLE } from '../redis/scripts/settle.js';
@@ -48,6 +49,7 @@ import {
 import { type NormalizedUpstashStoreOptions, normalizeUpstashStoreOptions, type UpstashStoreOptions } from './options.js';
 import { PollBackoff } from './poll.js';
 import { RecentLooks } from './recent-looks.js';
+import { RECORD_CAP, RECORD_CHANGING, readSettled, wholeRecord } from './record-pages.js';
 import { MAX_REQUEST_BYTES, PAGE_COST, partsOf, requestOverhead } from './request-size.js';
 import { runRestScript } from './run-script.js';
 import { bytesToText, restScript, textArgument } from './wire.js';
@@ -69,9 +71,10 @@ const encoder = new TextEncoder();
  *   a holder's stop watch takes its own appends' replies as looks (they carry the stop);
  * - appends are the handler's, coalesced per flush window: a streamed answer costs one
  *   request per window, never one per event;
- * - no request is larger than 1 MB (`request-size.ts`): an append past it goes as
- *   consecutive appends, a settle past it as staged parts (`scripts/stage.ts`, fenced
- *   like the settle) and a settle that joins them to its own part in one step.
+ * - no request or reply is larger than 1 MB (`request-size.ts`): an append past it goes
+ *   as consecutive appends, a settle past it as staged parts (`scripts/stage.ts`, fenced
+ *   like the settle) and a settle that joins them to its own part in one step; a log read
+ *   goes in pages, and a settled record's large answer too (`scripts/read-field.ts`).
  *
  * @example
  * import { Redis } from '@upstash/redis';
@@ -92,10 +95,14 @@ export class UpstashStore implements StreamStore, StepStore {
   }
 
   async acquire(key: string, fingerprint: string, leaseMs: number): Promise<AcquireResult> {
-    // Random, so never issued before for this key, even after the record expired.
-    const token = crypto.randomUUID();
-    const args = acquireArguments(fingerprint, leaseMs, this.#options.processingGraceMs, token);
-    return decodeAcquire(await this.#run(ACQUIRE, key, args), token, Date.now());
+    return readSettled(async () => {
+      // Random, so never issued before for this key, even after the record expired.
+      const token = crypto.randomUUID();
+      const args = [...acquireArguments(fingerprint, leaseMs, this.#options.processingGraceMs, token), RECORD_CAP];
+      const reply = await this.#run(ACQUIRE, key, args);
+      const record = integer(array(reply, 1)[0]) === 1 ? reply : await this.#whole(key, reply);
+      return record === undefined ? undefined : decodeAcquire(record, token, Date.now());
+    });
   }
 
   async renew(key: string, token: string, leaseMs: number): Promise<WriteResult> {
@@ -111,11 +118,16 @@ export class UpstashStore implements StreamStore, StepStore {
   }
 
   async get(key: string): Promise<IdempotencyRecord | null> {
-    return decodeRecord(await this.#run(READ, key, []), Date.now());
+    return readSettled(async () => {
+      const record = await this.#whole(key, await this.#run(READ, key, [RECORD_CAP]));
+      return record && decodeRecord(record, Date.now());
+    });
   }
 
   async markAvoided(key: string): Promise<CompletedRecord | null> {
-    const record = decodeRecord(await this.#run(MARK_AVOIDED, key, []), Date.now());
+    // A record that changed while its answer was read expired: the one marked is gone.
+    const whole = await this.#whole(key, await this.#run(MARK_AVOIDED, key, [RECORD_CAP]));
+    const record = whole && decodeRecord(whole, Date.now());
     return record?.state === 'completed' ? record : null;
   }
 
@@ -243,14 +255,20 @@ export class UpstashStore implements StreamStore, StepStore {
   async #pages(key: string, args: string[]): Promise<LogSnapshot> {
     // Bounded: each turn reads at least one byte more, or starts over (at most three times).
     for (let attempt = 1; ; attempt += 1) {
-      const first = decodeLogPage(await this.#run(READ_LOG, key, args), Date.now());
+      const [record, ...rest] = array(await this.#run(READ_LOG, key, args), 1);
+      const whole = await this.#whole(key, record);
+      if (whole === undefined && attempt < 3) continue;
+      if (whole === undefined) throw new RedisStoreReplyError(RECORD_CHANGING);
+      const first = decodeLogPage([whole, ...rest], Date.now());
       const log = first.log;
       if (!log || log.offset + log.data.byteLength === log.length) return first;
       const chunks = [log.data];
       let at = log.offset + log.data.byteLength;
       while (at < log.length) {
         const next = readLogArguments({ generation: log.generation, offset: at }, PAGE_COST);
-        const page = decodeLogPage(await this.#run(READ_LOG, key, next), Date.now()).log;
+        // The page's own record is the first page's, its answer perhaps left out: only its log counts.
+        const [, ...bytes] = array(await this.#run(READ_LOG, key, next), 1);
+        const page = decodeLogPage([whole, ...bytes], Date.now()).log;
         if (page?.generation !== log.generation || page.offset !== at || page.data.byteLength === 0) break;
         const wanted = page.data.subarray(0, log.length - at);
         chunks.push(wanted);
@@ -259,6 +277,11 @@ export class UpstashStore implements StreamStore, StepStore {
       if (at === log.length) return { record: first.record, log: { ...log, data: concat(chunks) } };
       if (attempt === 3) throw new RedisStoreReplyError('answer-once/upstash: the log kept changing while it was read');
     }
+  }
+
+  /** `reply`, a record as a capped script sent it, with the answer it left out read in pages (`record-pages.ts`). */
+  #whole(key: string, reply: unknown): Promise<unknown[] | undefined> {
+    return wholeRecord(reply, (args) => this.#run(READ_FIELD, key, args));
   }
 
   #run(script: RedisScript, key: string, args: (string | Uint8Array)[]): Promise<unknown> {

@@ -12,24 +12,33 @@
  *   0x7F written the same way and its numbers as decimal text: `JSON.parse` gives the
  *   reply's exact shape whether or not the client deserialized it already.
  *
- * So ASCII (SSE, JSON) costs nothing extra, and a byte above 0x7F two.
+ * So ASCII (SSE, JSON) costs nothing extra, and a byte above 0x7F two. The script maps
+ * the bytes above 0x7F through two tables, made once per call that has any.
  */
 import { RedisStoreReplyError } from '../redis/errors.js';
 import type { RedisScript } from '../redis/scripts/define.js';
 
 /** The Lua around a shared script: arguments decoded, the body run as a function, its reply encoded. */
 const WRAP_BEFORE = String.raw`
+local TEXT, BYTE
+local function tables()
+  if TEXT then return end
+  TEXT, BYTE = {}, {}
+  for b = 128, 255 do
+    local text = string.char(192 + math.floor(b / 64), 128 + b % 64)
+    TEXT[string.char(b)] = text
+    BYTE[text] = string.char(b)
+  end
+end
 local function to_bytes(s)
-  return (string.gsub(s, '[\194\195][\128-\191]', function(c)
-    local a, b = string.byte(c, 1, 2)
-    return string.char((a - 192) * 64 + b - 128)
-  end))
+  if not string.find(s, '[\194\195]') then return s end
+  tables()
+  return (string.gsub(s, '[\194\195][\128-\191]', BYTE))
 end
 local function to_text(s)
-  return (string.gsub(s, '[\128-\255]', function(c)
-    local b = string.byte(c)
-    return string.char(192 + math.floor(b / 64), 128 + b % 64)
-  end))
+  if not string.find(s, '[\128-\255]') then return s end
+  tables()
+  return (string.gsub(s, '[\128-\255]', TEXT))
 end
 local function encode(v)
   local kind = type(v)

@@ -10,8 +10,9 @@
  * - with `Upstash-Encoding: base64` (what the client sends by default) every bulk string
  *   of a result is base64 of its bytes; simple strings (`OK`) and integers stay as they are.
  *
- * Every request is counted (`calls`, per path): what a store costs on Upstash's bill; the
- * largest request and reply bodies are kept (`largestRequest`, `largestReply`).
+ * Every request is counted (`calls`, per path): what a store costs on Upstash's bill; each
+ * answered request's body size and its reply's are recorded (`exchanges`), the largest of
+ * each kept (`largestRequest`, `largestReply`).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -55,9 +56,17 @@ function write(response: ServerResponse, status: number, payload: unknown): numb
   return text.byteLength;
 }
 
+/** One answered REST request: its body's size and its reply's, in bytes. */
+export interface Exchange {
+  readonly request: number;
+  readonly reply: number;
+}
+
 export class UpstashBridge {
   /** REST requests answered, per path (`/`, `/pipeline`, `/multi-exec`), refused ones left out. */
   readonly calls = new Map<string, number>();
+  /** Every request answered since the start (or the last `reset()`), in order of their replies. */
+  readonly exchanges: Exchange[] = [];
   /** The largest request body seen, in bytes. */
   largestRequest = 0;
   /** The largest reply body sent, in bytes. */
@@ -84,9 +93,11 @@ export class UpstashBridge {
       }
     };
     let bridge: UpstashBridge | undefined;
-    const send = (response: ServerResponse, status: number, payload: unknown): void => {
+    const send = (response: ServerResponse, status: number, payload: unknown, request?: number): void => {
       const size = write(response, status, payload);
-      if (bridge) bridge.largestReply = Math.max(bridge.largestReply, size);
+      if (!bridge) return;
+      bridge.largestReply = Math.max(bridge.largestReply, size);
+      if (request !== undefined) bridge.exchanges.push({ request, reply: size });
     };
     const server = createServer((request, response) => {
       void (async () => {
@@ -101,27 +112,27 @@ export class UpstashBridge {
           'result' in outcome ? { result: toJson(outcome.result as Reply, base64) } : outcome;
         const { size, payload } = await body(request);
         bridge.largestRequest = Math.max(bridge.largestRequest, size);
+        const answer = (status: number, reply: unknown): void => send(response, status, reply, size);
         if (path === '/') {
-          if (!isCommand(payload)) return send(response, 400, { error: 'ERR expected a command as a JSON array' });
+          if (!isCommand(payload)) return answer(400, { error: 'ERR expected a command as a JSON array' });
           const outcome = await run(payload);
-          return send(response, 'error' in outcome ? 400 : 200, encode(outcome));
+          return answer('error' in outcome ? 400 : 200, encode(outcome));
         }
         if ((path === '/pipeline' || path === '/multi-exec') && Array.isArray(payload) && payload.every(isCommand)) {
-          if (path === '/pipeline') return send(response, 200, (await Promise.all(payload.map(run))).map(encode));
+          if (path === '/pipeline') return answer(200, (await Promise.all(payload.map(run))).map(encode));
           const multi = redis.multi();
           for (const command of payload) multi.addCommand(command.map(String));
           try {
             const replies = (await multi.exec()) as unknown as Reply[];
-            return send(
-              response,
+            return answer(
               200,
               replies.map((result) => encode({ result })),
             );
           } catch (error) {
-            return send(response, 400, { error: error instanceof Error ? error.message : String(error) });
+            return answer(400, { error: error instanceof Error ? error.message : String(error) });
           }
         }
-        return send(response, 400, { error: `ERR unknown path ${path}` });
+        return answer(400, { error: `ERR unknown path ${path}` });
       })().catch((error: unknown) => send(response, 500, { error: String(error) }));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -139,6 +150,7 @@ export class UpstashBridge {
 
   reset(): void {
     this.calls.clear();
+    this.exchanges.length = 0;
     this.largestRequest = 0;
     this.largestReply = 0;
   }

@@ -52,13 +52,52 @@ export interface RedisScript {
  * its own appends, and a reader listens on both.
  *
  * Time is Redis's own (`TIME`), so the clocks of the server instances never matter.
+ *
+ * A record goes back as `record(r, cap)`: `{0, now, s, f, t, l, c, r, e, d, g, x, n, p, a, v}`.
+ * With a cap (the REST store's, which bounds every reply: `src/upstash/request-size.ts`), a
+ * result or error whose `cost` is over it is left out (false) and its length in bytes
+ * added as a 17th element, for the caller to read in pages (`read-field.ts`). A string's
+ * `cost` is what it takes in a JSON reply, one character per byte (`src/upstash/wire.ts`):
+ * 1, 2 for a byte above 0x7F, `"`, `\`, `/` and the short escapes, 6 for another control
+ * byte; `fitting(s, room)` is `s` and its cost when it fits in `room`, else a prefix that
+ * does (without a cost).
  */
 const PRELUDE = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local function ms(n) return string.format('%d', n) end
 local FIELDS = {'s', 'f', 't', 'l', 'c', 'r', 'e', 'd', 'g', 'x', 'n', 'p', 'a', 'v'}
-local function record(r) return {0, now, r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14]} end
+local function cost(s)
+  local _, special = string.gsub(s, '[%z\\1-\\31"\\\\/\\127-\\255]', '')
+  local long = 0
+  if string.find(s, '[%z\\1-\\7\\11\\14-\\31\\127]') then
+    _, long = string.gsub(s, '[%z\\1-\\7\\11\\14-\\31\\127]', '')
+  end
+  return string.len(s) + special + 4 * long
+end
+local function fitting(s, room)
+  local size = cost(s)
+  if size <= room then return s, size end
+  local take = math.floor(room / 6)
+  local guess = math.floor(string.len(s) * room / size)
+  for _ = 1, 4 do
+    if guess <= take then break end
+    if cost(string.sub(s, 1, guess)) <= room then take = guess; break end
+    guess = math.floor(guess * 0.95)
+  end
+  return string.sub(s, 1, take)
+end
+local function record(r, cap)
+  local out = {0, now, r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14]}
+  for i = 6, 7 do
+    local field = cap and r[i]
+    if field and string.len(field) * 6 > cap and (string.len(field) > cap or cost(field) > cap) then
+      out[i + 2] = false
+      out[17] = string.len(field)
+    end
+  end
+  return out
+end
 local function entry_end(id) return tonumber(string.match(id, '%-(%d+)$')) end
 local function entry_generation(id) return string.match(id, '^(%d+)%-') end
 `;

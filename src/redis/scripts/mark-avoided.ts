@@ -1,7 +1,7 @@
 import { defineScript } from './define.js';
 
 /**
- * KEYS[1] record · KEYS[2] log (unused)
+ * KEYS[1] record · KEYS[2] log (unused) · ARGV[1] the cap on the result's cost (absent: none, `define.ts`)
  *
  * Marks a COMPLETED record as counted (`v`): a model call its answer avoided was reported.
  * Returns the marked record as `read` does when this call set the mark; `{0, now, nil}`
@@ -15,6 +15,6 @@ local r = redis.call('HMGET', KEYS[1], unpack(FIELDS))
 if r[1] ~= 'completed' or r[14] then return {0, now, false} end
 redis.call('HSET', KEYS[1], 'v', '1')
 r[14] = '1'
-return record(r)
+return record(r, tonumber(ARGV[1] or ''))
 `,
 );

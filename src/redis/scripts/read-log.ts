@@ -13,32 +13,27 @@ import { defineScript } from './define.js';
  * appends that hold them, the first one cut at `offset`. With a cap, only the first bytes
  * of those whose cost stays within it (at least one byte): a page, `[offset, offset + n)`,
  * the reader asking again from where it ended. The cost is what the bytes take in a JSON
- * reply, one character per byte (`src/upstash/wire.ts`): 1, 2 for a byte above 0x7F,
- * `"`, `\`, `/` and the short escapes, 6 for another control byte.
+ * reply (`define.ts`). With a cap, the record leaves out a result or error costing more
+ * than half of it (`define.ts`, `record`), and one it carries counts against the cap.
  */
 export const READ_LOG = defineScript(
   'read-log',
   `
 local r = redis.call('HMGET', KEYS[1], unpack(FIELDS))
-if not r[1] then return {record(r)} end
+local cap = ARGV[3] ~= '' and tonumber(ARGV[3]) or nil
+local rec = record(r, cap and math.floor(cap / 2))
+if not r[1] then return {rec} end
 local last = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', 1)[1]
-if not last then return {record(r)} end
+if not last then return {rec} end
 local g = entry_generation(last[1])
 local length = entry_end(last[1])
 local head = redis.call('XRANGE', KEYS[2], g .. '-0', g .. '-0')[1]
-if not head then return {record(r)} end
+if not head then return {rec} end
 local offset = 0
 if ARGV[1] == g then offset = math.min(tonumber(ARGV[2]), length) end
 local appends = redis.call('XRANGE', KEYS[2], '(' .. g .. '-' .. ms(offset), '+')
-local out = {record(r), g, head[2][2], length, offset}
-local cap = ARGV[3] ~= '' and tonumber(ARGV[3]) or nil
-local function cost(s)
-  local _, high = string.gsub(s, '[\\128-\\255]', '')
-  local _, long = string.gsub(s, '[%z\\1-\\7\\11\\14-\\31\\127]', '')
-  local _, short = string.gsub(s, '[\\8\\9\\10\\12\\13"\\\\/]', '')
-  return string.len(s) + high + 5 * long + short
-end
-local spent = 0
+local out = {rec, g, head[2][2], length, offset}
+local spent = cap and cost(rec[8] or '') + cost(rec[9] or '') or 0
 for index, entry in ipairs(appends) do
   local start = tonumber(entry[2][2])
   local bytes = entry[2][4]
@@ -47,18 +42,9 @@ for index, entry in ipairs(appends) do
     if start < offset then bytes = string.sub(bytes, offset - start + 1) end
   end
   if cap then
-    local room = cap - spent
-    local size = cost(bytes)
-    if size > room then
-      -- A prefix that surely fits (6 per byte at most), or a proportional guess that does.
-      local take = math.floor(room / 6)
-      local guess = math.floor(string.len(bytes) * room / size)
-      for _ = 1, 4 do
-        if guess <= take then break end
-        if cost(string.sub(bytes, 1, guess)) <= room then take = guess; break end
-        guess = math.floor(guess * 0.95)
-      end
-      if take > 0 then out[#out + 1] = string.sub(bytes, 1, take) end
+    local page, size = fitting(bytes, cap - spent)
+    if not size then
+      if page ~= '' then out[#out + 1] = page end
       break
     end
     spent = spent + size
