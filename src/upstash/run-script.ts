@@ -1,4 +1,4 @@
-import { withDeadline } from '../core/deadline.js';
+import { withDeadline } from '../server/store/deadline.js';
 import { RedisStoreError, RedisStoreUnavailableError } from '../redis/errors.js';
 import type { RedisScript } from '../redis/scripts/define.js';
 import type { UpstashRedisClient } from './client.js';

@@ -1,4 +1,4 @@
-import { withDeadline } from '../../core/deadline.js';
+import { withDeadline } from './deadline.js';
 import { IdempotencyError, StoreFailedError, StoreUnavailableError } from '../errors.js';
 import type { Reporter, StoreOperation } from '../events.js';
 
