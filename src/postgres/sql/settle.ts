@@ -1,4 +1,4 @@
-import { CLOCK, IS_HELD, type Tables, updateLive, wokenOutcome } from './tables.js';
+import { IS_HELD, type Tables, wokenUpdate } from './tables.js';
 
 /**
  * $1 key · $2 token · $3 `completed` | `failed` · $4 result or error · $5 ttl ms ·
@@ -12,13 +12,8 @@ import { CLOCK, IS_HELD, type Tables, updateLive, wokenOutcome } from './tables.
  * Returns `written`, `fenced` (a live record under another token or state) or `gone`.
  */
 export function settleSql(tables: Tables): string {
-  const { records } = tables;
-  return `
-WITH ${CLOCK},
-${updateLive(
-  records,
-  'settled',
-  `
+  return wokenUpdate(tables, {
+    set: `
     state = $3::text,
     outcome = $4::text,
     settled_at = clock.now,
@@ -28,7 +23,8 @@ ${updateLive(
     stop_at = NULL,
     expires_at = clock.now + $5::bigint,
     log_expires_at = clock.now + LEAST($5::bigint, $6::bigint)`,
-  IS_HELD,
-)},
-${wokenOutcome(tables, 'settled', '$7', ['written', 'fenced', 'gone'])}`;
+    where: IS_HELD,
+    wakes: '$7',
+    outcomes: ['written', 'fenced', 'gone'],
+  });
 }

@@ -1,4 +1,4 @@
-import { CLOCK, IS_LIVE, type Tables, updateLive, wokenOutcome } from './tables.js';
+import { IS_LIVE, type Tables, wokenUpdate } from './tables.js';
 
 /**
  * $1 key · $2 position's generation (null: none) · $3 position's offset · $4 key's wake-up payload ·
@@ -15,16 +15,12 @@ import { CLOCK, IS_LIVE, type Tables, updateLive, wokenOutcome } from './tables.
  * Returns `stopping`, `settled` or `unknown` (no live record).
  */
 export function stopSql(tables: Tables): string {
-  const { records } = tables;
-  return `
-WITH ${CLOCK},
-${updateLive(
-  records,
-  'stopped',
-  `
+  return wokenUpdate(tables, {
+    set: `
     stop_requested = true,
     stop_at = CASE WHEN r.stop_at IS NULL AND COALESCE(r.continues, r.generation) = $2::bigint THEN $3::bigint ELSE r.stop_at END`,
-  `${IS_LIVE} AND r.state = 'processing'`,
-)},
-${wokenOutcome(tables, 'stopped', ['$4', '$5'], ['stopping', 'settled', 'unknown'])}`;
+    where: `${IS_LIVE} AND r.state = 'processing'`,
+    wakes: ['$4', '$5'],
+    outcomes: ['stopping', 'settled', 'unknown'],
+  });
 }

@@ -94,21 +94,26 @@ export const updateLive = (records: string, name: string, set: string, where: st
 )`;
 
 /**
- * The tail of a statement whose CTE `written` updated the live record at $1: every row it
- * wrote wakes the key's listeners (once per payload in `payloads`), and the statement answers
- * `outcome` — `names[0]` when it wrote, `names[1]` when a live record was there but not
- * written (another token, or another state), `names[2]` when there is none — and `woken`.
+ * A whole statement: the live record at $1 updated with `set` where `where` holds; every
+ * row it wrote wakes the key's listeners (once per payload in `wakes`), and it answers
+ * `outcome` as {@link writeOutcome} names it, and `woken`.
  */
-export const wokenOutcome = (
+export const wokenUpdate = (
   { records, channel }: Tables,
-  written: string,
-  payloads: string | readonly string[],
-  names: readonly [string, string, string],
-): string => `woken AS (SELECT ${[payloads]
+  update: {
+    readonly set: string;
+    readonly where: string;
+    readonly wakes: string | readonly string[];
+    readonly outcomes: readonly [string, string, string];
+  },
+): string => `
+WITH ${CLOCK},
+${updateLive(records, 'written', update.set, update.where)},
+woken AS (SELECT ${[update.wakes]
   .flat()
   .map((payload) => `pg_notify('${channel}', ${payload}::text)`)
-  .join(', ')} FROM ${written})
-${writeOutcome(records, written, names)},
+  .join(', ')} FROM written)
+${writeOutcome(records, 'written', update.outcomes)},
   (SELECT count(*) FROM woken) AS woken`;
 
 /** Whether record `r`'s log is still there at `clock.now` (it lingers a while after a settle, then lapses). */
