@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { Doorbell } from '../core/doorbell.js';
+import { Doorbell } from '../server/store/doorbell.js';
 import type { StepStart, StepStartOptions, StepStore } from '../server/store/step-store.js';
 import type { AcquireResult, CompletedRecord, IdempotencyRecord, WriteResult } from '../server/store/store.js';
 import {

@@ -1,4 +1,4 @@
-import { withDeadline } from '../core/deadline.js';
+import { withDeadline } from '../server/store/deadline.js';
 import type { PostgresClient, PostgresNotification, PostgresPool } from './client.js';
 
 /**

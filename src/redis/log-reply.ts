@@ -2,6 +2,7 @@
  * Decoding the answer log's script replies (scripts/append.ts, scripts/read-log.ts).
  * They run on the Buffer-mapped client, so bytes arrive as Buffers, exactly as appended.
  */
+import { concat } from '../core/bytes.js';
 import type { LogAppendResult, LogSnapshot } from '../server/store/stream-store.js';
 import { RedisStoreReplyError } from './errors.js';
 import { array, decodeRecord, integer, text } from './reply.js';
@@ -23,17 +24,6 @@ function bytesOf(value: unknown): Uint8Array {
   // A client whose mapping still gives strings (never ours): only safe for UTF-8 bytes.
   if (typeof value === 'string') return new TextEncoder().encode(value);
   throw new RedisStoreReplyError('answer-once/redis: expected the log’s bytes as a blob string');
-}
-
-/** The chunks as one array (no `Buffer`: the Upstash store decodes these replies in runtimes without it). */
-export function concat(chunks: Uint8Array[]): Uint8Array {
-  const data = new Uint8Array(chunks.reduce((length, chunk) => length + chunk.byteLength, 0));
-  let offset = 0;
-  for (const chunk of chunks) {
-    data.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return data;
 }
 
 /** `{record}` or `{record, generation, head, length, offset, bytes…}`: the whole log from `offset`. */

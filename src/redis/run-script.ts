@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { withDeadline as deadline } from '../core/deadline.js';
+import { withDeadline as deadline } from '../server/store/deadline.js';
 import type { RedisScriptRunner } from './client.js';
 import { isErrorReply, RedisStoreUnavailableError, toStoreError } from './errors.js';
 import type { RedisScript } from './scripts/define.js';

@@ -6,8 +6,9 @@
  * settling time). A record claimed again or expired meanwhile is read afresh, never
  * stitched from two.
  */
+
+import { concat } from '../core/bytes.js';
 import { RedisStoreReplyError } from '../redis/errors.js';
-import { concat } from '../redis/log-reply.js';
 import { array, integer, text } from '../redis/reply.js';
 import { PAGE_COST } from './request-size.js';
 

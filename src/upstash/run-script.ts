@@ -1,6 +1,6 @@
-import { withDeadline } from '../core/deadline.js';
 import { RedisStoreError, RedisStoreUnavailableError } from '../redis/errors.js';
 import type { RedisScript } from '../redis/scripts/define.js';
+import { withDeadline } from '../server/store/deadline.js';
 import type { UpstashRedisClient } from './client.js';
 import { decodeReply, restScript, sha1Of } from './wire.js';
 

@@ -1,7 +1,8 @@
+import { concat } from '../core/bytes.js';
 import { checkMs, checkText } from '../redis/arguments.js';
 import { RedisStoreClosedError, RedisStoreReplyError } from '../redis/errors.js';
 import { logKeyOf } from '../redis/log-key.js';
-import { concat, decodeAppend, decodeLogPage } from '../redis/log-reply.js';
+import { decodeAppend, decodeLogPage } from '../redis/log-reply.js';
 import {
   acquireArguments,
   appendArguments,

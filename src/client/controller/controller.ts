@@ -85,9 +85,10 @@ function storedJson(intent: StoredIntent): unknown {
 }
 
 export class SendController<TData = unknown, TJson = unknown> extends Subscribable {
-  #client: ControllerClient;
-  #input: string;
-  #defaults: ControllerSendOptions<unknown>;
+  // Set by setOptions, which the constructor calls.
+  #client!: ControllerClient;
+  #input!: string;
+  #defaults!: ControllerSendOptions<unknown>;
   #stream: StreamText | undefined;
   #stopGuardMs = 0;
   #state: SendState<TData, TJson> = initialSendState<TData, TJson>();
@@ -108,13 +109,7 @@ export class SendController<TData = unknown, TJson = unknown> extends Subscribab
 
   constructor(client: ControllerClient, input: string, options: SendControllerOptions = {}) {
     super();
-    this.#client = validateClient(client);
-    this.#input = validateInput(input);
-    ({
-      request: this.#defaults,
-      stream: this.#stream,
-      stopGuardMs: this.#stopGuardMs,
-    } = normalizeControllerOptions(options));
+    this.setOptions(client, input, options);
   }
 
   /** The current state; the same object until something changes. */

@@ -21,6 +21,7 @@
  * is a restart (a restart marker is handed on for it); anything else is reported as
  * misplaced: it cannot be joined to what the reader has without a byte twice or missing.
  */
+import { concat } from '../../core/bytes.js';
 import { type Marker, markerOf, positionOf, restartMarker, type UnitPosition } from './unit-fields.js';
 
 const LF = 0x0a;
@@ -82,16 +83,9 @@ function scan(bytes: Uint8Array, from: number, state: ScanState, found: (end: nu
   state.prev = prev;
 }
 
-/** Joins chunks (the one itself when alone). */
-export function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
+/** Joins chunks (the one itself when alone: no copy). */
+export function join(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  return chunks.length === 1 ? chunks[0]! : concat(chunks, size);
 }
 
 /**
@@ -148,7 +142,7 @@ export class EventUnits {
       return;
     }
     this.#hold(chunk.subarray(0, end));
-    const run = concat(this.#held, this.#heldBytes);
+    const run = join(this.#held, this.#heldBytes);
     this.#held = [];
     this.#heldBytes = 0;
     // The rest is copied: the reader may take the chunk's buffer as its own.
@@ -158,7 +152,7 @@ export class EventUnits {
 
   /** The connection ended: an unterminated last unit is dropped, as an EventSource would. */
   end(): void {
-    if (this.#state.pendingCR) this.#units(concat(this.#held, this.#heldBytes));
+    if (this.#state.pendingCR) this.#units(join(this.#held, this.#heldBytes));
     this.#held = [];
     this.#heldBytes = 0;
     this.#state.prev = LF;
@@ -231,7 +225,7 @@ export class EventUnits {
   /** Ends the check unplaced: what was held goes on as it came. */
   #release(): void {
     this.#check = undefined;
-    const held = concat(this.#unchecked, this.#uncheckedBytes);
+    const held = join(this.#unchecked, this.#uncheckedBytes);
     this.#unchecked = [];
     this.#uncheckedBytes = 0;
     this.#pass(held);

@@ -45,7 +45,7 @@ import type { SendEvent } from '../events.js';
 import type { ResolvedRetryPolicy } from '../options.js';
 import { backoffDelay } from '../send/backoff.js';
 import { bodyModeOf, joinBytes, sleep } from './byte-resume.js';
-import { concat, EventUnits } from './event-units.js';
+import { EventUnits, join } from './event-units.js';
 import { isFinalMarker, type MarkerData, markerFailure } from './marker-error.js';
 import { type BodyPosition, headersAt } from './position.js';
 import { hasField, type UnitPosition } from './unit-fields.js';
@@ -287,7 +287,7 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
     let size = 0;
     for (const bytes of pending) size += bytes.byteLength;
     options.onChunk?.({ generation, offset });
-    controller.enqueue(concat(pending, size));
+    controller.enqueue(join(pending, size));
     pending = [];
     const fresh = news;
     news = false;

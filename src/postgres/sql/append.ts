@@ -1,4 +1,4 @@
-import { CLOCK, isRecordOf, keyDigest, LOG_ALIVE, type Tables } from './tables.js';
+import { CLOCK, IS_LIVE, isRecordOf, keyDigest, LOG_ALIVE, type Tables } from './tables.js';
 
 /**
  * $1 key · $2 token · $3 offset · $4 bytes · $5 head (null: none given) · $6 retainBytes
@@ -32,7 +32,7 @@ cur AS MATERIALIZED (
     CASE WHEN r.log_generation = COALESCE(r.continues, $10::bigint, r.generation) AND ${LOG_ALIVE}
       THEN r.log_length ELSE -1 END AS length
   FROM ${records} r, clock
-  WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now
+  WHERE ${IS_LIVE}
   FOR UPDATE OF r
 ),
 verdict AS MATERIALIZED (

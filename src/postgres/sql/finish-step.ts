@@ -1,4 +1,4 @@
-import { CLOCK, HELD_FOR_STEP, isRecordOf, keyDigest, type Tables } from './tables.js';
+import { CLOCK, HELD_FOR_STEP, keyDigest, type Tables, writeOutcome } from './tables.js';
 
 /**
  * $1 key · $2 token · $3 step ID · $4 outcome
@@ -19,8 +19,5 @@ finished AS (
   ON CONFLICT (key_digest, step) DO UPDATE SET record_created_at = excluded.record_created_at, outcome = excluded.outcome
   WHERE s.record_created_at <> excluded.record_created_at OR s.outcome IS NULL
 )
-SELECT CASE
-  WHEN EXISTS (SELECT 1 FROM held) THEN 'written'
-  WHEN EXISTS (SELECT 1 FROM ${records} r, clock WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now) THEN 'fenced'
-  ELSE 'gone' END AS outcome`;
+${writeOutcome(records, 'held', ['written', 'fenced', 'gone'])}`;
 }

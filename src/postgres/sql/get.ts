@@ -1,4 +1,4 @@
-import { CLOCK, isRecordOf, RECORD_COLUMNS, type Tables } from './tables.js';
+import { CLOCK, IS_LIVE, RECORD_COLUMNS, type Tables } from './tables.js';
 
 /**
  * $1 key
@@ -11,5 +11,5 @@ export function getSql({ records }: Tables): string {
   return `
 WITH ${CLOCK}
 SELECT clock.now, ${RECORD_COLUMNS}
-FROM clock LEFT JOIN ${records} r ON ${isRecordOf('$1')} AND r.expires_at > clock.now`;
+FROM clock LEFT JOIN ${records} r ON ${IS_LIVE}`;
 }

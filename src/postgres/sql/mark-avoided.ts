@@ -1,4 +1,4 @@
-import { CLOCK, isRecordOf, RECORD_COLUMNS, type Tables } from './tables.js';
+import { CLOCK, IS_LIVE, RECORD_COLUMNS, type Tables } from './tables.js';
 
 /**
  * $1 key
@@ -15,7 +15,7 @@ WITH ${CLOCK},
 marked AS (
   UPDATE ${records} r SET avoided_generation = r.generation
   FROM clock
-  WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now AND r.state = 'completed'
+  WHERE ${IS_LIVE} AND r.state = 'completed'
     AND r.avoided_generation IS DISTINCT FROM r.generation
   RETURNING ${RECORD_COLUMNS}
 )

@@ -1,4 +1,4 @@
-import { CLOCK, isRecordOf, keyDigest, LOG_ALIVE, RECORD_COLUMNS, type Tables } from './tables.js';
+import { CLOCK, IS_LIVE, keyDigest, LOG_ALIVE, RECORD_COLUMNS, type Tables } from './tables.js';
 
 /**
  * $1 key · $2 from generation (null: none) · $3 from offset
@@ -19,7 +19,7 @@ rec AS MATERIALIZED (
   SELECT ${RECORD_COLUMNS}, CASE WHEN ${LOG_ALIVE} THEN r.log_generation END AS log_generation,
     r.log_head, r.log_length, r.log_start
   FROM ${records} r, clock
-  WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now
+  WHERE ${IS_LIVE}
 ),
 pos AS MATERIALIZED (
   SELECT rec.log_generation AS g, CASE WHEN rec.log_generation = $2::bigint

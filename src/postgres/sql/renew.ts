@@ -1,4 +1,4 @@
-import { CLOCK, isRecordOf, type Tables } from './tables.js';
+import { CLOCK, IS_HELD, type Tables, updateLive, writeOutcome } from './tables.js';
 
 /**
  * $1 key · $2 token · $3 lease ms · $4 grace ms
@@ -14,14 +14,6 @@ import { CLOCK, isRecordOf, type Tables } from './tables.js';
 export function renewSql({ records }: Tables): string {
   return `
 WITH ${CLOCK},
-renewed AS (
-  UPDATE ${records} r SET lease_expires_at = clock.now + $3::bigint, expires_at = clock.now + $3::bigint + $4::bigint
-  FROM clock
-  WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now AND r.state = 'processing' AND r.token = $2::text
-  RETURNING 1
-)
-SELECT CASE
-  WHEN EXISTS (SELECT 1 FROM renewed) THEN 'written'
-  WHEN EXISTS (SELECT 1 FROM ${records} r, clock WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now) THEN 'fenced'
-  ELSE 'gone' END AS outcome`;
+${updateLive(records, 'renewed', 'lease_expires_at = clock.now + $3::bigint, expires_at = clock.now + $3::bigint + $4::bigint', IS_HELD)}
+${writeOutcome(records, 'renewed', ['written', 'fenced', 'gone'])}`;
 }

@@ -1,4 +1,4 @@
-import { CLOCK, isRecordOf, type Tables, wokenOutcome } from './tables.js';
+import { IS_HELD, type Tables, wokenUpdate } from './tables.js';
 
 /**
  * $1 key · $2 token · $3 `completed` | `failed` · $4 result or error · $5 ttl ms ·
@@ -12,11 +12,8 @@ import { CLOCK, isRecordOf, type Tables, wokenOutcome } from './tables.js';
  * Returns `written`, `fenced` (a live record under another token or state) or `gone`.
  */
 export function settleSql(tables: Tables): string {
-  const { records } = tables;
-  return `
-WITH ${CLOCK},
-settled AS (
-  UPDATE ${records} r SET
+  return wokenUpdate(tables, {
+    set: `
     state = $3::text,
     outcome = $4::text,
     settled_at = clock.now,
@@ -25,10 +22,9 @@ settled AS (
     stop_requested = false,
     stop_at = NULL,
     expires_at = clock.now + $5::bigint,
-    log_expires_at = clock.now + LEAST($5::bigint, $6::bigint)
-  FROM clock
-  WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now AND r.state = 'processing' AND r.token = $2::text
-  RETURNING 1
-),
-${wokenOutcome(tables, 'settled', '$7', ['written', 'fenced', 'gone'])}`;
+    log_expires_at = clock.now + LEAST($5::bigint, $6::bigint)`,
+    where: IS_HELD,
+    wakes: '$7',
+    outcomes: ['written', 'fenced', 'gone'],
+  });
 }

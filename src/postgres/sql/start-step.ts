@@ -1,4 +1,4 @@
-import { CLOCK, HELD_FOR_STEP, isRecordOf, keyDigest, type Tables } from './tables.js';
+import { CLOCK, HELD_FOR_STEP, IS_LIVE, keyDigest, type Tables } from './tables.js';
 
 /**
  * $1 key · $2 token · $3 step ID · $4 restart an unfinished step (boolean)
@@ -36,7 +36,7 @@ SELECT CASE
   WHEN EXISTS (SELECT 1 FROM started) THEN 'started'
   WHEN EXISTS (SELECT 1 FROM found WHERE found.outcome IS NOT NULL) THEN 'finished'
   WHEN EXISTS (SELECT 1 FROM held) THEN 'unfinished'
-  WHEN EXISTS (SELECT 1 FROM ${records} r, clock WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now) THEN 'fenced'
+  WHEN EXISTS (SELECT 1 FROM ${records} r, clock WHERE ${IS_LIVE}) THEN 'fenced'
   ELSE 'gone' END AS state,
   (SELECT found.outcome FROM found) AS outcome`;
 }

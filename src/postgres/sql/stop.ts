@@ -1,4 +1,4 @@
-import { CLOCK, isRecordOf, type Tables, wokenOutcome } from './tables.js';
+import { IS_LIVE, type Tables, wokenUpdate } from './tables.js';
 
 /**
  * $1 key · $2 position's generation (null: none) · $3 position's offset · $4 key's wake-up payload ·
@@ -15,16 +15,12 @@ import { CLOCK, isRecordOf, type Tables, wokenOutcome } from './tables.js';
  * Returns `stopping`, `settled` or `unknown` (no live record).
  */
 export function stopSql(tables: Tables): string {
-  const { records } = tables;
-  return `
-WITH ${CLOCK},
-stopped AS (
-  UPDATE ${records} r SET
+  return wokenUpdate(tables, {
+    set: `
     stop_requested = true,
-    stop_at = CASE WHEN r.stop_at IS NULL AND COALESCE(r.continues, r.generation) = $2::bigint THEN $3::bigint ELSE r.stop_at END
-  FROM clock
-  WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now AND r.state = 'processing'
-  RETURNING 1
-),
-${wokenOutcome(tables, 'stopped', ['$4', '$5'], ['stopping', 'settled', 'unknown'])}`;
+    stop_at = CASE WHEN r.stop_at IS NULL AND COALESCE(r.continues, r.generation) = $2::bigint THEN $3::bigint ELSE r.stop_at END`,
+    where: `${IS_LIVE} AND r.state = 'processing'`,
+    wakes: ['$4', '$5'],
+    outcomes: ['stopping', 'settled', 'unknown'],
+  });
 }

@@ -62,25 +62,58 @@ export const keyDigest = (param: string): string => `sha256(convert_to(${param}:
 export const isRecordOf = (param: string, alias = 'r'): string =>
   `${alias}.key_digest = ${keyDigest(param)} AND ${alias}.key = ${param}::text`;
 
+/** Whether record `r` is the live one of the key in $1: its record, not expired at `clock.now`. */
+export const IS_LIVE = `${isRecordOf('$1')} AND r.expires_at > clock.now`;
+
 /**
- * The tail of a statement whose CTE `written` updated the live record at $1: every row it
- * wrote wakes the key's listeners (once per payload in `payloads`), and the statement answers
- * `outcome` — `names[0]` when it wrote, `names[1]` when a live record was there but not
- * written (another token, or another state), `names[2]` when there is none — and `woken`.
+ * Whether record `r` is live and PROCESSING under token $2: the fencing check of every write
+ * a holder makes, so a zombie's late write changes nothing.
  */
-export const wokenOutcome = (
-  { records, channel }: Tables,
+export const IS_HELD = `${IS_LIVE} AND r.state = 'processing' AND r.token = $2::text`;
+
+/**
+ * The outcome of a write whose CTE `written` returns a row for each row it wrote to the live
+ * record at $1: `names[0]` when it wrote, `names[1]` when a live record was there but not
+ * written (another token, or another state), `names[2]` when there is none.
+ */
+export const writeOutcome = (
+  records: string,
   written: string,
-  payloads: string | readonly string[],
   [wrote, live, none]: readonly [string, string, string],
-): string => `woken AS (SELECT ${[payloads]
+): string => `SELECT CASE
+  WHEN EXISTS (SELECT 1 FROM ${written}) THEN '${wrote}'
+  WHEN EXISTS (SELECT 1 FROM ${records} r, clock WHERE ${IS_LIVE}) THEN '${live}'
+  ELSE '${none}' END AS outcome`;
+
+/** CTE `name`: the live record at $1 updated with `set` where `where` holds, a row returned for each write. */
+export const updateLive = (records: string, name: string, set: string, where: string): string => `${name} AS (
+  UPDATE ${records} r SET ${set}
+  FROM clock
+  WHERE ${where}
+  RETURNING 1
+)`;
+
+/**
+ * A whole statement: the live record at $1 updated with `set` where `where` holds; every
+ * row it wrote wakes the key's listeners (once per payload in `wakes`), and it answers
+ * `outcome` as {@link writeOutcome} names it, and `woken`.
+ */
+export const wokenUpdate = (
+  { records, channel }: Tables,
+  update: {
+    readonly set: string;
+    readonly where: string;
+    readonly wakes: string | readonly string[];
+    readonly outcomes: readonly [string, string, string];
+  },
+): string => `
+WITH ${CLOCK},
+${updateLive(records, 'written', update.set, update.where)},
+woken AS (SELECT ${[update.wakes]
   .flat()
   .map((payload) => `pg_notify('${channel}', ${payload}::text)`)
-  .join(', ')} FROM ${written})
-SELECT CASE
-  WHEN EXISTS (SELECT 1 FROM ${written}) THEN '${wrote}'
-  WHEN EXISTS (SELECT 1 FROM ${records} r, clock WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now) THEN '${live}'
-  ELSE '${none}' END AS outcome,
+  .join(', ')} FROM written)
+${writeOutcome(records, 'written', update.outcomes)},
   (SELECT count(*) FROM woken) AS woken`;
 
 /** Whether record `r`'s log is still there at `clock.now` (it lingers a while after a settle, then lapses). */
@@ -92,6 +125,6 @@ export const LOG_ALIVE = '(r.log_generation IS NOT NULL AND (r.log_expires_at IS
  */
 export const HELD_FOR_STEP = (records: string): string => `held AS MATERIALIZED (
   SELECT r.created_at FROM ${records} r, clock
-  WHERE ${isRecordOf('$1')} AND r.expires_at > clock.now AND r.state = 'processing' AND r.token = $2::text
+  WHERE ${IS_HELD}
   FOR SHARE OF r
 )`;

@@ -1,4 +1,4 @@
-import { CLOCK, isRecordOf, type Tables } from './tables.js';
+import { CLOCK, IS_LIVE, type Tables } from './tables.js';
 
 /**
  * $1 key · $2 token
@@ -12,5 +12,5 @@ export function watchStopSql({ records }: Tables): string {
 WITH ${CLOCK}
 SELECT CASE WHEN r.state = 'processing' AND r.token = $2::text THEN (CASE WHEN r.stop_requested THEN 2 ELSE 1 END)
   ELSE 0 END AS held
-FROM clock LEFT JOIN ${records} r ON ${isRecordOf('$1')} AND r.expires_at > clock.now`;
+FROM clock LEFT JOIN ${records} r ON ${IS_LIVE}`;
 }

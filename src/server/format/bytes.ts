@@ -1,13 +1,4 @@
-/** Concatenates chunks into one buffer. */
-export function concat(chunks: readonly Uint8Array[], length: number): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
-}
+import { concat } from '../../core/bytes.js';
 
 /**
  * Bytes in order, to be joined once: a chunk that continues the last one in the same

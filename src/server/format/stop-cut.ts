@@ -3,7 +3,7 @@
  * position (`stopAt` on the record) ends the stored answer there when the holder produced
  * more, so every later reader sees exactly what the stopping reader showed.
  */
-import { concat } from './bytes.js';
+import { concat } from '../../core/bytes.js';
 import { stopMarker } from './sse-frame.js';
 
 const LF = 0x0a;

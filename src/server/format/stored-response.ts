@@ -1,6 +1,6 @@
+import { concat } from '../../core/bytes.js';
 import { isNullBodyStatus } from '../../core/null-body.js';
 import { readUsage, type Usage } from '../usage.js';
-import { concat } from './bytes.js';
 
 /**
  * How the handler stores an HTTP answer in a COMPLETED record (PROTOCOL.md

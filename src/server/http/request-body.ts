@@ -1,5 +1,5 @@
+import { concat } from '../../core/bytes.js';
 import { PayloadTooLargeError } from '../errors.js';
-import { concat } from '../format/bytes.js';
 
 /**
  * Reads the whole request body, refusing more than `maxBytes`: a `Content-Length` over

@@ -21,6 +21,11 @@ import { MemoryLogs } from './log.js';
 import { type MemoryStoreOptions, normalizeMemoryStoreOptions, type ResolvedMemoryStoreOptions } from './options.js';
 import { KeyWaiters } from './waiters.js';
 
+/** What a settle writes of its own: the state, the answer or error, and when. */
+type SettledOutcome =
+  | Pick<Extract<IdempotencyRecord, { state: 'completed' }>, 'state' | 'result' | 'completedAt'>
+  | Pick<Extract<IdempotencyRecord, { state: 'failed' }>, 'state' | 'error' | 'failedAt'>;
+
 interface Entry {
   readonly record: IdempotencyRecord;
   /** When the record disappears (for PROCESSING: lease end + abandonedTtlMs). */
@@ -95,25 +100,11 @@ export class MemoryStore implements StreamStore, StepStore {
   }
 
   async complete(key: string, token: string, result: string, ttlMs: number): Promise<WriteResult> {
-    const now = this.#options.now();
-    const current = this.#held(key, token, now);
-    if (typeof current === 'string') return current;
-    const { fingerprint, createdAt, runs, generation, continues } = current;
-    this.#logs.settle(key, now, now + ttlMs);
-    const record = { state: 'completed', fingerprint, result, createdAt, completedAt: now, runs, generation } as const;
-    this.#write(key, continues === undefined ? record : { ...record, continues }, now + ttlMs);
-    return 'written';
+    return this.#settle(key, token, ttlMs, (now) => ({ state: 'completed', result, completedAt: now }));
   }
 
   async fail(key: string, token: string, error: string, ttlMs: number): Promise<WriteResult> {
-    const now = this.#options.now();
-    const current = this.#held(key, token, now);
-    if (typeof current === 'string') return current;
-    const { fingerprint, createdAt, runs, generation, continues } = current;
-    this.#logs.settle(key, now, now + ttlMs);
-    const record = { state: 'failed', fingerprint, error, createdAt, failedAt: now, runs, generation } as const;
-    this.#write(key, continues === undefined ? record : { ...record, continues }, now + ttlMs);
-    return 'written';
+    return this.#settle(key, token, ttlMs, (now) => ({ state: 'failed', error, failedAt: now }));
   }
 
   async get(key: string): Promise<IdempotencyRecord | null> {
@@ -271,6 +262,21 @@ export class MemoryStore implements StreamStore, StepStore {
   #snapshot(key: string, from: LogPosition | null, now: number): LogSnapshot {
     const record = this.#read(key, now) ?? null;
     return { record, log: record ? this.#logs.slice(key, from, now) : null };
+  }
+
+  /**
+   * Settles the record PROCESSING under `token` with `outcome(now)`, kept `ttlMs`, with the
+   * fingerprint, runs and generations it had; its log lingers as a settled one.
+   */
+  #settle(key: string, token: string, ttlMs: number, outcome: (now: number) => SettledOutcome): WriteResult {
+    const now = this.#options.now();
+    const current = this.#held(key, token, now);
+    if (typeof current === 'string') return current;
+    const { fingerprint, createdAt, runs, generation, continues } = current;
+    this.#logs.settle(key, now, now + ttlMs);
+    const record = { ...outcome(now), fingerprint, createdAt, runs, generation };
+    this.#write(key, continues === undefined ? record : { ...record, continues }, now + ttlMs);
+    return 'written';
   }
 
   #write(key: string, record: IdempotencyRecord, expiresAt: number): void {

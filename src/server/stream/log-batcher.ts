@@ -1,5 +1,5 @@
+import { concat } from '../../core/bytes.js';
 import type { Reporter } from '../events.js';
-import { concat } from '../format/bytes.js';
 import type { LogAppend, StreamStore } from '../store/stream-store.js';
 
 export interface BatcherContext {

@@ -1,5 +1,5 @@
+import { concat } from '../../core/bytes.js';
 import { isEventStream } from '../../core/stream-protocol.js';
-import { concat } from '../format/bytes.js';
 
 const LF = 0x0a;
 const CR = 0x0d;

@@ -1,5 +1,5 @@
+import { concat } from '../../../core/bytes.js';
 import type { AnswerHead } from '../../format/answer-head.js';
-import { concat } from '../../format/bytes.js';
 import { restartMarker } from '../../format/sse-frame.js';
 import type { AnswerBytes } from './answer-bytes.js';
 import { type CallerPosition, delivered, restarts } from './delivered.js';

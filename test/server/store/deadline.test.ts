@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { withDeadline } from '../../src/core/deadline.js';
+import { withDeadline } from '../../../src/server/store/deadline.js';
 
 const late = () => new Error('late');
 

@@ -1,4 +1,4 @@
-import { MAX_TIMER_MS } from './options.js';
+import { MAX_TIMER_MS } from '../../core/options.js';
 
 /**
  * A wake-up flag for one waiter: `ring()` from a notification (a pub/sub message, a
