@@ -1,6 +1,5 @@
 import { IdempotencyError, StoreFailedError, StoreUnavailableError } from '../errors.js';
 import type { Reporter, StoreOperation } from '../events.js';
-import { withDeadline } from './deadline.js';
 
 /** What a store call needs besides the call: where to report, and how to answer a failure. */
 export interface StoreCallContext {
