@@ -7,6 +7,7 @@
 import type { SendEvent } from '../../src/client/events.js';
 import type { ResolvedRetryPolicy } from '../../src/client/options.js';
 import { resumableBody } from '../../src/client/stream/resumable-body.js';
+import { REPLAYED_HEADER, STRIPE_REPLAYED_HEADER } from '../../src/core/headers.js';
 
 export const G = 41;
 const encoder = new TextEncoder();
@@ -61,11 +62,14 @@ export const retryPolicy = (limit = 3, delay = 0, backoffLimit = 10_000, random 
   random,
 });
 
+/** The client's default `replayedHeaders`. */
+export const REPLAYED_HEADERS = [REPLAYED_HEADER, STRIPE_REPLAYED_HEADER];
+
 /** Opens a resumable body over `first`, answering the n-th reconnect with `next[n-1]` (or a throw). */
 export function rig(
   first: Scripted,
   next: readonly (Scripted | Error)[],
-  options: { retry?: ResolvedRetryPolicy; signal?: AbortSignal } = {},
+  options: { retry?: ResolvedRetryPolicy; signal?: AbortSignal; replayedHeaders?: readonly string[] } = {},
 ) {
   const firstResponse = scriptedResponse(first);
   const requests: Record<string, string>[] = [];
@@ -76,6 +80,7 @@ export function rig(
   const body = resumableBody(firstResponse.response, {
     requestId: 'req-body-1',
     retry: options.retry ?? retryPolicy(),
+    replayedHeaders: options.replayedHeaders ?? REPLAYED_HEADERS,
     signal: options.signal,
     emit: (event) => events.push(event),
     settle: (error) => settled.push(error),

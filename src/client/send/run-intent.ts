@@ -14,7 +14,7 @@
  * them before the wait.
  */
 import type { Input, KyInstance } from 'ky';
-import { isTrueHeader, PREFERENCE_APPLIED_HEADER, REQUEST_ID_HEADER } from '../../core/headers.js';
+import { PREFERENCE_APPLIED_HEADER, REQUEST_ID_HEADER } from '../../core/headers.js';
 import { parsePreferWait } from '../../core/prefer.js';
 import { ConnectionError } from '../errors/connection-error.js';
 import { ProtocolError } from '../errors/protocol-error.js';
@@ -22,6 +22,7 @@ import { ResponseError } from '../errors/response-error.js';
 import type { RetryReason, SendEvent } from '../events.js';
 import { ForceRetryError, isNetworkError, isTimeoutError, replaceOption } from '../ky.js';
 import type { ResolvedClientOptions } from '../options.js';
+import { isReplayed } from '../replayed.js';
 import type { Persist } from '../storage/persist.js';
 import { classify } from './classify.js';
 import * as step from './intent-progress.js';
@@ -278,7 +279,7 @@ export async function runIntent<TData>(
   progress = step.settle(progress);
   // No response and no error: a ky hook stopped the send.
   if (!response) throw toSendError(failure, context(), options, signal, Date.now() - startedAt);
-  const replayed = options.replayedHeaders.some((name) => isTrueHeader(response.headers.get(name)));
+  const replayed = isReplayed(response, options.replayedHeaders);
   if (replayed) emit?.({ type: 'replayed', requestId, status: response.status });
   let data: TData;
   try {

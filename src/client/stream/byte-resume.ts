@@ -31,11 +31,13 @@ export type ByteJoin =
   /** It cannot be joined (it restarted after bytes were handed on): `generation` is the one it restarted as. */
   | { readonly joins: false; readonly generation: number | undefined; readonly rerun: boolean };
 
-/** How `next` (a resume's answer, status neither 204 nor 416) joins a `mode` body at `at`. */
-export function joinBytes(mode: 'range' | 'replay', at: BytePosition, next: Response): ByteJoin {
+/**
+ * How `next` (a resume's answer, status neither 204 nor 416) joins a `mode` body at `at`;
+ * `replayed`: `next` says it is a replay (under the client's `replayedHeaders`).
+ */
+export function joinBytes(mode: 'range' | 'replay', at: BytePosition, next: Response, replayed: boolean): ByteJoin {
   const nextGeneration = parseGeneration(next.headers.get(GENERATION_HEADER));
   if (mode === 'replay') {
-    const replayed = next.headers.get('x-idempotent-replayed') !== null;
     if (at.offset > 0 && !replayed) return { joins: false, generation: nextGeneration, rerun: true };
     return { joins: true, generation: at.generation, skip: at.offset, rerun: !replayed };
   }

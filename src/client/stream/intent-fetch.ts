@@ -229,6 +229,7 @@ async function openOwn(
   const body = resumableBody(response, {
     requestId,
     retry: clientOptions.retry,
+    replayedHeaders: clientOptions.replayedHeaders,
     idleTimeout: clientOptions.idleTimeout,
     signal,
     emit,

@@ -43,6 +43,7 @@ import { DeadlineExceededError } from '../errors/deadline-exceeded-error.js';
 import { ProtocolError } from '../errors/protocol-error.js';
 import type { SendEvent } from '../events.js';
 import type { ResolvedRetryPolicy } from '../options.js';
+import { isReplayed } from '../replayed.js';
 import { backoffDelay } from '../send/backoff.js';
 import { bodyModeOf, joinBytes, sleep } from './byte-resume.js';
 import { EventUnits, join } from './event-units.js';
@@ -53,6 +54,8 @@ import { hasField, type UnitPosition } from './unit-fields.js';
 export interface ResumableBodyOptions {
   readonly requestId: string;
   readonly retry: ResolvedRetryPolicy;
+  /** The headers that mark a replay (the client's `replayedHeaders`): a body with no generation takes up a replay. */
+  readonly replayedHeaders: readonly string[];
   readonly signal: AbortSignal | undefined;
   /**
    * Longest wait in milliseconds for new answer bytes while the reader asks for more;
@@ -222,7 +225,7 @@ export function resumableBody(first: Response, options: ResumableBodyOptions): R
       // The body's restart marker (or its first position) moves the position; the header only confirms it.
       startUnits(offset, true);
     } else {
-      const join = joinBytes(mode, { generation, offset }, next);
+      const join = joinBytes(mode, { generation, offset }, next, isReplayed(next, options.replayedHeaders));
       if (join.rerun) restarted(join.generation);
       if (!join.joins) {
         void next.body?.cancel().catch(() => undefined);

@@ -4,6 +4,7 @@ import type { ResolvedRetryPolicy } from '../../../src/client/options.js';
 import { EventUnits } from '../../../src/client/stream/event-units.js';
 import { resumableBody } from '../../../src/client/stream/resumable-body.js';
 import { chunked } from '../../support/chunked.js';
+import { REPLAYED_HEADERS } from '../../support/resumable-rig.js';
 
 const encoder = new TextEncoder();
 const GENERATION = 1_764_581_234_567;
@@ -219,6 +220,7 @@ describe('client.fetch’s resumable event stream', () => {
           const stream = resumableBody(first, {
             requestId: 'req_property_1',
             retry: RETRY,
+            replayedHeaders: REPLAYED_HEADERS,
             signal: undefined,
             emit: () => undefined,
             settle: () => undefined,

@@ -10,7 +10,7 @@
 import { type AnswerRestartedError, isAbortError, isAnswerRestartedError, isConnectionError } from 'answer-once';
 import { describe, expect, it } from 'vitest';
 import { resumableBody } from '../../../src/client/stream/resumable-body.js';
-import { G, readAll, retryPolicy, rig, sse, text } from '../../support/resumable-rig.js';
+import { G, REPLAYED_HEADERS, readAll, retryPolicy, rig, sse, text } from '../../support/resumable-rig.js';
 import { sleep } from '../../support/sleep.js';
 
 const WHOLE = 'héllo wörld';
@@ -136,6 +136,21 @@ describe('a body with no generation (replay)', () => {
     expect(r.events.map((e) => e.type === 'reconnect' && e.position)).toEqual([undefined]);
   });
 
+  it.each([
+    ['the client’s own replayed header', { replayedHeaders: ['X-Cache-Replayed'] }, { 'x-cache-replayed': 'true' }],
+    ['Stripe’s', {}, { 'idempotent-replayed': 'true' }],
+  ])('a replay marked by %s is taken up past the bytes handed on', async (_, options, headers) => {
+    const r = rig({ headers: {}, chunks: [upTo(3)], cut: true }, [{ headers, chunks: [upTo(3), at(3)] }], options);
+    expect(await readAll(r.body)).toMatchObject({ text: WHOLE, error: undefined });
+  });
+
+  it('a header saying it is not a replay is not one: AnswerRestartedError after bytes', async () => {
+    const r = rig({ headers: {}, chunks: [upTo(3)], cut: true }, [
+      { headers: { 'x-idempotent-replayed': 'false' }, chunks: [WHOLE] },
+    ]);
+    expect(isAnswerRestartedError((await readAll(r.body)).error)).toBe(true);
+  });
+
   it('never hands on an empty chunk, and a replay that brings nothing new spends the retry budget', async () => {
     const again = { headers: { 'x-idempotent-replayed': 'true' }, chunks: [upTo(3)], cut: true };
     const r = rig({ headers: {}, chunks: [upTo(3)], cut: true }, [again, again, again], { retry: retryPolicy(2) });
@@ -147,7 +162,7 @@ describe('a body with no generation (replay)', () => {
 
   it('an event stream with no generation is replayed too, not resumed by event id', async () => {
     const r = rig({ headers: { 'content-type': 'text/event-stream' }, chunks: ['data: a\n\ndata'], cut: true }, [
-      { headers: { 'x-idempotent-replayed': '' }, chunks: ['data: a\n\ndata: b\n\n'] },
+      { headers: { 'x-idempotent-replayed': 'true' }, chunks: ['data: a\n\ndata: b\n\n'] },
     ]);
     expect((await readAll(r.body)).text).toBe('data: a\n\ndata: b\n\n');
     expect(r.requests).toEqual([{}]);
@@ -189,6 +204,7 @@ describe('the caller and the reader', () => {
     const body = resumableBody(new Response(broken, { headers: sse() }), {
       requestId: 'r',
       retry: retryPolicy(),
+      replayedHeaders: REPLAYED_HEADERS,
       signal: caller.signal,
       emit: (e) => events.push(e),
       settle: () => undefined,

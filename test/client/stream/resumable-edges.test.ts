@@ -10,7 +10,7 @@ import { getEventListeners } from 'node:events';
 import { type IntentFailedError, isAbortError, isAnswerRestartedError, isConnectionError } from 'answer-once';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { resumableBody } from '../../../src/client/stream/resumable-body.js';
-import { G, readAll, retryPolicy, rig, sse, text } from '../../support/resumable-rig.js';
+import { G, REPLAYED_HEADERS, readAll, retryPolicy, rig, sse, text } from '../../support/resumable-rig.js';
 
 const WHOLE = 'héllo wörld';
 const upTo = (n: number) => Buffer.from(WHOLE).subarray(0, n);
@@ -76,6 +76,7 @@ describe('what the body leaves behind', () => {
     const body = resumableBody(new Response(first, { headers: sse() }), {
       requestId: 'req-edges-1',
       retry: retryPolicy(),
+      replayedHeaders: REPLAYED_HEADERS,
       signal: undefined,
       emit: () => undefined,
       settle: (error) => settled.push(error),
