@@ -130,7 +130,7 @@ export function createOutboxQueue(outbox: OutboxStore): Outbox {
     requestId: string,
     signal: AbortSignal | undefined,
     now: boolean,
-    release: () => Promise<void>,
+    release: () => Promise<boolean>,
   ): Promise<(outcome: 'sent' | 'offline') => void> {
     return new Promise((resolve, reject) => {
       const onAbort = () => {
@@ -139,7 +139,6 @@ export function createOutboxQueue(outbox: OutboxStore): Outbox {
         // tab still waits for it: then that tab's send goes, and the answer ends it.
         const error = new AbortError({ requestId, attempts: 0, polls: 0 }, signal!.reason);
         void release()
-          .then(() => heldElsewhere(requestId))
           .then((held) => (held ? undefined : outbox.remove(requestId)))
           .catch(unavailable)
           .finally(() => reject(error));
@@ -161,29 +160,22 @@ export function createOutboxQueue(outbox: OutboxStore): Outbox {
   /**
    * Marks `requestId` as waited for by this tab: a shared Web Lock that every tab waiting
    * for it holds (the browser lets go of a closed tab's). Returns how to let go of it,
-   * resolved once let go. Without Web Locks, no tab knows of the others.
+   * which resolves true when another tab holds it still. Without Web Locks, no tab knows
+   * of the others.
    */
-  function hold(requestId: string): () => Promise<void> {
+  function hold(requestId: string): () => Promise<boolean> {
     const { locks } = outbox;
-    if (!locks) return () => Promise.resolve();
-    const left = new AbortController();
+    const name = HOLD + requestId;
     let letGo!: () => void;
     const over = new Promise<void>((resolve) => (letGo = resolve));
-    const held = locks
-      .request(`${HOLD}${requestId}`, { mode: 'shared', signal: left.signal }, () => over)
-      .catch(() => undefined);
-    return () => {
-      left.abort();
+    // Granted after `letGo` (it queued behind another tab's look), it lets go at once.
+    const held = locks?.request(name, { mode: 'shared' }, () => over).catch(() => undefined);
+    return async () => {
       letGo();
-      return held;
+      await held;
+      // Free to take alone: no other tab holds it.
+      return (await locks?.request(name, { ifAvailable: true }, (lock) => lock === null).catch(() => false)) === true;
     };
-  }
-
-  /** True when another tab still holds `requestId` (its lock is not free to take alone). */
-  function heldElsewhere(requestId: string): Promise<boolean> {
-    const { locks } = outbox;
-    if (!locks) return Promise.resolve(false);
-    return locks.request(`${HOLD}${requestId}`, { ifAvailable: true }, (lock) => lock === null).catch(() => false);
   }
 
   async function queued(requestId: string, emit: ((event: SendEvent) => void) | undefined): Promise<void> {
@@ -225,7 +217,7 @@ export function createOutboxQueue(outbox: OutboxStore): Outbox {
       }
       let report: ((outcome: 'sent' | 'offline') => void) | undefined;
       /** Lets go of this tab's hold on the send (taken once it waits in the outbox). */
-      let release: (() => Promise<void>) | undefined;
+      let release: (() => Promise<boolean>) | undefined;
       try {
         if (kept) {
           // Kept before (a reload, another page): it goes in its turn.
