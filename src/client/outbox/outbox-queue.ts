@@ -168,12 +168,12 @@ export function createOutboxQueue(outbox: OutboxStore): Outbox {
     const name = HOLD + requestId;
     let letGo!: () => void;
     const over = new Promise<void>((resolve) => (letGo = resolve));
-    // Granted after `letGo` (it queued behind another tab's look), it lets go at once.
+    // Granted after `letGo` (it queued behind another tab's check), it lets go at once.
     const held = locks?.request(name, { mode: 'shared' }, () => over).catch(() => undefined);
     return async () => {
       letGo();
       await held;
-      // Free to take alone: no other tab holds it.
+      // Not free to take alone (exclusive, if available): another tab holds it.
       return (await locks?.request(name, { ifAvailable: true }, (lock) => lock === null).catch(() => false)) === true;
     };
   }
