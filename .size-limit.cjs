@@ -31,8 +31,9 @@ module.exports = [
   },
   // 21.05 kB today, +0.15 kB headroom.
   { name: 'the whole answer-once entry', path: 'dist/index.js', import: '*', limit: '21.2 kB', ...common },
-  // The IndexedDB outbox with idb (~1.2 kB) and the error classes it shares with the client: 3.42 kB today, +0.08 kB headroom.
-  { name: 'answer-once/outbox', path: 'dist/outbox.js', import: '*', limit: '3.5 kB', ...common },
+  // The IndexedDB outbox with idb (~1.2 kB) and the error classes it shares with the client: 3.53 kB today, +0.07 kB headroom
+  // (0.12 kB of it is each waiting tab's hold on a send: another tab's abort leaves a send this tab still waits for).
+  { name: 'answer-once/outbox', path: 'dist/outbox.js', import: '*', limit: '3.6 kB', ...common },
   // The transport with client.fetch's streaming and client.stop (the client it is given not counted): 13.45 kB today, +0.15 kB headroom
   // (0.43 kB of it rebuilds the message a resumed approval's answer continues: a reload right after Approve shows it whole).
   {

@@ -20,7 +20,7 @@ export interface OpenedAnswer {
 export interface TabLocks {
   request<T>(
     name: string,
-    options: { ifAvailable?: boolean; steal?: boolean; signal?: AbortSignal },
+    options: { mode?: 'exclusive' | 'shared'; ifAvailable?: boolean; steal?: boolean; signal?: AbortSignal },
     callback: (lock: unknown) => T,
   ): Promise<Awaited<T>>;
 }

@@ -2,8 +2,9 @@
  * The outbox and intent storage when the browser's storage fails, in real Chromium
  * against the chat demo's real server: site data blocked by the user (IndexedDB and
  * `localStorage` refused), the site's data cleared while an answer streams (DevTools'
- * "Clear site data": the page's IndexedDB connection closes), and one message queued
- * offline in one tab that another tab sent meanwhile. No online send ever fails for it.
+ * "Clear site data": the page's IndexedDB connection closes), one message queued
+ * offline in one tab that another tab sent meanwhile, and one that another tab gave up
+ * on. No online send ever fails for it.
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -96,5 +97,33 @@ describe.skipIf(!chromiumAvailable())('chat demo when storage fails (Chromium)',
     const call = await onlyCallSince(demo, before.modelCalls);
     for (const tab of [page, other]) expect((await harness(tab, 'shown')).text).toBe(call.text);
     expect(await harness(page, 'queued')).toEqual([]);
+  });
+
+  it('a tab that gives up on a message another tab queued leaves it to that tab: closed before the network returned, the chat reopened online answers it, one model call', async () => {
+    const { demo, context } = chat;
+    await serveHarness(context, demo.url);
+    const made = await context.newPage();
+    const other = await context.newPage();
+    for (const tab of [made, other]) await openHarness(tab, demo.url);
+    const before = await demo.stats();
+    await context.setOffline(true);
+    const id = `01JE2EKEPT${Date.now()}`.padEnd(26, '0');
+    await harness(made, 'send', 'Still wanted', id);
+    await expect.poll(() => harness(made, 'queued'), { timeout: UI_TIMEOUT_MS }).toEqual([id]);
+    // The other tab resumes it, waits for the network with it, then gives up on it.
+    await harness(other, 'resumeAll');
+    await expect.poll(() => harness(other, 'resumedQueued'), { timeout: UI_TIMEOUT_MS }).toBe(true);
+    await harness(other, 'abort');
+    await expect.poll(async () => (await harness(other, 'shown')).error, { timeout: UI_TIMEOUT_MS }).toBe('AbortError');
+
+    await made.close();
+    await context.setOffline(false);
+    const reopened = await context.newPage();
+    await openHarness(reopened, demo.url);
+    await harness(reopened, 'resumeAll');
+    await expect.poll(async () => (await harness(reopened, 'shown')).done, { timeout: UI_TIMEOUT_MS }).toBe(true);
+    const call = await onlyCallSince(demo, before.modelCalls);
+    expect((await harness(reopened, 'shown')).text).toBe(call.text);
+    expect(await harness(reopened, 'queued')).toEqual([]);
   });
 });

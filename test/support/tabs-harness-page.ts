@@ -6,7 +6,7 @@
  * tabs, IndexedDB outbox); `?idle=<ms>` sets its `idleTimeout`. `window.harness` reads
  * one answer at a time: what it shows, and how it ended.
  */
-import { createClient, localStorageAdapter, type StoredIntent, shareTabs, streaming } from 'answer-once';
+import { createClient, localStorageAdapter, type SendEvent, type StoredIntent, shareTabs, streaming } from 'answer-once';
 import { indexedDbOutbox } from 'answer-once/outbox';
 
 const idle = Number(new URLSearchParams(location.search).get('idle'));
@@ -25,6 +25,7 @@ const client = createClient({
 /** One answer as this tab shows it: its tokens so far, and how it ended. */
 const shown = { text: '', done: false, error: undefined as string | undefined };
 let reading = new AbortController();
+let resumedQueued = false;
 
 /** Shows `response`'s tokens (the `data: <token>` lines of its events) as they come. */
 async function show(response: Response): Promise<void> {
@@ -100,12 +101,16 @@ const harness = {
   },
   /** Resumes every pending intent with `client.resume()` (storage and outbox), as a reload does; shows the first. */
   resumeAll(): void {
+    resumedQueued = false;
     void settle(async (signal) => {
-      const [first] = await client.resume({ signal });
+      const onEvent = (event: SendEvent) => void (resumedQueued ||= event.type === 'queued');
+      const [first] = await client.resume({ signal, onEvent });
       if (!first?.ok) throw first?.error ?? new Error('nothing to resume');
       return first.result.data;
     });
   },
+  /** Whether a send `resumeAll` resumed waits in this tab's outbox (it said `queued`). */
+  resumedQueued: () => resumedQueued,
   /** The IDs of the sends waiting in the outbox. */
   queued: async () => (await outbox.list()).map((intent) => intent.requestId),
   /** Stops reading (the reader leaves: a closed panel, a route change). */

@@ -22,8 +22,9 @@ export interface IndexedDbOutboxOptions {
    */
   network?: OutboxNetwork;
   /**
-   * The lock manager: one tab of the origin sends the outbox at a time.
-   * @default globalThis.navigator?.locks (without it, each tab sends its own)
+   * The lock manager: one tab of the origin sends the outbox at a time, and a send that
+   * another tab still waits for outlives this tab's abort.
+   * @default globalThis.navigator?.locks (without it, each tab sends its own, and an abort removes the send)
    */
   locks?: TabLocks;
 }

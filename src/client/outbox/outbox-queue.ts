@@ -47,6 +47,8 @@ export interface OutboxStore {
 }
 
 const LOCK = 'answer-once:outbox';
+/** The lock (one per send, taken shared) that each tab waiting for that send holds. */
+const HOLD = 'answer-once:outbox:';
 /** Bounds of the retry while the browser says online and nothing gets through. */
 const FIRST_LATER_MS = 5_000;
 const LAST_LATER_MS = 60_000;
@@ -128,14 +130,16 @@ export function createOutboxQueue(outbox: OutboxStore): Outbox {
     requestId: string,
     signal: AbortSignal | undefined,
     now: boolean,
+    release: () => Promise<boolean>,
   ): Promise<(outcome: 'sent' | 'offline') => void> {
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         waiters.delete(requestId);
-        // A send its caller gave up on while it waited is not sent later.
+        // A send its caller gave up on while it waited is not sent later, unless another
+        // tab still waits for it: then that tab's send goes, and the answer ends it.
         const error = new AbortError({ requestId, attempts: 0, polls: 0 }, signal!.reason);
-        void outbox
-          .remove(requestId)
+        void release()
+          .then((held) => (held ? undefined : outbox.remove(requestId)))
           .catch(unavailable)
           .finally(() => reject(error));
       };
@@ -151,6 +155,27 @@ export function createOutboxQueue(outbox: OutboxStore): Outbox {
       );
       if (now && outbox.network.online()) void flush();
     });
+  }
+
+  /**
+   * Marks `requestId` as waited for by this tab: a shared Web Lock that every tab waiting
+   * for it holds (the browser lets go of a closed tab's). Returns how to let go of it,
+   * which resolves true when another tab holds it still. Without Web Locks, no tab knows
+   * of the others.
+   */
+  function hold(requestId: string): () => Promise<boolean> {
+    const { locks } = outbox;
+    const name = HOLD + requestId;
+    let letGo!: () => void;
+    const over = new Promise<void>((resolve) => (letGo = resolve));
+    // Granted after `letGo` (it queued behind another tab's check), it lets go at once.
+    const held = locks?.request(name, { mode: 'shared' }, () => over).catch(() => undefined);
+    return async () => {
+      letGo();
+      await held;
+      // Not free to take alone (exclusive, if available): another tab holds it.
+      return (await locks?.request(name, { ifAvailable: true }, (lock) => lock === null).catch(() => false)) === true;
+    };
   }
 
   async function queued(requestId: string, emit: ((event: SendEvent) => void) | undefined): Promise<void> {
@@ -191,28 +216,34 @@ export function createOutboxQueue(outbox: OutboxStore): Outbox {
         return go({ fetch: (input, init) => (baseFetch ?? globalThis.fetch)(input, init), keep: () => undefined });
       }
       let report: ((outcome: 'sent' | 'offline') => void) | undefined;
-      if (kept) {
-        // Kept before (a reload, another page): it goes in its turn.
-        await queued(requestId, emit);
-        report = await turn(requestId, signal, true);
-      }
-      for (;;) {
-        try {
-          const result = await go({ fetch: offlineFetch, keep: (intent) => (kept ??= intent) });
-          report?.('sent');
-          return result;
-        } catch (error) {
-          if (!kept || !isOffline(error) || signal?.aborted || !(await keep(kept))) {
-            report?.('sent');
-            throw error;
-          }
+      /** Lets go of this tab's hold on the send (taken once it waits in the outbox). */
+      let release: (() => Promise<boolean>) | undefined;
+      try {
+        if (kept) {
+          // Kept before (a reload, another page): it goes in its turn.
           await queued(requestId, emit);
-          // It waits for the browser's next `online`, or the retry later when the browser
-          // already says online (a woken send reports it: its pass ends and schedules it).
-          if (report) report('offline');
-          else retryLater();
-          report = await turn(requestId, signal, false);
+          report = await turn(requestId, signal, true, (release = hold(requestId)));
         }
+        for (;;) {
+          try {
+            const result = await go({ fetch: offlineFetch, keep: (intent) => (kept ??= intent) });
+            report?.('sent');
+            return result;
+          } catch (error) {
+            if (!kept || !isOffline(error) || signal?.aborted || !(await keep(kept))) {
+              report?.('sent');
+              throw error;
+            }
+            await queued(requestId, emit);
+            // It waits for the browser's next `online`, or the retry later when the browser
+            // already says online (a woken send reports it: its pass ends and schedules it).
+            if (report) report('offline');
+            else retryLater();
+            report = await turn(requestId, signal, false, (release ??= hold(requestId)));
+          }
+        }
+      } finally {
+        void release?.();
       }
     },
   };
