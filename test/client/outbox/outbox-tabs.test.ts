@@ -43,7 +43,8 @@ describe('two tabs holding the same queued send', () => {
     giveUp.abort();
     expect((await given)[0]).toMatchObject({ ok: false });
 
-    // The tab that made it closes before the network returns; a page reopened online resumes.
+    // The tab that made it stays offline, as a closed one would (the Chromium spec closes it
+    // for real); a page reopened online resumes the send.
     const reopened = page(route, name, true);
     const [outcome] = await reopened.client.resume();
     expect(outcome).toMatchObject({ ok: true, result: { data: { answer: 'to still wanted' } } });
