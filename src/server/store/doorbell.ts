@@ -14,20 +14,23 @@ export class Doorbell {
     this.#wake?.();
   };
 
-  async wait(timeoutMs: number, signal?: AbortSignal): Promise<void> {
-    if (!this.#rung && !signal?.aborted) {
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', done);
-          this.#wake = undefined;
-          resolve();
-        };
-        const timer = setTimeout(done, Math.min(Math.max(0, timeoutMs), MAX_TIMER_MS));
-        signal?.addEventListener('abort', done, { once: true });
-        this.#wake = done;
-      });
+  /** Not an async function: a waiter parked here (a held stream's stop watch) keeps no suspended frame of its own. */
+  wait(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (this.#rung || signal?.aborted) {
+      this.#rung = false;
+      return Promise.resolve();
     }
-    this.#rung = false;
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        this.#wake = undefined;
+        this.#rung = false;
+        resolve();
+      };
+      const timer = setTimeout(done, Math.min(Math.max(0, timeoutMs), MAX_TIMER_MS));
+      signal?.addEventListener('abort', done, { once: true });
+      this.#wake = done;
+    });
   }
 }

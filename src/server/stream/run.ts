@@ -1,7 +1,7 @@
 import { PROBLEM_JSON } from '../../core/headers.js';
 import { LeaseLostError } from '../errors.js';
 import type { Reporter } from '../events.js';
-import { storedAnswer, storedResult } from '../format/stored-response.js';
+import { type StoredResponse, storedAnswer, storedResult } from '../format/stored-response.js';
 import { problemResponse } from '../problem.js';
 import type { AnswerAhead } from '../run/answer-ahead.js';
 import type { WorkOutcome } from '../run/held-run.js';
@@ -74,13 +74,13 @@ export class StreamedRun {
     holder.onReclaimed((token, reclaimed) => {
       this.#claimSentAt = undefined;
       this.#production?.reopen(token, reclaimed ?? this.#generation);
-      if (this.#done && !this.#done.signal.aborted) void this.#watchStop();
+      if (this.#done && !this.#done.signal.aborted) this.#watchStop();
     });
     // A stop reaches the holder within a flush window (§ 14.8): an answer done sooner
     // never pays for the watch.
     this.#watchTimer = setTimeout(() => {
       this.#watchTimer = undefined; // not kept for the run's length once it fired
-      void this.#watchStop();
+      this.#watchStop();
     }, options.flushMs);
   }
 
@@ -130,17 +130,19 @@ export class StreamedRun {
       },
     };
     const production = await produce(response, context);
-    if (!production.whole) {
-      this.#production = production;
-      ahead.send(production.delivered);
+    const { delivered } = production;
+    if (production.whole) {
+      const { produced } = production;
+      return produced.ok ? completed(produced.stored, usage, delivered) : broken(produced.error);
     }
-    const produced = production.whole ? production.produced : await production.produced;
-    if (produced.ok) {
-      // Read once the body ended: a usage reported as the stream finishes (onFinish) is kept.
-      return { kind: 'complete', result: storedResult(produced.stored, usage.value), value: production.delivered };
-    }
-    if (production.whole) return broken(produced.error);
-    return { kind: 'fail', error: JSON.stringify({ status: 502 }), value: production.delivered, cause: produced.error };
+    this.#production = production;
+    ahead.send(delivered);
+    // A callback, not an `await`: a held stream keeps no suspended frame here while its model waits.
+    return production.produced.then((produced) =>
+      produced.ok
+        ? completed(produced.stored, usage, delivered)
+        : { kind: 'fail', error: JSON.stringify({ status: 502 }), value: delivered, cause: produced.error },
+    );
   }
 
   /** Stopped before the work answered (it threw on its aborted signal): a 409 `intent-stopped`, kept (§ 14.8). */
@@ -200,20 +202,35 @@ export class StreamedRun {
     }
   }
 
-  async #watchStop(): Promise<void> {
+  /**
+   * One turn of the stop watch: waits for a stop, STOP_WATCH_MS, or the run's end, then
+   * takes the next turn while the run goes on. Callbacks, not an async loop: a held
+   * stream keeps no suspended frame for its watch.
+   */
+  #watchStop(): void {
     this.#done ??= new AbortController();
     const done = this.#done.signal;
-    // Bounded by the run: each turn waits for a stop, STOP_WATCH_MS, or the run's end.
-    while (!done.aborted && !this.#stop.signal.aborted) {
-      const started = Date.now();
-      try {
-        const stopped = await this.#store.watchStop(this.#key, this.#holder.token, STOP_WATCH_MS, done, this.#claimSentAt);
-        if (stopped) return this.#requestStop();
-      } catch (error) {
-        this.#options.report({ type: 'store-error', key: this.#key, operation: 'watchStop', error });
-        return; // appends still carry a stop
-      }
-      if (Date.now() - started < STOP_WATCH_MS / 2) return; // not held any more (or the run ended)
+    if (done.aborted || this.#stop.signal.aborted) return;
+    const started = Date.now();
+    let watching: Promise<boolean>;
+    try {
+      watching = this.#store.watchStop(this.#key, this.#holder.token, STOP_WATCH_MS, done, this.#claimSentAt);
+    } catch (error) {
+      watching = Promise.reject(error);
     }
+    watching.then(
+      (stopped) => {
+        if (stopped) this.#requestStop();
+        // Back sooner than a turn: not held any more (or the run ended).
+        else if (Date.now() - started >= STOP_WATCH_MS / 2) this.#watchStop();
+      },
+      // Appends still carry a stop.
+      (error: unknown) => this.#options.report({ type: 'store-error', key: this.#key, operation: 'watchStop', error }),
+    );
   }
+}
+
+/** A streamed answer that ended: the record keeps it, with the usage read once the body ended (onFinish). */
+function completed(stored: StoredResponse, usage: UsageReport, value: Response): WorkOutcome<Response> {
+  return { kind: 'complete', result: storedResult(stored, usage.value), value };
 }
