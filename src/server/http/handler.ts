@@ -1,10 +1,11 @@
 import { isValidRequestId } from '../../core/request-id.js';
 import { IdempotencyError } from '../errors.js';
+import type { IdempotencyEventListener } from '../events.js';
 import { problemResponse } from '../problem.js';
 import { leaseOf } from '../run/lease-options.js';
 import { isStreamStore } from '../store/stream-store.js';
 import { protect } from './attempt.js';
-import { Background, type HandleOptions, hostOf } from './background.js';
+import { Background, type HandleOptions, hostOf, type WaitUntil } from './background.js';
 import { withCors } from './cors.js';
 import { type IdempotencyHandlerOptions, normalizeHandlerOptions } from './handler-options.js';
 import { parseIntent, parseRoutedIntent } from './intent.js';
@@ -50,22 +51,34 @@ export function createIdempotencyHandler(
     lease: leaseOf(options),
   };
 
-  async function handle(request: Request, call?: HandleOptions): Promise<Response> {
-    const waitUntil = hostOf(call, options.waitUntil);
-    if (!waitUntil) return metered(request, setup);
+  // Without a listener there is nothing to meter: the router answers directly.
+  const answer = options.onEvent ? metered : route;
+
+  // Not itself async: a request without `waitUntil` is answered by the router's own promise,
+  // with no promise of this function's in between.
+  function handle(request: Request, call?: HandleOptions): Promise<Response> {
+    let waitUntil: WaitUntil | undefined;
+    try {
+      waitUntil = hostOf(call, options.waitUntil);
+    } catch (error) {
+      return Promise.reject(error); // bad per-request options: a rejection, as from an async function
+    }
+    return waitUntil ? kept(request, waitUntil) : answer(request, setup);
+  }
+
+  async function kept(request: Request, waitUntil: WaitUntil): Promise<Response> {
     const background = new Background();
     // Handed before anything runs: a `waitUntil` that throws leaves nothing half-done.
     waitUntil(background.done);
     try {
-      return await metered(request, { ...setup, keep: background.keep });
+      return await answer(request, { ...setup, keep: background.keep });
     } finally {
       background.close();
     }
   }
 
   async function metered(request: Request, setup: HandlerSetup): Promise<Response> {
-    const { onEvent } = options;
-    if (!onEvent) return route(request, setup);
+    const onEvent = options.onEvent as IdempotencyEventListener; // chosen only with a listener
     const resumed = readPosition(request.headers) !== undefined;
     const send = !new URL(request.url).pathname.startsWith(statusPrefix);
     const meter = new RequestMeter(onEvent, options.store, options.storeTimeoutMs, { resumed, send });
