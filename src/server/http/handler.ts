@@ -11,6 +11,7 @@ import { type IdempotencyHandlerOptions, normalizeHandlerOptions } from './handl
 import { parseIntent, parseRoutedIntent } from './intent.js';
 import { readPosition } from './position.js';
 import { RequestMeter } from './request-meter.js';
+import { requestPath } from './request-path.js';
 import type { HandlerSetup } from './setup.js';
 import { statusRoute } from './status-route.js';
 import { stopRoute } from './stop-route.js';
@@ -80,7 +81,7 @@ export function createIdempotencyHandler(
   async function metered(request: Request, setup: HandlerSetup): Promise<Response> {
     const onEvent = options.onEvent as IdempotencyEventListener; // chosen only with a listener
     const resumed = readPosition(request.headers) !== undefined;
-    const send = !new URL(request.url).pathname.startsWith(statusPrefix);
+    const send = !requestPath(request).pathname.startsWith(statusPrefix);
     const meter = new RequestMeter(onEvent, options.store, options.storeTimeoutMs, { resumed, send });
     const answered = meter.answer(await route(request, { ...setup, meter }));
     setup.keep?.(meter.reported); // its event may go out after the body ended
@@ -89,8 +90,8 @@ export function createIdempotencyHandler(
 
   async function route(request: Request, setup: HandlerSetup): Promise<Response> {
     try {
-      const url = new URL(request.url);
-      const { pathname } = url;
+      const path = requestPath(request);
+      const { pathname } = path;
       if (pathname.startsWith(statusPrefix)) {
         const requestId = pathname.slice(statusPrefix.length);
         const stop = request.method === 'DELETE';
@@ -101,7 +102,7 @@ export function createIdempotencyHandler(
         const answer = await statusRoute(setup, request, intent);
         return request.method === 'HEAD' ? new Response(null, answer) : answer;
       }
-      const intent = await parseIntent(request, url, setup);
+      const intent = await parseIntent(request, path, setup);
       return intent instanceof Response ? intent : await protect(setup, request, intent);
     } catch (error) {
       if (error instanceof IdempotencyError) return error.getResponse();
