@@ -21,8 +21,8 @@ import { createIdempotencyHandler, MemoryStore } from 'answer-once/server';
 import { serve } from 'answer-once/server/node';
 import { median, sleep, table } from './stats.js';
 
-const ROUNDS = 5;
-const PER_ROUND = 3_000;
+const ROUNDS = 15;
+const PER_ROUND = 1_000;
 const LATENCY_INTENTS = 15;
 const LONG_JOB_MS = 5_000;
 const LONG_JOB_INTENTS = 10;
@@ -98,40 +98,49 @@ async function throughput(): Promise<string[][]> {
     peerFirst: [] as Measured[],
     peerReplay: [] as Measured[],
   };
+  // Each path's CPU over the bare handler is taken within its round (the bare handler runs
+  // first and last in it): on a machine others share, the load drifts between rounds more
+  // than within one.
+  const over = { first: [] as number[], replay: [] as number[], peerFirst: [] as number[], peerReplay: [] as number[] };
   for (let round = 0; round < ROUNDS + 1; round += 1) {
     const offset = (round + 1) * PER_ROUND;
-    const bareRound = await opsPerSecond(() => bare(chat(id(0))), 0);
+    const bareBefore = await opsPerSecond(() => bare(chat(id(0))), 0);
     const firstRound = await opsPerSecond((n) => handle(chat(id(n))), offset);
     const replayRound = await opsPerSecond(() => handle(chat(id(-1))), 0);
     const peerFirstRound = await opsPerSecond((n) => peerHandle(chat(id(n))), offset);
     const peerReplayRound = await opsPerSecond(() => peerHandle(chat(id(-1))), 0);
+    const bareAfter = await opsPerSecond(() => bare(chat(id(0))), 0);
     if (round === 0) continue; // warm-up: the JIT, the maps
-    results.bare.push(bareRound);
+    const bareCpu = (bareBefore.cpuMicros + bareAfter.cpuMicros) / 2;
+    results.bare.push(bareBefore, bareAfter);
     results.first.push(firstRound);
     results.replay.push(replayRound);
     results.peerFirst.push(peerFirstRound);
     results.peerReplay.push(peerReplayRound);
+    over.first.push(firstRound.cpuMicros - bareCpu);
+    over.replay.push(replayRound.cpuMicros - bareCpu);
+    over.peerFirst.push(peerFirstRound.cpuMicros - bareCpu);
+    over.peerReplay.push(peerReplayRound.cpuMicros - bareCpu);
   }
   const ops = (values: Measured[]) => median(values.map((value) => value.opsPerSecond));
   const cpu = (values: Measured[]) => median(values.map((value) => value.cpuMicros));
   const base = ops(results.bare);
   const overhead = (values: Measured[]) => 1e6 / ops(values) - 1e6 / base;
-  const cpuOverhead = (values: Measured[]) => cpu(values) - cpu(results.bare);
-  const row = (name: string, values: Measured[], peer?: Measured[]) => [
+  const row = (name: string, values: Measured[], cpuOver?: number[], peerOver?: number[]) => [
     name,
     `${Math.round(ops(values)).toLocaleString('en-US')} req/s`,
     `${(ops(values) / base).toFixed(2)}×`,
     `${(1000 / ops(values)).toFixed(3)} ms`,
-    values === results.bare ? '—' : `${overhead(values).toFixed(1)} µs`,
-    values === results.bare ? `${cpu(values).toFixed(1)} µs` : `+${cpuOverhead(values).toFixed(1)} µs`,
-    peer ? `${(cpuOverhead(values) / cpuOverhead(peer)).toFixed(2)}×` : '—',
+    cpuOver ? `${overhead(values).toFixed(1)} µs` : '—',
+    cpuOver ? `+${median(cpuOver).toFixed(1)} µs` : `${cpu(values).toFixed(1)} µs`,
+    cpuOver && peerOver ? `${(median(cpuOver) / median(peerOver)).toFixed(2)}×` : '—',
   ];
   return [
     row('bare handler (no idempotency)', results.bare),
-    row('first run (new intent)', results.first, results.peerFirst),
-    row('replay (stored answer)', results.replay, results.peerReplay),
-    row('peer: @node-idempotency/core, first run', results.peerFirst),
-    row('peer: @node-idempotency/core, replay', results.peerReplay),
+    row('first run (new intent)', results.first, over.first, over.peerFirst),
+    row('replay (stored answer)', results.replay, over.replay, over.peerReplay),
+    row('peer: @node-idempotency/core, first run', results.peerFirst, over.peerFirst),
+    row('peer: @node-idempotency/core, replay', results.peerReplay, over.peerReplay),
   ];
 }
 
@@ -238,7 +247,7 @@ const strategies: readonly Strategy[] = [
 
 console.log(`answer-once server bench — Node ${process.version}, ${new Date().toISOString()}`);
 table(
-  `Handler throughput, in-process (median of ${ROUNDS} rounds × ${PER_ROUND} sequential requests, after one warm-up round)`,
+  `Handler throughput, in-process (median of ${ROUNDS} rounds × ${PER_ROUND} sequential requests, after one warm-up round; CPU over bare: the median of each round's difference to the bare handler run around it)`,
   [
     'path',
     'throughput',

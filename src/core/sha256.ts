@@ -34,7 +34,8 @@ export async function sha256(...parts: Uint8Array[]): Promise<Uint8Array> {
 
 /** The SHA-256 digest of `parts`, concatenated, as lowercase hex. */
 export async function sha256Hex(...parts: Uint8Array[]): Promise<string> {
-  if (nodeCrypto?.hash) return nodeCrypto.hash('sha256', concat(parts), 'hex');
+  if (nodeCrypto?.hash)
+    return nodeCrypto.hash('sha256', parts.length === 1 ? (parts[0] as Uint8Array) : concat(parts), 'hex');
   let hex = '';
   for (const byte of await sha256(...parts)) hex += byte.toString(16).padStart(2, '0');
   return hex;

@@ -164,9 +164,12 @@ export type IdempotencyEventListener = (event: IdempotencyEvent) => void;
 /** Reports one event about the intent it was made for. */
 export type Reporter = (event: IdempotencyEventBody) => void;
 
+/** The reporter of a handler nobody listens to: one for all. */
+const ignore: Reporter = () => undefined;
+
 /** A {@link Reporter} that adds `subject` to every event; it never lets the listener's failure break the request. */
 export function reporter(listener: IdempotencyEventListener | undefined, subject: EventSubject): Reporter {
-  if (!listener) return () => undefined;
+  if (!listener) return ignore;
   return (event) => {
     try {
       listener({ ...event, ...subject });

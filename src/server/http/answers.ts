@@ -69,8 +69,11 @@ export function replayAnswer(record: CompletedRecord, context: AnswerContext, po
   if (generation !== undefined) extra.push([GENERATION_HEADER, String(generation)]);
   if (stored.stopped) extra.push([STOPPED_HEADER, 'true']);
   const answer = (payload: BodyInit | null, status: number): Response => {
-    const response = new Response(payload, { status, headers: stored.headers as [string, string][] });
-    for (const [name, value] of extra) response.headers.set(name, value);
+    // Appended one by one: an init's header list is converted pair by pair anyway, and more slowly.
+    const response = new Response(payload, { status });
+    const { headers } = response;
+    for (const [name, value] of stored.headers) headers.append(name, value);
+    for (const [name, value] of extra) headers.set(name, value);
     return withProtocolHeaders(response, context);
   };
   if (generation === undefined || position === undefined) return answer(body, stored.status);

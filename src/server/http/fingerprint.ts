@@ -12,5 +12,24 @@ import { sha256Hex } from '../../core/sha256.js';
 const encoder = new TextEncoder();
 
 export async function fingerprintRequest(method: string, pathAndQuery: string, body: Uint8Array): Promise<string> {
-  return sha256Hex(encoder.encode(`${method.toUpperCase()}\n${pathAndQuery}\n`), body);
+  const prefix = `${method.toUpperCase()}\n${pathAndQuery}\n`;
+  const input = framed(prefix, body);
+  return input ? sha256Hex(input) : sha256Hex(encoder.encode(prefix), body);
+}
+
+/**
+ * The prefix and the body in one array, written byte by byte: a parsed URL's path and
+ * query are ASCII (the URL parser percent-encodes the rest), as is a method, so the prefix
+ * needs no encoder and the hash's input no second copy. `undefined` for a prefix with a
+ * character beyond ASCII (a Request of another implementation), which is encoded instead.
+ */
+function framed(prefix: string, body: Uint8Array): Uint8Array | undefined {
+  const out = new Uint8Array(prefix.length + body.byteLength);
+  for (let index = 0; index < prefix.length; index += 1) {
+    const code = prefix.charCodeAt(index);
+    if (code > 0x7f) return undefined;
+    out[index] = code;
+  }
+  out.set(body, prefix.length);
+  return out;
 }

@@ -1,15 +1,17 @@
 import { isValidRequestId } from '../../core/request-id.js';
 import { IdempotencyError } from '../errors.js';
+import type { IdempotencyEventListener } from '../events.js';
 import { problemResponse } from '../problem.js';
 import { leaseOf } from '../run/lease-options.js';
 import { isStreamStore } from '../store/stream-store.js';
 import { protect } from './attempt.js';
-import { Background, type HandleOptions, hostOf } from './background.js';
+import { Background, type HandleOptions, hostOf, type WaitUntil } from './background.js';
 import { withCors } from './cors.js';
 import { type IdempotencyHandlerOptions, normalizeHandlerOptions } from './handler-options.js';
 import { parseIntent, parseRoutedIntent } from './intent.js';
 import { readPosition } from './position.js';
 import { RequestMeter } from './request-meter.js';
+import { requestPath } from './request-path.js';
 import type { HandlerSetup } from './setup.js';
 import { statusRoute } from './status-route.js';
 import { stopRoute } from './stop-route.js';
@@ -50,24 +52,36 @@ export function createIdempotencyHandler(
     lease: leaseOf(options),
   };
 
-  async function handle(request: Request, call?: HandleOptions): Promise<Response> {
-    const waitUntil = hostOf(call, options.waitUntil);
-    if (!waitUntil) return metered(request, setup);
+  // Without a listener there is nothing to meter: the router answers directly.
+  const answer = options.onEvent ? metered : route;
+
+  // Not itself async: a request without `waitUntil` is answered by the router's own promise,
+  // with no promise of this function's in between.
+  function handle(request: Request, call?: HandleOptions): Promise<Response> {
+    let waitUntil: WaitUntil | undefined;
+    try {
+      waitUntil = hostOf(call, options.waitUntil);
+    } catch (error) {
+      return Promise.reject(error); // bad per-request options: a rejection, as from an async function
+    }
+    return waitUntil ? kept(request, waitUntil) : answer(request, setup);
+  }
+
+  async function kept(request: Request, waitUntil: WaitUntil): Promise<Response> {
     const background = new Background();
     // Handed before anything runs: a `waitUntil` that throws leaves nothing half-done.
     waitUntil(background.done);
     try {
-      return await metered(request, { ...setup, keep: background.keep });
+      return await answer(request, { ...setup, keep: background.keep });
     } finally {
       background.close();
     }
   }
 
   async function metered(request: Request, setup: HandlerSetup): Promise<Response> {
-    const { onEvent } = options;
-    if (!onEvent) return route(request, setup);
+    const onEvent = options.onEvent as IdempotencyEventListener; // chosen only with a listener
     const resumed = readPosition(request.headers) !== undefined;
-    const send = !new URL(request.url).pathname.startsWith(statusPrefix);
+    const send = !requestPath(request).pathname.startsWith(statusPrefix);
     const meter = new RequestMeter(onEvent, options.store, options.storeTimeoutMs, { resumed, send });
     const answered = meter.answer(await route(request, { ...setup, meter }));
     setup.keep?.(meter.reported); // its event may go out after the body ended
@@ -76,8 +90,8 @@ export function createIdempotencyHandler(
 
   async function route(request: Request, setup: HandlerSetup): Promise<Response> {
     try {
-      const url = new URL(request.url);
-      const { pathname } = url;
+      const path = requestPath(request);
+      const { pathname } = path;
       if (pathname.startsWith(statusPrefix)) {
         const requestId = pathname.slice(statusPrefix.length);
         const stop = request.method === 'DELETE';
@@ -88,7 +102,7 @@ export function createIdempotencyHandler(
         const answer = await statusRoute(setup, request, intent);
         return request.method === 'HEAD' ? new Response(null, answer) : answer;
       }
-      const intent = await parseIntent(request, url, setup);
+      const intent = await parseIntent(request, path, setup);
       return intent instanceof Response ? intent : await protect(setup, request, intent);
     } catch (error) {
       if (error instanceof IdempotencyError) return error.getResponse();

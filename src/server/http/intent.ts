@@ -3,6 +3,7 @@ import { fingerprintRequest } from './fingerprint.js';
 import { type RequestedPosition, readPosition } from './position.js';
 import { readRequestBody } from './request-body.js';
 import { readRequestId } from './request-id.js';
+import type { RequestPath } from './request-path.js';
 import { resolveScope, scopeOfPath } from './scope.js';
 import type { HandlerSetup } from './setup.js';
 import { appliedWaitMs, type Subject, subjectOf } from './subject.js';
@@ -27,14 +28,14 @@ export interface Intent extends RoutedIntent {
   readonly fingerprint: string;
 }
 
-/** Reads an intent from a request (its `url` parsed once by the router), or the app's own answer from its `scope`. */
-export async function parseIntent(request: Request, url: URL, setup: HandlerSetup): Promise<Intent | Response> {
+/** Reads an intent from a request (its path read once by the router), or the app's own answer from its `scope`. */
+export async function parseIntent(request: Request, path: RequestPath, setup: HandlerSetup): Promise<Intent | Response> {
   const { options } = setup;
   const requestId = readRequestId(request.headers);
   const scope = await resolveScope(request, requestId, options);
   if (scope instanceof Response) return scope;
   const body = await readRequestBody(request, options.maxBodyBytes, requestId);
-  const { pathname, search } = url;
+  const { pathname, search } = path;
   return {
     ...routed(request, requestId, scope, setup),
     body,

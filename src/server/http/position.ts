@@ -14,13 +14,15 @@ export interface RequestedPosition {
 
 /** The request's position, or `undefined` when it names none (or names one badly: ignored). */
 export function readPosition(headers: Headers): RequestedPosition | undefined {
-  const range = /^\s*bytes\s*=\s*(\d+)\s*-\s*$/i.exec(headers.get(RANGE_HEADER) ?? '');
+  const rangeHeader = headers.get(RANGE_HEADER);
+  const range = rangeHeader === null ? null : /^\s*bytes\s*=\s*(\d+)\s*-\s*$/i.exec(rangeHeader);
   const rangeOffset = parseCount(range?.[1]);
   if (rangeOffset !== undefined) {
     const generation = parseCount(headers.get(GENERATION_HEADER));
     return { by: 'range', generation, offset: rangeOffset };
   }
-  const position = parsePosition(headers.get(LAST_EVENT_ID_HEADER));
+  const lastEventId = headers.get(LAST_EVENT_ID_HEADER);
+  const position = lastEventId === null ? undefined : parsePosition(lastEventId);
   return position && { by: 'event-id', ...position };
 }
 

@@ -22,9 +22,11 @@ export function answerRecord(
   position: RequestedPosition | undefined,
 ): Response {
   if (record?.state === 'completed' && !isExhausted(record)) {
-    // The tokens this replay avoided, for a listener (parsed only when someone listens).
-    const usage = setup.options.onEvent ? storedUsage(record.result) : undefined;
-    report({ type: 'replayed', key, ...(usage === undefined ? {} : { usage }), ...(record.avoided && { counted: true }) });
+    if (setup.options.onEvent) {
+      // The tokens this replay avoided, for a listener (parsed only when someone listens).
+      const usage = storedUsage(record.result);
+      report({ type: 'replayed', key, ...(usage === undefined ? {} : { usage }), ...(record.avoided && { counted: true }) });
+    }
     return replayAnswer(record, answer, position);
   }
   return statusAnswer(record, answer, setup.options, Date.now());

@@ -107,7 +107,14 @@ export class RequestMeter {
     // The last two chunks: an event stream's last unit (a marker is one short unit) is in them.
     let last: Uint8Array | undefined;
     let beforeLast: Uint8Array | undefined;
-    const end = (how: AnswerOutcome): void => this.#answered(how, firstByteAt ?? performance.now());
+    let ended = false;
+    // Once: a caller that leaves while a read is pending ends the body (cancel), then that
+    // read comes back to a stream already closed.
+    const end = (how: AnswerOutcome): void => {
+      if (ended) return;
+      ended = true;
+      this.#answered(how, firstByteAt ?? performance.now());
+    };
     const body = new ReadableStream<Uint8Array>({
       pull: async (controller) => {
         try {

@@ -82,8 +82,7 @@ export function assertScope(scope: unknown): asserts scope is Scope {
 /** The store key of one intent. `prefix` must not contain `{` or `}`. */
 export function encodeKey(scope: Scope, requestId: string, prefix: string = DEFAULT_KEY_PREFIX): string {
   if (/[{}]/.test(prefix)) throw new TypeError('answer-once: `keyPrefix` must not contain `{` or `}`.');
-  const parts = [scope.user, scope.session ?? '', requestId].map(encodeKeyPart);
-  return `${prefix}{${parts.join(':')}}`;
+  return `${prefix}{${encodeKeyPart(scope.user)}:${encodeKeyPart(scope.session ?? '')}:${encodeKeyPart(requestId)}}`;
 }
 
 const KEY_SHAPE = /^(.*\{[^{}]*):([A-Za-z0-9_-]*)\}$/;
