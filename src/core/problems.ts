@@ -55,8 +55,8 @@ export const PROBLEMS = {
   'payload-too-large': { status: 413, next: 'final' },
   /** The idempotency store could not be reached; retry with the same ID. */
   'store-unavailable': { status: 503, next: 'retry' },
-  /** The idempotency store refused the operation in a way no retry cures (a server misconfiguration). */
-  'store-failed': { status: 500, next: 'retry' },
+  /** The idempotency store refused the operation in a way no retry cures (a server misconfiguration): final. */
+  'store-failed': { status: 500, next: 'final' },
   /** The server failed before it could handle the intent (e.g. its auth callback threw); nothing was run. */
   'internal-error': { status: 500, next: 'retry' },
   /** No intent with this ID is known in the caller's scope. */

@@ -21,6 +21,8 @@ import type { AiSdkDemo } from './demo-process.js';
 import { humanDoubleClick } from './people.js';
 
 const UI_TIMEOUT_MS = 20_000;
+/** Where the page saves the conversation (examples/ai-sdk-chat/web/chat.ts). */
+const SAVED_MESSAGES = 'answer-once-ai-demo:messages';
 const QUESTION = 'Book a table for 2 at 8, please.';
 const BOOKING = bookingAskedIn(QUESTION)!;
 
@@ -153,6 +155,27 @@ export function bookingAgentSpecs(chat: ChatDemoSuite<AiSdkDemo, unknown>): void
     const before = await book();
     await answer('approve');
     await expect.poll(() => booking().getAttribute('data-state'), { timeout: UI_TIMEOUT_MS }).toBe('booking');
+    await page.reload();
+    const after = await answered(bookedAnswer(before.bookings + 1));
+    expect(after.bookings - before.bookings).toBe(1);
+    expect(after.modelCalls - before.modelCalls).toBe(2);
+    await expect(booking().getAttribute('data-state')).resolves.toBe('booked');
+  });
+
+  it('books once when the page reloads after Approve, before the approval left, and shows the whole answer after the reload', async () => {
+    const { page } = chat;
+    const before = await book();
+    // What Approve leaves in the saved conversation before useChat sends the answer: the
+    // approval answered, no request made. A reload then (a slow device, a busy page) is that.
+    await page.evaluate((key) => {
+      const messages = JSON.parse(localStorage.getItem(key) ?? '[]') as { parts: Record<string, unknown>[] }[];
+      for (const part of messages.at(-1)?.parts ?? []) {
+        if (part.state !== 'approval-requested') continue;
+        part.state = 'approval-responded';
+        part.approval = { ...(part.approval as object), approved: true };
+      }
+      localStorage.setItem(key, JSON.stringify(messages));
+    }, SAVED_MESSAGES);
     await page.reload();
     const after = await answered(bookedAnswer(before.bookings + 1));
     expect(after.bookings - before.bookings).toBe(1);

@@ -1,6 +1,6 @@
 import { useChat } from '@ai-sdk/react';
 import { lastAssistantMessageIsCompleteWithApprovalResponses, type UIMessage } from 'ai';
-import { useEffect, useState, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { BookingNote } from './booking-note.js';
 import {
   CHAT_ID,
@@ -45,13 +45,17 @@ const TROUBLE: ReadonlyArray<{ mode: Trouble; label: string; hint: string }> = [
 
 export function App() {
   const [initial] = useState(loadMessages);
+  // The conversation ends with the person's Approve / Deny and nothing of its answer: the
+  // page closed or reloaded before (or while) it was sent. It is sent again on load: its
+  // intent is keyed by the approval, so one that left already is read, not run again.
+  const [unsentApproval] = useState(() => lastAssistantMessageIsCompleteWithApprovalResponses({ messages: initial }));
   const [stopped, setStopped] = useState(loadStopped);
-  // resume: true — on load, an answer still streaming on the server (this tab reloaded,
-  // or another tab asked) is read again from its start: no model call, no duplicated text.
+  // resume: on load, an answer still streaming on the server (this tab reloaded, or
+  // another tab asked) is read again from its start: no model call, no duplicated text.
   const { messages, sendMessage, stop, status, error, setMessages, resumeStream, addToolApprovalResponse } = useChat({
     id: CHAT_ID,
     transport,
-    resume: true,
+    resume: !unsentApproval,
     messages: initial,
     // Approve or Deny sends the answer at once: the booking runs (or not) and the model answers.
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
@@ -76,6 +80,16 @@ export function App() {
   useSyncExternalStore(seamStore.subscribe, seamStore.version);
 
   useEffect(() => saveMessages(messages), [messages]);
+  // Once: after StrictMode's doubled effect, whose cleanup stops the chat (and would stop this send).
+  const approvalSent = useRef(false);
+  useEffect(() => {
+    if (!unsentApproval || approvalSent.current) return;
+    const send = setTimeout(() => {
+      approvalSent.current = true;
+      void sendMessage();
+    });
+    return () => clearTimeout(send);
+  }, [unsentApproval, sendMessage]);
   useEffect(() => saveStopped(stopped), [stopped]);
   // Sending the queue taken over from a closed tab: that tab's conversation (saved) may be
   // ahead of this one; show it and resume its pending answer before sending the next.

@@ -83,6 +83,23 @@ describe('client errors', () => {
     await expect(client.send('chat', { json: {} })).rejects.toBe(own);
   });
 
+  it('sends once after a 500 store-failed (a store no retry cures) and rejects with it, not retryable', async () => {
+    let requests = 0;
+    server.use(
+      http.post(`${ORIGIN}/chat`, () => {
+        requests += 1;
+        return problem(500, 'store-failed');
+      }),
+    );
+    const error = (await createClient({ baseUrl: ORIGIN, retry: { delay: 0 } })
+      .send('chat', { json: {} })
+      .catch((e: unknown) => e)) as ResponseError;
+    expect(error).toBeInstanceOf(ResponseError);
+    expect(error).toMatchObject({ status: 500, retryable: false, attempts: 1 });
+    expect(error.problem?.code).toBe('store-failed');
+    expect(requests).toBe(1);
+  });
+
   it('treats a 422 without the reuse code as a plain final ResponseError', async () => {
     server.use(http.post(`${ORIGIN}/chat`, () => problem(422, 'payload-too-large')));
     const error = await createClient({ baseUrl: ORIGIN })
