@@ -1,11 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type * as Store from '../server/store/contract.js';
+import { toLocalDeadline } from '../server/store/deadline.js';
 import { Doorbell } from '../server/store/doorbell.js';
 import { isNewToReader, LOG_LINGER_MS, stopOffset } from '../server/store/stream-store.js';
 import { checkBatch, checkMs, checkPosition, checkText } from './arguments.js';
 import { PostgresStoreClosedError, PostgresStoreReplyError, toStoreError } from './errors.js';
 import { type NormalizedPostgresStoreOptions, normalizePostgresStoreOptions, type PostgresStoreOptions } from './options.js';
-import { decodeLog, decodeRecord, integer, onlyRow, toLocalDeadline } from './record.js';
+import { decodeLog, decodeRecord, integer, onlyRow } from './record.js';
 import { type Statements, statementsOf } from './statements.js';
 import { Wakeups } from './wakeups.js';
 

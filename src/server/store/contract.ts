@@ -1,26 +1,11 @@
 /**
- * The store contract's types in one import: what an implementation of
- * {@link IdempotencyStore}, {@link StreamStore} and {@link StepStore} speaks. A store
- * reaches them as one namespace (`import type * as Store from '…/store/contract.js'`:
- * `Store.WriteResult`, `Store.LogSnapshot`); the values beside them (`isNewToReader`,
- * `stopOffset`, `LOG_LINGER_MS`) stay where they are defined.
+ * The store contract's types in one place: records and their operations (`store.ts`),
+ * answer logs (`stream-store.ts`), step journals (`step-store.ts`). A store reaches them
+ * as one namespace (`import type * as Store from '…/server/store/contract.js'`, then
+ * `Store.WriteResult`, `Store.LogSnapshot`), and the server's entry lists them from here.
+ * Types only: the values beside them (`isNewToReader`, `stopOffset`, `LOG_LINGER_MS`) are
+ * imported from where they are defined.
  */
-export type { StepStart, StepStartOptions, StepStore } from './step-store.js';
-export type {
-  AcquireResult,
-  CompletedRecord,
-  IdempotencyRecord,
-  IdempotencyStore,
-  ProcessingRecord,
-  Settlement,
-  WriteResult,
-} from './store.js';
-export type {
-  LogAppend,
-  LogAppendResult,
-  LogPosition,
-  LogReadOptions,
-  LogSnapshot,
-  StopOutcome,
-  StreamStore,
-} from './stream-store.js';
+export type * from './step-store.js';
+export type * from './store.js';
+export type * from './stream-store.js';
