@@ -8,7 +8,8 @@
  * 1. commands per first run of a JSON answer, by name, counted by Redis itself
  *    (`INFO commandstats`; commands a script runs inside Redis are not round trips and
  *    are left out) — a model that answers at once, and one that takes 100 ms;
- * 2. commands and Redis CPU per paced answer (20 events × 50 ms);
+ * 2. commands and Redis CPU per paced answer (20 events × 50 ms), the median of
+ *    `REDIS_BENCH_ROUNDS` rounds (default 5) in which the three take turns;
  * 3. `CONCURRENT` streamed answers at once (1 s each), first byte p50 and events/s.
  *
  * Only the first two are independent of the machine's load; the third is wall time.
@@ -26,6 +27,8 @@ import { median, sleep, table } from './stats.js';
 import { chat, drain, model } from './stream-model.js';
 
 const ANSWERS = 20;
+/** Rounds of the paced answers, each of the three in turn (`REDIS_BENCH_ROUNDS`). */
+const ROUNDS = Number(process.env.REDIS_BENCH_ROUNDS ?? 5);
 const CONCURRENT = (process.env.CONCURRENT ?? '100,1000').split(',').map(Number);
 /** Commands answer-once's clients send; the rest Redis books are run inside its scripts. */
 const OURS = ['evalsha', 'eval', 'ssubscribe', 'sunsubscribe'];
@@ -77,6 +80,7 @@ async function perAnswer(answers: number, sent: (name: string) => boolean, run: 
   return { total, names, usec: usec / answers };
 }
 
+type PerAnswer = Awaited<ReturnType<typeof perAnswer>>;
 const ours = (name: string) => OURS.includes(name);
 const paced = handle(() => model(20, 50));
 const json = (delayMs: number) => async () => {
@@ -92,33 +96,49 @@ await drain(await paced(chat('http://bench.test', newId())));
 const firstRun = await perAnswer(ANSWERS, ours, json(0));
 const slowFirstRun = await perAnswer(ANSWERS, ours, json(100));
 
-const pacedOurs = await perAnswer(ANSWERS, ours, () =>
-  Promise.all(Array.from({ length: ANSWERS }, async () => drain(await paced(chat('http://bench.test', newId()))))),
-);
 const peerStream = () => {
   const body = model(20, 50).body!.pipeThrough(new TextDecoderStream());
   return peer.resumableStream(newId(), () => body);
 };
-const pacedPeer = await perAnswer(
-  ANSWERS,
-  (name) => !name.startsWith('config'),
-  () =>
-    Promise.all(
-      Array.from({ length: ANSWERS }, async () =>
-        drain(new Response((await peerStream())!.pipeThrough(new TextEncoderStream()))),
-      ),
-    ),
-);
 // Its appends and its finish are scripts (GET, XADD, EXPIRE and SET inside): XADD and EXPIRE
 // are booked only from inside them, and left out like answer-once's inner commands.
 const keeperSent = (name: string) => !name.startsWith('config') && name !== 'xadd' && name !== 'expire';
-const pacedKeeper = await perAnswer(ANSWERS, keeperSent, () =>
-  Promise.all(
-    Array.from({ length: ANSWERS }, async () => drain(new Response(await keeper.run(newId(), () => model(20, 50).body!)))),
-  ),
-);
+const pacedRuns = {
+  ours: () =>
+    perAnswer(ANSWERS, ours, () =>
+      Promise.all(Array.from({ length: ANSWERS }, async () => drain(await paced(chat('http://bench.test', newId()))))),
+    ),
+  peer: () =>
+    perAnswer(
+      ANSWERS,
+      (name) => !name.startsWith('config'),
+      () =>
+        Promise.all(
+          Array.from({ length: ANSWERS }, async () =>
+            drain(new Response((await peerStream())!.pipeThrough(new TextEncoderStream()))),
+          ),
+        ),
+    ),
+  keeper: () =>
+    perAnswer(ANSWERS, keeperSent, () =>
+      Promise.all(
+        Array.from({ length: ANSWERS }, async () =>
+          drain(new Response(await keeper.run(newId(), () => model(20, 50).body!))),
+        ),
+      ),
+    ),
+};
+/** Redis CPU moves with the machine's load: the three alternate, round by round, and each keeps its median. */
+const pacedRounds: Record<keyof typeof pacedRuns, PerAnswer[]> = { ours: [], peer: [], keeper: [] };
+for (let round = 0; round < ROUNDS; round += 1) {
+  for (const name of ['ours', 'peer', 'keeper'] as const) pacedRounds[name].push(await pacedRuns[name]());
+}
+const medianOf = (runs: PerAnswer[]): PerAnswer => ({ ...runs.at(-1)!, usec: median(runs.map(({ usec }) => usec)) });
+const pacedOurs = medianOf(pacedRounds.ours);
+const pacedPeer = medianOf(pacedRounds.peer);
+const pacedKeeper = medianOf(pacedRounds.keeper);
+const cpuRatios = pacedRounds.ours.map(({ usec }, round) => (usec / pacedRounds.keeper[round]!.usec).toFixed(2));
 
-type PerAnswer = Awaited<ReturnType<typeof perAnswer>>;
 const countRow = (name: string, { total, names, usec }: PerAnswer) => [
   name,
   total.toFixed(2),
@@ -126,7 +146,7 @@ const countRow = (name: string, { total, names, usec }: PerAnswer) => [
   `${usec.toFixed(1)} µs`,
 ];
 table(
-  `Redis commands per answer, counted by Redis (load ${loadavg()[0]!.toFixed(1)})`,
+  `Redis commands per answer, counted by Redis; Redis CPU per paced answer the median of ${ROUNDS} rounds (load ${loadavg()[0]!.toFixed(1)})`,
   ['answer', 'commands per answer', 'by name', 'Redis CPU per answer'],
   [
     countRow('answer-once, first run of a JSON answer (model answers at once)', firstRun),
@@ -136,6 +156,7 @@ table(
     countRow('assistant-stream, paced answer (20 events × 50 ms)', pacedKeeper),
     ['Redis CPU, answer-once vs resumable-stream', '', '', `${(pacedOurs.usec / pacedPeer.usec).toFixed(2)}×`],
     ['Redis CPU, answer-once vs assistant-stream', '', '', `${(pacedOurs.usec / pacedKeeper.usec).toFixed(2)}×`],
+    ['the same, round by round', '', '', `${cpuRatios.join('×, ')}×`],
   ],
 );
 

@@ -22,7 +22,8 @@ export interface RedisStoreOptions {
   prefix?: string;
 
   /**
-   * How long a PROCESSING record outlives its lease before Redis deletes it. During the
+   * How long, at least, a PROCESSING record outlives its lease before Redis deletes it
+   * (up to half as long again: appends push its expiry back only when due). During the
    * grace a retry finds the record, takes it over (`takeover: true`, `createdAt` kept) and
    * a request with another body still gets 422 instead of running.
    * @default 60_000

@@ -19,8 +19,9 @@ export interface UpstashStoreOptions {
   prefix?: string;
 
   /**
-   * How long a PROCESSING record outlives its lease before Redis deletes it; during the
-   * grace a retry takes it over and a request with another body still gets 422.
+   * How long, at least, a PROCESSING record outlives its lease before Redis deletes it (up
+   * to half as long again: appends push its expiry back only when due); during the grace
+   * a retry takes it over and a request with another body still gets 422.
    * @default 60_000
    */
   processingGraceMs?: number;

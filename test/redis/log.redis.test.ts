@@ -49,6 +49,37 @@ describe.skipIf(!hasRedis)('RedisStore answer logs on redis-server', () => {
     expect(scriptRoundTrips(read)).toBe(1);
   });
 
+  it('appends after its own last append without reading the log back, and pushes the keys’ expiry back only when due', async () => {
+    const grace = 400;
+    const store = await redis.open({ processingGraceMs: grace });
+    const key = newKey();
+    const { token } = claimOf(await store.acquire(key, 'fp', 5_000));
+    await store.append(key, token, { offset: 0, data: bytes('warm'), head: 'h', leaseMs: 5_000 });
+    const leaseOf = async (): Promise<number> => {
+      const record = await store.get(key);
+      if (record?.state !== 'processing') throw new Error(`expected a processing record, found ${record?.state}`);
+      return record.leaseExpiresAt;
+    };
+    const leaseBefore = await leaseOf();
+    await sleep(20);
+
+    const next = await calls(() => store.append(key, token, { offset: 4, data: bytes('-up'), leaseMs: 5_000 }));
+    expect(next).toMatchObject({ evalsha: 1, hmget: 1, xadd: 1, hset: 1, spublish: 1 });
+    expect(next).not.toHaveProperty('xrevrange');
+    expect(next).not.toHaveProperty('pexpire');
+    // The lease is renewed all the same, and both keys still outlive it by the grace.
+    expect(await leaseOf()).toBeGreaterThan(leaseBefore);
+    expect(await pttl(key)).toBeGreaterThan(5_000 + grace - 50);
+    expect(Math.abs((await pttl(`${key}:log`)) - (await pttl(key)))).toBeLessThan(100);
+
+    // Half a grace later the keys would no longer outlive the lease by a grace: pushed back.
+    await sleep(grace / 2 + 50);
+    const due = await calls(() => store.append(key, token, { offset: 7, data: bytes('!'), leaseMs: 5_000 }));
+    expect(due).toMatchObject({ pexpire: 2 });
+    expect(await pttl(key)).toBeGreaterThan(5_000 + grace - 50);
+    expect(new TextDecoder().decode((await store.read(key, null)).log?.data)).toBe('warm-up!');
+  });
+
   it('wakes a reader on another instance with the appended bytes, without polling Redis', async () => {
     const producer = await instance();
     const reader = await instance();

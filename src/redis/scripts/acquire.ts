@@ -11,8 +11,9 @@ import { defineScript } from './define.js';
  * The claim's generation is `max(now, previous + 1)` (previous: the replaced record's,
  * 0 when none), so it grows even across a record that expired. The new record starts
  * without a stop request or a continued generation, and without what a run that lost it
- * staged (`stage.ts`). `n` counts the claims: 1 for a new record, one more on each
- * retry or takeover (a record written before `n` existed counts as one run). A claim
+ * staged (`stage.ts`) or its appends kept (`append.ts`). `n` counts the claims: 1 for a
+ * new record, one more on each retry or takeover (a record written before `n` existed
+ * counts as one run). A claim
  * that replaces a record (retry, takeover) wakes the key's waiters and readers; a log
  * beside it lives on with the new record's expiry until the new generation's first
  * append replaces it.
@@ -34,7 +35,7 @@ local lease = now + tonumber(ARGV[2])
 local generation = math.max(now, (tonumber(r[9]) or 0) + 1)
 local runs = state and (tonumber(r[11]) or 1) + 1 or 1
 local ttl = tonumber(ARGV[2]) + tonumber(ARGV[3])
-if state then redis.call('HDEL', KEYS[1], 'e', 'd', 'x', 'p', 'a', 'v', 'q') end
+if state then redis.call('HDEL', KEYS[1], 'e', 'd', 'x', 'p', 'a', 'v', 'q', 'o', 'k') end
 redis.call('HSET', KEYS[1], 's', 'processing', 'f', ARGV[1], 't', ARGV[4], 'l', ms(lease), 'c', r[5] or ms(now), 'g', ms(generation), 'n', ms(runs))
 redis.call('PEXPIRE', KEYS[1], ttl)
 if state then

@@ -9,10 +9,19 @@ export interface RedisScript {
   readonly source: string;
 }
 
+/** A helper: its Lua, and the helpers that Lua names. */
+interface Helper {
+  readonly name: string;
+  readonly lua: string;
+  readonly uses?: readonly string[];
+}
+
 /**
- * Lua shared by every script. The record is one hash (KEYS[1]); the answer log, where a
- * script touches it, is a Stream beside it (KEYS[2], `log-key.ts`: the same hash tag, so
- * the same Cluster slot). The record's fields:
+ * Lua shared by the scripts: each script gets the helpers its body names (and those they
+ * use), no more — every call of a script defines them anew, and the clock is a call into
+ * Redis. The record is one hash (KEYS[1]); the answer log, where a script touches it, is
+ * a Stream beside it (KEYS[2], `log-key.ts`: the same hash tag, so the same Cluster
+ * slot). The record's fields:
  *
  * | field | meaning                                   | states                 |
  * | ----- | ----------------------------------------- | ---------------------- |
@@ -30,6 +39,8 @@ export interface RedisScript {
  * | `p`   | the stop's offset: where the answer ends  | processing             |
  * | `a`   | the generation whose answer `g` continues | all (once continued)   |
  * | `v`   | `1`: a model call avoided was counted     | completed              |
+ * | `o`   | the log's length after the holder's last append (`append.ts`) | processing |
+ * | `k`   | the keys' expiry the holder's appends last set, Redis clock, epoch ms | processing |
  *
  * The log (PROTOCOL.md § 14.9) is a Stream of ONE generation `g`, with explicit entry
  * IDs that carry the positions, so a range query is an offset query:
@@ -61,21 +72,32 @@ export interface RedisScript {
  * 1, 2 for a byte above 0x7F, `"`, `\`, `/` and the short escapes, 6 for another control
  * byte; `fitting(s, room)` is `s` and its cost when it fits in `room`, else a prefix that
  * does (without a cost).
+ *
+ * In the order they are defined, each after the helpers it uses.
  */
-const PRELUDE = `
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local function ms(n) return string.format('%d', n) end
-local FIELDS = {'s', 'f', 't', 'l', 'c', 'r', 'e', 'd', 'g', 'x', 'n', 'p', 'a', 'v'}
-local function cost(s)
+const HELPERS: readonly Helper[] = [
+  {
+    name: 'now',
+    lua: `local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)`,
+  },
+  { name: 'ms', lua: `local function ms(n) return string.format('%d', n) end` },
+  { name: 'FIELDS', lua: `local FIELDS = {'s', 'f', 't', 'l', 'c', 'r', 'e', 'd', 'g', 'x', 'n', 'p', 'a', 'v'}` },
+  {
+    name: 'cost',
+    lua: `local function cost(s)
   local _, special = string.gsub(s, '[%z\\1-\\31"\\\\/\\127-\\255]', '')
   local long = 0
   if string.find(s, '[%z\\1-\\7\\11\\14-\\31\\127]') then
     _, long = string.gsub(s, '[%z\\1-\\7\\11\\14-\\31\\127]', '')
   end
   return string.len(s) + special + 4 * long
-end
-local function fitting(s, room)
+end`,
+  },
+  {
+    name: 'fitting',
+    uses: ['cost'],
+    lua: `local function fitting(s, room)
   local size = cost(s)
   if size <= room then return s, size end
   local take = math.floor(room / 6)
@@ -86,8 +108,12 @@ local function fitting(s, room)
     guess = math.floor(guess * 0.95)
   end
   return string.sub(s, 1, take)
-end
-local function record(r, cap)
+end`,
+  },
+  {
+    name: 'record',
+    uses: ['now', 'cost'],
+    lua: `local function record(r, cap)
   local out = {0, now, r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14]}
   for i = 6, 7 do
     local field = cap and r[i]
@@ -97,11 +123,22 @@ local function record(r, cap)
     end
   end
   return out
-end
-local function entry_end(id) return tonumber(string.match(id, '%-(%d+)$')) end
-local function entry_generation(id) return string.match(id, '^(%d+)%-') end
-`;
+end`,
+  },
+  { name: 'entry_end', lua: `local function entry_end(id) return tonumber(string.match(id, '%-(%d+)$')) end` },
+  { name: 'entry_generation', lua: `local function entry_generation(id) return string.match(id, '^(%d+)%-') end` },
+];
+
+/** The helpers `body` names, with the helpers they use, in definition order. */
+function preludeOf(body: string): string {
+  const needed = new Set(HELPERS.filter(({ name }) => new RegExp(`\\b${name}\\b`).test(body)).map(({ name }) => name));
+  for (const { name, uses = [] } of [...HELPERS].reverse()) if (needed.has(name)) for (const used of uses) needed.add(used);
+  return HELPERS.filter(({ name }) => needed.has(name))
+    .map(({ lua }) => lua)
+    .join('\n');
+}
 
 export function defineScript(name: string, body: string): RedisScript {
-  return Object.freeze({ name, source: `-- answer-once/redis: ${name}\n${PRELUDE}\n${body.trim()}\n` });
+  const script = body.trim();
+  return Object.freeze({ name, source: `-- answer-once/redis: ${name}\n${preludeOf(script)}\n${script}\n` });
 }

@@ -26,7 +26,7 @@ if ARGV[6] ~= '' then
   if string.len(staged) ~= tonumber(ARGV[6]) then return -2 end
   payload = staged .. payload
 end
-redis.call('HDEL', KEYS[1], 't', 'l', 'x', 'p', 'q')
+redis.call('HDEL', KEYS[1], 't', 'l', 'x', 'p', 'q', 'o', 'k')
 redis.call('HSET', KEYS[1], 's', ARGV[2], ARGV[2] == 'completed' and 'r' or 'e', payload, 'd', ms(now))
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('PEXPIRE', KEYS[2], math.min(tonumber(ARGV[4]), tonumber(ARGV[5])))
