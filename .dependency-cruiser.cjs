@@ -9,9 +9,12 @@ const src = (...folders) => `^src/(${folders.join('|')})/`;
 /** src/server/`folder` (a folder with its slash, or a file pattern). */
 const server = (folder) => `^src/server/${folder}`;
 
+/** The files of src/server every folder shares: the error classes, the event union, the problem+json builder, the usage, SHA-256. */
+const SERVER_SHARED = '(errors|events|problem|usage|sha256)\\.ts$';
+
 /**
- * Of src/server, `from` imports only itself, the shared errors, events and problem, and the
- * `allowed` folders (src/core stays open to it).
+ * Of src/server, `from` imports only itself, the shared files, and the `allowed` folders
+ * (src/core stays open to it).
  */
 const serverFolderImportsOnly = (name, comment, from, allowed) => ({
   name,
@@ -20,7 +23,7 @@ const serverFolderImportsOnly = (name, comment, from, allowed) => ({
   from: { path: server(from) },
   to: {
     path: '^src/server/',
-    pathNot: [server(from), server('(errors|events|problem|usage)\\.ts$'), ...allowed.map(server)],
+    pathNot: [server(from), server(SERVER_SHARED), ...allowed.map(server)],
   },
 });
 
@@ -165,11 +168,11 @@ module.exports = {
     },
 
     // Inside src/server: one folder per concept, imports running one way
-    // (http → stream → run, format → store; the shared errors, events, problem and usage at the top).
+    // (http → stream → run, format → store; the shared errors, events, problem, usage and sha256 at the top).
     serverFolderImportsOnly(
       'server-shared-stands-alone',
-      'src/server/{errors,events,problem,usage}.ts are what every folder shares (the error classes, the event union, the problem+json builder, the usage a run reports): they import none of the folders, so any folder can use them without a cycle.',
-      '(errors|events|problem|usage)\\.ts$',
+      'src/server/{errors,events,problem,usage,sha256}.ts are what every folder shares (the error classes, the event union, the problem+json builder, the usage a run reports, SHA-256 for fingerprints and step keys): they import none of the folders, so any folder can use them without a cycle.',
+      SERVER_SHARED,
       [],
     ),
     serverFolderImportsOnly(
@@ -259,10 +262,13 @@ module.exports = {
     {
       name: 'ai-server-uses-the-public-server',
       comment:
-        "src/ai-server (answer-once/ai/server) journals an AI SDK agent turn through the handler's ctx.step: of ours it imports the public server entry (src/server/index.ts) and src/core only, and from packages `ai` itself (wrapLanguageModel), so it rests on what every user of the server has.",
+        "src/ai-server (answer-once/ai/server) journals an AI SDK agent turn through the handler's ctx.step: of ours it imports the public server entry (src/server/index.ts) and src/core only, and from packages `ai` itself (wrapLanguageModel), so it rests on what every user of the server has. One exception: the server's SHA-256 (src/server/sha256.ts, the step keys' digest) for the approval ids, a hash that is no part of the server's API.",
       severity: 'error',
       from: { path: src('ai-server') },
-      to: { path: '^src/', pathNot: ['^src/ai-server/', src('core'), '^src/server/index\\.ts$'] },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/ai-server/', src('core'), '^src/server/index\\.ts$', '^src/server/sha256\\.ts$'],
+      },
     },
     {
       name: 'check-is-black-box',

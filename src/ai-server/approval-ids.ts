@@ -9,7 +9,7 @@
  * runs once however many tabs answer.
  */
 import type { StreamTextTransform, TextStreamPart, ToolSet } from 'ai';
-import { sha256 } from '../core/sha256.js';
+import { sha256 } from '../server/sha256.js';
 
 const encoder = new TextEncoder();
 

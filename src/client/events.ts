@@ -27,20 +27,22 @@ export type RetryReason =
    */
   | ResendCode;
 
-/** A request of this intent went on the wire to the send route (not a status poll). */
-export type AttemptEvent = {
-  readonly type: 'attempt';
+/** What every event carries: its `type`, and the `requestId` of the intent it is about. */
+interface IntentEvent<Type extends string> {
+  readonly type: Type;
   readonly requestId: string;
+}
+
+/** A request of this intent went on the wire to the send route (not a status poll). */
+export interface AttemptEvent extends IntentEvent<'attempt'> {
   /** 1-based: 1 is the first send, 2 the first retry… */
   readonly attempt: number;
   /** Retries allowed after the first attempt. */
   readonly retryLimit: number;
-};
+}
 
 /** An attempt or poll failed in a way worth retrying; the next one follows after `delay`. */
-export type RetryEvent = {
-  readonly type: 'retry';
-  readonly requestId: string;
+export interface RetryEvent extends IntentEvent<'retry'> {
   /**
    * Retry number, 1-based, across the whole call (failed attempts, failed polls and
    * resends share the budget); at most `retryLimit`. A UI shows "retrying (retry/retryLimit)".
@@ -52,52 +54,36 @@ export type RetryEvent = {
   readonly delay: number;
   /** The HTTP status that caused it, when a response arrived. */
   readonly status?: number;
-};
+}
 
 /** The server answered 202: it is running this intent. A UI shows "still generating…". */
-export type AcceptedEvent = {
-  readonly type: 'accepted';
-  readonly requestId: string;
+export interface AcceptedEvent extends IntentEvent<'accepted'> {
   /** Where the client will poll, or `undefined` when it will resend instead. */
   readonly statusUrl: string | undefined;
   /** Milliseconds until the first poll: 0 when it long-polls (`pollWait`) a status URL. */
   readonly delay: number;
-};
+}
 
 /** A status poll went on the wire (`Prefer: wait=N`, same ID). */
-export type PollEvent = {
-  readonly type: 'poll';
-  readonly requestId: string;
+export interface PollEvent extends IntentEvent<'poll'> {
   /** 1-based count of polls made for this intent so far. */
   readonly polls: number;
   readonly url: string;
-};
+}
 
 /** The answer is one the server had stored: no new work ran for it. */
-export type ReplayedEvent = {
-  readonly type: 'replayed';
-  readonly requestId: string;
+export interface ReplayedEvent extends IntentEvent<'replayed'> {
   readonly status: number;
-};
+}
 
 /** The intent is over: answered, or failed with `error`. Always the last event. */
-export type SettledEvent =
-  | {
-      readonly type: 'settled';
-      readonly requestId: string;
-      readonly outcome: 'answered';
-      readonly replayed: boolean;
-      readonly attempts: number;
-      readonly polls: number;
-    }
-  | {
-      readonly type: 'settled';
-      readonly requestId: string;
-      readonly outcome: 'failed';
-      readonly error: AnswerOnceError | Error;
-      readonly attempts: number;
-      readonly polls: number;
-    };
+export type SettledEvent = IntentEvent<'settled'> & {
+  readonly attempts: number;
+  readonly polls: number;
+} & (
+    | { readonly outcome: 'answered'; readonly replayed: boolean }
+    | { readonly outcome: 'failed'; readonly error: AnswerOnceError | Error }
+  );
 
 /**
  * A streamed answer's connection broke mid-body (`reason: 'cut'`), or the server ended
@@ -105,35 +91,29 @@ export type SettledEvent =
  * client sends the intent again, same ID, from `position` (`<generation>.<offset>`, or
  * `undefined` from the start), and the body continues where it was.
  */
-export type ReconnectEvent = {
-  readonly type: 'reconnect';
-  readonly requestId: string;
+export interface ReconnectEvent extends IntentEvent<'reconnect'> {
   /** 1-based count of reconnects this body made so far. */
   readonly reconnects: number;
   readonly reason: 'cut' | 'error-marker';
   readonly position: string | undefined;
-};
+}
 
 /**
  * The answer started again on the server as `generation` (its producer died and a
  * successor runs the work, § 14.5): what a UI showed of the old one is void.
  */
-export type RestartEvent = {
-  readonly type: 'restart';
-  readonly requestId: string;
+export interface RestartEvent extends IntentEvent<'restart'> {
   readonly generation: number;
-};
+}
 
 /**
  * The send found the browser offline (or every attempt failed on the network): it waits
  * in the client's `outbox`, with its ID and request as first minted, and goes when the
  * browser is back online. `queued` is how many sends the outbox holds now.
  */
-export type QueuedEvent = {
-  readonly type: 'queued';
-  readonly requestId: string;
+export interface QueuedEvent extends IntentEvent<'queued'> {
   readonly queued: number;
-};
+}
 
 export type SendEvent =
   | AttemptEvent

@@ -77,6 +77,12 @@ export function optionsObject<T extends object>(value: T | undefined, what: stri
   return value;
 }
 
+/** Whether `value` is an object with every one of `methods`: a client or a pool the caller hands in. */
+export function hasMethods(value: unknown, methods: readonly string[]): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  return methods.every((method) => typeof (value as Record<string, unknown>)[method] === 'function');
+}
+
 /** `true` or `false`. */
 export function booleanOption(value: unknown, option: string, library?: string): boolean {
   if (typeof value !== 'boolean') invalidOption(option, '`true` or `false`', value, library);

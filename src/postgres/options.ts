@@ -1,4 +1,4 @@
-import { booleanOption, invalidOption, numberOption, optionsObject, timerOption } from '../core/options.js';
+import { booleanOption, hasMethods, invalidOption, numberOption, optionsObject, timerOption } from '../core/options.js';
 import type { PostgresPool } from './client.js';
 
 /** Options of `new PostgresStore(options)`. */
@@ -109,9 +109,7 @@ export function tableOption(value: unknown): string {
 export function normalizePostgresStoreOptions(options: PostgresStoreOptions): NormalizedPostgresStoreOptions {
   optionsObject(options, 'PostgresStore options `{ pool }`', false, LIBRARY);
   const { pool } = options;
-  if (typeof pool !== 'object' || pool === null || typeof pool.query !== 'function') {
-    invalidOption('pool', 'a node-postgres Pool (new pg.Pool(…))', pool, LIBRARY);
-  }
+  if (!hasMethods(pool, ['query'])) invalidOption('pool', 'a node-postgres Pool (new pg.Pool(…))', pool, LIBRARY);
   const defaults = POSTGRES_STORE_DEFAULTS;
   return Object.freeze({
     pool,

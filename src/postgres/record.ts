@@ -3,6 +3,7 @@
  * columns over as strings and `bytea` as Buffers; anything a store statement cannot
  * produce is a `PostgresStoreReplyError`.
  */
+import { toLocalDeadline } from '../server/store/deadline.js';
 import type { IdempotencyRecord } from '../server/store/store.js';
 import type { LogSlice } from '../server/store/stream-store.js';
 import { PostgresStoreReplyError } from './errors.js';
@@ -30,14 +31,6 @@ export function onlyRow(rows: readonly Row[]): Row {
     throw new PostgresStoreReplyError(`answer-once/postgres: expected one row, got ${rows.length}`);
   }
   return row;
-}
-
-/**
- * Turns a database-clock deadline into this process's clock: `now` was read by the same
- * statement, so `deadline - now` is the time left, whatever the two clocks say.
- */
-export function toLocalDeadline(deadline: number, now: number, receivedAt: number): number {
-  return receivedAt + (deadline - now);
 }
 
 /**

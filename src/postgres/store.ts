@@ -1,23 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type * as Store from '../server/store/contract.js';
+import { toLocalDeadline } from '../server/store/deadline.js';
 import { Doorbell } from '../server/store/doorbell.js';
-import type { StepStart, StepStartOptions, StepStore } from '../server/store/step-store.js';
-import type { AcquireResult, CompletedRecord, IdempotencyRecord, WriteResult } from '../server/store/store.js';
-import {
-  isNewToReader,
-  LOG_LINGER_MS,
-  type LogAppend,
-  type LogAppendResult,
-  type LogPosition,
-  type LogReadOptions,
-  type LogSnapshot,
-  type StopOutcome,
-  type StreamStore,
-  stopOffset,
-} from '../server/store/stream-store.js';
+import { isNewToReader, LOG_LINGER_MS, stopOffset } from '../server/store/stream-store.js';
 import { checkBatch, checkMs, checkPosition, checkText } from './arguments.js';
 import { PostgresStoreClosedError, PostgresStoreReplyError, toStoreError } from './errors.js';
 import { type NormalizedPostgresStoreOptions, normalizePostgresStoreOptions, type PostgresStoreOptions } from './options.js';
-import { decodeLog, decodeRecord, integer, onlyRow, toLocalDeadline } from './record.js';
+import { decodeLog, decodeRecord, integer, onlyRow } from './record.js';
 import { type Statements, statementsOf } from './statements.js';
 import { Wakeups } from './wakeups.js';
 
@@ -31,7 +20,7 @@ function payloadsOf(key: string): { record: string; log: string; stop: string } 
 const isStopPayload = (payload: string): boolean => payload.endsWith(':s');
 
 /** Where the holder's lease lets a waiter sleep to, at the latest. */
-const leaseEnd = (record: IdempotencyRecord | null): number =>
+const leaseEnd = (record: Store.IdempotencyRecord | null): number =>
   record?.state === 'processing' ? record.leaseExpiresAt + 1 : Number.POSITIVE_INFINITY;
 
 /** PostgreSQL's SQLSTATE for a table that does not exist. */
@@ -64,7 +53,7 @@ const ACQUIRE_ATTEMPTS = 3;
  * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL }).on('error', log);
  * const store = new PostgresStore({ pool });
  */
-export class PostgresStore implements StreamStore, StepStore {
+export class PostgresStore implements Store.StreamStore, Store.StepStore {
   readonly #options: NormalizedPostgresStoreOptions;
   readonly #sql: Statements;
   readonly #wakeups: Wakeups;
@@ -77,7 +66,7 @@ export class PostgresStore implements StreamStore, StepStore {
     this.#wakeups = new Wakeups(this.#options.pool, this.#sql.tables.channel, this.#options.notifications, isStopPayload);
   }
 
-  async acquire(key: string, fingerprint: string, leaseMs: number): Promise<AcquireResult> {
+  async acquire(key: string, fingerprint: string, leaseMs: number): Promise<Store.AcquireResult> {
     // Random, so never issued before for this key, even after the record expired.
     const token = randomUUID();
     const values = [
@@ -120,7 +109,7 @@ export class PostgresStore implements StreamStore, StepStore {
     }
   }
 
-  async renew(key: string, token: string, leaseMs: number): Promise<WriteResult> {
+  async renew(key: string, token: string, leaseMs: number): Promise<Store.WriteResult> {
     const values = [
       checkText('key', key, true),
       checkText('token', token),
@@ -130,26 +119,26 @@ export class PostgresStore implements StreamStore, StepStore {
     return writeResult(await this.#query('renew', this.#sql.renew, values));
   }
 
-  async complete(key: string, token: string, result: string, ttlMs: number): Promise<WriteResult> {
-    return this.#settle(key, token, 'completed', result, ttlMs);
+  async complete(key: string, token: string, result: string, ttlMs: number): Promise<Store.WriteResult> {
+    return this.#settle(key, token, { state: 'completed', payload: result }, ttlMs);
   }
 
-  async fail(key: string, token: string, error: string, ttlMs: number): Promise<WriteResult> {
-    return this.#settle(key, token, 'failed', error, ttlMs);
+  async fail(key: string, token: string, error: string, ttlMs: number): Promise<Store.WriteResult> {
+    return this.#settle(key, token, { state: 'failed', payload: error }, ttlMs);
   }
 
-  async get(key: string): Promise<IdempotencyRecord | null> {
+  async get(key: string): Promise<Store.IdempotencyRecord | null> {
     const rows = await this.#query('get', this.#sql.get, [checkText('key', key, true)]);
     return decodeRecord(onlyRow(rows), Date.now());
   }
 
-  async markAvoided(key: string): Promise<CompletedRecord | null> {
+  async markAvoided(key: string): Promise<Store.CompletedRecord | null> {
     const rows = await this.#query('markAvoided', this.#sql.markAvoided, [checkText('key', key, true)]);
     const record = decodeRecord(onlyRow(rows), Date.now());
     return record?.state === 'completed' ? record : null;
   }
 
-  async wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<IdempotencyRecord | null> {
+  async wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<Store.IdempotencyRecord | null> {
     checkMs('timeoutMs', timeoutMs, 0);
     const deadline = Date.now() + timeoutMs;
     if (timeoutMs === 0 || signal?.aborted) return this.get(key);
@@ -160,7 +149,7 @@ export class PostgresStore implements StreamStore, StepStore {
     });
   }
 
-  async append(key: string, token: string, batch: LogAppend): Promise<LogAppendResult> {
+  async append(key: string, token: string, batch: Store.LogAppend): Promise<Store.LogAppendResult> {
     const { offset, data, head, retainBytes, leaseMs, continues } = checkBatch(batch);
     const values = [
       checkText('key', key, true),
@@ -190,7 +179,7 @@ export class PostgresStore implements StreamStore, StepStore {
     }
   }
 
-  async read(key: string, from: LogPosition | null, options: LogReadOptions = {}): Promise<LogSnapshot> {
+  async read(key: string, from: Store.LogPosition | null, options: Store.LogReadOptions = {}): Promise<Store.LogSnapshot> {
     const { waitMs = 0, signal } = options;
     checkMs('waitMs', waitMs, 0);
     checkPosition('from', from);
@@ -203,7 +192,7 @@ export class PostgresStore implements StreamStore, StepStore {
     });
   }
 
-  async stop(key: string, at?: LogPosition): Promise<StopOutcome> {
+  async stop(key: string, at?: Store.LogPosition): Promise<Store.StopOutcome> {
     const offset = stopOffset(at);
     const { record, stop } = payloadsOf(key);
     const values = [checkText('key', key, true), at?.generation ?? null, offset ?? null, record, stop];
@@ -253,7 +242,7 @@ export class PostgresStore implements StreamStore, StepStore {
     return { records: integer(row.records, 'records'), logs: integer(row.logs, 'logs') };
   }
 
-  async startStep(key: string, token: string, step: string, options: StepStartOptions = {}): Promise<StepStart> {
+  async startStep(key: string, token: string, step: string, options: Store.StepStartOptions = {}): Promise<Store.StepStart> {
     const values = [
       checkText('key', key, true),
       checkText('token', token),
@@ -274,7 +263,7 @@ export class PostgresStore implements StreamStore, StepStore {
     }
   }
 
-  async finishStep(key: string, token: string, step: string, outcome: string): Promise<WriteResult> {
+  async finishStep(key: string, token: string, step: string, outcome: string): Promise<Store.WriteResult> {
     const values = [
       checkText('key', key, true),
       checkText('token', token),
@@ -331,20 +320,15 @@ export class PostgresStore implements StreamStore, StepStore {
     }
   }
 
-  async #snapshot(key: string, from: LogPosition | null): Promise<LogSnapshot> {
+  async #snapshot(key: string, from: Store.LogPosition | null): Promise<Store.LogSnapshot> {
     const values = [checkText('key', key, true), from?.generation ?? null, from?.offset ?? 0];
     const row = onlyRow(await this.#query('read', this.#sql.readLog, values));
     const record = decodeRecord(row, Date.now());
     return { record, log: record ? decodeLog(row) : null };
   }
 
-  async #settle(
-    key: string,
-    token: string,
-    state: 'completed' | 'failed',
-    payload: string,
-    ttlMs: number,
-  ): Promise<WriteResult> {
+  async #settle(key: string, token: string, settlement: Store.Settlement, ttlMs: number): Promise<Store.WriteResult> {
+    const { state, payload } = settlement;
     const values = [
       checkText('key', key, true),
       checkText('token', token),
@@ -409,7 +393,7 @@ export class PostgresStore implements StreamStore, StepStore {
 }
 
 /** A fenced statement's outcome column. */
-function writeResult(rows: readonly Readonly<Record<string, unknown>>[]): WriteResult {
+function writeResult(rows: readonly Readonly<Record<string, unknown>>[]): Store.WriteResult {
   const { outcome } = onlyRow(rows);
   if (outcome === 'written' || outcome === 'fenced' || outcome === 'gone') return outcome;
   throw new PostgresStoreReplyError(`answer-once/postgres: a write answered "${String(outcome)}"`);

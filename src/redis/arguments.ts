@@ -2,7 +2,13 @@
  * Checks of what a caller hands `RedisStore` before it becomes a script argument: a bad
  * value is a `TypeError` naming it, and nothing reaches Redis.
  */
+import { stringOption } from '../core/options.js';
 import type { LogAppend } from '../server/store/stream-store.js';
+
+/** The `prefix` option of a store over `scripts/`: a string without `{` or `}`, which would shadow its keys' Cluster hash tag. */
+export function prefixOption(value: unknown, library: string): string {
+  return stringOption(value, 'prefix', 'a string without `{` or `}`', (text) => !/[{}]/.test(text), library);
+}
 
 /** A duration in whole milliseconds (rounded up: Redis expiries are integers), as an argument. */
 export function checkMs(name: string, value: number, min: number): string {

@@ -5,6 +5,7 @@
  * (`arguments.ts`) before anything is sent.
  */
 
+import { toLocalDeadline } from '../server/store/deadline.js';
 import type { StepStart, StepStartOptions } from '../server/store/step-store.js';
 import type { AcquireResult, WriteResult } from '../server/store/store.js';
 import {
@@ -16,7 +17,7 @@ import {
 } from '../server/store/stream-store.js';
 import { checkBatch, checkMs, checkText } from './arguments.js';
 import { RedisStoreReplyError } from './errors.js';
-import { array, decodeRecord, integer, text, toLocalDeadline } from './reply.js';
+import { array, decodeRecord, integer, text } from './reply.js';
 import { stopChannelOf } from './scripts/stop.js';
 
 /** A fenced script's reply: 1 written, 0 fenced, -1 no record. */

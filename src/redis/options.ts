@@ -1,4 +1,5 @@
-import { invalidOption, optionsObject, stringOption, timerOption } from '../core/options.js';
+import { hasMethods, invalidOption, optionsObject, timerOption } from '../core/options.js';
+import { prefixOption } from './arguments.js';
 import type { RedisStoreClient } from './client.js';
 
 /** Options of `new RedisStore(options)`. */
@@ -55,21 +56,13 @@ const LIBRARY = 'answer-once/redis';
 export function normalizeRedisStoreOptions(options: RedisStoreOptions): NormalizedRedisStoreOptions {
   optionsObject(options, 'RedisStore options `{ client }`', false, LIBRARY);
   const { client } = options;
-  if (
-    typeof client !== 'object' ||
-    client === null ||
-    typeof client.evalSha !== 'function' ||
-    typeof client.eval !== 'function' ||
-    typeof client.duplicate !== 'function' ||
-    typeof client.withTypeMapping !== 'function'
-  ) {
+  if (!hasMethods(client, ['evalSha', 'eval', 'duplicate', 'withTypeMapping'])) {
     invalidOption('client', 'a node-redis client (createClient() or createCluster())', client, LIBRARY);
   }
   const { prefix = REDIS_STORE_DEFAULTS.prefix } = options;
-  const noTag = (text: string): boolean => !/[{}]/.test(text);
   return Object.freeze({
     client,
-    prefix: stringOption(prefix, 'prefix', 'a string without `{` or `}`', noTag, LIBRARY),
+    prefix: prefixOption(prefix, LIBRARY),
     // The grace is a Redis expiry, the command timeout a timer: both within 2³¹−1 ms.
     processingGraceMs: timerOption(
       options.processingGraceMs ?? REDIS_STORE_DEFAULTS.processingGraceMs,

@@ -3,6 +3,7 @@
  * (strings, or Buffers under a Buffer type mapping; numbers, or bigints / strings under a
  * number type mapping); anything a store script cannot produce is a `RedisStoreReplyError`.
  */
+import { toLocalDeadline } from '../server/store/deadline.js';
 import type { IdempotencyRecord } from '../server/store/store.js';
 import { RedisStoreReplyError } from './errors.js';
 
@@ -38,14 +39,6 @@ function required(value: unknown, field: string): string {
   const decoded = text(value);
   if (decoded === null) throw new RedisStoreReplyError(`answer-once/redis: record has no ${field}`);
   return decoded;
-}
-
-/**
- * Turns a Redis-clock deadline into this process's clock: `redisNow` was read by the same
- * script, so `deadline - redisNow` is the time left, whatever the two clocks say.
- */
-export function toLocalDeadline(deadline: number, redisNow: number, receivedAt: number): number {
-  return receivedAt + (deadline - redisNow);
 }
 
 /**

@@ -1,17 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type * as Store from '../server/store/contract.js';
 import { Doorbell } from '../server/store/doorbell.js';
-import type { StepStart, StepStartOptions, StepStore } from '../server/store/step-store.js';
-import type { AcquireResult, CompletedRecord, IdempotencyRecord, WriteResult } from '../server/store/store.js';
-import {
-  isNewToReader,
-  type LogAppend,
-  type LogAppendResult,
-  type LogPosition,
-  type LogReadOptions,
-  type LogSnapshot,
-  type StopOutcome,
-  type StreamStore,
-} from '../server/store/stream-store.js';
+import { isNewToReader } from '../server/store/stream-store.js';
 import { checkMs, checkText } from './arguments.js';
 import { SettleChannels } from './channels.js';
 import type { RedisScriptRunner } from './client.js';
@@ -74,7 +64,7 @@ const BUFFERS = { 36: Buffer } as const;
  * const client = await createClient({ url, disableOfflineQueue: true }).on('error', log).connect();
  * const store = new RedisStore({ client });
  */
-export class RedisStore implements StreamStore, StepStore {
+export class RedisStore implements Store.StreamStore, Store.StepStore {
   readonly #options: NormalizedRedisStoreOptions;
   readonly #channels: SettleChannels;
   readonly #stops: StopWatchers;
@@ -88,7 +78,7 @@ export class RedisStore implements StreamStore, StepStore {
     this.#stops = new StopWatchers(() => this.#channels.connection(), stopChannelOf(prefix), commandTimeoutMs);
   }
 
-  async acquire(key: string, fingerprint: string, leaseMs: number): Promise<AcquireResult> {
+  async acquire(key: string, fingerprint: string, leaseMs: number): Promise<Store.AcquireResult> {
     // Random, so never issued before for this key, even after the record expired.
     const token = randomUUID();
     const args = acquireArguments(fingerprint, leaseMs, this.#options.processingGraceMs, token);
@@ -97,30 +87,30 @@ export class RedisStore implements StreamStore, StepStore {
     return claim;
   }
 
-  async renew(key: string, token: string, leaseMs: number): Promise<WriteResult> {
+  async renew(key: string, token: string, leaseMs: number): Promise<Store.WriteResult> {
     const args = renewArguments(token, leaseMs, this.#options.processingGraceMs);
     return writeResult(await this.#run(RENEW, key, args));
   }
 
-  async complete(key: string, token: string, result: string, ttlMs: number): Promise<WriteResult> {
-    return this.#settle(key, token, 'completed', result, ttlMs);
+  async complete(key: string, token: string, result: string, ttlMs: number): Promise<Store.WriteResult> {
+    return this.#settle(key, token, { state: 'completed', payload: result }, ttlMs);
   }
 
-  async fail(key: string, token: string, error: string, ttlMs: number): Promise<WriteResult> {
-    return this.#settle(key, token, 'failed', error, ttlMs);
+  async fail(key: string, token: string, error: string, ttlMs: number): Promise<Store.WriteResult> {
+    return this.#settle(key, token, { state: 'failed', payload: error }, ttlMs);
   }
 
-  async get(key: string): Promise<IdempotencyRecord | null> {
+  async get(key: string): Promise<Store.IdempotencyRecord | null> {
     const reply = await this.#run(READ, key, []);
     return decodeRecord(reply, Date.now());
   }
 
-  async markAvoided(key: string): Promise<CompletedRecord | null> {
+  async markAvoided(key: string): Promise<Store.CompletedRecord | null> {
     const record = decodeRecord(await this.#run(MARK_AVOIDED, key, []), Date.now());
     return record?.state === 'completed' ? record : null;
   }
 
-  async wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<IdempotencyRecord | null> {
+  async wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<Store.IdempotencyRecord | null> {
     checkMs('timeoutMs', timeoutMs, 0);
     const deadline = Date.now() + timeoutMs;
     if (timeoutMs === 0 || signal?.aborted) return this.get(key);
@@ -140,12 +130,12 @@ export class RedisStore implements StreamStore, StepStore {
     }
   }
 
-  async append(key: string, token: string, batch: LogAppend): Promise<LogAppendResult> {
+  async append(key: string, token: string, batch: Store.LogAppend): Promise<Store.LogAppendResult> {
     const args = appendArguments(token, batch, this.#options.processingGraceMs).map(asRedisArgument);
     return decodeAppend(await this.#run(APPEND, key, args));
   }
 
-  async read(key: string, from: LogPosition | null, options: LogReadOptions = {}): Promise<LogSnapshot> {
+  async read(key: string, from: Store.LogPosition | null, options: Store.LogReadOptions = {}): Promise<Store.LogSnapshot> {
     const { waitMs = 0, signal } = options;
     checkMs('waitMs', waitMs, 0);
     readLogArguments(from);
@@ -183,7 +173,7 @@ export class RedisStore implements StreamStore, StepStore {
     }
   }
 
-  async stop(key: string, at?: LogPosition): Promise<StopOutcome> {
+  async stop(key: string, at?: Store.LogPosition): Promise<Store.StopOutcome> {
     return decodeStop(await this.#run(STOP, key, stopArguments(at, this.#options.prefix)));
   }
 
@@ -231,11 +221,11 @@ export class RedisStore implements StreamStore, StepStore {
     }
   }
 
-  async startStep(key: string, token: string, step: string, options: StepStartOptions = {}): Promise<StepStart> {
+  async startStep(key: string, token: string, step: string, options: Store.StepStartOptions = {}): Promise<Store.StepStart> {
     return decodeStepStart(await this.#run(START_STEP, key, startStepArguments(token, step, options)));
   }
 
-  async finishStep(key: string, token: string, step: string, outcome: string): Promise<WriteResult> {
+  async finishStep(key: string, token: string, step: string, outcome: string): Promise<Store.WriteResult> {
     return writeResult(await this.#run(FINISH_STEP, key, finishStepArguments(token, step, outcome)));
   }
 
@@ -263,7 +253,7 @@ export class RedisStore implements StreamStore, StepStore {
   }
 
   /** The record and log of `key` from `from`, in one round trip shared with every reader asking the same now. */
-  #snapshot(key: string, from: LogPosition | null): Promise<LogSnapshot> {
+  #snapshot(key: string, from: Store.LogPosition | null): Promise<Store.LogSnapshot> {
     const args = readLogArguments(from);
     return this.#reads.read(`${this.#key(key)}\n${args.join('\n')}`, async () => {
       const reply = await this.#run(READ_LOG, key, args, this.#binaryClient());
@@ -287,13 +277,8 @@ export class RedisStore implements StreamStore, StepStore {
     return runScript(client, script, [record, logKeyOf(record)], args, this.#options.commandTimeoutMs);
   }
 
-  async #settle(
-    key: string,
-    token: string,
-    state: 'completed' | 'failed',
-    payload: string,
-    ttlMs: number,
-  ): Promise<WriteResult> {
+  async #settle(key: string, token: string, settlement: Store.Settlement, ttlMs: number): Promise<Store.WriteResult> {
+    const { state, payload } = settlement;
     const written = writeResult(await this.#run(SETTLE, key, settleArguments(token, state, payload, ttlMs)));
     this.#stops.release(this.#key(key), token); // the holder's own watch ends with its run, no look
     return written;

@@ -5,7 +5,6 @@
  * @module answer-once/server
  */
 
-export type { StopOutcome } from '../core/stop-outcome.js';
 export {
   AttemptFailedError,
   FingerprintMismatchError,
@@ -59,10 +58,6 @@ export type {
   StepRepeat,
 } from './run/step-options.js';
 export type { StepOutcome } from './run/step-outcome.js';
-export type { Scope } from './store/key.js';
-export { DEFAULT_KEY_PREFIX, encodeKey } from './store/key.js';
-export type { StepStart, StepStartOptions, StepStore } from './store/step-store.js';
-export { isStepStore } from './store/step-store.js';
 export type {
   AcquireResult,
   CompletedRecord,
@@ -70,17 +65,22 @@ export type {
   IdempotencyRecord,
   IdempotencyState,
   IdempotencyStore,
-  ProcessingRecord,
-  WriteResult,
-} from './store/store.js';
-export type {
   LogAppend,
   LogAppendResult,
   LogPosition,
   LogReadOptions,
   LogSlice,
   LogSnapshot,
+  ProcessingRecord,
+  StepStart,
+  StepStartOptions,
+  StepStore,
+  StopOutcome,
   StreamStore,
-} from './store/stream-store.js';
+  WriteResult,
+} from './store/contract.js';
+export type { Scope } from './store/key.js';
+export { DEFAULT_KEY_PREFIX, encodeKey } from './store/key.js';
+export { isStepStore } from './store/step-store.js';
 export { isStreamStore, LOG_LINGER_MS } from './store/stream-store.js';
 export type { StepsAvoided, Usage } from './usage.js';

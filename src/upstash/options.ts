@@ -1,4 +1,5 @@
-import { invalidOption, optionsObject, stringOption, timerOption } from '../core/options.js';
+import { hasMethods, invalidOption, optionsObject, timerOption } from '../core/options.js';
+import { prefixOption } from '../redis/arguments.js';
 import type { UpstashRedisClient } from './client.js';
 
 /** Options of `new UpstashStore(options)`. */
@@ -75,16 +76,10 @@ const LIBRARY = 'answer-once/upstash';
 export function normalizeUpstashStoreOptions(options: UpstashStoreOptions): NormalizedUpstashStoreOptions {
   optionsObject(options, 'UpstashStore options `{ redis }`', false, LIBRARY);
   const { redis } = options;
-  if (
-    typeof redis !== 'object' ||
-    redis === null ||
-    typeof redis.evalsha !== 'function' ||
-    typeof redis.eval !== 'function'
-  ) {
+  if (!hasMethods(redis, ['evalsha', 'eval'])) {
     invalidOption('redis', 'an @upstash/redis client (new Redis({ url, token }))', redis, LIBRARY);
   }
   const defaults = UPSTASH_STORE_DEFAULTS;
-  const noTag = (text: string): boolean => !/[{}]/.test(text);
   const pollIntervalMs = timerOption(options.pollIntervalMs ?? defaults.pollIntervalMs, 'pollIntervalMs', 1, LIBRARY);
   const maxPollIntervalMs = timerOption(
     options.maxPollIntervalMs ?? Math.max(defaults.maxPollIntervalMs, pollIntervalMs),
@@ -94,7 +89,7 @@ export function normalizeUpstashStoreOptions(options: UpstashStoreOptions): Norm
   );
   return Object.freeze({
     redis,
-    prefix: stringOption(options.prefix ?? defaults.prefix, 'prefix', 'a string without `{` or `}`', noTag, LIBRARY),
+    prefix: prefixOption(options.prefix ?? defaults.prefix, LIBRARY),
     processingGraceMs: timerOption(options.processingGraceMs ?? defaults.processingGraceMs, 'processingGraceMs', 0, LIBRARY),
     commandTimeoutMs: timerOption(options.commandTimeoutMs ?? defaults.commandTimeoutMs, 'commandTimeoutMs', 1, LIBRARY),
     pollIntervalMs,

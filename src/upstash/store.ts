@@ -3,22 +3,7 @@ import { checkMs, checkText } from '../redis/arguments.js';
 import { RedisStoreClosedError, RedisStoreReplyError } from '../redis/errors.js';
 import { logKeyOf } from '../redis/log-key.js';
 import { decodeAppend, decodeLogPage } from '../redis/log-reply.js';
-import {
-  acquireArguments,
-  appendArguments,
-  checkPayload,
-  decodeAcquire,
-  decodeStepStart,
-  decodeStop,
-  finishStepArguments,
-  readLogArguments,
-  renewArguments,
-  settleArguments,
-  stagedWriteResult,
-  startStepArguments,
-  stopArguments,
-  writeResult,
-} from '../redis/operations.js';
+import * as operations from '../redis/operations.js';
 import { array, decodeRecord, integer } from '../redis/reply.js';
 import { ACQUIRE } from '../redis/scripts/acquire.js';
 import { APPEND } from '../redis/scripts/append.js';
@@ -35,18 +20,8 @@ import { START_STEP } from '../redis/scripts/start-step.js';
 import { STOP } from '../redis/scripts/stop.js';
 import { WATCH_STOP } from '../redis/scripts/watch-stop.js';
 import { SharedReads } from '../redis/shared-reads.js';
-import type { StepStart, StepStartOptions, StepStore } from '../server/store/step-store.js';
-import type { AcquireResult, CompletedRecord, IdempotencyRecord, WriteResult } from '../server/store/store.js';
-import {
-  isNewToReader,
-  type LogAppend,
-  type LogAppendResult,
-  type LogPosition,
-  type LogReadOptions,
-  type LogSnapshot,
-  type StopOutcome,
-  type StreamStore,
-} from '../server/store/stream-store.js';
+import type * as Store from '../server/store/contract.js';
+import { isNewToReader } from '../server/store/stream-store.js';
 import { type NormalizedUpstashStoreOptions, normalizeUpstashStoreOptions, type UpstashStoreOptions } from './options.js';
 import { PollBackoff } from './poll.js';
 import { RecentLooks } from './recent-looks.js';
@@ -81,7 +56,7 @@ const encoder = new TextEncoder();
  * import { Redis } from '@upstash/redis';
  * const store = new UpstashStore({ redis: Redis.fromEnv() });
  */
-export class UpstashStore implements StreamStore, StepStore {
+export class UpstashStore implements Store.StreamStore, Store.StepStore {
   readonly #options: NormalizedUpstashStoreOptions;
   readonly #reads = new SharedReads();
   readonly #looks = new RecentLooks();
@@ -95,44 +70,49 @@ export class UpstashStore implements StreamStore, StepStore {
     this.#options = normalizeUpstashStoreOptions(options);
   }
 
-  async acquire(key: string, fingerprint: string, leaseMs: number): Promise<AcquireResult> {
+  async acquire(key: string, fingerprint: string, leaseMs: number): Promise<Store.AcquireResult> {
     return readSettled(async () => {
       // Random, so never issued before for this key, even after the record expired.
       const token = crypto.randomUUID();
-      const args = [...acquireArguments(fingerprint, leaseMs, this.#options.processingGraceMs, token), RECORD_CAP];
+      const args = [
+        ...operations.acquireArguments(fingerprint, leaseMs, this.#options.processingGraceMs, token),
+        RECORD_CAP,
+      ];
       const reply = await this.#run(ACQUIRE, key, args);
       const record = integer(array(reply, 1)[0]) === 1 ? reply : await this.#whole(key, reply);
-      return record === undefined ? undefined : decodeAcquire(record, token, Date.now());
+      return record === undefined ? undefined : operations.decodeAcquire(record, token, Date.now());
     });
   }
 
-  async renew(key: string, token: string, leaseMs: number): Promise<WriteResult> {
-    return writeResult(await this.#run(RENEW, key, renewArguments(token, leaseMs, this.#options.processingGraceMs)));
+  async renew(key: string, token: string, leaseMs: number): Promise<Store.WriteResult> {
+    return operations.writeResult(
+      await this.#run(RENEW, key, operations.renewArguments(token, leaseMs, this.#options.processingGraceMs)),
+    );
   }
 
-  async complete(key: string, token: string, result: string, ttlMs: number): Promise<WriteResult> {
-    return this.#settle(key, token, 'completed', result, ttlMs);
+  async complete(key: string, token: string, result: string, ttlMs: number): Promise<Store.WriteResult> {
+    return this.#settle(key, token, { state: 'completed', payload: result }, ttlMs);
   }
 
-  async fail(key: string, token: string, error: string, ttlMs: number): Promise<WriteResult> {
-    return this.#settle(key, token, 'failed', error, ttlMs);
+  async fail(key: string, token: string, error: string, ttlMs: number): Promise<Store.WriteResult> {
+    return this.#settle(key, token, { state: 'failed', payload: error }, ttlMs);
   }
 
-  async get(key: string): Promise<IdempotencyRecord | null> {
+  async get(key: string): Promise<Store.IdempotencyRecord | null> {
     return readSettled(async () => {
       const record = await this.#whole(key, await this.#run(READ, key, [RECORD_CAP]));
       return record && decodeRecord(record, Date.now());
     });
   }
 
-  async markAvoided(key: string): Promise<CompletedRecord | null> {
+  async markAvoided(key: string): Promise<Store.CompletedRecord | null> {
     // A record that changed while its answer was read expired: the one marked is gone.
     const whole = await this.#whole(key, await this.#run(MARK_AVOIDED, key, [RECORD_CAP]));
     const record = whole && decodeRecord(whole, Date.now());
     return record?.state === 'completed' ? record : null;
   }
 
-  async wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<IdempotencyRecord | null> {
+  async wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<Store.IdempotencyRecord | null> {
     checkMs('timeoutMs', timeoutMs, 0);
     const deadline = Date.now() + timeoutMs;
     const backoff = this.#backoff();
@@ -146,16 +126,18 @@ export class UpstashStore implements StreamStore, StepStore {
     }
   }
 
-  async append(key: string, token: string, batch: LogAppend): Promise<LogAppendResult> {
-    const args = appendArguments(token, batch, this.#options.processingGraceMs);
+  async append(key: string, token: string, batch: Store.LogAppend): Promise<Store.LogAppendResult> {
+    const args = operations.appendArguments(token, batch, this.#options.processingGraceMs);
     const parts = partsOf(batch.data, this.#budget(APPEND, key, args, 2));
     const sent = Date.now();
-    let result: LogAppendResult = { ok: true, length: batch.offset, stopRequested: false };
+    let result: Store.LogAppendResult = { ok: true, length: batch.offset, stopRequested: false };
     // Bounded: one request per part. A part refused ends it: the run lost the intent.
     for (const [index, data] of parts.entries()) {
       const part = index === 0 ? { ...batch, data } : { ...batch, offset: result.length, data, head: undefined };
       const stopped = result.stopRequested;
-      result = decodeAppend(await this.#run(APPEND, key, appendArguments(token, part, this.#options.processingGraceMs)));
+      result = decodeAppend(
+        await this.#run(APPEND, key, operations.appendArguments(token, part, this.#options.processingGraceMs)),
+      );
       if (!result.ok) break;
       if (stopped) result = { ...result, stopRequested: true };
     }
@@ -165,10 +147,10 @@ export class UpstashStore implements StreamStore, StepStore {
     return result;
   }
 
-  async read(key: string, from: LogPosition | null, options: LogReadOptions = {}): Promise<LogSnapshot> {
+  async read(key: string, from: Store.LogPosition | null, options: Store.LogReadOptions = {}): Promise<Store.LogSnapshot> {
     const { waitMs = 0, signal } = options;
     checkMs('waitMs', waitMs, 0);
-    readLogArguments(from);
+    operations.readLogArguments(from);
     const deadline = Date.now() + waitMs;
     const backoff = this.#backoff();
     const looked = from === null || waitMs === 0 ? undefined : this.#looks.take(key, from.generation, from.offset);
@@ -184,8 +166,8 @@ export class UpstashStore implements StreamStore, StepStore {
     }
   }
 
-  async stop(key: string, at?: LogPosition): Promise<StopOutcome> {
-    return decodeStop(await this.#run(STOP, key, stopArguments(at, this.#options.prefix)));
+  async stop(key: string, at?: Store.LogPosition): Promise<Store.StopOutcome> {
+    return operations.decodeStop(await this.#run(STOP, key, operations.stopArguments(at, this.#options.prefix)));
   }
 
   async watchStop(key: string, token: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
@@ -212,12 +194,12 @@ export class UpstashStore implements StreamStore, StepStore {
     }
   }
 
-  async startStep(key: string, token: string, step: string, options: StepStartOptions = {}): Promise<StepStart> {
-    return decodeStepStart(await this.#run(START_STEP, key, startStepArguments(token, step, options)));
+  async startStep(key: string, token: string, step: string, options: Store.StepStartOptions = {}): Promise<Store.StepStart> {
+    return operations.decodeStepStart(await this.#run(START_STEP, key, operations.startStepArguments(token, step, options)));
   }
 
-  async finishStep(key: string, token: string, step: string, outcome: string): Promise<WriteResult> {
-    return writeResult(await this.#run(FINISH_STEP, key, finishStepArguments(token, step, outcome)));
+  async finishStep(key: string, token: string, step: string, outcome: string): Promise<Store.WriteResult> {
+    return operations.writeResult(await this.#run(FINISH_STEP, key, operations.finishStepArguments(token, step, outcome)));
   }
 
   /** Ends every pending wait, read and stop watch early, and refuses later calls. The client is the caller's. */
@@ -237,8 +219,8 @@ export class UpstashStore implements StreamStore, StepStore {
   }
 
   /** The record and log of `key` from `from`, in one request shared with every reader asking the same now. */
-  #snapshot(key: string, from: LogPosition | null): Promise<LogSnapshot> {
-    const args = readLogArguments(from, PAGE_COST);
+  #snapshot(key: string, from: Store.LogPosition | null): Promise<Store.LogSnapshot> {
+    const args = operations.readLogArguments(from, PAGE_COST);
     return this.#reads.read(`${key}\n${args.join('\n')}`, async () => {
       const sent = Date.now();
       const snapshot = await this.#pages(key, args);
@@ -253,7 +235,7 @@ export class UpstashStore implements StreamStore, StepStore {
    * ended (bytes a generation appended never change). Should the log be replaced or
    * trimmed past the next page meanwhile, the read starts over.
    */
-  async #pages(key: string, args: string[]): Promise<LogSnapshot> {
+  async #pages(key: string, args: string[]): Promise<Store.LogSnapshot> {
     // Bounded: each turn reads at least one byte more, or starts over (at most three times).
     for (let attempt = 1; ; attempt += 1) {
       const [record, ...rest] = array(await this.#run(READ_LOG, key, args), 1);
@@ -266,7 +248,7 @@ export class UpstashStore implements StreamStore, StepStore {
       const chunks = [log.data];
       let at = log.offset + log.data.byteLength;
       while (at < log.length) {
-        const next = readLogArguments({ generation: log.generation, offset: at }, PAGE_COST);
+        const next = operations.readLogArguments({ generation: log.generation, offset: at }, PAGE_COST);
         // The page's own record is the first page's, its answer perhaps left out: only its log counts.
         const [, ...bytes] = array(await this.#run(READ_LOG, key, next), 1);
         const page = decodeLogPage([whole, ...bytes], Date.now()).log;
@@ -303,35 +285,32 @@ export class UpstashStore implements StreamStore, StepStore {
     return MAX_REQUEST_BYTES - requestOverhead(restScript(script), this.#keys(key), others);
   }
 
-  async #settle(
-    key: string,
-    token: string,
-    state: 'completed' | 'failed',
-    payload: string,
-    ttlMs: number,
-  ): Promise<WriteResult> {
-    const bytes = encoder.encode(checkPayload(state, payload));
+  async #settle(key: string, token: string, settlement: Store.Settlement, ttlMs: number): Promise<Store.WriteResult> {
+    const { state, payload } = settlement;
+    const bytes = encoder.encode(operations.checkPayload(state, payload));
     this.#appended.delete(`${key}\n${token}`); // the holder's run ends here
-    const whole = settleArguments(token, state, bytes, ttlMs);
+    const whole = operations.settleArguments(token, state, bytes, ttlMs);
     if (partsOf(bytes, this.#budget(SETTLE, key, whole, 2)).length === 1) {
-      return writeResult(await this.#run(SETTLE, key, whole));
+      return operations.writeResult(await this.#run(SETTLE, key, whole));
     }
     // Too large for one request: staged in parts, the last joined to them by the settle itself.
     const total = String(bytes.byteLength);
     const budget = Math.min(
       this.#budget(STAGE, key, [token, total, ''], 2),
-      this.#budget(SETTLE, key, settleArguments(token, state, bytes, ttlMs, bytes.byteLength), 2),
+      this.#budget(SETTLE, key, operations.settleArguments(token, state, bytes, ttlMs, bytes.byteLength), 2),
     );
     const parts = partsOf(bytes, budget);
     let staged = 0;
     // Bounded: one request per part.
     for (const part of parts.slice(0, -1)) {
-      const written = stagedWriteResult(await this.#run(STAGE, key, [token, String(staged), part]));
+      const written = operations.stagedWriteResult(await this.#run(STAGE, key, [token, String(staged), part]));
       if (written !== 'written') return written;
       staged += part.byteLength;
     }
     const last = parts.at(-1) ?? bytes;
-    return stagedWriteResult(await this.#run(SETTLE, key, settleArguments(token, state, last, ttlMs, staged)));
+    return operations.stagedWriteResult(
+      await this.#run(SETTLE, key, operations.settleArguments(token, state, last, ttlMs, staged)),
+    );
   }
 }
 

@@ -2,6 +2,9 @@ import { isRetryableCode } from '../../core/problems.js';
 import type { IntentErrorContext } from './answer-once-error.js';
 import { type ErrorResponse, ResponseError } from './response-error.js';
 
+/** The message: what the caller does next. */
+const MESSAGE = 'this request ID was already used for a different request; send it with a new ID.';
+
 /**
  * 422: this request ID was already used for a different request (another method, URL
  * or body). The server refuses to replay someone else's answer. A caller bug — usually
@@ -11,12 +14,6 @@ export class RequestIdReusedError extends ResponseError {
   override name = 'RequestIdReusedError' as const;
 
   constructor(answer: ErrorResponse, context: IntentErrorContext, cause?: unknown) {
-    super(
-      answer,
-      context,
-      isRetryableCode('request-id-reused'),
-      cause,
-      'this request ID was already used for a different request; send it with a new ID.',
-    );
+    super(answer, context, isRetryableCode('request-id-reused'), cause, MESSAGE);
   }
 }

@@ -1,18 +1,4 @@
-import {
-  ATTACHED_HEADER,
-  GENERATION_HEADER,
-  IDEMPOTENCY_KEY_HEADER,
-  LAST_EVENT_ID_HEADER,
-  LOCATION_HEADER,
-  PREFER_HEADER,
-  PREFERENCE_APPLIED_HEADER,
-  RANGE_HEADER,
-  REPLAYED_HEADER,
-  REQUEST_ID_HEADER,
-  RESTARTED_HEADER,
-  RETRY_AFTER_HEADER,
-  STOPPED_HEADER,
-} from '../../core/headers.js';
+import * as protocol from '../../core/headers.js';
 import { invalidOption, numberOption } from '../../core/options.js';
 import type { HandleOptions } from './background.js';
 
@@ -57,27 +43,27 @@ export interface CorsOptions {
 
 /** The request headers the protocol needs a browser to be allowed to send. */
 export const CORS_ALLOW_HEADERS = [
-  REQUEST_ID_HEADER,
-  IDEMPOTENCY_KEY_HEADER,
-  PREFER_HEADER,
+  protocol.REQUEST_ID_HEADER,
+  protocol.IDEMPOTENCY_KEY_HEADER,
+  protocol.PREFER_HEADER,
   'Content-Type',
   'Authorization',
-  LAST_EVENT_ID_HEADER,
-  RANGE_HEADER,
-  GENERATION_HEADER,
+  protocol.LAST_EVENT_ID_HEADER,
+  protocol.RANGE_HEADER,
+  protocol.GENERATION_HEADER,
 ];
 
 /** The response headers a browser hides from scripts unless exposed. */
 export const CORS_EXPOSE_HEADERS = [
-  REPLAYED_HEADER,
-  LOCATION_HEADER,
-  RETRY_AFTER_HEADER,
-  REQUEST_ID_HEADER,
-  PREFERENCE_APPLIED_HEADER,
-  ATTACHED_HEADER,
-  GENERATION_HEADER,
-  RESTARTED_HEADER,
-  STOPPED_HEADER,
+  protocol.REPLAYED_HEADER,
+  protocol.LOCATION_HEADER,
+  protocol.RETRY_AFTER_HEADER,
+  protocol.REQUEST_ID_HEADER,
+  protocol.PREFERENCE_APPLIED_HEADER,
+  protocol.ATTACHED_HEADER,
+  protocol.GENERATION_HEADER,
+  protocol.RESTARTED_HEADER,
+  protocol.STOPPED_HEADER,
   'Content-Range',
 ];
 

@@ -7,7 +7,7 @@
  * `sha256` (core) computes it in every runtime, synchronously and in one shot where
  * `node:crypto` is at hand (a thread-pool round trip was the largest cost of a first run).
  */
-import { sha256Hex } from '../../core/sha256.js';
+import { sha256Hex } from '../sha256.js';
 
 const encoder = new TextEncoder();
 

@@ -1,20 +1,8 @@
 import { StoreUnavailableError } from '../errors.js';
 import { reporter } from '../events.js';
+import type * as Store from '../store/contract.js';
 import { splitKey } from '../store/key.js';
-import type { StepStart, StepStartOptions, StepStore } from '../store/step-store.js';
-import type { AcquireResult, CompletedRecord, IdempotencyRecord, ProcessingRecord, WriteResult } from '../store/store.js';
-import {
-  answerGeneration,
-  isNewToReader,
-  type LogAppend,
-  type LogAppendResult,
-  type LogPosition,
-  type LogReadOptions,
-  type LogSnapshot,
-  type StopOutcome,
-  type StreamStore,
-  stopOffset,
-} from '../store/stream-store.js';
+import { answerGeneration, isNewToReader, stopOffset } from '../store/stream-store.js';
 import { evictionOrder } from './evict.js';
 import { MemoryJournals } from './journal.js';
 import { MemoryLogs } from './log.js';
@@ -23,11 +11,11 @@ import { KeyWaiters } from './waiters.js';
 
 /** What a settle writes of its own: the state, the answer or error, and when. */
 type SettledOutcome =
-  | Pick<Extract<IdempotencyRecord, { state: 'completed' }>, 'state' | 'result' | 'completedAt'>
-  | Pick<Extract<IdempotencyRecord, { state: 'failed' }>, 'state' | 'error' | 'failedAt'>;
+  | Pick<Extract<Store.IdempotencyRecord, { state: 'completed' }>, 'state' | 'result' | 'completedAt'>
+  | Pick<Extract<Store.IdempotencyRecord, { state: 'failed' }>, 'state' | 'error' | 'failedAt'>;
 
 interface Entry {
-  readonly record: IdempotencyRecord;
+  readonly record: Store.IdempotencyRecord;
   /** When the record disappears (for PROCESSING: lease end + abandonedTtlMs). */
   readonly expiresAt: number;
   /** The scope its key names (`splitKey`), read once when the key is first written. */
@@ -41,7 +29,7 @@ interface Entry {
  * the lease deadline — never a poll. It keeps answer logs too ({@link StreamStore}), so
  * answers stream through it, and a step journal per intent ({@link StepStore}).
  */
-export class MemoryStore implements StreamStore, StepStore {
+export class MemoryStore implements Store.StreamStore, Store.StepStore {
   readonly #options: ResolvedMemoryStoreOptions;
   readonly #entries = new Map<string, Entry>();
   /** The keys of each scope, in write order. */
@@ -60,7 +48,7 @@ export class MemoryStore implements StreamStore, StepStore {
     return this.#entries.size;
   }
 
-  async acquire(key: string, fingerprint: string, leaseMs: number): Promise<AcquireResult> {
+  async acquire(key: string, fingerprint: string, leaseMs: number): Promise<Store.AcquireResult> {
     const now = this.#options.now();
     const current = this.#read(key, now);
     if (current && current.fingerprint !== fingerprint) return { acquired: false, record: current };
@@ -69,7 +57,7 @@ export class MemoryStore implements StreamStore, StepStore {
       return { acquired: false, record: current };
     }
     if (!current) this.#makeRoom(key, now);
-    const record: ProcessingRecord = {
+    const record: Store.ProcessingRecord = {
       state: 'processing',
       fingerprint,
       token: crypto.randomUUID(),
@@ -91,7 +79,7 @@ export class MemoryStore implements StreamStore, StepStore {
     };
   }
 
-  async renew(key: string, token: string, leaseMs: number): Promise<WriteResult> {
+  async renew(key: string, token: string, leaseMs: number): Promise<Store.WriteResult> {
     const now = this.#options.now();
     const current = this.#held(key, token, now);
     if (typeof current === 'string') return current;
@@ -99,19 +87,19 @@ export class MemoryStore implements StreamStore, StepStore {
     return 'written';
   }
 
-  async complete(key: string, token: string, result: string, ttlMs: number): Promise<WriteResult> {
+  async complete(key: string, token: string, result: string, ttlMs: number): Promise<Store.WriteResult> {
     return this.#settle(key, token, ttlMs, (now) => ({ state: 'completed', result, completedAt: now }));
   }
 
-  async fail(key: string, token: string, error: string, ttlMs: number): Promise<WriteResult> {
+  async fail(key: string, token: string, error: string, ttlMs: number): Promise<Store.WriteResult> {
     return this.#settle(key, token, ttlMs, (now) => ({ state: 'failed', error, failedAt: now }));
   }
 
-  async get(key: string): Promise<IdempotencyRecord | null> {
+  async get(key: string): Promise<Store.IdempotencyRecord | null> {
     return this.#read(key, this.#options.now()) ?? null;
   }
 
-  async markAvoided(key: string): Promise<CompletedRecord | null> {
+  async markAvoided(key: string): Promise<Store.CompletedRecord | null> {
     const record = this.#read(key, this.#options.now());
     if (record?.state !== 'completed' || record.avoided) return null;
     // #read just returned its record, so the entry is there.
@@ -121,17 +109,17 @@ export class MemoryStore implements StreamStore, StepStore {
     return marked;
   }
 
-  wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<IdempotencyRecord | null> {
+  wait(key: string, timeoutMs: number, signal?: AbortSignal): Promise<Store.IdempotencyRecord | null> {
     if (!(timeoutMs >= 0)) {
       return Promise.reject(
         new TypeError(`answer-once: MemoryStore.wait() needs a timeoutMs ≥ 0, got ${String(timeoutMs)}.`),
       );
     }
     const deadline = this.#options.now() + timeoutMs;
-    const current = (): IdempotencyRecord | null => this.#read(key, this.#options.now()) ?? null;
+    const current = (): Store.IdempotencyRecord | null => this.#read(key, this.#options.now()) ?? null;
     // Settles unless the record is still a live PROCESSING one and time remains;
     // otherwise sleeps until the earlier of the lease deadline and the wait deadline.
-    return this.#waiters.sleepUntil<IdempotencyRecord | null>(
+    return this.#waiters.sleepUntil<Store.IdempotencyRecord | null>(
       key,
       signal,
       () => {
@@ -146,7 +134,7 @@ export class MemoryStore implements StreamStore, StepStore {
     );
   }
 
-  async append(key: string, token: string, batch: LogAppend): Promise<LogAppendResult> {
+  async append(key: string, token: string, batch: Store.LogAppend): Promise<Store.LogAppendResult> {
     const now = this.#options.now();
     const current = this.#held(key, token, now);
     if (typeof current === 'string') return { ok: false, reason: current };
@@ -159,13 +147,13 @@ export class MemoryStore implements StreamStore, StepStore {
     return { ok: true, length: appended.length, stopRequested: current.stopRequested === true };
   }
 
-  read(key: string, from: LogPosition | null, options: LogReadOptions = {}): Promise<LogSnapshot> {
+  read(key: string, from: Store.LogPosition | null, options: Store.LogReadOptions = {}): Promise<Store.LogSnapshot> {
     const { waitMs = 0, signal } = options;
     if (!(waitMs >= 0)) {
       return Promise.reject(new TypeError(`answer-once: MemoryStore.read() needs a waitMs ≥ 0, got ${String(waitMs)}.`));
     }
     const deadline = this.#options.now() + waitMs;
-    return this.#waiters.sleepUntil<LogSnapshot>(
+    return this.#waiters.sleepUntil<Store.LogSnapshot>(
       key,
       signal,
       () => {
@@ -180,7 +168,7 @@ export class MemoryStore implements StreamStore, StepStore {
     );
   }
 
-  async stop(key: string, at?: LogPosition): Promise<StopOutcome> {
+  async stop(key: string, at?: Store.LogPosition): Promise<Store.StopOutcome> {
     const offset = stopOffset(at);
     const now = this.#options.now();
     const current = this.#read(key, now);
@@ -202,7 +190,7 @@ export class MemoryStore implements StreamStore, StepStore {
       );
     }
     const deadline = this.#options.now() + timeoutMs;
-    const held = (): ProcessingRecord | undefined => {
+    const held = (): Store.ProcessingRecord | undefined => {
       const record = this.#read(key, this.#options.now());
       return record?.state === 'processing' && record.token === token ? record : undefined;
     };
@@ -219,13 +207,13 @@ export class MemoryStore implements StreamStore, StepStore {
     );
   }
 
-  async startStep(key: string, token: string, step: string, options: StepStartOptions = {}): Promise<StepStart> {
+  async startStep(key: string, token: string, step: string, options: Store.StepStartOptions = {}): Promise<Store.StepStart> {
     const current = this.#held(key, token, this.#options.now());
     if (typeof current === 'string') return { state: current };
     return this.#journals.start(key, step, options.restart === true);
   }
 
-  async finishStep(key: string, token: string, step: string, outcome: string): Promise<WriteResult> {
+  async finishStep(key: string, token: string, step: string, outcome: string): Promise<Store.WriteResult> {
     const current = this.#held(key, token, this.#options.now());
     if (typeof current === 'string') return current;
     this.#journals.finish(key, step, outcome);
@@ -243,13 +231,13 @@ export class MemoryStore implements StreamStore, StepStore {
    * over is still held: the slow worker may renew or store its answer; the first
    * takeover issues a new token and fences it out.
    */
-  #held(key: string, token: string, now: number): ProcessingRecord | 'gone' | 'fenced' {
+  #held(key: string, token: string, now: number): Store.ProcessingRecord | 'gone' | 'fenced' {
     const current = this.#read(key, now);
     if (!current) return 'gone';
     return current.state === 'processing' && current.token === token ? current : 'fenced';
   }
 
-  #read(key: string, now: number): IdempotencyRecord | undefined {
+  #read(key: string, now: number): Store.IdempotencyRecord | undefined {
     const entry = this.#entries.get(key);
     if (!entry) return undefined;
     if (entry.expiresAt > now) return entry.record;
@@ -259,7 +247,7 @@ export class MemoryStore implements StreamStore, StepStore {
     return undefined;
   }
 
-  #snapshot(key: string, from: LogPosition | null, now: number): LogSnapshot {
+  #snapshot(key: string, from: Store.LogPosition | null, now: number): Store.LogSnapshot {
     const record = this.#read(key, now) ?? null;
     return { record, log: record ? this.#logs.slice(key, from, now) : null };
   }
@@ -268,7 +256,7 @@ export class MemoryStore implements StreamStore, StepStore {
    * Settles the record PROCESSING under `token` with `outcome(now)`, kept `ttlMs`, with the
    * fingerprint, runs and generations it had; its log lingers as a settled one.
    */
-  #settle(key: string, token: string, ttlMs: number, outcome: (now: number) => SettledOutcome): WriteResult {
+  #settle(key: string, token: string, ttlMs: number, outcome: (now: number) => SettledOutcome): Store.WriteResult {
     const now = this.#options.now();
     const current = this.#held(key, token, now);
     if (typeof current === 'string') return current;
@@ -279,7 +267,7 @@ export class MemoryStore implements StreamStore, StepStore {
     return 'written';
   }
 
-  #write(key: string, record: IdempotencyRecord, expiresAt: number): void {
+  #write(key: string, record: Store.IdempotencyRecord, expiresAt: number): void {
     // Re-inserted at the back: the Maps' order is write order.
     const scope = this.#entries.get(key)?.scope ?? splitKey(key).scope;
     this.#delete(key);
@@ -295,8 +283,8 @@ export class MemoryStore implements StreamStore, StepStore {
    * answer's every append carries one) is no write of the answer, so the record keeps its
    * place in the eviction order, which its completion moves.
    */
-  #renew(key: string, current: ProcessingRecord, leaseExpiresAt: number): void {
-    const record: ProcessingRecord = { ...current, leaseExpiresAt };
+  #renew(key: string, current: Store.ProcessingRecord, leaseExpiresAt: number): void {
+    const record: Store.ProcessingRecord = { ...current, leaseExpiresAt };
     const entry = this.#entries.get(key) as Entry; // #held just read it
     this.#entries.set(key, { ...entry, record, expiresAt: leaseExpiresAt + this.#options.abandonedTtlMs });
     this.#waiters.wake(key);

@@ -1,4 +1,4 @@
-import { sha256 } from '../../core/sha256.js';
+import { sha256 } from '../sha256.js';
 
 /** The longest step name, in UTF-16 code units: a name, not a payload. */
 const MAX_STEP_NAME_LENGTH = 128;

@@ -19,3 +19,12 @@ export function withDeadline<T>(promise: Promise<T>, timeoutMs: number, timedOut
     );
   });
 }
+
+/**
+ * Turns a deadline in the store's clock into this process's: `storeNow` was read by the
+ * same script or statement, so `deadline - storeNow` is the time left, whatever the two
+ * clocks say. `receivedAt` is when this process had the reply.
+ */
+export function toLocalDeadline(deadline: number, storeNow: number, receivedAt: number): number {
+  return receivedAt + (deadline - storeNow);
+}

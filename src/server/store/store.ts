@@ -95,6 +95,15 @@ export type IdempotencyRecord = ProcessingRecord | CompletedRecord | FailedRecor
 export type IdempotencyState = IdempotencyRecord['state'];
 
 /**
+ * What `complete` and `fail` ask a store to write: the state the record settles in and its
+ * `payload` (the answer or the error), as a store that settles both in one operation takes them.
+ */
+export interface Settlement {
+  readonly state: Exclude<IdempotencyState, 'processing'>;
+  readonly payload: string;
+}
+
+/**
  * What `acquire` found.
  * - `acquired: true`: the caller now holds the intent and must run the work, then
  *   `complete` or `fail` with `token`. `takeover` says a dead holder's lease had expired;

@@ -6,7 +6,7 @@
  * (a few µs less again: no Hash object per digest).
  */
 
-import { concat } from './bytes.js';
+import { concat } from '../core/bytes.js';
 
 interface SyncHash {
   update(data: Uint8Array): SyncHash;
