@@ -1,12 +1,13 @@
-import { byCreatedAt, type IntentStorage, type StoredIntent } from './types.js';
+import { storageAdapter } from './resuming.js';
+import { byCreatedAt, type StorageAdapter, type StoredIntent } from './types.js';
 
 /**
  * Keeps pending intents in memory: they survive a remount or a client re-creation in
  * the same page, not a reload. Useful in Node, workers and tests.
  */
-export function memoryStorageAdapter(): IntentStorage {
+export function memoryStorageAdapter(): StorageAdapter {
   const intents = new Map<string, StoredIntent>();
-  return {
+  return storageAdapter({
     save(intent) {
       intents.set(intent.requestId, structuredClone(intent));
     },
@@ -16,5 +17,5 @@ export function memoryStorageAdapter(): IntentStorage {
     list() {
       return [...intents.values()].map((intent) => structuredClone(intent)).sort(byCreatedAt);
     },
-  };
+  });
 }
