@@ -107,30 +107,23 @@ async function missing(method: string, does: string, option: string): Promise<ne
  * A client given neither `storage` nor an outbox keeps no records: nothing to resume,
  * nothing pending, and a stored intent is not its to send (it could not check it).
  */
-const withoutStorage = (): Resuming => {
-  const refuse = async (): Promise<never> => {
-    throw new TypeError(
-      'answer-once: only a client with `storage` sends a stored intent again (it checks the record first), and this client was made without it: createClient({ storage: memoryStorageAdapter() }), or another storage adapter.',
-    );
-  };
-  const stopped: StoppedIntents = {
-    mark() {},
-    resent() {},
-    recent: new Map(),
-    saved: async () => undefined,
-    keep: () => false,
-  };
-  return {
-    stopped,
-    refuse() {},
-    persister: () => undefined,
-    record: refuse,
-    forget: async () => undefined,
-    checkStored: refuse,
-    resend: refuse,
-    resume: async () => [],
-    pending: async () => undefined,
-  };
+const refuseStored = async (): Promise<never> => {
+  throw new TypeError(
+    'answer-once: only a client with `storage` checks and sends a stored intent: createClient({ storage }).',
+  );
+};
+const none = () => undefined;
+const nothing = async () => undefined;
+const withoutStorage: Resuming = {
+  stopped: { mark: none, resent: none, recent: new Map(), saved: nothing, keep: () => false },
+  refuse: none,
+  persister: none,
+  record: refuseStored,
+  forget: nothing,
+  checkStored: refuseStored,
+  resend: refuseStored,
+  resume: async () => [],
+  pending: nothing,
 };
 
 export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClient {
@@ -160,7 +153,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
       baseUrl: () => baseUrl,
       emitter,
       dispatch: (input, label, call) => dispatch(input, label, call),
-    }) ?? withoutStorage();
+    }) ?? withoutStorage;
 
   /** Reports to the client's `onEvent` and `listener`; nobody listening, no emitter, so no event object is ever built. */
   function emitter(listener: SendEventListener | undefined): ((event: SendEvent) => void) | undefined {

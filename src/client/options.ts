@@ -359,7 +359,7 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
     storage,
     'storage',
     'resuming',
-    'an adapter: localStorageAdapter(), sessionStorageAdapter(), memoryStorageAdapter(), or your own IntentStorage as storageAdapter(yours)',
+    'a storage adapter (localStorageAdapter()…), your own IntentStorage as storageAdapter(yours)',
   );
   capabilityOption(tabs, 'tabs', 'share', 'shareTabs()');
   capabilityOption(outbox, 'outbox', 'list', 'an outbox (indexedDbOutbox())');

@@ -35,8 +35,7 @@ function refused(options: unknown, option: string, expected: string, got: string
 const TIMER = 'an integer from 0 to 2147483647';
 const TIMER_FROM_1 = 'an integer from 1 to 2147483647';
 const ID_HEADERS = "'X-Request-Id' or 'Idempotency-Key'";
-const ADAPTER =
-  'an adapter: localStorageAdapter(), sessionStorageAdapter(), memoryStorageAdapter(), or your own IntentStorage as storageAdapter(yours)';
+const ADAPTER = 'a storage adapter (localStorageAdapter()…), your own IntentStorage as storageAdapter(yours)';
 
 describe('createClient: each bad option named, with what it must be and what came', () => {
   it.each<[string, unknown, string, string, string]>([

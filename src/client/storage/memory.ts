@@ -1,4 +1,4 @@
-import { storageAdapter } from './resuming.js';
+import { resuming } from './resuming.js';
 import { byCreatedAt, type StorageAdapter, type StoredIntent } from './types.js';
 
 /**
@@ -7,7 +7,8 @@ import { byCreatedAt, type StorageAdapter, type StoredIntent } from './types.js'
  */
 export function memoryStorageAdapter(): StorageAdapter {
   const intents = new Map<string, StoredIntent>();
-  return storageAdapter({
+  return {
+    resuming,
     save(intent) {
       intents.set(intent.requestId, structuredClone(intent));
     },
@@ -17,5 +18,5 @@ export function memoryStorageAdapter(): StorageAdapter {
     list() {
       return [...intents.values()].map((intent) => structuredClone(intent)).sort(byCreatedAt);
     },
-  });
+  };
 }

@@ -1,5 +1,5 @@
 import { optionsObject, stringOption } from '../../core/options.js';
-import { storageAdapter } from './resuming.js';
+import { resuming } from './resuming.js';
 import { byCreatedAt, claimsStoredIntent, type StorageAdapter, type StoredIntent } from './types.js';
 
 /** Options of the Web Storage adapters. */
@@ -29,7 +29,8 @@ export function webStorageAdapter(
   const { prefix = DEFAULTS.prefix } = optionsObject(options, 'options');
   stringOption(prefix, 'prefix', 'a non-empty string', (value) => value !== '');
   const area = typeof storage === 'function' ? storage : () => storage;
-  return storageAdapter({
+  return {
+    resuming,
     save(intent) {
       area().setItem(prefix + intent.requestId, JSON.stringify(intent));
     },
@@ -52,7 +53,7 @@ export function webStorageAdapter(
       }
       return intents.sort(byCreatedAt);
     },
-  });
+  };
 }
 
 function globalArea(name: WebStorageName): () => Storage {

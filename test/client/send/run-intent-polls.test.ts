@@ -6,13 +6,7 @@
  * pending intent written once, not per attempt.
  */
 
-import {
-  type ClientOptions,
-  createClient,
-  memoryStorageAdapter,
-  type SendEvent,
-  storageAdapter,
-} from 'answer-once';
+import { type ClientOptions, createClient, memoryStorageAdapter, type SendEvent, storageAdapter } from 'answer-once';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { scripted } from '../../support/scripted-fetch.js';
 import { sleep } from '../../support/sleep.js';

@@ -89,8 +89,7 @@ describe('a client without storage or an outbox', () => {
       headers: [],
       createdAt: 0,
     };
-    const refused =
-      'answer-once: only a client with `storage` sends a stored intent again (it checks the record first), and this client was made without it: createClient({ storage: memoryStorageAdapter() }), or another storage adapter.';
+    const refused = 'answer-once: only a client with `storage` checks and sends a stored intent: createClient({ storage }).';
     await expect(client.resend(stored)).rejects.toThrow(refused);
     await expect(createClient({ baseUrl: ORIGIN, streaming }).stream(stored)).rejects.toThrow(refused);
   });
