@@ -15,7 +15,6 @@ import { type NormalizedSendOptions, normalizeSendOptions, type SendOptions } fr
 import type { Stop, StopOptions, StoppingCapability, StopResult } from './stop/stop.js';
 import type { Persist } from './storage/persist.js';
 import type { ResumeOptions, ResumeOutcome, Resuming, ResumingDeps } from './storage/resuming.js';
-import type { StoppedIntents } from './storage/stopped.js';
 import type { StorageAdapter, StoredIntent } from './storage/types.js';
 import type { AnswerStream } from './stream/answer-stream.js';
 import type { DispatchInternals } from './stream/intent-fetch.js';
