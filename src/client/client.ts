@@ -151,7 +151,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
       outbox,
       baseUrl: () => baseUrl,
       emitter,
-      dispatch: (input, label, call) => dispatch(input, label, call),
+      dispatch,
     }) ?? withoutStorage;
 
   /** Reports to the client's `onEvent` and `listener`; nobody listening, no emitter, so no event object is ever built. */
