@@ -111,19 +111,6 @@ const refuseStored = async (): Promise<never> => {
     'answer-once: only a client with `storage` checks and sends a stored intent: createClient({ storage }).',
   );
 };
-const none = () => undefined;
-const nothing = async () => undefined;
-const withoutStorage: Resuming = {
-  stopped: { mark: none, resent: none, recent: new Map(), saved: nothing, keep: () => false },
-  refuse: none,
-  persister: none,
-  record: refuseStored,
-  forget: nothing,
-  checkStored: refuseStored,
-  resend: refuseStored,
-  resume: async () => [],
-  pending: nothing,
-};
 
 export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClient {
   const options = normalizeClientOptions(clientOptions);
@@ -145,14 +132,13 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   const resuming = ((storage as StorageAdapter | undefined) ?? outbox)?.resuming as
     | ((deps: ResumingDeps) => Resuming)
     | undefined;
-  const stored =
-    resuming?.({
-      storage,
-      outbox,
-      baseUrl: () => baseUrl,
-      emitter,
-      dispatch,
-    }) ?? withoutStorage;
+  const stored = resuming?.({
+    storage,
+    outbox,
+    baseUrl: () => baseUrl,
+    emitter,
+    dispatch,
+  });
 
   /** Reports to the client's `onEvent` and `listener`; nobody listening, no emitter, so no event object is ever built. */
   function emitter(listener: SendEventListener | undefined): ((event: SendEvent) => void) | undefined {
@@ -178,7 +164,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     const json = send.json !== undefined;
     const body = json ? (stringifyJson ?? JSON.stringify)(send.json) : send.body;
     const headers = requestHeaders(send.headers, options.idHeaders(requestId), json);
-    const persist = internal.persist === false ? undefined : stored.persister(requestId, label, send.headers);
+    const persist = internal.persist === false ? undefined : stored?.persister(requestId, label, send.headers);
     const attempt = (fetch: typeof baseFetch, keep?: Persist) =>
       runIntent(options, instance, fetch, {
         requestId,
@@ -198,7 +184,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
       const result =
         outbox && internal.persist !== false
           ? await outbox.carry(requestId, signal ?? options.signal, emit, baseFetch, ({ fetch, keep }) =>
-              attempt(fetch, async (request) => keep(await stored.record(request, requestId, label, send.headers))),
+              attempt(fetch, async (request) => keep(await stored!.record(request, requestId, label, send.headers))),
             )
           : await attempt(baseFetch);
       // A streamed body (client.fetch) settles when it ends, not when its headers arrive.
@@ -211,13 +197,13 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
         attempts: result.attempts,
         polls: result.polls,
       });
-      await stored.forget(requestId, result.replayed);
+      await stored?.forget(requestId, result.replayed);
       return result;
     } catch (error) {
       if (internal.reconnect) throw error;
       const { attempts = 0, polls = 0 } = error as { attempts?: number; polls?: number };
       emit?.({ type: 'settled', requestId, outcome: 'failed', error: error as Error, attempts, polls });
-      await stored.forget(requestId, replayedError(error));
+      await stored?.forget(requestId, replayedError(error));
       throw error;
     }
   }
@@ -235,7 +221,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     const call = normalizeSendOptions(sendOptions);
     const requestId = call.requestId ?? newRequestId();
     // A resume (`persist: false`) resends the body its first attempt already passed here.
-    stored.refuse(call.body, requestId);
+    stored?.refuse(call.body, requestId);
     const start = (signal: AbortSignal | undefined, listener: SendEventListener | undefined) =>
       run(requestId, input, label, call, signal, listener, internal);
     // client.fetch never joins: each call owns its Response's body (the server attaches it).
@@ -249,17 +235,22 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   const deps: ClientInternals = {
     clientOptions: options,
     ky: instance,
-    stopped: stored.stopped,
+    stopped: stored?.stopped,
     dispatch,
-    forget: stored.forget,
-    checkStored: stored.checkStored,
-    resent: stored.stopped.resent,
+    forget: async (requestId, replayed) => stored?.forget(requestId, replayed),
+    checkStored: stored?.checkStored ?? refuseStored,
+    resent: (intent) => stored?.stopped.resent(intent),
   };
   const stop = (options.stopping as StoppingCapability | undefined)?.attach(deps) ?? withoutStopping;
 
   const capability = options.streaming as StreamingCapability | undefined;
   const { fetch, stream } = capability?.attach(deps) ?? withoutStreaming;
-  const { resume, pending, resend } = stored as Pick<AnswerOnceClient, 'resume' | 'pending' | 'resend'>;
+  // Without storage (or an outbox): nothing to resume or find, and no stored intent to send.
+  const {
+    resume = async () => [],
+    pending = async () => undefined,
+    resend = refuseStored,
+  } = (stored ?? {}) as Partial<Pick<AnswerOnceClient, 'resume' | 'pending' | 'resend'>>;
   const client: AnswerOnceClient = { send, fetch, stream, stop, resume, pending, resend, ky: instance };
   clientInternals.set(client, deps);
   return client;
