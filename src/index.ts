@@ -5,7 +5,7 @@
  * @module answer-once
  */
 
-export type { AnswerOnceClient, ResumeOptions, ResumeOutcome } from './client/client.js';
+export type { AnswerOnceClient } from './client/client.js';
 export { createClient } from './client/client.js';
 // ── Send controller: the framework-free state
 // machine that `useSend` subscribes to, for Vue, Svelte or plain DOM UIs. ──
@@ -69,7 +69,9 @@ export type { SendOptions } from './client/send/send-options.js';
 export type { StopOptions, StopResult } from './client/stop/stop.js';
 export { stopping } from './client/stop/stop.js';
 export { memoryStorageAdapter } from './client/storage/memory.js';
-export type { IntentStorage, StoredIntent } from './client/storage/types.js';
+export type { ResumeOptions, ResumeOutcome } from './client/storage/resuming.js';
+export { storageAdapter } from './client/storage/resuming.js';
+export type { IntentStorage, StorageAdapter, StoredIntent } from './client/storage/types.js';
 export type { WebStorageAdapterOptions } from './client/storage/web.js';
 export { localStorageAdapter, sessionStorageAdapter, webStorageAdapter } from './client/storage/web.js';
 export type { AnswerStream, StreamPart } from './client/stream/answer-stream.js';

@@ -6,42 +6,19 @@ import type { KyInstance } from 'ky';
 import { REPLAYED_HEADER } from '../core/headers.js';
 import { newRequestId } from '../core/ids.js';
 import { AbortError } from './errors/abort-error.js';
-import { StoredIntentError } from './errors/stored-intent-error.js';
-import { UnreplayableBodyError } from './errors/unreplayable-body-error.js';
 import type { SendEvent, SendEventListener } from './events.js';
 import { type ClientInternals, clientInternals } from './internals.js';
 import { type ClientOptions, normalizeClientOptions } from './options.js';
 import { createJoiner, notify } from './send/join.js';
 import { runIntent, type SendResult } from './send/run-intent.js';
 import { type NormalizedSendOptions, normalizeSendOptions, type SendOptions } from './send/send-options.js';
-import { unstorableBodyKind } from './send/storable-body.js';
 import type { Stop, StopOptions, StoppingCapability, StopResult } from './stop/stop.js';
-import { type Persist, persister, storageUnavailable, storedIntentOf, storedRequest } from './storage/persist.js';
-import { stoppedIntents } from './storage/stopped.js';
-import { byCreatedAt, type StoredIntent } from './storage/types.js';
-import { storedIntentProblem } from './storage/validate.js';
+import type { Persist } from './storage/persist.js';
+import type { ResumeOptions, ResumeOutcome, Resuming, ResumingDeps } from './storage/resuming.js';
+import type { StorageAdapter, StoredIntent } from './storage/types.js';
 import type { AnswerStream } from './stream/answer-stream.js';
 import type { DispatchInternals } from './stream/intent-fetch.js';
 import type { StreamingCapability, StreamingMethods, StreamOptions } from './stream/streaming.js';
-
-/** How one pending intent ended when `resume()` finished it. */
-export type ResumeOutcome<TData = unknown> =
-  | { readonly requestId: string; readonly input: string; readonly ok: true; readonly result: SendResult<TData> }
-  | { readonly requestId: string; readonly input: string; readonly ok: false; readonly error: unknown };
-
-/** Options of `client.resume()` and `client.resend()`. */
-export interface ResumeOptions {
-  /**
-   * Stops every resumed intent.
-   * @default undefined
-   */
-  signal?: AbortSignal;
-  /**
-   * Receives the events of every resumed intent.
-   * @default undefined
-   */
-  onEvent?: SendEventListener;
-}
 
 export interface AnswerOnceClient {
   /** Sends one user intent; retries, polls and resends all carry the same ID. */
@@ -125,9 +102,18 @@ async function missing(method: string, does: string, option: string): Promise<ne
   );
 }
 
+/**
+ * A client given neither `storage` nor an outbox keeps no records: nothing to resume,
+ * nothing pending, and a stored intent is not its to send (it could not check it).
+ */
+const refuseStored = async (): Promise<never> => {
+  throw new TypeError(
+    'answer-once: only a client with `storage` checks and sends a stored intent: createClient({ storage }).',
+  );
+};
+
 export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClient {
   const options = normalizeClientOptions(clientOptions);
-  const { storage } = options;
   // The parent instance's own `fetch` (if any) is what the client's fetch wraps, and its
   // `stringifyJson` what serialises a `json` body (once per intent, replayed as is).
   let baseFetch = options.kyOptions.fetch;
@@ -140,8 +126,19 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     return options.kyOptions;
   });
   const join = createJoiner<SendResult>((signal, progress) => new AbortError(progress, signal.reason));
-  const stopped = stoppedIntents(storage);
-  const { outbox } = options;
+  const { storage, outbox } = options;
+  // What the client does with stored intents comes with the storage adapter or the outbox
+  // (`storage/resuming.ts`): a client given neither bundles none of it.
+  const resuming = ((storage as StorageAdapter | undefined) ?? outbox)?.resuming as
+    | ((deps: ResumingDeps) => Resuming)
+    | undefined;
+  const stored = resuming?.({
+    storage,
+    outbox,
+    baseUrl: () => baseUrl,
+    emitter,
+    dispatch,
+  });
 
   /** Reports to the client's `onEvent` and `listener`; nobody listening, no emitter, so no event object is ever built. */
   function emitter(listener: SendEventListener | undefined): ((event: SendEvent) => void) | undefined {
@@ -167,8 +164,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     const json = send.json !== undefined;
     const body = json ? (stringifyJson ?? JSON.stringify)(send.json) : send.body;
     const headers = requestHeaders(send.headers, options.idHeaders(requestId), json);
-    const persist =
-      storage && internal.persist !== false ? persister(storage, stopped, requestId, label, send.headers) : undefined;
+    const persist = internal.persist === false ? undefined : stored?.persister(requestId, label, send.headers);
     const attempt = (fetch: typeof baseFetch, keep?: Persist) =>
       runIntent(options, instance, fetch, {
         requestId,
@@ -188,7 +184,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
       const result =
         outbox && internal.persist !== false
           ? await outbox.carry(requestId, signal ?? options.signal, emit, baseFetch, ({ fetch, keep }) =>
-              attempt(fetch, async (request) => keep(await storedIntentOf(request, requestId, label, send.headers))),
+              attempt(fetch, async (request) => keep(await stored!.record(request, requestId, label, send.headers))),
             )
           : await attempt(baseFetch);
       // A streamed body (client.fetch) settles when it ends, not when its headers arrive.
@@ -201,32 +197,14 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
         attempts: result.attempts,
         polls: result.polls,
       });
-      await forget(requestId, result.replayed);
+      await stored?.forget(requestId, result.replayed);
       return result;
     } catch (error) {
       if (internal.reconnect) throw error;
       const { attempts = 0, polls = 0 } = error as { attempts?: number; polls?: number };
       emit?.({ type: 'settled', requestId, outcome: 'failed', error: error as Error, attempts, polls });
-      await forget(requestId, replayedError(error));
+      await stored?.forget(requestId, replayedError(error));
       throw error;
-    }
-  }
-
-  /**
-   * Drops the settled intent from storage — unless this client stopped it and this was
-   * not a replay (see `storage/stopped.ts`). A record that outlives its intent is
-   * harmless: resuming it replays the answer.
-   */
-  async function forget(requestId: string, replayed: boolean): Promise<void> {
-    if (!stopped.keep(requestId, replayed)) await removeStored(requestId);
-  }
-
-  /** Removes `requestId`'s record, if any; a storage that fails (sync or async) removes nothing. */
-  async function removeStored(requestId: string): Promise<void> {
-    try {
-      await storage?.remove(requestId);
-    } catch {
-      // A record that outlives its intent is harmless (see `forget`).
     }
   }
 
@@ -243,94 +221,12 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     const call = normalizeSendOptions(sendOptions);
     const requestId = call.requestId ?? newRequestId();
     // A resume (`persist: false`) resends the body its first attempt already passed here.
-    const kind = storage && unstorableBodyKind(call.body);
-    if (kind) throw new UnreplayableBodyError(kind, { requestId, attempts: 0, polls: 0 });
+    stored?.refuse(call.body, requestId);
     const start = (signal: AbortSignal | undefined, listener: SendEventListener | undefined) =>
       run(requestId, input, label, call, signal, listener, internal);
     // client.fetch never joins: each call owns its Response's body (the server attaches it).
     const key = internal.bodyPending ? undefined : call.joinKey;
     return join(key, requestId, start, call.signal, call.onEvent) as Promise<SendResult<TData>>;
-  }
-
-  /**
-   * Where stored intents may be sent again: the origin of `baseUrl` and the page's;
-   * `undefined` when the client knows neither (then any http(s) origin).
-   */
-  function sendOrigins(): string[] | undefined {
-    const page = (globalThis as { location?: { origin?: string; href?: string } }).location;
-    const origins = new Set<string>();
-    if (page?.origin && page.origin !== 'null') origins.add(page.origin);
-    if (baseUrl !== undefined) {
-      try {
-        origins.add(new URL(String(baseUrl), page?.href).origin);
-      } catch {
-        // A base ky cannot resolve either: no origin of its own.
-      }
-    }
-    return origins.size > 0 ? [...origins] : undefined;
-  }
-
-  /**
-   * Throws `StoredIntentError` — once: the record is removed and the intent reported
-   * settled — for a record this client may not send again (./storage/validate.ts).
-   */
-  async function checkStored(stored: StoredIntent, listener: SendEventListener | undefined): Promise<void> {
-    const reason = storedIntentProblem(stored, sendOrigins());
-    if (reason === undefined) return;
-    const requestId = typeof stored?.requestId === 'string' ? stored.requestId : '';
-    const error = new StoredIntentError(requestId, reason);
-    await removeStored(requestId);
-    emitter(listener)?.({ type: 'settled', requestId, outcome: 'failed', error, attempts: 0, polls: 0 });
-    throw error;
-  }
-
-  /**
-   * The one way a stored intent is sent again: to its stored URL, byte for byte, once
-   * checked; a stopped one stays kept until its replay (`storage/stopped.ts`).
-   */
-  async function resend<TData>(stored: StoredIntent, resendOptions: ResumeOptions = {}): Promise<SendResult<TData>> {
-    const { signal, onEvent } = resendOptions;
-    await checkStored(stored, onEvent);
-    stopped.resent(stored);
-    return dispatch<TData>(new URL(stored.url), stored.input, {
-      ...storedRequest(stored),
-      ...(signal && { signal }),
-      ...(onEvent && { onEvent }),
-      requestId: stored.requestId,
-    });
-  }
-
-  /** Pending intents in storage and the outbox's sends, oldest first. */
-  async function waiting(): Promise<readonly StoredIntent[]> {
-    const stored = storage
-      ? ((await Promise.resolve()
-          .then(() => storage.list())
-          .catch(storageUnavailable)) ?? [])
-      : [];
-    if (!outbox) return stored;
-    const ids = new Set(stored.map((intent) => intent.requestId));
-    return [...stored, ...(await outbox.list()).filter((intent) => !ids.has(intent.requestId))].sort(byCreatedAt);
-  }
-
-  async function resume<TData>(resumeOptions: ResumeOptions = {}): Promise<ResumeOutcome<TData>[]> {
-    const intents = await waiting();
-    return Promise.all(
-      intents.map(async (stored) => {
-        const base = { requestId: stored.requestId, input: stored.input };
-        try {
-          return { ...base, ok: true as const, result: await resend<TData>(stored, resumeOptions) };
-        } catch (error) {
-          return { ...base, ok: false as const, error };
-        }
-      }),
-    );
-  }
-
-  async function pending(input: string, match?: (intent: StoredIntent) => boolean): Promise<StoredIntent | undefined> {
-    return (await waiting()).find(
-      (intent) =>
-        storedIntentProblem(intent, undefined) === undefined && intent.input === input && (match?.(intent) ?? true),
-    );
   }
 
   // Stopping and streaming are capabilities the app hands in (`stopping`, `streaming`): the
@@ -339,16 +235,22 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   const deps: ClientInternals = {
     clientOptions: options,
     ky: instance,
-    stopped,
+    stopped: stored?.stopped,
     dispatch,
-    forget,
-    checkStored,
-    resent: stopped.resent,
+    forget: async (requestId, replayed) => stored?.forget(requestId, replayed),
+    checkStored: stored?.checkStored ?? refuseStored,
+    resent: (intent) => stored?.stopped.resent(intent),
   };
   const stop = (options.stopping as StoppingCapability | undefined)?.attach(deps) ?? withoutStopping;
 
   const capability = options.streaming as StreamingCapability | undefined;
   const { fetch, stream } = capability?.attach(deps) ?? withoutStreaming;
+  // Without storage (or an outbox): nothing to resume or find, and no stored intent to send.
+  const {
+    resume = async () => [],
+    pending = async () => undefined,
+    resend = refuseStored,
+  } = (stored ?? {}) as Partial<Pick<AnswerOnceClient, 'resume' | 'pending' | 'resend'>>;
   const client: AnswerOnceClient = { send, fetch, stream, stop, resume, pending, resend, ky: instance };
   clientInternals.set(client, deps);
   return client;

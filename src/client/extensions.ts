@@ -86,6 +86,8 @@ export interface Outbox {
   list(): Promise<StoredIntent[]>;
   /** Sends the waiting sends of this tab now, if the browser is online. */
   flush(): Promise<void>;
+  /** What the client resumes the outbox's sends with, given no `storage` (../storage/resuming.ts). */
+  readonly resuming: (client: never) => unknown;
 }
 
 /**

@@ -24,7 +24,7 @@ import type { SendEventListener } from './events.js';
 import type { Outbox, Stopping, Streaming, TabSharing } from './extensions.js';
 import ky from './ky.js';
 import type { ParseMode } from './send/parse.js';
-import type { IntentStorage } from './storage/types.js';
+import type { IntentStorage, StorageAdapter } from './storage/types.js';
 
 /** The two headers a server reads the intent's ID from. */
 export type RequestIdHeaderName = 'X-Request-Id' | 'Idempotency-Key';
@@ -153,10 +153,12 @@ export interface ClientOptions
   /**
    * Where pending intents are written so `client.resume()` can finish them after a
    * reload: `sessionStorageAdapter()`, `localStorageAdapter()`, `memoryStorageAdapter()`
-   * or your own {@link IntentStorage}.
+   * or your own {@link IntentStorage} as `storageAdapter(yours)`. The adapter brings what
+   * the client does with stored intents, so a client without `storage` (or an `outbox`)
+   * bundles none of it.
    * @default undefined (nothing is stored)
    */
-  storage?: IntentStorage;
+  storage?: StorageAdapter;
   /**
    * Share each streamed answer between the tabs of the origin (`shareTabs()`): tabs that
    * read the same intent (a reload in two tabs, a duplicated tab, a resume in every tab)
@@ -278,7 +280,7 @@ export function signalOption(value: unknown, option: string): AbortSignal | unde
 }
 
 /**
- * A capability the app hands in (`tabs`, `outbox`, `streaming`, `stopping`): unset, or the
+ * A capability the app hands in (`storage`, `tabs`, `outbox`, `streaming`, `stopping`): unset, or the
  * object its factory or export made, known by its `method`.
  */
 function capabilityOption(
@@ -353,9 +355,12 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
   if (timeout !== false && wait * 1000 >= timeout) {
     invalidOption('pollWait', `shorter than \`timeout\` (${timeout} ms), in seconds`, wait);
   }
-  if (storage !== undefined && (typeof storage !== 'object' || storage === null || typeof storage.save !== 'function')) {
-    invalidOption('storage', 'an IntentStorage adapter ({ save, remove, list })', storage);
-  }
+  capabilityOption(
+    storage,
+    'storage',
+    'resuming',
+    'a storage adapter (localStorageAdapter()…), your own IntentStorage as storageAdapter(yours)',
+  );
   capabilityOption(tabs, 'tabs', 'share', 'shareTabs()');
   capabilityOption(outbox, 'outbox', 'list', 'an outbox (indexedDbOutbox())');
   capabilityOption(streaming, 'streaming', 'attach');

@@ -10,7 +10,7 @@
  * with the one whole answer, no text twice, no error.
  */
 import type { UIMessage } from 'ai';
-import { type IntentStorage, memoryStorageAdapter } from 'answer-once';
+import { memoryStorageAdapter, type StorageAdapter } from 'answer-once';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -74,7 +74,7 @@ function page(fetch: typeof globalThis.fetch) {
 }
 
 /** What the browser kept of a page's storage when it unloaded (the next page reads it). */
-async function kept(storage: IntentStorage): Promise<IntentStorage> {
+async function kept(storage: StorageAdapter): Promise<StorageAdapter> {
   const copy = memoryStorageAdapter();
   for (const intent of await storage.list()) await copy.save(intent);
   return copy;

@@ -5,7 +5,7 @@
  * reference handler on 127.0.0.1; fake Web Locks and channels, fake-indexeddb.
  */
 
-import { createClient, type IntentStorage, memoryStorageAdapter, type SendEvent, shareTabs } from 'answer-once';
+import { createClient, memoryStorageAdapter, type SendEvent, type StorageAdapter, shareTabs } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
 import { indexedDbOutbox } from 'answer-once/outbox';
 import { describe, expect, it } from 'vitest';
@@ -32,7 +32,7 @@ describe('answerOnceTransport with shareTabs', () => {
     const server = await chat.start({ delayMs: 15 });
     const storage = memoryStorageAdapter(); // what the tabs share: localStorage
     const origin = fakeOrigin();
-    const page = (shared: IntentStorage) => {
+    const page = (shared: StorageAdapter) => {
       const tab = origin.tab();
       const client = createClient({ storage: shared, tabs: shareTabs({ locks: tab.locks, channel: tab.channel }) });
       return answerOnceTransport({ client, api: chat.server.api });

@@ -4,7 +4,7 @@
  * behind the reference handler, on 127.0.0.1.
  */
 import type { UIMessageChunk } from 'ai';
-import { createClient, type IntentStorage, memoryStorageAdapter } from 'answer-once';
+import { createClient, memoryStorageAdapter, type StorageAdapter } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
 import { describe, expect, it } from 'vitest';
 import { WORDS } from '../support/ai-chat-server.js';
@@ -20,14 +20,14 @@ async function until(check: () => boolean | Promise<boolean>, ms = 5_000) {
 }
 
 /** What a reload keeps: sessionStorage's records, in a new page's client. */
-async function reloaded(storage: IntentStorage): Promise<IntentStorage> {
+async function reloaded(storage: StorageAdapter): Promise<StorageAdapter> {
   const next = memoryStorageAdapter();
   for (const intent of await storage.list()) await next.save(intent);
   return next;
 }
 
 /** A page's transport, its client on `storage` (the page's sessionStorage, or a shared localStorage). */
-const pageOn = (storage: IntentStorage, signal?: AbortSignal, stopGuardMs?: number) =>
+const pageOn = (storage: StorageAdapter, signal?: AbortSignal, stopGuardMs?: number) =>
   answerOnceTransport({ client: createClient({ storage, signal }), api: chat.server.api, stopGuardMs });
 
 /** Reads the first `chunks` chunks of `stream`, and leaves the rest unread; the text they showed. */

@@ -6,7 +6,7 @@
 import { useChat } from '@ai-sdk/react';
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import type { UIMessage } from 'ai';
-import { createClient, type IntentStorage, memoryStorageAdapter } from 'answer-once';
+import { createClient, memoryStorageAdapter, type StorageAdapter } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { StrictMode, useState } from 'react';
@@ -42,7 +42,7 @@ function Chat({
   server,
   resume = false,
 }: {
-  storage: IntentStorage;
+  storage: StorageAdapter;
   server: ReturnType<typeof chatServer>;
   resume?: boolean;
 }) {

@@ -7,7 +7,7 @@
  * `headerName` only the two ID headers in any case, `replayedHeader` an HTTP token.
  */
 
-import { type ClientOptions, createClient, memoryStorageAdapter } from 'answer-once';
+import { type ClientOptions, createClient, memoryStorageAdapter, storageAdapter } from 'answer-once';
 import ky from 'ky';
 import { describe, expect, it } from 'vitest';
 
@@ -35,7 +35,7 @@ function refused(options: unknown, option: string, expected: string, got: string
 const TIMER = 'an integer from 0 to 2147483647';
 const TIMER_FROM_1 = 'an integer from 1 to 2147483647';
 const ID_HEADERS = "'X-Request-Id' or 'Idempotency-Key'";
-const ADAPTER = 'an IntentStorage adapter ({ save, remove, list })';
+const ADAPTER = 'a storage adapter (localStorageAdapter()…), your own IntentStorage as storageAdapter(yours)';
 
 describe('createClient: each bad option named, with what it must be and what came', () => {
   it.each<[string, unknown, string, string, string]>([
@@ -84,6 +84,13 @@ describe('createClient: each bad option named, with what it must be and what cam
     ['storage null', { storage: null }, 'storage', ADAPTER, 'null'],
     ['storage a string', { storage: 'session' }, 'storage', ADAPTER, '"session"'],
     ['storage a function', { storage: Object.assign(noop, { save: noop }) }, 'storage', ADAPTER, 'a function'],
+    [
+      'storage your own IntentStorage as it is',
+      { storage: { save: noop, remove: noop, list: async () => [] } },
+      'storage',
+      ADAPTER,
+      'an object',
+    ],
   ])('%s', (_, options, option, expected, got) => {
     refused(options, option, expected, got);
   });
@@ -200,7 +207,7 @@ describe('createClient: what it accepts', () => {
     for (const parse of ['auto', 'json', 'text', 'none'] as const) expect(build({ parse })).not.toThrow();
     expect(build({ ky: ky.create({ baseUrl: BASE }) })).not.toThrow();
     expect(build({ storage: memoryStorageAdapter() })).not.toThrow();
-    expect(build({ storage: { save: noop, remove: noop, list: async () => [] } })).not.toThrow();
+    expect(build({ storage: storageAdapter({ save: noop, remove: noop, list: async () => [] }) })).not.toThrow();
     expect(
       build({ statusUrl: (id) => `/status/${id}`, onEvent: noop, parseJson: (text) => JSON.parse(text) }),
     ).not.toThrow();

@@ -20,7 +20,7 @@ import {
   type UIMessage,
 } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { createClient, type IntentStorage } from 'answer-once';
+import { createClient, type StorageAdapter } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
 import { journaled } from 'answer-once/ai/server';
 import { createIdempotencyHandler, MemoryStore } from 'answer-once/server';
@@ -163,7 +163,7 @@ export function startApprovalRig() {
    * A tab of the chat, showing `messages` (what a second tab, or a reloaded page, loads from
    * where the app keeps the chat); its client keeps pending intents in `storage`, if given.
    */
-  const openTab = (messages: UIMessage[] = [], { storage }: { storage?: IntentStorage } = {}) => {
+  const openTab = (messages: UIMessage[] = [], { storage }: { storage?: StorageAdapter } = {}) => {
     tabs += 1;
     let ids = 0;
     return new Tab(

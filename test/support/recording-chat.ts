@@ -4,7 +4,7 @@
  * message showed — what the person saw, frame by frame.
  */
 import { AbstractChat, type ChatState, type UIMessage } from 'ai';
-import { createClient, type IntentStorage } from 'answer-once';
+import { createClient, type StorageAdapter } from 'answer-once';
 import { type AnswerOnceTransport, answerOnceTransport } from 'answer-once/ai';
 import { sleep } from './sleep.js';
 
@@ -53,7 +53,7 @@ export interface ChatOptions {
   /** The client's `fetch`: where its requests go. */
   readonly fetch: typeof globalThis.fetch;
   /** The client's storage of pending intents (a reloaded page's chat shares it). @default none */
-  readonly storage?: IntentStorage;
+  readonly storage?: StorageAdapter;
   /** The chat's messages so far (a reloaded page's, restored from its own storage). @default [] */
   readonly messages?: UIMessage[];
   /** @default 'chat-1' */

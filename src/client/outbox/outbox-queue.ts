@@ -12,6 +12,7 @@ import { ConnectionError } from '../errors/connection-error.js';
 import type { SendEvent } from '../events.js';
 import type { Outbox, TabLocks } from '../extensions.js';
 import { isNetworkError } from '../ky.js';
+import { resuming } from '../storage/resuming.js';
 import type { StoredIntent } from '../storage/types.js';
 
 type Fetch = typeof globalThis.fetch;
@@ -203,6 +204,7 @@ export function createOutboxQueue(outbox: OutboxStore): Outbox {
     );
 
   return {
+    resuming,
     list: () => outbox.list().catch((error: unknown) => unavailable(error) ?? []),
     flush,
     async carry(requestId, signal, emit, baseFetch, go) {

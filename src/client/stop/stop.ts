@@ -71,7 +71,8 @@ export interface StopDeps {
   /** The client's options, resolved. */
   readonly clientOptions: ResolvedClientOptions;
   readonly ky: KyInstance;
-  readonly stopped: StoppedIntents;
+  /** The client's stopped intents; `undefined` without storage (nothing to keep). */
+  readonly stopped: StoppedIntents | undefined;
 }
 
 /** Marks `requestId` stopped: its record (from storage, or saved lately) is kept past its settling. */
@@ -80,10 +81,10 @@ async function mark(
   requestId: string,
   known: StoredIntent | undefined,
 ): Promise<StoredIntent | undefined> {
-  stopped.mark(requestId);
+  stopped?.mark(requestId);
   const { storage } = clientOptions;
   const listed = storage ? await storage.list() : [];
-  const record = known ?? listed.find((intent) => intent.requestId === requestId) ?? stopped.recent.get(requestId);
+  const record = known ?? listed.find((intent) => intent.requestId === requestId) ?? stopped?.recent.get(requestId);
   if (storage && record && !record.stopped) await storage.save({ ...record, stopped: true });
   return record;
 }

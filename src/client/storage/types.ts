@@ -39,6 +39,16 @@ export interface IntentStorage {
 }
 
 /**
+ * What `createClient({ storage })` takes: an {@link IntentStorage} that brings what the
+ * client does with stored intents. `localStorageAdapter()`, `sessionStorageAdapter()` and
+ * `memoryStorageAdapter()` return one; `storageAdapter(yours)` makes your own one.
+ */
+export interface StorageAdapter extends IntentStorage {
+  /** Builds the client's writing, checking and resending of stored intents (./resuming.ts). */
+  readonly resuming: (client: never) => unknown;
+}
+
+/**
  * True when `value` claims to be a record of this version (`v: 1`, a string
  * `requestId`): `resume()` then checks it whole (./validate.ts), refuses and removes it
  * when it is not one it may send.

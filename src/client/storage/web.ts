@@ -1,5 +1,6 @@
 import { optionsObject, stringOption } from '../../core/options.js';
-import { byCreatedAt, claimsStoredIntent, type IntentStorage, type StoredIntent } from './types.js';
+import { resuming } from './resuming.js';
+import { byCreatedAt, claimsStoredIntent, type StorageAdapter, type StoredIntent } from './types.js';
 
 /** Options of the Web Storage adapters. */
 export interface WebStorageAdapterOptions {
@@ -24,11 +25,12 @@ type WebStorageName = 'sessionStorage' | 'localStorage';
 export function webStorageAdapter(
   storage: Storage | (() => Storage),
   options: WebStorageAdapterOptions = {},
-): IntentStorage {
+): StorageAdapter {
   const { prefix = DEFAULTS.prefix } = optionsObject(options, 'options');
   stringOption(prefix, 'prefix', 'a non-empty string', (value) => value !== '');
   const area = typeof storage === 'function' ? storage : () => storage;
   return {
+    resuming,
     save(intent) {
       area().setItem(prefix + intent.requestId, JSON.stringify(intent));
     },
@@ -68,7 +70,7 @@ function globalArea(name: WebStorageName): () => Storage {
  * Pending intents in `sessionStorage`: they survive a reload of this tab, not a new tab.
  * Resolved on first use, so creating it during server-side rendering is safe.
  */
-export function sessionStorageAdapter(options: WebStorageAdapterOptions = {}): IntentStorage {
+export function sessionStorageAdapter(options: WebStorageAdapterOptions = {}): StorageAdapter {
   return webStorageAdapter(globalArea('sessionStorage'), options);
 }
 
@@ -76,6 +78,6 @@ export function sessionStorageAdapter(options: WebStorageAdapterOptions = {}): I
  * Pending intents in `localStorage`: every tab of the origin sees them, so whichever
  * resumes first finishes them (the server answers each ID once).
  */
-export function localStorageAdapter(options: WebStorageAdapterOptions = {}): IntentStorage {
+export function localStorageAdapter(options: WebStorageAdapterOptions = {}): StorageAdapter {
   return webStorageAdapter(globalArea('localStorage'), options);
 }

@@ -3,7 +3,7 @@
  * the reference server inside msw: model calls, answers and IDs as a user sees them.
  */
 
-import { createClient, type IntentStorage, memoryStorageAdapter, SendController, type SendState } from 'answer-once';
+import { createClient, memoryStorageAdapter, SendController, type SendState, type StorageAdapter } from 'answer-once';
 import { createIdempotentMock } from 'answer-once/msw';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
@@ -25,7 +25,7 @@ function chatServer() {
 }
 
 /** The same storage, but the page "reloads" before the intent settles: nothing is removed. */
-const reloading = (storage: IntentStorage): IntentStorage => ({ ...storage, remove: () => undefined });
+const reloading = (storage: StorageAdapter): StorageAdapter => ({ ...storage, remove: () => undefined });
 
 describe('SendController.resume()', () => {
   it('finishes a pending intent sent with searchParams after a reload: the stored answer, replayed, one model call', async () => {

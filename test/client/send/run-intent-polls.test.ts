@@ -6,7 +6,7 @@
  * pending intent written once, not per attempt.
  */
 
-import { type ClientOptions, createClient, type IntentStorage, memoryStorageAdapter, type SendEvent } from 'answer-once';
+import { type ClientOptions, createClient, memoryStorageAdapter, type SendEvent, storageAdapter } from 'answer-once';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { scripted } from '../../support/scripted-fetch.js';
 import { sleep } from '../../support/sleep.js';
@@ -161,11 +161,11 @@ describe('the pending intent in storage', () => {
   it('is written once, before the first attempt, not again for each retry', async () => {
     const memory = memoryStorageAdapter();
     const saved: number[] = [];
-    const storage: IntentStorage = {
+    const storage = storageAdapter({
       save: (intent) => (saved.push(intent.createdAt), memory.save(intent)),
       remove: (id) => memory.remove(id),
       list: () => memory.list(),
-    };
+    });
     const server = scripted((_request, n) => (n < 3 ? new Response('busy', { status: 503 }) : Response.json({ ok: 1 })));
     const client = createClient({ baseUrl: BASE, fetch: server.fetch, storage, retry: { delay: 0 } });
     const result = await client.send('chat', { json: { q: 1 } });

@@ -8,11 +8,12 @@
 
 import {
   createClient,
-  type IntentStorage,
   isAbortError,
   memoryStorageAdapter,
+  type StorageAdapter,
   type StoredIntent,
   stopping,
+  storageAdapter,
 } from 'answer-once';
 import { describe, expect, it } from 'vitest';
 import { whenAborted } from '../../support/in-flight.js';
@@ -46,13 +47,13 @@ function route(answer: (request: Request) => Response | Promise<Response> = STOP
 }
 
 /** Storage that counts its saves. */
-function counted(storage: IntentStorage = memoryStorageAdapter()) {
+function counted(storage: StorageAdapter = memoryStorageAdapter()) {
   const saves: StoredIntent[] = [];
-  const wrapped: IntentStorage = {
+  const wrapped = storageAdapter({
     save: (intent) => (saves.push(intent), storage.save(intent)),
     list: () => storage.list(),
     remove: (id) => storage.remove(id),
-  };
+  });
   return { storage: wrapped, saves };
 }
 
@@ -105,11 +106,11 @@ describe('what client.stop marks in storage', () => {
   });
 
   it('still stops a given stored intent on its origin when storage cannot be read', async () => {
-    const broken: IntentStorage = {
+    const broken = storageAdapter({
       save: () => Promise.reject(new Error('quota')),
       list: () => Promise.reject(new Error('storage is gone')),
       remove: () => Promise.resolve(),
-    };
+    });
     const target = record('01JSTOPMARKS0000000000000D', 'v2/chat');
     const stub = route();
 

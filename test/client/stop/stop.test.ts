@@ -8,10 +8,10 @@
 
 import {
   createClient,
-  type IntentStorage,
   isResponseError,
   memoryStorageAdapter,
   SendController,
+  type StorageAdapter,
   type StreamPart,
   stopping,
   streaming,
@@ -50,13 +50,13 @@ function chatServer(statusPath = '/api/status') {
 
 type Server = ReturnType<typeof chatServer>;
 
-const STORAGES: [string, () => IntentStorage][] = [
+const STORAGES: [string, () => StorageAdapter][] = [
   ['memoryStorageAdapter', () => memoryStorageAdapter()],
   ['webStorageAdapter', () => webStorageAdapter(memoryArea())],
 ];
 
 /** A page: a client over the server and `storage` (a reload is a new client over the same storage). */
-const page = (server: Server, storage: IntentStorage, extra: Parameters<typeof createClient>[0] = {}) =>
+const page = (server: Server, storage: StorageAdapter, extra: Parameters<typeof createClient>[0] = {}) =>
   createClient({ streaming, stopping, baseUrl: BASE, fetch: server.fetch, storage, ...extra });
 
 const textOf = (parts: StreamPart[]) => parts.map((part) => (part.type === 'event' ? part.data : '')).join('');

@@ -1,7 +1,7 @@
 import {
   createClient,
-  type IntentStorage,
   memoryStorageAdapter,
+  type StorageAdapter,
   type StoredIntent,
   sessionStorageAdapter,
   UnreplayableBodyError,
@@ -15,8 +15,8 @@ import { createProtocolFake, idOf, ORIGIN, useMsw } from '../../support/protocol
 const server = await useMsw();
 
 /** The same storage, but the tab "closes" before the intent settles: nothing is removed. */
-function closingTab(storage: IntentStorage): IntentStorage {
-  return { save: (i) => storage.save(i), list: () => storage.list(), remove: () => undefined };
+function closingTab(storage: StorageAdapter): StorageAdapter {
+  return { ...storage, remove: () => undefined };
 }
 
 describe('storage of pending intents', () => {

@@ -9,10 +9,10 @@
 
 import {
   createClient,
-  type IntentStorage,
   isAbortError,
   memoryStorageAdapter,
   type SendEvent,
+  type StorageAdapter,
   type StoredIntent,
   streaming,
   UnreplayableBodyError,
@@ -37,7 +37,7 @@ interface Seen {
 
 /** A server answering `answer` (default: a JSON answer), recording each request and what storage held then. */
 function stub(
-  storage?: IntentStorage,
+  storage?: StorageAdapter,
   answer: (request: Request) => Response | Promise<Response> = () => Response.json({ a: 1 }),
 ) {
   const seen: Seen[] = [];
@@ -74,7 +74,7 @@ function storingClient() {
   return { server, client: createClient({ streaming, baseUrl: BASE, fetch: server.fetch, storage }) };
 }
 
-const ids = async (storage: IntentStorage) => (await storage.list()).map((intent) => intent.requestId);
+const ids = async (storage: StorageAdapter) => (await storage.list()).map((intent) => intent.requestId);
 
 describe('what a send puts on the wire and in storage', () => {
   it('adds the ID header and a JSON content type to a json send without headers, and stores that content type', async () => {
@@ -154,7 +154,7 @@ describe('what a send puts on the wire and in storage', () => {
     try {
       const saves: StoredIntent[] = [];
       const inner = memoryStorageAdapter();
-      const storage: IntentStorage = { ...inner, save: (intent) => (saves.push(intent), inner.save(intent)) };
+      const storage: StorageAdapter = { ...inner, save: (intent) => (saves.push(intent), inner.save(intent)) };
       const response = await createClient({ streaming, storage }).fetch(`${fake.url}/chat`, {
         method: 'POST',
         body: '{"q":"hi"}',
@@ -204,14 +204,15 @@ describe('a stored intent sent again', () => {
     it(`${way}: tells its listener, with the stored ID, and is called off by its signal`, async () => {
       const stored = record('01JSTOREDINTENTS000000000E', 'chat');
       const events: SendEvent[] = [];
-      await again(createClient({ streaming, baseUrl: BASE, fetch: stub().fetch }), stored, {
+      const storage = memoryStorageAdapter();
+      await again(createClient({ streaming, baseUrl: BASE, fetch: stub().fetch, storage }), stored, {
         onEvent: (event) => events.push(event),
       });
       expect(events[0]).toMatchObject({ type: 'attempt', requestId: stored.requestId, attempt: 1 });
 
       const controller = new AbortController();
       const hanging = stub(undefined, untilAborted);
-      const pending = again(createClient({ streaming, baseUrl: BASE, fetch: hanging.fetch, retry: 0 }), stored, {
+      const pending = again(createClient({ streaming, baseUrl: BASE, fetch: hanging.fetch, retry: 0, storage }), stored, {
         signal: controller.signal,
       });
       await sleep(20);

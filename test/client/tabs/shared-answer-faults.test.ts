@@ -8,8 +8,8 @@
 import {
   type AnswerOnceClient,
   createClient,
-  type IntentStorage,
   memoryStorageAdapter,
+  type StorageAdapter,
   shareTabs,
   streaming,
 } from 'answer-once';
@@ -25,7 +25,7 @@ const WHOLE = TOKENS.join(' ');
 const rig = loopbackRigs();
 
 /** One tab's client: the origin's storage, locks and channels. */
-const clientOf = (tab: FakeTab, storage: IntentStorage, idleTimeout?: number): AnswerOnceClient =>
+const clientOf = (tab: FakeTab, storage: StorageAdapter, idleTimeout?: number): AnswerOnceClient =>
   createClient({
     streaming,
     storage,
