@@ -1,6 +1,6 @@
 /**
  * `answerOnceTransport()`: a `ChatTransport` for the AI SDK's `useChat`, over
- * `client.fetch`. Each submitted user message is one intent keyed by the message's id
+ * the client's streamed sends (`client.fetch`'s). Each submitted user message is one intent keyed by the message's id
  * and its payload (./intent-id.ts), so sending it twice is one model call and an edit is
  * a new intent; answers to tool approvals are one intent keyed by the approvals, so the
  * approved tool runs once however many tabs answer, and a tab whose answer came second
@@ -17,17 +17,15 @@
  */
 import type { ChatTransport, UIMessage, UIMessageChunk } from 'ai';
 import type { AnswerOnceClient } from '../client/client.js';
-import { asProblem, rawProblemCode } from '../client/send/classify.js';
-import { endsIntent, problemError } from '../client/send/problem-error.js';
+import { isResponseError } from '../client/errors/guards.js';
+import { endsIntent } from '../client/send/problem-error.js';
 import { clientStop } from '../client/stop/client-stop.js';
 import { confirmRunning } from '../client/stop/confirm-stop.js';
 import { DEFAULT_STOP_GUARD_MS } from '../client/stop/stop-guard.js';
 import type { StoredIntent } from '../client/storage/types.js';
-import { streamingFetch } from '../client/stream/streaming-fetch.js';
-import { REQUEST_ID_HEADER } from '../core/headers.js';
+import { streamingOpen } from '../client/stream/streaming-open.js';
 import { newRequestId } from '../core/ids.js';
 import { invalidOption, timerOption } from '../core/options.js';
-import { problemOf } from '../core/problems.js';
 import { DEFAULT_STATUS_PATH } from '../core/status-path.js';
 import { answeredApprovals, firstAnswers } from './approvals.js';
 import { ChunkBroadcast } from './broadcast.js';
@@ -49,8 +47,8 @@ export interface RequestIdContext<UI_MESSAGE extends UIMessage = UIMessage> {
 }
 
 export interface AnswerOnceTransportOptions<UI_MESSAGE extends UIMessage = UIMessage> {
-  /** The answer-once client whose `fetch` (retries, resumable bodies, storage) carries every request. */
-  client: Pick<AnswerOnceClient, 'fetch' | 'pending' | 'stop'>;
+  /** The client `createClient` made: its sends (retries, resumable bodies, storage) carry every request. */
+  client: AnswerOnceClient;
   /**
    * The chat route (a `createIdempotencyHandler` whose work returns
    * `streamText(…).toUIMessageStreamResponse()`), resolved as `client.fetch` resolves it.
@@ -111,35 +109,6 @@ function chatOf(intent: StoredIntent): string | undefined {
   }
 }
 
-/**
- * The error a chat route's error answer becomes: the client error its problem code's row
- * names (`IntentExhaustedError` for the final 409, `IntentFailedError`…), else an Error
- * with its text.
- */
-async function failure(response: Response, requestId: string): Promise<Error> {
-  const text = await response.text().catch(() => '');
-  const data = parseJson(text);
-  const row = problemOf(rawProblemCode(data), response.status);
-  if (row?.error) {
-    return problemError(
-      { response, data, problem: asProblem(data) },
-      { requestId, attempts: 1, polls: 0 },
-      undefined,
-      [],
-      row,
-    );
-  }
-  return new Error(`answer-once: the chat route answered ${response.status}${text ? `: ${text.slice(0, 500)}` : ''}`);
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Which stop a {@link StopErrorListener} hears of. */
 export interface StopErrorContext {
   readonly chatId: string;
@@ -179,9 +148,10 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
 ): AnswerOnceTransport<UI_MESSAGE> {
   if (typeof options !== 'object' || options === null) invalidOption('options', 'an object', options);
   const { client, api = '/api/chat', statusPath = DEFAULT_STATUS_PATH, headers = {}, body = {} } = options;
-  if (typeof client?.fetch !== 'function') invalidOption('client', 'an answer-once client', client);
   // Streaming comes with the transport: a client made without it still streams here.
-  const send = streamingFetch(client);
+  const send =
+    (typeof client === 'object' && client !== null && streamingOpen(client)) ||
+    invalidOption('client', 'a client made by createClient', client);
   // And so does stopping: a client made without `stopping` still stops here.
   const stopIntent = clientStop(client);
   if (typeof api !== 'string' || api === '') invalidOption('api', 'a URL', api);
@@ -222,23 +192,28 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
     let started = inflight.get(requestId);
     if (started) return started;
     started = (async () => {
-      const request = new Headers(init.headers);
-      request.set('content-type', 'application/json');
-      request.set(REQUEST_ID_HEADER, requestId);
-      let response = await send(api, { method: 'POST', headers: request, body: init.body });
-      // 422: `request-id-reused`, the protocol's only one (an app's own 422 comes back from the status route as it was).
+      const headers = new Headers(init.headers);
+      headers.set('content-type', 'application/json');
       const { approvals } = init;
-      const second = approvals && response.status === 422;
-      if (second) response = await send(statusUrl(statusPath, requestId, response.url), { headers: request });
-      if (!response.ok) {
-        const error = await failure(response, requestId);
+      let response: Response;
+      let second = false;
+      try {
+        try {
+          response = await send(api, { method: 'POST', headers, body: init.body, requestId });
+        } catch (error) {
+          // 422: `request-id-reused`, the protocol's only one (an app's own 422 comes back from the status route as it was).
+          if (!approvals || !isResponseError(error) || error.status !== 422) throw error;
+          second = true;
+          response = await send(statusUrl(statusPath, requestId, error.response.url), { method: 'GET', headers, requestId });
+        }
+      } catch (error) {
         if (endsIntent(error)) exhausted.add(requestId);
         throw error;
       }
       if (!response.body) throw new Error('answer-once: the chat route answered without a body.');
       if (response.url) stopUrls.set(requestId, statusUrl(statusPath, requestId, response.url));
       const chunks = uiMessageChunks(response.body, requestId);
-      const broadcast = new ChunkBroadcast(second ? firstAnswers(chunks, approvals) : chunks);
+      const broadcast = new ChunkBroadcast(second ? firstAnswers(chunks, approvals!) : chunks);
       void broadcast.done.finally(() => {
         // Final mid-answer too (a reconnect answered `intent-exhausted`).
         if (endsIntent(broadcast.error)) exhausted.add(requestId);

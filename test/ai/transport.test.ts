@@ -4,7 +4,7 @@
  * behind the reference handler, on 127.0.0.1.
  */
 import type { UIMessageChunk } from 'ai';
-import { createClient, type IntentStorage, memoryStorageAdapter } from 'answer-once';
+import { createClient, type IntentStorage, isResponseError, memoryStorageAdapter } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
 import { describe, expect, it } from 'vitest';
 import { WORDS } from '../support/ai-chat-server.js';
@@ -258,6 +258,23 @@ describe('answerOnceTransport: a stop right after the send', () => {
     await (await answer).cancel();
     expect(() => answerOnceTransport({ client: createClient(), stopGuardMs: -5 })).toThrow(
       /answer-once\/ai: `stopGuardMs` must be an integer from 0/,
+    );
+  });
+});
+
+describe('answerOnceTransport: what it is given and what it fails with', () => {
+  it('fails a send the chat route refuses with the client’s ResponseError, as client.send would: its status and the answer’s text', async () => {
+    const refuse = async () => new Response('no such model', { status: 400, headers: { 'content-type': 'text/plain' } });
+    const client = createClient({ fetch: refuse, baseUrl: 'http://127.0.0.1:9/' });
+    const error: unknown = await sendHi(answerOnceTransport({ client, api: 'api/chat' })).catch((caught) => caught);
+    expect(isResponseError(error) && [error.status, error.data]).toEqual([400, 'no such model']);
+  });
+
+  it('refuses a client createClient did not make, naming it', () => {
+    const lookalike = createClient();
+    const copy = { ...lookalike };
+    expect(() => answerOnceTransport({ client: copy })).toThrow(
+      /answer-once: `client` must be a client made by createClient; got/,
     );
   });
 });
