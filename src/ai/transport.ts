@@ -2,14 +2,12 @@
  * `answerOnceTransport()`: a `ChatTransport` for the AI SDK's `useChat`, over
  * the client's streamed sends (`client.fetch`'s). Each submitted user message is one intent keyed by the message's id
  * and its payload (./intent-id.ts), so sending it twice is one model call and an edit is
- * a new intent; answers to tool approvals are one intent keyed by the approvals, so the
- * approved tool runs once however many tabs answer, and a tab whose answer came second
- * shows the first one's outcome (./approvals.ts); an intent the server will not run again
+ * a new intent; a request that continues the assistant's message (answers to tool
+ * approvals, tool outputs the page ran) takes `toolAnswers` (./tool-answers.ts); an intent the server will not run again
  * (`intent-exhausted`) is final, and sending that message again is a new intent; its
  * stream resumes itself after a drop (the resumable body); after a reload
  * `reconnectToStream` finds the chat's pending intent in the client's storage and
- * replays it from the server's log (no `activeStreamId` to keep) — onto the assistant
- * message the intent continues, when it continues one (./continued-message.ts); concurrent resumes of
+ * replays it from the server's log (no `activeStreamId` to keep); concurrent resumes of
  * one intent share one request; aborting a submitted message's stream (`stop()`) stops
  * the generation on the server (PROTOCOL.md § 14.8), and a stop the server did not
  * confirm reaches `onStopError`'s listeners; an edit or a regenerate while an answer
@@ -27,11 +25,10 @@ import { streamingOpen } from '../client/stream/streaming-open.js';
 import { newRequestId } from '../core/ids.js';
 import { invalidOption, timerOption } from '../core/options.js';
 import { DEFAULT_STATUS_PATH } from '../core/status-path.js';
-import { answeredApprovals, firstAnswers } from './approvals.js';
 import { ChunkBroadcast } from './broadcast.js';
 import { ChatTurn } from './chat-turn.js';
-import { continuedMessage, continuing } from './continued-message.js';
-import { chatIntentId } from './intent-id.js';
+import { userIntentId } from './intent-id.js';
+import type { ToolAnswers, ToolAnswersCapability } from './tool-answers.js';
 import { uiMessageChunks } from './ui-chunks.js';
 
 type Trigger = 'submit-message' | 'regenerate-message';
@@ -82,15 +79,22 @@ export interface AnswerOnceTransportOptions<UI_MESSAGE extends UIMessage = UIMes
    */
   stopGuardMs?: number;
   /**
+   * What a chat whose page answers its model's tools needs — approvals
+   * (`addToolApprovalResponse`) and outputs the page ran (`addToolOutput`): `import {
+   * toolAnswers } from 'answer-once/ai'`. Each request that answers approvals is then one
+   * intent keyed by them (the tool runs once however many tabs answer; a tab whose answer
+   * came second shows the first one's outcome), and a reload resumes such a request onto
+   * the whole assistant message. Without it, the transport bundles none of this and
+   * refuses a request that continues the assistant's message, naming this option.
+   * @default undefined
+   */
+  toolAnswers?: ToolAnswers;
+  /**
    * The intent ID of one submitted request; `undefined` mints a new one. Keep an edit
    * (the AI SDK resends a message under its id with new text) a new intent.
-   * @default for a submitted user message, its id (when it is 8–128 of `[A-Za-z0-9_-]`) joined with a digest of the payload; for answers to tool approvals, the first approval's id joined with a digest of every one answered; else a new one
+   * @default for a submitted user message, its id (when it is 8–128 of `[A-Za-z0-9_-]`) joined with a digest of the payload; for answers to tool approvals (with `toolAnswers`), the first approval's id joined with a digest of every one answered; else a new one
    */
   requestId?: (context: RequestIdContext<UI_MESSAGE>) => string | undefined;
-}
-
-function defaultRequestId({ trigger, messages, payload }: RequestIdContext): string | undefined {
-  return trigger === 'submit-message' ? chatIntentId(messages, payload) : undefined;
 }
 
 /** `<statusPath>/<requestId>`, resolved against `base` (the chat route's answer URL) when known, else as `client.fetch` resolves it. */
@@ -157,7 +161,13 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
   if (typeof api !== 'string' || api === '') invalidOption('api', 'a URL', api);
   if (typeof statusPath !== 'string' || !statusPath.startsWith('/'))
     invalidOption('statusPath', 'a path starting with "/"', statusPath);
-  const idOf = options.requestId ?? defaultRequestId;
+  const tools = options.toolAnswers as ToolAnswersCapability | undefined;
+  if (tools !== undefined && typeof tools?.continuing !== 'function')
+    invalidOption('toolAnswers', "answer-once/ai's toolAnswers", tools, 'answer-once/ai');
+  const idOf =
+    options.requestId ??
+    (({ trigger, messages, payload }: RequestIdContext<UI_MESSAGE>) =>
+      trigger !== 'submit-message' ? undefined : (userIntentId(messages, payload) ?? tools?.intentId(messages.at(-1))));
   const stopGuardMs = timerOption(options.stopGuardMs ?? DEFAULT_STOP_GUARD_MS, 'stopGuardMs', 0, 'answer-once/ai');
   /** When the last message was sent: a stop sooner than `stopGuardMs` after it is a double-click's second click. */
   let sentAt = Number.NEGATIVE_INFINITY;
@@ -181,7 +191,7 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
 
   /**
    * The answer of intent `requestId`, read once however many readers. `approvals`: the
-   * tool approvals the request answers, when they name its intent (./intent-id.ts) — if
+   * tool approvals the request answers, when they name its intent (./tool-answers.ts) — if
    * another tab answered them first, and otherwise (`request-id-reused`), that answer's
    * outcome is this one's too, read from the status route.
    */
@@ -213,7 +223,7 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
       if (!response.body) throw new Error('answer-once: the chat route answered without a body.');
       if (response.url) stopUrls.set(requestId, statusUrl(statusPath, requestId, response.url));
       const chunks = uiMessageChunks(response.body, requestId);
-      const broadcast = new ChunkBroadcast(second ? firstAnswers(chunks, approvals!) : chunks);
+      const broadcast = new ChunkBroadcast(approvals && second ? tools!.firstAnswers(chunks, approvals) : chunks);
       void broadcast.done.finally(() => {
         // Final mid-answer too (a reconnect answered `intent-exhausted`).
         if (endsIntent(broadcast.error)) exhausted.add(requestId);
@@ -316,8 +326,14 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
       const payload = JSON.stringify({ ...body, ...more, id: chatId, messages, trigger, messageId });
       const chosen = idOf({ chatId, messages, trigger, messageId, payload });
       const requestId = chosen === undefined || exhausted.has(chosen) ? newRequestId() : chosen;
-      const answered = answeredApprovals(messages.at(-1));
-      const approvals = requestId === chosen && answered.size > 0 ? answered : undefined;
+      const last = messages.at(-1);
+      if (last?.role === 'assistant' && !tools) {
+        throw new TypeError(
+          "answer-once/ai: a request that continues the assistant's message (tool approvals, tool outputs) needs `answerOnceTransport({ toolAnswers })`.",
+        );
+      }
+      const answered = tools?.answered(last);
+      const approvals = requestId === chosen && answered?.size ? answered : undefined;
       const merged = new Headers(headers);
       for (const [name, value] of new Headers(extra)) merged.set(name, value);
       const resumesAtStart = resumes.get(chatId) ?? 0;
@@ -353,7 +369,7 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
             headers: stored.headers.map(([k, v]) => [k, v] as [string, string]),
             body: stored.body ?? '',
           });
-          return { requestId: stored.requestId, broadcast, continues: continuedMessage(stored.body) };
+          return { requestId: stored.requestId, broadcast, continues: tools?.continuedMessage(stored.body) };
         })();
         lookups.set(chatId, lookup);
         void lookup.finally(() => lookups.delete(chatId)).catch(() => undefined);
@@ -361,7 +377,7 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
       const found = await lookup;
       if (!found) return null;
       const answer = read(found.broadcast, found.requestId, chatId, resumesAtStart, abortSignal);
-      return found.continues ? continuing(answer, found.continues) : answer;
+      return found.continues ? tools!.continuing(answer, found.continues) : answer;
     },
   };
 }

@@ -3,12 +3,12 @@
  * SDK's own `readUIMessageStream`, against `streamText(…).toUIMessageStreamResponse()`
  * behind the reference handler, on 127.0.0.1.
  */
-import type { UIMessageChunk } from 'ai';
+import type { UIMessage, UIMessageChunk } from 'ai';
 import { createClient, type IntentStorage, isResponseError, memoryStorageAdapter } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
 import { describe, expect, it } from 'vitest';
 import { WORDS } from '../support/ai-chat-server.js';
-import { messageOf, sendHi, useAiChatServer } from '../support/ai-transport.js';
+import { HI, messageOf, sendHi, useAiChatServer } from '../support/ai-transport.js';
 import { sleep } from '../support/sleep.js';
 
 const chat = useAiChatServer();
@@ -268,6 +268,37 @@ describe('answerOnceTransport: what it is given and what it fails with', () => {
     const client = createClient({ fetch: refuse, baseUrl: 'http://127.0.0.1:9/' });
     const error: unknown = await sendHi(answerOnceTransport({ client, api: 'api/chat' })).catch((caught) => caught);
     expect(isResponseError(error) && [error.status, error.data]).toEqual([400, 'no such model']);
+  });
+
+  it('refuses a request that continues the assistant’s message without toolAnswers, naming the option, and sends nothing', async () => {
+    let requests = 0;
+    const fetch = async () => {
+      requests += 1;
+      return new Response(null, { status: 500 });
+    };
+    const client = createClient({ fetch });
+    const approved: UIMessage = {
+      id: 'msg-assistant-1',
+      role: 'assistant',
+      parts: [
+        {
+          type: 'tool-book',
+          toolCallId: 'call-1',
+          state: 'approval-responded',
+          input: { table: 4 },
+          approval: { id: 'approval-0001', approved: true },
+        },
+      ],
+    };
+    const send = answerOnceTransport({ client, api: 'http://127.0.0.1:9/api/chat' }).sendMessages({
+      trigger: 'submit-message',
+      chatId: 'chat-1',
+      messageId: undefined,
+      messages: [HI, approved],
+      abortSignal: undefined,
+    });
+    await expect(send).rejects.toThrow(/needs `answerOnceTransport\(\{ toolAnswers \}\)`/);
+    expect(requests).toBe(0);
   });
 
   it('refuses a client createClient did not make, naming it', () => {
