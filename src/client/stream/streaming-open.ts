@@ -10,7 +10,7 @@ import { clientInternals } from '../internals.js';
 import { openAnswer } from './intent-fetch.js';
 
 /** One request of intent `requestId`; `headers` without the ID (the client adds it). */
-export interface IntentRequest {
+interface IntentRequest {
   readonly method: 'GET' | 'POST';
   readonly headers: Headers;
   readonly body?: string;
