@@ -42,22 +42,16 @@ function json(data: string): Record<string, unknown> {
   }
 }
 
-/**
- * What one unit holds, parsed alone (the fields a unit holds do not depend on the ones
- * before it): the event it dispatches, and its `id` field (the last one, as an
- * EventSource takes it), whether or not it dispatches.
- */
-function fieldsOf(unit: Uint8Array): { event: EventSourceMessage | undefined; id: string | undefined } {
-  const fields: { event: EventSourceMessage | undefined; id: string | undefined } = { event: undefined, id: undefined };
-  createParser({ onEvent: (event) => (fields.event = event), onId: (id) => (fields.id = id) }).feed(
-    new TextDecoder().decode(unit),
-  );
-  return fields;
+/** The one event a unit dispatches, parsed alone (the fields a unit holds do not depend on the ones before it). */
+function eventOf(unit: Uint8Array): EventSourceMessage | undefined {
+  let found: EventSourceMessage | undefined;
+  createParser({ onEvent: (message) => (found = message) }).feed(new TextDecoder().decode(unit));
+  return found;
 }
 
 /** The marker `unit` is, or `undefined` when it is body. */
 export function markerOf(unit: Uint8Array): Marker | undefined {
-  const message = fieldsOf(unit).event;
+  const message = eventOf(unit);
   if (message?.event === ERROR_EVENT && message.id === undefined) {
     const { code, status } = json(message.data);
     return {
@@ -89,9 +83,13 @@ export function hasField(bytes: Uint8Array): boolean {
   return false;
 }
 
-/** The position one unit's `id` field names, if it is one. */
+/** The position one unit's `id` field names (the last one, as an EventSource takes it), if it is one. */
 export function positionOf(unit: Uint8Array): UnitPosition | undefined {
-  const match = /^(\d+)\.(\d+)$/.exec(fieldsOf(unit).id ?? '');
+  let id: string | undefined;
+  for (const line of new TextDecoder().decode(unit).split(/\r\n|\r|\n/)) {
+    if (line.startsWith('id:')) id = line.slice(line.startsWith('id: ') ? 4 : 3);
+  }
+  const match = /^(\d+)\.(\d+)$/.exec(id ?? '');
   const generation = parseCount(match?.[1]);
   const offset = parseCount(match?.[2]);
   return generation === undefined || generation === 0 || offset === undefined ? undefined : { generation, offset };
