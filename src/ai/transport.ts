@@ -1,10 +1,10 @@
 /**
- * `answerOnceTransport()`: a `ChatTransport` for the AI SDK's `useChat`, over
- * the client's streamed sends (`client.fetch`'s). Each submitted user message is one intent keyed by the message's id
- * and its payload (./intent-id.ts), so sending it twice is one model call and an edit is
- * a new intent; a request that continues the assistant's message (answers to tool
- * approvals, tool outputs the page ran) takes `toolAnswers` (./tool-answers.ts); an intent the server will not run again
- * (`intent-exhausted`) is final, and sending that message again is a new intent; its
+ * `answerOnceTransport()`: a `ChatTransport` for the AI SDK's `useChat`, over the
+ * client's streamed sends (`client.fetch`'s). Each submitted user message is one intent
+ * keyed by the message's id and its payload (./intent-id.ts), so sending it twice is one
+ * model call and an edit is a new intent; a request that continues the assistant's
+ * message (answers to tool approvals, tool outputs the page ran) takes `toolAnswers`
+ * (./tool-answers.ts); an intent the server will not run again (`intent-exhausted`) is final, and sending that message again is a new intent; its
  * stream resumes itself after a drop (the resumable body); after a reload
  * `reconnectToStream` finds the chat's pending intent in the client's storage and
  * replays it from the server's log (no `activeStreamId` to keep); concurrent resumes of
