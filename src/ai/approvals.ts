@@ -1,7 +1,7 @@
 /**
  * Tool approvals in a submitted chat request: the ones its last message answers (the
  * assistant's message, its tool parts `approval-responded`), which name the request's
- * intent (./intent-id.ts); and, for a tab whose answers came after another tab's, the
+ * intent (./tool-answers.ts); and, for a tab whose answers came after another tab's, the
  * first answers shown in its message.
  */
 import type { UIMessage } from 'ai';

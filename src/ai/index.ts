@@ -6,6 +6,8 @@
  * @module answer-once/ai
  */
 
+export type { ToolAnswers } from './tool-answers.js';
+export { toolAnswers } from './tool-answers.js';
 export type {
   AnswerOnceTransport,
   AnswerOnceTransportOptions,

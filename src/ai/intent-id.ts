@@ -8,14 +8,10 @@
  *   it never joins the answer to the old text, and never meets the server's
  *   `request-id-reused` for it.
  * - **Answers to tool approvals** (the last message the assistant's, its tool parts
- *   `approval-responded`): the approvals' ids, whatever the answers. A double-click, a
- *   second tab answering too, a resend are the one intent, so the approved tool runs once;
- *   a tab whose answer differs from the first one's meets `request-id-reused`, and the
- *   transport shows it the first one's outcome (./transport.ts).
+ *   `approval-responded`): the approvals' ids, whatever the answers (./tool-answers.ts).
  */
 import type { UIMessage } from 'ai';
 import { isValidRequestId } from '../core/request-id.js';
-import { answeredApprovals } from './approvals.js';
 
 /** Characters of the id kept, so the ID stays within the protocol's 128. */
 const ID_CHARS = 100;
@@ -35,15 +31,13 @@ function digest(text: string): string {
 }
 
 /** `<id>-<digest of text>`, or `undefined` when `id` is no valid ID part. */
-function intentIdOf(id: string | undefined, text: string): string | undefined {
+export function intentIdOf(id: string | undefined, text: string): string | undefined {
   if (id === undefined || !isValidRequestId(id)) return undefined;
   return `${id.slice(0, ID_CHARS)}-${digest(text)}`;
 }
 
-/** The intent ID the request's messages name (see the file's comment), else `undefined`. */
-export function chatIntentId(messages: readonly UIMessage[], payload: string): string | undefined {
+/** The intent ID of a request whose last message is the user's (see the file's comment), else `undefined`. */
+export function userIntentId(messages: readonly UIMessage[], payload: string): string | undefined {
   const last = messages.at(-1);
-  if (last?.role === 'user') return intentIdOf(last.id, payload);
-  const approvals = [...answeredApprovals(last).values()].sort();
-  return intentIdOf(approvals[0], approvals.join(' '));
+  return last?.role === 'user' ? intentIdOf(last.id, payload) : undefined;
 }

@@ -1,15 +1,13 @@
 /**
- * `answerOnceTransport()`: a `ChatTransport` for the AI SDK's `useChat`, over
- * `client.fetch`. Each submitted user message is one intent keyed by the message's id
- * and its payload (./intent-id.ts), so sending it twice is one model call and an edit is
- * a new intent; answers to tool approvals are one intent keyed by the approvals, so the
- * approved tool runs once however many tabs answer, and a tab whose answer came second
- * shows the first one's outcome (./approvals.ts); an intent the server will not run again
- * (`intent-exhausted`) is final, and sending that message again is a new intent; its
+ * `answerOnceTransport()`: a `ChatTransport` for the AI SDK's `useChat`, over the
+ * client's streamed sends (`client.fetch`'s). Each submitted user message is one intent
+ * keyed by the message's id and its payload (./intent-id.ts), so sending it twice is one
+ * model call and an edit is a new intent; a request that continues the assistant's
+ * message (answers to tool approvals, tool outputs the page ran) takes `toolAnswers`
+ * (./tool-answers.ts); an intent the server will not run again (`intent-exhausted`) is final, and sending that message again is a new intent; its
  * stream resumes itself after a drop (the resumable body); after a reload
  * `reconnectToStream` finds the chat's pending intent in the client's storage and
- * replays it from the server's log (no `activeStreamId` to keep) — onto the assistant
- * message the intent continues, when it continues one (./continued-message.ts); concurrent resumes of
+ * replays it from the server's log (no `activeStreamId` to keep); concurrent resumes of
  * one intent share one request; aborting a submitted message's stream (`stop()`) stops
  * the generation on the server (PROTOCOL.md § 14.8), and a stop the server did not
  * confirm reaches `onStopError`'s listeners; an edit or a regenerate while an answer
@@ -17,23 +15,20 @@
  */
 import type { ChatTransport, UIMessage, UIMessageChunk } from 'ai';
 import type { AnswerOnceClient } from '../client/client.js';
-import { asProblem, rawProblemCode } from '../client/send/classify.js';
-import { endsIntent, problemError } from '../client/send/problem-error.js';
+import { isResponseError } from '../client/errors/guards.js';
+import { endsIntent } from '../client/send/problem-error.js';
 import { clientStop } from '../client/stop/client-stop.js';
 import { confirmRunning } from '../client/stop/confirm-stop.js';
 import { DEFAULT_STOP_GUARD_MS } from '../client/stop/stop-guard.js';
 import type { StoredIntent } from '../client/storage/types.js';
-import { streamingFetch } from '../client/stream/streaming-fetch.js';
-import { REQUEST_ID_HEADER } from '../core/headers.js';
+import { streamingOpen } from '../client/stream/streaming-open.js';
 import { newRequestId } from '../core/ids.js';
 import { invalidOption, timerOption } from '../core/options.js';
-import { problemOf } from '../core/problems.js';
 import { DEFAULT_STATUS_PATH } from '../core/status-path.js';
-import { answeredApprovals, firstAnswers } from './approvals.js';
 import { ChunkBroadcast } from './broadcast.js';
 import { ChatTurn } from './chat-turn.js';
-import { continuedMessage, continuing } from './continued-message.js';
-import { chatIntentId } from './intent-id.js';
+import { userIntentId } from './intent-id.js';
+import type { ToolAnswers, ToolAnswersCapability } from './tool-answers.js';
 import { uiMessageChunks } from './ui-chunks.js';
 
 type Trigger = 'submit-message' | 'regenerate-message';
@@ -49,8 +44,8 @@ export interface RequestIdContext<UI_MESSAGE extends UIMessage = UIMessage> {
 }
 
 export interface AnswerOnceTransportOptions<UI_MESSAGE extends UIMessage = UIMessage> {
-  /** The answer-once client whose `fetch` (retries, resumable bodies, storage) carries every request. */
-  client: Pick<AnswerOnceClient, 'fetch' | 'pending' | 'stop'>;
+  /** The client `createClient` made: its sends (retries, resumable bodies, storage) carry every request. */
+  client: AnswerOnceClient;
   /**
    * The chat route (a `createIdempotencyHandler` whose work returns
    * `streamText(…).toUIMessageStreamResponse()`), resolved as `client.fetch` resolves it.
@@ -84,15 +79,22 @@ export interface AnswerOnceTransportOptions<UI_MESSAGE extends UIMessage = UIMes
    */
   stopGuardMs?: number;
   /**
+   * What a chat whose page answers its model's tools needs — approvals
+   * (`addToolApprovalResponse`) and outputs the page ran (`addToolOutput`): `import {
+   * toolAnswers } from 'answer-once/ai'`. Each request that answers approvals is then one
+   * intent keyed by them (the tool runs once however many tabs answer; a tab whose answer
+   * came second shows the first one's outcome), and a reload resumes such a request onto
+   * the whole assistant message. Without it, the transport bundles none of this and
+   * refuses a request that continues the assistant's message, naming this option.
+   * @default undefined
+   */
+  toolAnswers?: ToolAnswers;
+  /**
    * The intent ID of one submitted request; `undefined` mints a new one. Keep an edit
    * (the AI SDK resends a message under its id with new text) a new intent.
-   * @default for a submitted user message, its id (when it is 8–128 of `[A-Za-z0-9_-]`) joined with a digest of the payload; for answers to tool approvals, the first approval's id joined with a digest of every one answered; else a new one
+   * @default for a submitted user message, its id (when it is 8–128 of `[A-Za-z0-9_-]`) joined with a digest of the payload; for answers to tool approvals (with `toolAnswers`), the first approval's id joined with a digest of every one answered; else a new one
    */
   requestId?: (context: RequestIdContext<UI_MESSAGE>) => string | undefined;
-}
-
-function defaultRequestId({ trigger, messages, payload }: RequestIdContext): string | undefined {
-  return trigger === 'submit-message' ? chatIntentId(messages, payload) : undefined;
 }
 
 /** `<statusPath>/<requestId>`, resolved against `base` (the chat route's answer URL) when known, else as `client.fetch` resolves it. */
@@ -106,35 +108,6 @@ function chatOf(intent: StoredIntent): string | undefined {
   try {
     const id = (JSON.parse(intent.body ?? '') as { id?: unknown }).id;
     return typeof id === 'string' ? id : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The error a chat route's error answer becomes: the client error its problem code's row
- * names (`IntentExhaustedError` for the final 409, `IntentFailedError`…), else an Error
- * with its text.
- */
-async function failure(response: Response, requestId: string): Promise<Error> {
-  const text = await response.text().catch(() => '');
-  const data = parseJson(text);
-  const row = problemOf(rawProblemCode(data), response.status);
-  if (row?.error) {
-    return problemError(
-      { response, data, problem: asProblem(data) },
-      { requestId, attempts: 1, polls: 0 },
-      undefined,
-      [],
-      row,
-    );
-  }
-  return new Error(`answer-once: the chat route answered ${response.status}${text ? `: ${text.slice(0, 500)}` : ''}`);
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
   } catch {
     return undefined;
   }
@@ -179,15 +152,22 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
 ): AnswerOnceTransport<UI_MESSAGE> {
   if (typeof options !== 'object' || options === null) invalidOption('options', 'an object', options);
   const { client, api = '/api/chat', statusPath = DEFAULT_STATUS_PATH, headers = {}, body = {} } = options;
-  if (typeof client?.fetch !== 'function') invalidOption('client', 'an answer-once client', client);
   // Streaming comes with the transport: a client made without it still streams here.
-  const send = streamingFetch(client);
+  const send =
+    (typeof client === 'object' && client !== null && streamingOpen(client)) ||
+    invalidOption('client', 'a client made by createClient', client);
   // And so does stopping: a client made without `stopping` still stops here.
   const stopIntent = clientStop(client);
   if (typeof api !== 'string' || api === '') invalidOption('api', 'a URL', api);
   if (typeof statusPath !== 'string' || !statusPath.startsWith('/'))
     invalidOption('statusPath', 'a path starting with "/"', statusPath);
-  const idOf = options.requestId ?? defaultRequestId;
+  const tools = options.toolAnswers as ToolAnswersCapability | undefined;
+  if (tools !== undefined && typeof tools?.continuing !== 'function')
+    invalidOption('toolAnswers', "answer-once/ai's toolAnswers", tools, 'answer-once/ai');
+  const idOf =
+    options.requestId ??
+    (({ trigger, messages, payload }: RequestIdContext<UI_MESSAGE>) =>
+      trigger !== 'submit-message' ? undefined : (userIntentId(messages, payload) ?? tools?.intentId(messages.at(-1))));
   const stopGuardMs = timerOption(options.stopGuardMs ?? DEFAULT_STOP_GUARD_MS, 'stopGuardMs', 0, 'answer-once/ai');
   /** When the last message was sent: a stop sooner than `stopGuardMs` after it is a double-click's second click. */
   let sentAt = Number.NEGATIVE_INFINITY;
@@ -211,7 +191,7 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
 
   /**
    * The answer of intent `requestId`, read once however many readers. `approvals`: the
-   * tool approvals the request answers, when they name its intent (./intent-id.ts) — if
+   * tool approvals the request answers, when they name its intent (./tool-answers.ts) — if
    * another tab answered them first, and otherwise (`request-id-reused`), that answer's
    * outcome is this one's too, read from the status route.
    */
@@ -222,23 +202,28 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
     let started = inflight.get(requestId);
     if (started) return started;
     started = (async () => {
-      const request = new Headers(init.headers);
-      request.set('content-type', 'application/json');
-      request.set(REQUEST_ID_HEADER, requestId);
-      let response = await send(api, { method: 'POST', headers: request, body: init.body });
-      // 422: `request-id-reused`, the protocol's only one (an app's own 422 comes back from the status route as it was).
+      const headers = new Headers(init.headers);
+      headers.set('content-type', 'application/json');
       const { approvals } = init;
-      const second = approvals && response.status === 422;
-      if (second) response = await send(statusUrl(statusPath, requestId, response.url), { headers: request });
-      if (!response.ok) {
-        const error = await failure(response, requestId);
+      let response: Response;
+      let second = false;
+      try {
+        try {
+          response = await send(api, { method: 'POST', headers, body: init.body, requestId });
+        } catch (error) {
+          // 422: `request-id-reused`, the protocol's only one (an app's own 422 comes back from the status route as it was).
+          if (!approvals || !isResponseError(error) || error.status !== 422) throw error;
+          second = true;
+          response = await send(statusUrl(statusPath, requestId, error.response.url), { method: 'GET', headers, requestId });
+        }
+      } catch (error) {
         if (endsIntent(error)) exhausted.add(requestId);
         throw error;
       }
       if (!response.body) throw new Error('answer-once: the chat route answered without a body.');
       if (response.url) stopUrls.set(requestId, statusUrl(statusPath, requestId, response.url));
       const chunks = uiMessageChunks(response.body, requestId);
-      const broadcast = new ChunkBroadcast(second ? firstAnswers(chunks, approvals) : chunks);
+      const broadcast = new ChunkBroadcast(approvals && second ? tools!.firstAnswers(chunks, approvals) : chunks);
       void broadcast.done.finally(() => {
         // Final mid-answer too (a reconnect answered `intent-exhausted`).
         if (endsIntent(broadcast.error)) exhausted.add(requestId);
@@ -341,8 +326,14 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
       const payload = JSON.stringify({ ...body, ...more, id: chatId, messages, trigger, messageId });
       const chosen = idOf({ chatId, messages, trigger, messageId, payload });
       const requestId = chosen === undefined || exhausted.has(chosen) ? newRequestId() : chosen;
-      const answered = answeredApprovals(messages.at(-1));
-      const approvals = requestId === chosen && answered.size > 0 ? answered : undefined;
+      const last = messages.at(-1);
+      if (last?.role === 'assistant' && !tools) {
+        throw new TypeError(
+          "answer-once/ai: a request that continues the assistant's message (tool approvals, tool outputs) needs `answerOnceTransport({ toolAnswers })`.",
+        );
+      }
+      const answered = tools?.answered(last);
+      const approvals = requestId === chosen && answered?.size ? answered : undefined;
       const merged = new Headers(headers);
       for (const [name, value] of new Headers(extra)) merged.set(name, value);
       const resumesAtStart = resumes.get(chatId) ?? 0;
@@ -378,7 +369,7 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
             headers: stored.headers.map(([k, v]) => [k, v] as [string, string]),
             body: stored.body ?? '',
           });
-          return { requestId: stored.requestId, broadcast, continues: continuedMessage(stored.body) };
+          return { requestId: stored.requestId, broadcast, continues: tools?.continuedMessage(stored.body) };
         })();
         lookups.set(chatId, lookup);
         void lookup.finally(() => lookups.delete(chatId)).catch(() => undefined);
@@ -386,7 +377,7 @@ export function answerOnceTransport<UI_MESSAGE extends UIMessage = UIMessage>(
       const found = await lookup;
       if (!found) return null;
       const answer = read(found.broadcast, found.requestId, chatId, resumesAtStart, abortSignal);
-      return found.continues ? continuing(answer, found.continues) : answer;
+      return found.continues ? tools!.continuing(answer, found.continues) : answer;
     },
   };
 }

@@ -3,12 +3,12 @@
  * SDK's own `readUIMessageStream`, against `streamText(…).toUIMessageStreamResponse()`
  * behind the reference handler, on 127.0.0.1.
  */
-import type { UIMessageChunk } from 'ai';
-import { createClient, memoryStorageAdapter, type StorageAdapter } from 'answer-once';
+import type { UIMessage, UIMessageChunk } from 'ai';
+import { createClient, isResponseError, memoryStorageAdapter, type StorageAdapter } from 'answer-once';
 import { answerOnceTransport } from 'answer-once/ai';
 import { describe, expect, it } from 'vitest';
 import { WORDS } from '../support/ai-chat-server.js';
-import { messageOf, sendHi, useAiChatServer } from '../support/ai-transport.js';
+import { HI, messageOf, sendHi, useAiChatServer } from '../support/ai-transport.js';
 import { sleep } from '../support/sleep.js';
 
 const chat = useAiChatServer();
@@ -258,6 +258,54 @@ describe('answerOnceTransport: a stop right after the send', () => {
     await (await answer).cancel();
     expect(() => answerOnceTransport({ client: createClient(), stopGuardMs: -5 })).toThrow(
       /answer-once\/ai: `stopGuardMs` must be an integer from 0/,
+    );
+  });
+});
+
+describe('answerOnceTransport: what it is given and what it fails with', () => {
+  it('fails a send the chat route refuses with the client’s ResponseError, as client.send would: its status and the answer’s text', async () => {
+    const refuse = async () => new Response('no such model', { status: 400, headers: { 'content-type': 'text/plain' } });
+    const client = createClient({ fetch: refuse, baseUrl: 'http://127.0.0.1:9/' });
+    const error: unknown = await sendHi(answerOnceTransport({ client, api: 'api/chat' })).catch((caught) => caught);
+    expect(isResponseError(error) && [error.status, error.data]).toEqual([400, 'no such model']);
+  });
+
+  it('refuses a request that continues the assistant’s message without toolAnswers, naming the option, and sends nothing', async () => {
+    let requests = 0;
+    const fetch = async () => {
+      requests += 1;
+      return new Response(null, { status: 500 });
+    };
+    const client = createClient({ fetch });
+    const approved: UIMessage = {
+      id: 'msg-assistant-1',
+      role: 'assistant',
+      parts: [
+        {
+          type: 'tool-book',
+          toolCallId: 'call-1',
+          state: 'approval-responded',
+          input: { table: 4 },
+          approval: { id: 'approval-0001', approved: true },
+        },
+      ],
+    };
+    const send = answerOnceTransport({ client, api: 'http://127.0.0.1:9/api/chat' }).sendMessages({
+      trigger: 'submit-message',
+      chatId: 'chat-1',
+      messageId: undefined,
+      messages: [HI, approved],
+      abortSignal: undefined,
+    });
+    await expect(send).rejects.toThrow(/needs `answerOnceTransport\(\{ toolAnswers \}\)`/);
+    expect(requests).toBe(0);
+  });
+
+  it('refuses a client createClient did not make, naming it', () => {
+    const lookalike = createClient();
+    const copy = { ...lookalike };
+    expect(() => answerOnceTransport({ client: copy })).toThrow(
+      /answer-once: `client` must be a client made by createClient; got/,
     );
   });
 });

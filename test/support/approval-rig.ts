@@ -21,7 +21,7 @@ import {
 } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { createClient, type StorageAdapter } from 'answer-once';
-import { answerOnceTransport } from 'answer-once/ai';
+import { answerOnceTransport, toolAnswers } from 'answer-once/ai';
 import { journaled } from 'answer-once/ai/server';
 import { createIdempotencyHandler, MemoryStore } from 'answer-once/server';
 
@@ -173,6 +173,7 @@ export function startApprovalRig() {
         transport: answerOnceTransport({
           client: createClient({ fetch, baseUrl: 'http://127.0.0.1:9/', ...(storage && { storage }) }),
           api: 'api/chat',
+          toolAnswers,
         }),
         sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
       },

@@ -4,7 +4,7 @@
 
 import type { UIMessage } from 'ai';
 import { createClient, localStorageAdapter, type SendEvent, shareTabs } from 'answer-once';
-import { answerOnceTransport } from 'answer-once/ai';
+import { answerOnceTransport, toolAnswers } from 'answer-once/ai';
 import { indexedDbOutbox } from 'answer-once/outbox';
 
 const client = createClient({
@@ -27,9 +27,11 @@ const client = createClient({
 // stops the model on the server and keeps exactly the text on screen.
 // `transport.guardStop(stop)` ignores a stop within 500 ms of the send (`stopGuardMs`):
 // Stop takes Send's place, and a double-click's second click must not stop the answer.
-// An approval's answer is one intent, keyed by the approval: a tab whose answer came
-// second reads the first one's outcome from the status route (GET <statusPath>/<id>).
-export const transport = answerOnceTransport({ client, api: '/api/chat', statusPath: '/api/status' });
+// `toolAnswers` (the booking tool asks for approval): an approval's answer is one intent,
+// keyed by the approval, and a tab whose answer came second reads the first one's outcome
+// from the status route (GET <statusPath>/<id>); a reload right after Approve resumes the
+// answer onto the whole message.
+export const transport = answerOnceTransport({ client, api: '/api/chat', statusPath: '/api/status', toolAnswers });
 
 export const CHAT_ID = 'demo-chat';
 

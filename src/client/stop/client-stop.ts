@@ -2,7 +2,7 @@
  * `client.stop` whether or not the client was made with `stopping`: what
  * `answerOnceTransport` and `SendController` stop with, so their stop works on
  * `createClient()` and an app carries the stop modules only because it imports one of
- * them (as `streamingFetch` does for streaming).
+ * them (as `streamingOpen` does for streaming).
  */
 import { clientInternals } from '../internals.js';
 import { createStop, type Stop } from './stop.js';

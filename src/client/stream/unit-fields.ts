@@ -42,10 +42,16 @@ function json(data: string): Record<string, unknown> {
   }
 }
 
-/** The one event a unit dispatches, parsed alone (the fields a unit holds do not depend on the ones before it). */
+/**
+ * The one event a unit dispatches, parsed alone (the fields a unit holds do not depend on
+ * the ones before it). The unit is whole, so a CR that ends it ends its blank line; a
+ * parser that sees no more (eventsource-parser 3, the AI SDK's) waits for an LF after it,
+ * which we add: CR LF is the same line end.
+ */
 function eventOf(unit: Uint8Array): EventSourceMessage | undefined {
   let found: EventSourceMessage | undefined;
-  createParser({ onEvent: (message) => (found = message) }).feed(new TextDecoder().decode(unit));
+  const text = new TextDecoder().decode(unit);
+  createParser({ onEvent: (message) => (found = message) }).feed(text.endsWith('\r') ? `${text}\n` : text);
   return found;
 }
 
