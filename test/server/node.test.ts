@@ -98,4 +98,24 @@ describe('serve(createIdempotencyHandler(…))', () => {
       await server.close();
     }
   });
+
+  it('replays a streamed answer with its own content type alone, and the same bytes', async () => {
+    const handle = createIdempotencyHandler({
+      scope: () => ({ user: 'u' }),
+      handler: async () => new Response('data: a\n\ndata: b\n\n', { headers: { 'content-type': 'text/event-stream' } }),
+    });
+    const server = await serve(handle);
+    try {
+      const send = () =>
+        fetch(`${server.url}/api/chat`, { method: 'POST', body: '{}', headers: { 'X-Request-Id': 'req-node-replay-1' } });
+      const first = await send();
+      const firstText = await first.text();
+      const replay = await send();
+      expect(replay.headers.get('x-idempotent-replayed')).toBe('true');
+      expect(replay.headers.get('content-type')).toBe('text/event-stream');
+      expect(await replay.text()).toBe(firstText);
+    } finally {
+      await server.close();
+    }
+  });
 });

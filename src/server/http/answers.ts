@@ -72,6 +72,9 @@ export function replayAnswer(record: CompletedRecord, context: AnswerContext, po
     // Appended one by one: an init's header list is converted pair by pair anyway, and more slowly.
     const response = new Response(payload, { status });
     const { headers } = response;
+    // The stored headers name the answer's type; a runtime's own Response may have added a
+    // default one for the bytes (@hono/node-server's says text/plain), which would join it.
+    headers.delete('content-type');
     for (const [name, value] of stored.headers) headers.append(name, value);
     for (const [name, value] of extra) headers.set(name, value);
     return withProtocolHeaders(response, context);
