@@ -232,7 +232,9 @@ describe('EventFramer: byte-order marks', () => {
       const source = Uint8Array.of(...opening, ...event);
       for (let cut = 0; cut <= opening.length + 1; cut += 1) {
         // Split anywhere in the opening, an empty chunk between the halves.
-        const text = Buffer.from(framed([source.subarray(0, cut), new Uint8Array(0), source.subarray(cut)]).bytes).toString();
+        const text = Buffer.from(
+          framed([source.subarray(0, cut), new Uint8Array(0), source.subarray(cut)]).bytes,
+        ).toString();
         expect(text).toBe(Buffer.from(reference(source)).toString());
         expect(text).toMatch(/^data: b\nid: \d+\.\d+\n\n$/);
       }
@@ -241,7 +243,7 @@ describe('EventFramer: byte-order marks', () => {
 });
 
 describe('EventFramer: CR line ends', () => {
-  it('frames an event a CR ends when that CR comes, not with the handler\'s next bytes, and the one the body ends with', () => {
+  it("frames an event a CR ends when that CR comes, not with the handler's next bytes, and the one the body ends with", () => {
     const chunks = ['data: a\r\r', '\ndata: b\r\n', '\r', '\ndata: c\r\r'];
     const pushes: string[] = [];
     const framer = new EventFramer(GENERATION, (bytes) => pushes.push(Buffer.from(bytes).toString()));
