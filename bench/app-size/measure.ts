@@ -11,10 +11,10 @@ import { gzipSync } from 'node:zlib';
 import { build, type Rollup } from 'vite';
 
 /**
- * The most answer-once may add to a `useChat` app, in gzipped kB: a ratchet, today's 26.70
+ * The most answer-once may add to a `useChat` app, in gzipped kB: a ratchet, today's 25.11
  * kB plus 0.10 kB headroom; lower it as the client is trimmed, toward {@link GOAL_KB}.
  */
-const LIMIT_KB = 26.8;
+const LIMIT_KB = 25.21;
 /** What answer-once means to add to a `useChat` app, ky and ulid included. */
 const GOAL_KB = 15;
 

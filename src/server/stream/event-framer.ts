@@ -3,6 +3,7 @@ import { digits, eventEnd, frameEvent } from '../format/sse-frame.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
+const BOM = Uint8Array.of(0xef, 0xbb, 0xbf);
 const encoder = new TextEncoder();
 const DATA = encoder.encode('data: ');
 const EVENT = encoder.encode('event: ');
@@ -24,9 +25,9 @@ function startsWith(bytes: Uint8Array, at: number, prefix: Uint8Array): boolean 
  * without decoding them (its lines are what `eventsource-parser` would make of them).
  * Every other block — comments, `retry`, ids, other spellings — goes through
  * `eventsource-parser` (the HTML Standard's rules) and is written anew; so does the whole
- * stream from its first CR on (CR and CRLF line ends). A block that opens the stream with a
- * byte-order mark is not plain: it goes to a parser that has seen nothing yet, which drops
- * the BOM; past the stream's start, a BOM is ordinary input (see `#parse`).
+ * stream from its first CR on (CR and CRLF line ends). The one byte-order mark that may
+ * open the stream is dropped here, however the chunks split it (the UTF-8 decode the HTML
+ * Standard names drops it), not left to the parser; any later one is ordinary input.
  */
 export class EventFramer {
   readonly #generation: number;
@@ -37,12 +38,14 @@ export class EventFramer {
   /** The handler's bytes since the last block end. */
   #held: Uint8Array[] = [];
   #heldBytes = 0;
-  /** A block was framed already: the stream's start is behind us. */
-  #started = false;
+  /** The bytes of a BOM opening the stream matched so far; `undefined` once the stream's start is behind us. */
+  #bomBytes: number | undefined = 0;
   /** Every byte from here on goes through the parser (a CR came). */
   #parsing = false;
   #parser: EventSourceParser | undefined;
-  /** Keeps a BOM: the parser knows whether it is at the stream's start. */
+  /** The text fed last ended with a CR, given its LF already: an LF that comes next is that one. */
+  #lfGiven = false;
+  /** Keeps a U+FEFF: the stream's opening BOM is dropped as bytes (`#dropBom`), any other is input. */
   #textDecoder: TextDecoder | undefined; // made on first use: the copy path never decodes
   /**
    * Where the units are written: one buffer for many writes, each write handed on as a
@@ -68,6 +71,7 @@ export class EventFramer {
 
   /** Feeds the handler's next bytes. */
   write(chunk: Uint8Array): void {
+    if (this.#bomBytes !== undefined) chunk = this.#dropBom(chunk);
     if (chunk.byteLength === 0) return;
     let end = 0;
     if (!this.#parsing) {
@@ -106,6 +110,29 @@ export class EventFramer {
   writeOwn(bytes: Uint8Array): void {
     this.#unit(bytes);
     this.#flush();
+  }
+
+  /**
+   * The chunk without the stream's opening BOM, or the part of one it ends; bytes that
+   * began one but do not finish it are input after all, given back before the chunk.
+   */
+  #dropBom(chunk: Uint8Array): Uint8Array {
+    const before = this.#bomBytes ?? 0;
+    let matched = before;
+    while (matched < BOM.length && matched - before < chunk.byteLength && chunk[matched - before] === BOM[matched]) {
+      matched += 1;
+    }
+    if (matched < BOM.length && matched - before === chunk.byteLength) {
+      this.#bomBytes = matched; // all of it may still be a BOM
+      return chunk.subarray(chunk.byteLength);
+    }
+    this.#bomBytes = undefined;
+    if (matched === BOM.length) return chunk.subarray(matched - before);
+    if (before === 0) return chunk;
+    const given = new Uint8Array(before + chunk.byteLength);
+    given.set(BOM.subarray(0, before));
+    given.set(chunk, before);
+    return given;
   }
 
   #decoder(): TextDecoder {
@@ -170,7 +197,6 @@ export class EventFramer {
       start = line = at + 1;
       plain = true;
       data = false;
-      this.#started = true;
     }
   }
 
@@ -203,10 +229,17 @@ export class EventFramer {
         onComment: (comment) => this.#unit(encoder.encode(`:${comment}\n\n`)),
         onRetry: (retry) => this.#unit(encoder.encode(`retry: ${retry}\n\n`)),
       });
-      // Past the stream's start, a BOM is not one: a blank line ends the parser's check for it.
-      if (this.#started) this.#parser.feed('\n');
+      // The stream's BOM is gone already: a blank line (which dispatches nothing) ends the
+      // parser's own check for one, so a U+FEFF it is fed stays part of its line.
+      this.#parser.feed('\n');
     }
-    this.#parser.feed(text);
+    if (this.#lfGiven && text.startsWith('\n')) text = text.slice(1);
+    if (text === '') return;
+    // A CR is a whole line end, but a parser fed it last cannot know no LF follows and
+    // waits (eventsource-parser 3 does): the event it ends would wait for the handler's next
+    // bytes, or be lost at the end. CR LF is the same line end, so the LF is given now.
+    this.#lfGiven = text.endsWith('\r');
+    this.#parser.feed(this.#lfGiven ? `${text}\n` : text);
   }
 
   #unit(bytes: Uint8Array): void {

@@ -8,7 +8,12 @@ import { chunked } from '../../support/chunked.js';
 const encoder = new TextEncoder();
 const GENERATION = 1_764_581_234_567;
 
-/** § 14.4 by the letter: the whole stream parsed by eventsource-parser (one leading BOM dropped, by the parser), each unit written anew. */
+/**
+ * § 14.4 by the letter: the whole stream UTF-8 decoded (which drops one leading BOM), parsed
+ * by eventsource-parser after a blank line (so no parser major's own BOM check applies) and
+ * with an LF after a CR that ends it (the stream is over: that CR ends its line), each unit
+ * written anew.
+ */
 function reference(source: Uint8Array): Uint8Array {
   const units: Uint8Array[] = [];
   let offset = 0;
@@ -21,7 +26,9 @@ function reference(source: Uint8Array): Uint8Array {
     onComment: (comment) => unit(encoder.encode(`:${comment}\n\n`)),
     onRetry: (retry) => unit(encoder.encode(`retry: ${retry}\n\n`)),
   });
-  parser.feed(new TextDecoder('utf-8', { ignoreBOM: true }).decode(source));
+  parser.feed('\n');
+  const text = new TextDecoder().decode(source);
+  parser.feed(text.endsWith('\r') ? `${text}\n` : text);
   return Buffer.concat(units);
 }
 
@@ -210,13 +217,43 @@ describe('EventFramer: byte-order marks', () => {
 
   it('drops a BOM that opens the stream, split or whole, and copies the events after it', () => {
     const source = encoder.encode('\uFEFFdata: a\n\ndata: b\n\n');
-    for (const cuts of [[], [1], [2], [3]]) {
+    for (const cuts of [[], [1], [2], [3], [1, 2], [0, 1, 1, 2, 3]]) {
       let bytes: Uint8Array = new Uint8Array(0);
-      expect(decodedBy(() => (bytes = framed(chunked(source, cuts)).bytes))).toBe('\uFEFFdata: a\n\n');
+      expect(decodedBy(() => (bytes = framed(chunked(source, cuts)).bytes))).toBe('');
       const text = Buffer.from(bytes).toString();
       expect(text).toBe(Buffer.from(reference(source)).toString());
       expect(text).toMatch(/^data: a\n/);
     }
+  });
+
+  it('drops one BOM only: bytes that begin one but do not finish it, or a second, are input and that line dispatches nothing', () => {
+    const event = encoder.encode('data: a\n\ndata: b\r\r');
+    for (const opening of [[0xef], [0xef, 0xbb], [0xef, 0xbb, 0xef, 0xbb, 0xbf], [0xef, 0xbb, 0xbf, 0xef, 0xbb, 0xbf]]) {
+      const source = Uint8Array.of(...opening, ...event);
+      for (let cut = 0; cut <= opening.length + 1; cut += 1) {
+        // Split anywhere in the opening, an empty chunk between the halves.
+        const text = Buffer.from(
+          framed([source.subarray(0, cut), new Uint8Array(0), source.subarray(cut)]).bytes,
+        ).toString();
+        expect(text).toBe(Buffer.from(reference(source)).toString());
+        expect(text).toMatch(/^data: b\nid: \d+\.\d+\n\n$/);
+      }
+    }
+  });
+});
+
+describe('EventFramer: CR line ends', () => {
+  it("frames an event a CR ends when that CR comes, not with the handler's next bytes, and the one the body ends with", () => {
+    const chunks = ['data: a\r\r', '\ndata: b\r\n', '\r', '\ndata: c\r\r'];
+    const pushes: string[] = [];
+    const framer = new EventFramer(GENERATION, (bytes) => pushes.push(Buffer.from(bytes).toString()));
+    const seen = chunks.map((chunk) => {
+      framer.write(encoder.encode(chunk));
+      return pushes.map((push) => push.split('\n')[0]);
+    });
+    framer.end();
+    expect(seen).toEqual([['data: a'], ['data: a'], ['data: a', 'data: b'], ['data: a', 'data: b', 'data: c']]);
+    expect(pushes.join('')).toBe(Buffer.from(reference(encoder.encode(chunks.join('')))).toString());
   });
 });
 
