@@ -234,11 +234,12 @@ export class EventFramer {
       this.#parser.feed('\n');
     }
     if (this.#lfGiven && text.startsWith('\n')) text = text.slice(1);
-    if (text === '') return;
     // A CR is a whole line end, but a parser fed it last cannot know no LF follows and
     // waits (eventsource-parser 3 does): the event it ends would wait for the handler's next
-    // bytes, or be lost at the end. CR LF is the same line end, so the LF is given now.
+    // bytes, or be lost at the end. CR LF is the same line end, so the LF is given now (and
+    // only the one LF right after it is skipped: a blank line after that is an event's end).
     this.#lfGiven = text.endsWith('\r');
+    if (text === '') return;
     this.#parser.feed(this.#lfGiven ? `${text}\n` : text);
   }
 

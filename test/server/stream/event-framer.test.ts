@@ -255,6 +255,22 @@ describe('EventFramer: CR line ends', () => {
     expect(seen).toEqual([['data: a'], ['data: a'], ['data: a', 'data: b'], ['data: a', 'data: b', 'data: c']]);
     expect(pushes.join('')).toBe(Buffer.from(reference(encoder.encode(chunks.join('')))).toString());
   });
+
+  it('ends an event at the blank line after a CR LF whose CR, LF and blank line come one chunk each', () => {
+    const chunks = ['data: a\r', '\n', '\ndata: b\n\n'];
+    const pushes: string[] = [];
+    const framer = new EventFramer(GENERATION, (bytes) => pushes.push(Buffer.from(bytes).toString()));
+    for (const chunk of chunks) framer.write(encoder.encode(chunk));
+    framer.end();
+    const written = pushes.join('');
+    expect(
+      written
+        .split('\n\n')
+        .filter(Boolean)
+        .map((event) => event.split('\n')[0]),
+    ).toEqual(['data: a', 'data: b']);
+    expect(written).toBe(Buffer.from(reference(encoder.encode(chunks.join('')))).toString());
+  });
 });
 
 describe('EventFramer: its buffers', () => {
