@@ -22,7 +22,7 @@ type Kind<E extends Error, N extends string, C extends StoreErrorCode> = ErrorCl
 export function storeErrorBase(name: string): ErrorClass<
   Error & {
     /** `store-unavailable` (transient: 503 + `Retry-After`) or `store-failed` (permanent: 500). */
-    readonly code: StoreErrorCode;
+    readonly code: 'store-unavailable' | 'store-failed'; // spelled out: the API reference shows it
   }
 > {
   return class extends Error {
