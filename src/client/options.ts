@@ -22,7 +22,7 @@ import {
 } from '../core/options.js';
 import type { SendEventListener } from './events.js';
 import type { Outbox, Stopping, Streaming, TabSharing } from './extensions.js';
-import ky from './ky.js';
+import { ky } from './ky.js';
 import type { ParseMode } from './send/parse.js';
 import type { IntentStorage, StorageAdapter } from './storage/types.js';
 

@@ -3,17 +3,17 @@
  * with a raw node-postgres error, so the layer above can tell "retry later" from "bug".
  */
 
+import { storeErrorBase, storeErrorKinds } from '../server/store/store-errors.js';
+
 /**
  * The base class: a store call failed. `cause` keeps what node-postgres threw. Its `code`
  * says whether a retry may help (PROTOCOL.md § 10.4): this class is a permanent failure
  * (`store-failed`: a missing table with `createTables: false`, no permission, a
  * constraint) that the handler answers 500.
  */
-export class PostgresStoreError extends Error {
-  override name: string = 'PostgresStoreError';
-  /** `store-unavailable` (transient: 503 + `Retry-After`) or `store-failed` (permanent: 500). */
-  readonly code: 'store-unavailable' | 'store-failed' = 'store-failed';
-}
+export class PostgresStoreError extends storeErrorBase('PostgresStoreError') {}
+
+const kinds = storeErrorKinds(PostgresStoreError, 'Postgres');
 
 /**
  * PostgreSQL could not be reached, dropped the connection, or answered with a transient
@@ -21,21 +21,13 @@ export class PostgresStoreError extends Error {
  * deadlock, a statement cancelled by a timeout). The same request may be retried with
  * the same ID: the handler answers 503 with `Retry-After`.
  */
-export class PostgresStoreUnavailableError extends PostgresStoreError {
-  override name = 'PostgresStoreUnavailableError' as const;
-  override readonly code = 'store-unavailable' as const;
-}
+export class PostgresStoreUnavailableError extends kinds.Unavailable {}
 
 /** PostgreSQL answered something the store's statements never return: a corrupt or foreign row. */
-export class PostgresStoreReplyError extends PostgresStoreError {
-  override name = 'PostgresStoreReplyError' as const;
-}
+export class PostgresStoreReplyError extends kinds.Reply {}
 
 /** The store was closed (the app is shutting down): another instance may serve the retry. */
-export class PostgresStoreClosedError extends PostgresStoreError {
-  override name = 'PostgresStoreClosedError' as const;
-  override readonly code = 'store-unavailable' as const;
-}
+export class PostgresStoreClosedError extends kinds.Closed {}
 
 /**
  * SQLSTATEs a retry may cure: connection exceptions (08), insufficient resources (53),

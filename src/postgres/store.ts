@@ -202,11 +202,7 @@ export class PostgresStore implements Store.StreamStore, Store.StepStore {
   }
 
   async watchStop(
-    key: string,
-    token: string,
-    timeoutMs: number,
-    signal?: AbortSignal,
-    claimSentAt?: number,
+    ...[key, token, timeoutMs, signal, claimSentAt]: Parameters<Store.StreamStore['watchStop']>
   ): Promise<boolean> {
     checkMs('timeoutMs', timeoutMs, 0);
     const values = [checkText('key', key, true), checkText('token', token)];

@@ -3,16 +3,16 @@
  * with a raw node-redis error, so the layer above can tell "retry later" from "bug".
  */
 
+import { storeErrorBase, storeErrorKinds } from '../server/store/store-errors.js';
+
 /**
  * The base class: a store call failed. `cause` keeps what node-redis threw. Its `code`
  * says whether a retry may help (PROTOCOL.md § 10.4): this class is a permanent failure
  * (`store-failed`: `WRONGTYPE`, `NOPERM`, a script error) that the handler answers 500.
  */
-export class RedisStoreError extends Error {
-  override name: string = 'RedisStoreError';
-  /** `store-unavailable` (transient: 503 + `Retry-After`) or `store-failed` (permanent: 500). */
-  readonly code: 'store-unavailable' | 'store-failed' = 'store-failed';
-}
+export class RedisStoreError extends storeErrorBase('RedisStoreError') {}
+
+const kinds = storeErrorKinds(RedisStoreError, 'Redis');
 
 /**
  * Redis could not be reached, did not answer within `commandTimeoutMs`, or answered
@@ -20,21 +20,13 @@ export class RedisStoreError extends Error {
  * Nothing was run; the same request may be retried with the same ID: the handler wraps
  * it in its `StoreUnavailableError` and answers 503 with `Retry-After`.
  */
-export class RedisStoreUnavailableError extends RedisStoreError {
-  override name = 'RedisStoreUnavailableError' as const;
-  override readonly code = 'store-unavailable' as const;
-}
+export class RedisStoreUnavailableError extends kinds.Unavailable {}
 
 /** Redis answered something a store script never returns: a corrupt or foreign record. */
-export class RedisStoreReplyError extends RedisStoreError {
-  override name = 'RedisStoreReplyError' as const;
-}
+export class RedisStoreReplyError extends kinds.Reply {}
 
 /** The store was closed (the app is shutting down): another instance may serve the retry. */
-export class RedisStoreClosedError extends RedisStoreError {
-  override name = 'RedisStoreClosedError' as const;
-  override readonly code = 'store-unavailable' as const;
-}
+export class RedisStoreClosedError extends kinds.Closed {}
 
 /** Error replies a retry may cure (a loading, busy, failing-over or overloaded server); every other reply is permanent. */
 const TRANSIENT_REPLIES = /^(LOADING|BUSY|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|READONLY|OOM|NOREPLICAS|MISCONF|MOVED|ASK)\b/;

@@ -44,18 +44,26 @@ export abstract class IdempotencyError extends Error {
 /** The names of every class below: {@link isIdempotencyError} also holds for an error from another copy of the module. */
 const NAMES = new Set<string>();
 
-/** The constructor of one problem class, typed with its literal name, code and status. */
-type ProblemClass<N extends string, C extends ProblemCode> = new (
+/**
+ * The constructor of one problem class, typed with its literal name, code and status. The
+ * status is a parameter of its own, filled in from the table where `problem()` is
+ * called, so the published types carry the literal (`400`) and never name `PROBLEMS`,
+ * which no entry exports: a consumer's declarations could not name it.
+ */
+type ProblemClass<N extends string, C extends ProblemCode, S extends number> = new (
   message: string,
   options?: { cause?: unknown; requestId?: string },
-) => IdempotencyError & { name: N; readonly code: C; readonly status: (typeof PROBLEMS)[C]['status'] };
+) => IdempotencyError & { name: N; readonly code: C; readonly status: S };
 
 /**
  * The base of one problem class: its name and the stable code it crosses the wire with;
  * its HTTP status is the code's (`src/core/problems.ts`). Each is typed as the literal
  * (so `error.code` narrows).
  */
-function problem<const N extends string, const C extends ProblemCode>(name: N, code: C): ProblemClass<N, C> {
+function problem<const N extends string, const C extends ProblemCode>(
+  name: N,
+  code: C,
+): ProblemClass<N, C, (typeof PROBLEMS)[C]['status']> {
   NAMES.add(name);
   return class extends IdempotencyError {
     override name: N = name;

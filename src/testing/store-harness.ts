@@ -50,47 +50,48 @@ export type StoreContract<S extends IdempotencyStore> = (
   options?: StoreContractOptions,
 ) => void;
 
+/** The claim `acquire` handed out. */
+type Claim = Extract<AcquireResult, { acquired: true }>;
+
 /**
  * Before each test, a fresh store from `setup` and a fresh key (its own hash tag, so
  * suites may share one database), handed to `use`; after it, the store's teardown.
- * Returns the suite's timing from `options`.
+ * Returns the suite's timing from `options`, and `claim(leaseMs?)`: the test's key
+ * claimed (fingerprint `'fp'`, ten leases unless told).
  */
 export function eachStore<S extends IdempotencyStore>(
   setup: StoreSetup<S>,
   options: StoreContractOptions,
   use: (store: S, key: string) => void,
-): ContractTiming {
+): ContractTiming & { claim: (leaseMs?: number) => Promise<Claim> } {
   let teardown: () => Promise<void> | void = () => {};
+  let current: [S, string] | undefined;
   beforeEach(async () => {
     const opened = await openStore(setup);
     teardown = opened.teardown;
-    use(opened.store, `answer-once-contract:{${crypto.randomUUID()}}`);
+    current = [opened.store, `answer-once-contract:{${crypto.randomUUID()}}`];
+    use(...current);
   });
   afterEach(async () => {
+    current = undefined;
     await teardown();
   });
-  return { lease: options.leaseMs ?? 200, slack: options.slackMs ?? 100, ttl: 3_600_000 };
+  const lease = options.leaseMs ?? 200;
+  const claim = async (leaseMs = 10 * lease): Promise<Claim> => {
+    if (current === undefined) throw new Error('claim() is for inside a test');
+    return held(await current[0].acquire(current[1], 'fp', leaseMs));
+  };
+  return { lease, slack: options.slackMs ?? 100, ttl: 3_600_000, claim };
 }
 
-/**
- * {@link eachStore} for a store that keeps logs, with `claim(leaseMs?)`: the test's key
- * claimed (fingerprint `'fp'`, ten leases unless told) as {@link claimGeneration} does.
- */
+/** {@link eachStore} for a store that keeps logs: its `claim` also says the generation, as {@link claimGeneration} does. */
 export function eachStreamStore(
   setup: StoreSetup<StreamStore>,
   options: StoreContractOptions,
   use: (store: StreamStore, key: string) => void,
 ): ContractTiming & { claim: (leaseMs?: number) => Promise<{ token: string; generation: number }> } {
-  let current: [StreamStore, string] | undefined;
-  const timing = eachStore(setup, options, (store, key) => {
-    current = [store, key];
-    use(store, key);
-  });
-  const claim = (leaseMs = 10 * timing.lease) => {
-    if (current === undefined) throw new Error('claim() is for inside a test');
-    return claimGeneration(current[0], current[1], leaseMs);
-  };
-  return { ...timing, claim };
+  const { claim, ...timing } = eachStore(setup, options, use);
+  return { ...timing, claim: async (leaseMs) => generationOf(await claim(leaseMs)) };
 }
 
 /** Claims `key` (fingerprint `'fp'`) and returns the token and generation a stream store hands out. */
@@ -99,9 +100,13 @@ export async function claimGeneration(
   key: string,
   leaseMs: number,
 ): Promise<{ token: string; generation: number }> {
-  const result = held(await store.acquire(key, 'fp', leaseMs));
-  expect(result.generation).toEqual(expect.any(Number));
-  return { token: result.token, generation: result.generation ?? Number.NaN };
+  return generationOf(held(await store.acquire(key, 'fp', leaseMs)));
+}
+
+/** A stream store's claim: its token, and the generation it must hand out. */
+function generationOf(claim: Claim): { token: string; generation: number } {
+  expect(claim.generation).toEqual(expect.any(Number));
+  return { token: claim.token, generation: claim.generation ?? Number.NaN };
 }
 
 /**
