@@ -84,14 +84,14 @@ function requestHeaders(init: HeadersInit | undefined, ids: Record<string, strin
 
 /** `fetch` and `stream` of a client made without `streaming`, `stop` without `stopping`: they name the option. */
 const withoutStreaming: StreamingMethods = {
-  fetch: () => missing('fetch', 'streams', 'streaming'),
-  stream: () => missing('stream', 'streams', 'streaming'),
+  fetch: () => missing('fetch', 'streaming'),
+  stream: () => missing('stream', 'streaming'),
 };
-const withoutStopping: Stop = () => missing('stop', 'stops', 'stopping');
+const withoutStopping: Stop = () => missing('stop', 'stopping');
 
-async function missing(method: string, does: string, option: string): Promise<never> {
+async function missing(method: string, option: string): Promise<never> {
   throw new TypeError(
-    `answer-once: \`client.${method}\` ${does}, and this client was made without \`${option}\`: createClient({ ${option} }), with \`import { ${option} } from 'answer-once'\`.`,
+    `answer-once: \`client.${method}\` needs a client made with \`${option}\`: createClient({ ${option} }), \`${option}\` imported from 'answer-once'.`,
   );
 }
 
