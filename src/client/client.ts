@@ -109,9 +109,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   const options = normalizeClientOptions(clientOptions);
   // The parent instance's own `fetch` (if any) is what the client's fetch wraps, and its
   // `stringifyJson` what serialises a `json` body (once per intent, replayed as is).
-  let baseFetch = options.kyOptions.fetch;
-  let stringifyJson = options.kyOptions.stringifyJson;
-  let baseUrl = options.kyOptions.baseUrl;
+  let { fetch: baseFetch, stringifyJson, baseUrl } = options.kyOptions;
   const instance = options.ky.extend((defaults) => {
     baseFetch ??= defaults.fetch;
     stringifyJson ??= defaults.stringifyJson;

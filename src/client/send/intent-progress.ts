@@ -36,7 +36,7 @@ export interface IntentProgress {
   readonly statusUrl: string | undefined;
 }
 
-export const START: IntentProgress = /* @__PURE__ */ Object.freeze({
+export const START: IntentProgress = {
   phase: 'sending',
   attempts: 0,
   polls: 0,
@@ -44,7 +44,7 @@ export const START: IntentProgress = /* @__PURE__ */ Object.freeze({
   unheld: 0,
   origin: undefined,
   statusUrl: undefined,
-});
+};
 
 /** A send-route request left (the first, a retry of it, or a resend). */
 export function attempt(progress: IntentProgress, url: string): IntentProgress {
