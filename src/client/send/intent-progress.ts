@@ -20,7 +20,7 @@ import type { ResolvedClientOptions } from '../options.js';
 import { backoffDelay } from './backoff.js';
 
 export interface IntentProgress {
-  /** What the next request is: the send route (`sending`), a status poll, or none. */
+  /** What the next request is: the send route (`sending`) or a status poll. */
   readonly phase: 'sending' | 'polling';
   /** Send-route requests that left (1-based once the first did). */
   readonly attempts: number;
