@@ -3,7 +3,6 @@
  * every attempt and poll); `resume()` finishes the intents a previous page left pending.
  */
 import type { KyInstance } from 'ky';
-import { REPLAYED_HEADER } from '../core/headers.js';
 import { newRequestId } from '../core/ids.js';
 import { AbortError } from './errors/abort-error.js';
 import type { SendEvent, SendEventListener } from './events.js';
@@ -83,22 +82,16 @@ function requestHeaders(init: HeadersInit | undefined, ids: Record<string, strin
   return headers;
 }
 
-/** True when the error carries an answer the server replayed (a stored one). */
-function replayedError(error: unknown): boolean {
-  const response = (error as { response?: unknown } | null)?.response;
-  return response instanceof Response && response.headers.has(REPLAYED_HEADER);
-}
-
 /** `fetch` and `stream` of a client made without `streaming`, `stop` without `stopping`: they name the option. */
 const withoutStreaming: StreamingMethods = {
-  fetch: () => missing('fetch', 'streams', 'streaming'),
-  stream: () => missing('stream', 'streams', 'streaming'),
+  fetch: () => missing('fetch', 'streaming'),
+  stream: () => missing('stream', 'streaming'),
 };
-const withoutStopping: Stop = () => missing('stop', 'stops', 'stopping');
+const withoutStopping: Stop = () => missing('stop', 'stopping');
 
-async function missing(method: string, does: string, option: string): Promise<never> {
+async function missing(method: string, option: string): Promise<never> {
   throw new TypeError(
-    `answer-once: \`client.${method}\` ${does}, and this client was made without \`${option}\`: createClient({ ${option} }), with \`import { ${option} } from 'answer-once'\`.`,
+    `answer-once: \`client.${method}\` needs a client made with \`${option}\`: createClient({ ${option} }), \`${option}\` imported from 'answer-once'.`,
   );
 }
 
@@ -116,9 +109,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
   const options = normalizeClientOptions(clientOptions);
   // The parent instance's own `fetch` (if any) is what the client's fetch wraps, and its
   // `stringifyJson` what serialises a `json` body (once per intent, replayed as is).
-  let baseFetch = options.kyOptions.fetch;
-  let stringifyJson = options.kyOptions.stringifyJson;
-  let baseUrl = options.kyOptions.baseUrl;
+  let { fetch: baseFetch, stringifyJson, baseUrl } = options.kyOptions;
   const instance = options.ky.extend((defaults) => {
     baseFetch ??= defaults.fetch;
     stringifyJson ??= defaults.stringifyJson;
@@ -164,8 +155,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
     const json = send.json !== undefined;
     const body = json ? (stringifyJson ?? JSON.stringify)(send.json) : send.body;
     const headers = requestHeaders(send.headers, options.idHeaders(requestId), json);
-    const persist = internal.persist === false ? undefined : stored?.persister(requestId, label, send.headers);
-    const attempt = (fetch: typeof baseFetch, keep?: Persist) =>
+    const attempt = (fetch: typeof baseFetch, persist?: Persist) =>
       runIntent(options, instance, fetch, {
         requestId,
         input,
@@ -176,17 +166,24 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
         parse: send.parse ?? options.parse,
         signal,
         emit,
-        persist: keep && persist ? (request) => keep(request).then(() => persist(request)) : (keep ?? persist),
+        persist,
       });
     try {
-      // With an outbox, a send that finds no network waits there for it (a position
-      // reconnect of a body already read never does: its intent went out).
-      const result =
-        outbox && internal.persist !== false
-          ? await outbox.carry(requestId, signal ?? options.signal, emit, baseFetch, ({ fetch, keep }) =>
-              attempt(fetch, async (request) => keep(await stored!.record(request, requestId, label, send.headers))),
-            )
-          : await attempt(baseFetch);
+      // Storage writes the intent before it leaves; with an outbox, a send that finds no
+      // network waits there for it (a position reconnect of a body already read never
+      // does: its intent went out).
+      const result = stored
+        ? await stored.carry(
+            requestId,
+            label,
+            send.headers,
+            internal.persist !== false,
+            signal ?? options.signal,
+            emit,
+            baseFetch,
+            attempt,
+          )
+        : await attempt(baseFetch);
       // A streamed body (client.fetch) settles when it ends, not when its headers arrive.
       if (internal.bodyPending) return result;
       emit?.({
@@ -203,7 +200,7 @@ export function createClient(clientOptions: ClientOptions = {}): AnswerOnceClien
       if (internal.reconnect) throw error;
       const { attempts = 0, polls = 0 } = error as { attempts?: number; polls?: number };
       emit?.({ type: 'settled', requestId, outcome: 'failed', error: error as Error, attempts, polls });
-      await stored?.forget(requestId, replayedError(error));
+      await stored?.forgetFailed(requestId, error);
       throw error;
     }
   }

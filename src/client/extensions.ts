@@ -70,8 +70,8 @@ export interface Carried {
 
 /**
  * The outbox a client sends through (`createClient({ outbox: indexedDbOutbox() })`): the
- * sends it keeps, and the queue that wakes them. The client calls `carry`; an app reads
- * `list` and may call `flush`.
+ * sends it keeps, and the queue that wakes them. The client's sends call `carry` (through
+ * ../storage/resuming.ts); an app reads `list` and may call `flush`.
  */
 export interface Outbox {
   /** Runs `go` for `requestId`, keeping it in the outbox and waiting for the network whenever it is offline. */

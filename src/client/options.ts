@@ -242,26 +242,8 @@ export interface ResolvedClientOptions {
   readonly signal: AbortSignal | undefined;
 }
 
-/** `RetryPolicy` defaults; see each option's JSDoc. */
-const RETRY_DEFAULTS = /* @__PURE__ */ Object.freeze({
-  limit: 4,
-  delay: 300,
-  backoffLimit: 10_000,
-  maxRetryAfter: 30_000,
-  statusCodes: Object.freeze([408, 425, 429, 500, 502, 503, 504] as const),
-  random: Math.random,
-});
-
-/** `ClientOptions` defaults; see each option's JSDoc. */
-const DEFAULTS = /* @__PURE__ */ Object.freeze({
-  replayedHeader: REPLAYED_HEADER,
-  timeout: 30_000 as number | false,
-  totalTimeout: 120_000,
-  pollWait: 10,
-  pollInterval: 1_000,
-  minPollInterval: 250,
-  parse: 'auto' as ParseMode,
-});
+/** The statuses `retry` retries by default (see `RetryPolicy.statusCodes`). */
+const RETRY_STATUSES: readonly number[] = [408, 425, 429, 500, 502, 503, 504];
 
 const PARSE_MODES: readonly ParseMode[] = ['auto', 'json', 'text', 'none'];
 const ID_HEADERS: readonly RequestIdHeaderName[] = [REQUEST_ID_HEADER, IDEMPOTENCY_KEY_HEADER];
@@ -298,12 +280,12 @@ function normalizeRetryPolicy(retry: RetryPolicy | number | undefined): Resolved
     invalidOption('retry', 'a number or a retry policy object', retry);
   }
   const {
-    limit = RETRY_DEFAULTS.limit,
-    delay = RETRY_DEFAULTS.delay,
-    backoffLimit = RETRY_DEFAULTS.backoffLimit,
-    maxRetryAfter = RETRY_DEFAULTS.maxRetryAfter,
-    statusCodes = RETRY_DEFAULTS.statusCodes,
-    random = RETRY_DEFAULTS.random,
+    limit = 4,
+    delay = 300,
+    backoffLimit = 10_000,
+    maxRetryAfter = 30_000,
+    statusCodes = RETRY_STATUSES,
+    random = Math.random,
   }: RetryPolicy = typeof retry === 'number' ? { limit: retry } : (retry ?? {});
   if (!Array.isArray(statusCodes) || !statusCodes.every((s) => Number.isInteger(s) && s >= 400 && s <= 599)) {
     invalidOption('retry.statusCodes', 'an array of 4xx/5xx statuses', statusCodes);
@@ -325,14 +307,14 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
   const {
     ky: base = ky,
     headerName,
-    replayedHeader = DEFAULTS.replayedHeader,
+    replayedHeader = REPLAYED_HEADER,
     retry,
-    timeout = DEFAULTS.timeout,
-    totalTimeout = DEFAULTS.totalTimeout,
+    timeout = 30_000,
+    totalTimeout = 120_000,
     idleTimeout = totalTimeout,
-    pollWait = DEFAULTS.pollWait,
-    pollInterval = DEFAULTS.pollInterval,
-    minPollInterval = DEFAULTS.minPollInterval,
+    pollWait = 10,
+    pollInterval = 1_000,
+    minPollInterval = 250,
     statusUrl,
     storage,
     tabs,
@@ -340,7 +322,7 @@ export function normalizeClientOptions(options: ClientOptions = {}): ResolvedCli
     streaming,
     stopping,
     onEvent,
-    parse = DEFAULTS.parse,
+    parse = 'auto',
     ...kyOptions
   } = optionsObject(options, 'options');
   if (typeof base !== 'function' || typeof base.extend !== 'function') invalidOption('ky', 'a ky instance', base);

@@ -7,7 +7,6 @@
  *   sending ─attempt→ sending ─accepted (202)→ polling ─poll→ polling ─…
  *      ↑  └─retry (5xx, network, cut)─┘            │
  *      └──────────resend (intent failed / not found)┘
- *   any ─settle→ settled
  *
  * Counting, decided once: `attempts` counts the send-route requests of this call
  * (1 + retries and resends of the same request), `polls` its status polls, `retries` the
@@ -21,8 +20,8 @@ import type { ResolvedClientOptions } from '../options.js';
 import { backoffDelay } from './backoff.js';
 
 export interface IntentProgress {
-  /** What the next request is: the send route (`sending`), a status poll, or none. */
-  readonly phase: 'sending' | 'polling' | 'settled';
+  /** What the next request is: the send route (`sending`) or a status poll. */
+  readonly phase: 'sending' | 'polling';
   /** Send-route requests that left (1-based once the first did). */
   readonly attempts: number;
   /** Status polls that left. */
@@ -37,7 +36,7 @@ export interface IntentProgress {
   readonly statusUrl: string | undefined;
 }
 
-export const START: IntentProgress = /* @__PURE__ */ Object.freeze({
+export const START: IntentProgress = {
   phase: 'sending',
   attempts: 0,
   polls: 0,
@@ -45,11 +44,11 @@ export const START: IntentProgress = /* @__PURE__ */ Object.freeze({
   unheld: 0,
   origin: undefined,
   statusUrl: undefined,
-});
+};
 
 /** A send-route request left (the first, a retry of it, or a resend). */
 export function attempt(progress: IntentProgress, url: string): IntentProgress {
-  return { ...progress, phase: 'sending', attempts: progress.attempts + 1, origin: progress.origin ?? new URL(url).origin };
+  return { ...progress, attempts: progress.attempts + 1, origin: progress.origin ?? new URL(url).origin };
 }
 
 /** A status poll left. */
@@ -74,11 +73,6 @@ export function retry(progress: IntentProgress, limit: number): IntentProgress |
 /** The server reports the intent failed (or unknown): the original request goes again. */
 export function resend(progress: IntentProgress): IntentProgress {
   return { ...progress, phase: 'sending', unheld: 0 };
-}
-
-/** The intent is over: nothing more leaves. */
-export function settle(progress: IntentProgress): IntentProgress {
-  return progress.phase === 'settled' ? progress : { ...progress, phase: 'settled' };
 }
 
 /** What an error or a result reports about the intent's travel. */

@@ -14,8 +14,8 @@ interface Shared<T> {
    * signal gets one: a caller without a signal never leaves, so that run is never aborted.
    */
   readonly controller: AbortController | undefined;
-  /** Each caller's listener, with how many callers passed it: called once per event. */
-  readonly listeners: Map<SendEventListener, number>;
+  /** Each caller's listener, as often as callers passed it: each called once per event. */
+  readonly listeners: SendEventListener[];
   /** What the run has done so far, for the error of a caller who leaves early. */
   readonly progress: { requestId: string; attempts: number; polls: number };
   callers: number;
@@ -47,12 +47,12 @@ export function createJoiner<T>(leave: (signal: AbortSignal, progress: IntentErr
     let shared = inFlight.get(key);
     if (!shared) {
       const controller = signal ? new AbortController() : undefined;
-      const listeners = new Map<SendEventListener, number>();
+      const listeners: SendEventListener[] = [];
       const progress = { requestId, attempts: 0, polls: 0 };
       const promise = start(controller?.signal, (event) => {
         if (event.type === 'attempt') progress.attempts = event.attempt;
         if (event.type === 'poll') progress.polls = event.polls;
-        for (const each of listeners.keys()) notify(each, event);
+        for (const each of new Set(listeners)) notify(each, event);
       }).finally(() => {
         if (inFlight.get(key) === shared) inFlight.delete(key);
       });
@@ -69,18 +69,14 @@ export function createJoiner<T>(leave: (signal: AbortSignal, progress: IntentErr
     listener: SendEventListener | undefined,
   ): Promise<T> {
     shared.callers += 1;
-    if (listener) shared.listeners.set(listener, (shared.listeners.get(listener) ?? 0) + 1);
+    if (listener) shared.listeners.push(listener);
     // A caller without a signal never leaves. Once the run settles, nothing reads the
     // count or the listeners again: only a caller who leaves early gives them back.
     if (!signal) return shared.promise;
     return new Promise<T>((resolve, reject) => {
       const onAbort = () => {
         shared.callers -= 1;
-        if (listener) {
-          const count = shared.listeners.get(listener) ?? 1;
-          if (count > 1) shared.listeners.set(listener, count - 1);
-          else shared.listeners.delete(listener);
-        }
+        if (listener) shared.listeners.splice(shared.listeners.indexOf(listener), 1);
         if (shared.callers === 0) {
           // Nobody waits any more: stop the run, and free the key for the next click now.
           if (inFlight.get(key) === shared) inFlight.delete(key);

@@ -276,7 +276,6 @@ export async function runIntent<TData>(
   } catch (error) {
     failure = error;
   }
-  progress = step.settle(progress);
   // No response and no error: a ky hook stopped the send.
   if (!response) throw toSendError(failure, context(), options, signal, Date.now() - startedAt);
   const replayed = isReplayed(response, options.replayedHeaders);

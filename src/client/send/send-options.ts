@@ -75,12 +75,9 @@ export interface NormalizedSendOptions extends Omit<SendOptions, 'method' | 'req
   readonly joinKey: string | undefined;
 }
 
-/** `SendOptions` defaults; `parse` defaults to the client's. */
-const DEFAULTS = /* @__PURE__ */ Object.freeze({ method: 'POST' });
-
 export function normalizeSendOptions(options: SendOptions = {}): NormalizedSendOptions {
   const given = optionsObject(options, 'options');
-  const { method = DEFAULTS.method, requestId, intentKey, signal, onEvent, parse } = given;
+  const { method = 'POST', requestId, intentKey, signal, onEvent, parse } = given;
   stringOption(method, 'method', 'an HTTP method', (name) => /^[A-Za-z]+$/.test(name));
   if (requestId !== undefined) stringOption(requestId, 'requestId', '8–128 characters of [A-Za-z0-9_-]', isValidRequestId);
   if (intentKey !== undefined) stringOption(intentKey, 'intentKey', 'a non-empty string', (key) => key !== '');

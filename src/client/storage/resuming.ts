@@ -5,6 +5,7 @@
  * `resuming`), so a client given neither bundles none of it and is never a lazy chunk
  * away from sending what it stored.
  */
+import { REPLAYED_HEADER } from '../../core/headers.js';
 import { functionOption } from '../../core/options.js';
 import { StoredIntentError } from '../errors/stored-intent-error.js';
 import { UnreplayableBodyError } from '../errors/unreplayable-body-error.js';
@@ -54,18 +55,40 @@ export interface Resuming {
   readonly stopped: StoppedIntents;
   /** Throws `UnreplayableBodyError` for a body storage could not hold as text. */
   refuse(body: BodyInit | null | undefined, requestId: string): void;
-  /** The saver of one intent's record; `undefined` without storage. */
-  persister(requestId: string, label: string, headers: HeadersInit | undefined): Persist | undefined;
-  /** The record of one intent's request (what the outbox keeps). */
-  record(request: Request, requestId: string, label: string, headers: HeadersInit | undefined): Promise<StoredIntent>;
+  /**
+   * Runs one send's attempt loop, `go`, keeping its intent: the record written before the
+   * first attempt leaves and, with an outbox, the send carried through it (kept there, and
+   * sent again once the browser is back online). `keep` false: a reconnect of an intent
+   * already kept, run as it is.
+   */
+  carry(
+    requestId: string,
+    label: string,
+    headers: HeadersInit | undefined,
+    keep: boolean,
+    signal: AbortSignal | undefined,
+    emit: ((event: SendEvent) => void) | undefined,
+    baseFetch: Fetch | undefined,
+    go: (fetch: Fetch | undefined, persist: Persist | undefined) => Promise<SendResult>,
+  ): Promise<SendResult>;
   /** Drops a settled intent's record, unless a stop keeps it (./stopped.ts). */
   forget(requestId: string, replayed: boolean): Promise<void>;
+  /** Drops a failed intent's record, as {@link forget} does (`error`'s response says whether it was a replay). */
+  forgetFailed(requestId: string, error: unknown): Promise<void>;
   /** Throws `StoredIntentError` (once: the record is removed, the intent reported settled). */
   checkStored(stored: StoredIntent, listener: SendEventListener | undefined): Promise<void>;
   /** `client.resend`, `client.resume` and `client.pending` (see `AnswerOnceClient`). */
   resend(stored: StoredIntent, options?: ResumeOptions): Promise<SendResult>;
   resume(options?: ResumeOptions): Promise<ResumeOutcome[]>;
   pending(input: string, match?: (intent: StoredIntent) => boolean): Promise<StoredIntent | undefined>;
+}
+
+type Fetch = typeof globalThis.fetch;
+
+/** Whether a failed send's error carries a replayed answer (a stored one, not run now). */
+function replayedError(error: unknown): boolean {
+  const response = (error as { response?: unknown } | null)?.response;
+  return response instanceof Response && response.headers.has(REPLAYED_HEADER);
 }
 
 /**
@@ -96,6 +119,10 @@ export function resuming({ storage, outbox, baseUrl, emitter, dispatch }: Resumi
     } catch {
       // A record that outlives its intent is harmless: resuming it replays the answer.
     }
+  }
+
+  async function forget(requestId: string, replayed: boolean): Promise<void> {
+    if (!stopped.keep(requestId, replayed)) await remove(requestId);
   }
 
   async function checkStored(stored: StoredIntent, listener: SendEventListener | undefined): Promise<void> {
@@ -138,11 +165,18 @@ export function resuming({ storage, outbox, baseUrl, emitter, dispatch }: Resumi
       const kind = storage && unstorableBodyKind(body);
       if (kind) throw new UnreplayableBodyError(kind, { requestId, attempts: 0, polls: 0 });
     },
-    persister: (requestId, label, headers) => storage && persister(storage, stopped, requestId, label, headers),
-    record: storedIntentOf,
-    async forget(requestId, replayed) {
-      if (!stopped.keep(requestId, replayed)) await remove(requestId);
+    carry(requestId, label, headers, keep, signal, emit, baseFetch, go) {
+      const save = keep && storage ? persister(storage, stopped, requestId, label, headers) : undefined;
+      if (!outbox || !keep) return go(baseFetch, save);
+      return outbox.carry(requestId, signal, emit, baseFetch, ({ fetch, keep: hold }) =>
+        go(fetch, async (request) => {
+          hold(await storedIntentOf(request, requestId, label, headers));
+          await save?.(request);
+        }),
+      );
     },
+    forget,
+    forgetFailed: (requestId, error) => forget(requestId, replayedError(error)),
     checkStored,
     resend,
     async resume(options) {
