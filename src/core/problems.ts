@@ -53,6 +53,12 @@ export const PROBLEMS = {
   'request-in-progress': { status: 409, next: 'in-progress' },
   /** The request body is larger than the server accepts. */
   'payload-too-large': { status: 413, next: 'final' },
+  /**
+   * The request body broke before its end (the connection closed or reset mid-upload, a
+   * malformed chunk): nothing was read as the intent, nothing run or stored, so the same
+   * request is sent again under its ID.
+   */
+  'request-body-incomplete': { status: 400, next: 'resend' },
   /** The idempotency store could not be reached; retry with the same ID. */
   'store-unavailable': { status: 503, next: 'retry' },
   /** The idempotency store refused the operation in a way no retry cures (a server misconfiguration): final. */
