@@ -155,7 +155,9 @@ describe('serve(createIdempotencyHandler(…))', () => {
       expect(await response.json()).toMatchObject({
         code: 'request-body-incomplete',
         // As many of the 12 bytes sent as the runtime handed on before the stream broke.
-        detail: expect.stringMatching(/^The body broke after \d+ bytes of the 100 its Content-Length declared\.$/),
+        detail: expect.stringMatching(
+          /^answer-once: the request body broke after \d+ bytes of the 100 its Content-Length declared\.$/,
+        ),
         requestId: 'req-node-cut-1',
       });
       await new Promise((resolve) => setImmediate(resolve)); // serve() would report a rejection by now

@@ -22,7 +22,7 @@ export async function readRequestBody(
   let length = 0;
   const incomplete = (cause: unknown) =>
     new RequestBodyIncompleteError(
-      `The body broke after ${length} bytes${declared >= 0 ? ` of the ${declared} its Content-Length declared` : ''}.`,
+      `answer-once: the request body broke after ${length} bytes${declared >= 0 ? ` of the ${declared} its Content-Length declared` : ''}.`,
       { cause, requestId },
     );
   for (;;) {

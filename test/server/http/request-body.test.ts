@@ -98,7 +98,7 @@ describe('createIdempotencyHandler: a request body that breaks', () => {
       title: 'answer-once: the request body did not arrive whole; nothing was run.',
       status: 400,
       code: 'request-body-incomplete',
-      detail: `The body broke after 10 bytes of the ${LIMIT} its Content-Length declared.`,
+      detail: `answer-once: the request body broke after 10 bytes of the ${LIMIT} its Content-Length declared.`,
       requestId: ID,
     });
     expect(app.calls).toHaveLength(0);
