@@ -23,7 +23,8 @@ export type RetryReason =
   | 'in-progress'
   /**
    * The server's problem code says to send the original request again: `intent-failed`
-   * (this intent failed), `intent-not-found` (the status route does not know it).
+   * (this intent failed), `intent-not-found` (the status route does not know it),
+   * `request-body-incomplete` (the request's body did not reach the server whole).
    */
   | ResendCode;
 

@@ -5,9 +5,10 @@
  * client's error classes and guards, the stream's error markers, the AI transport and
  * every retry-or-final decision read it; nothing else lists codes.
  *
- * Adding a code: a row here (the compiler then asks for nothing else unless it names a
- * new client class), the place that raises it, its § 9 row (`test/core/problems.test.ts`
- * compares the two), a spec of the server's answer and one of the client's error.
+ * Adding a code: a row here (the compiler then asks for a scenario that gets it out of
+ * the server, in `test/server/problems.test.ts`, and for a class when it names a new
+ * one), the place that raises it, its § 9 row (`test/core/problems.test.ts` compares the
+ * two), and a spec of the client's error when it is more than the row.
  */
 const PROBLEM_BASE = 'https://answer-once.dev/problems/';
 
@@ -53,6 +54,12 @@ export const PROBLEMS = {
   'request-in-progress': { status: 409, next: 'in-progress' },
   /** The request body is larger than the server accepts. */
   'payload-too-large': { status: 413, next: 'final' },
+  /**
+   * The request body broke before its end (the connection closed or reset mid-upload, a
+   * malformed chunk): nothing was read as the intent, nothing run or stored, so the same
+   * request is sent again under its ID.
+   */
+  'request-body-incomplete': { status: 400, next: 'resend' },
   /** The idempotency store could not be reached; retry with the same ID. */
   'store-unavailable': { status: 503, next: 'retry' },
   /** The idempotency store refused the operation in a way no retry cures (a server misconfiguration): final. */

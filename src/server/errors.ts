@@ -88,6 +88,21 @@ export class FingerprintMismatchError extends problem('FingerprintMismatchError'
 export class PayloadTooLargeError extends problem('PayloadTooLargeError', 'payload-too-large') {}
 
 /**
+ * The request body broke before its end: the connection closed or reset mid-upload, or
+ * the runtime could not read it. Nothing was run or stored; the same request may be sent
+ * again. The problem's `detail` says how far the body got; `cause` is the read's error.
+ */
+export class RequestBodyIncompleteError extends problem('RequestBodyIncompleteError', 'request-body-incomplete') {
+  override getResponse(): Response {
+    return problemResponse(this.code, {
+      title: 'answer-once: the request body did not arrive whole; nothing was run.',
+      detail: this.message,
+      ...(this.requestId === undefined ? {} : { requestId: this.requestId }),
+    });
+  }
+}
+
+/**
  * The store could not be reached, did not answer within `storeTimeoutMs`, or is
  * briefly unable to serve (Redis down, LOADING, a failover, a memory store full of
  * running intents): a transient failure. Nothing was run; the same request may be sent

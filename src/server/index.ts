@@ -16,6 +16,7 @@ export {
   LeaseLostError,
   MissingRequestIdError,
   PayloadTooLargeError,
+  RequestBodyIncompleteError,
   ScopeError,
   StoreFailedError,
   StoreUnavailableError,

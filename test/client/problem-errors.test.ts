@@ -32,21 +32,24 @@ describe('problem codes on the client', () => {
     expect(server.seen.length).toBeGreaterThanOrEqual(1);
   });
 
-  it.each(ROWS.filter(([, row]) => row.error !== undefined))(
-    'the AI transport fails a send answered %s with the same error',
-    async (code, row) => {
-      const { client } = scriptedClient(() => problem(code, row.status), { retry: { limit: 0 } });
-      const transport = answerOnceTransport({ client, api: `${BASE}chat` });
-      const error = await transport
-        .sendMessages({
-          trigger: 'submit-message',
-          chatId: 'c',
-          messageId: undefined,
-          messages: [user],
-          abortSignal: undefined,
-        })
-        .catch((e: unknown) => e);
-      expect(error).toMatchObject({ name: row.error, status: row.status, problem: { code } });
-    },
-  );
+  it.each(ROWS)('the AI transport fails a send answered %s with the same error', async (code, row) => {
+    const { client } = scriptedClient(() => problem(code, row.status), { retry: { limit: 0 } });
+    const transport = answerOnceTransport({ client, api: `${BASE}chat` });
+    const error = await transport
+      .sendMessages({
+        trigger: 'submit-message',
+        chatId: 'c',
+        messageId: undefined,
+        messages: [user],
+        abortSignal: undefined,
+      })
+      .catch((e: unknown) => e);
+    expect(isResponseError(error)).toBe(true);
+    expect(error).toMatchObject({
+      name: row.error ?? 'ResponseError',
+      status: row.status,
+      problem: { code },
+      retryable: row.next !== 'final' && row.next !== 'new-intent',
+    });
+  });
 });

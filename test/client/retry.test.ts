@@ -3,6 +3,7 @@ import {
   ConnectionError,
   createClient,
   DeadlineExceededError,
+  isResponseError,
   ResponseError,
   type SendEvent,
 } from 'answer-once';
@@ -88,6 +89,38 @@ describe('client retries', () => {
     expect((error as ResponseError).status).toBe(code);
     expect((error as ResponseError).retryable).toBe(false);
     expect(ids).toHaveLength(1);
+  });
+
+  it('sends a request whose body did not arrive whole (400 request-body-incomplete) again, same ID and body', async () => {
+    const sent: [string | undefined, string][] = [];
+    const answers = [() => problem(400, 'request-body-incomplete'), ok];
+    server.use(
+      http.post(`${ORIGIN}/chat`, async ({ request }) => {
+        sent.push([idOf(request), await request.text()]);
+        return answers[Math.min(sent.length, answers.length) - 1]!();
+      }),
+    );
+    const reasons: string[] = [];
+    const result = await createClient({ baseUrl: ORIGIN, retry: { delay: 0 } }).send('chat', {
+      json: { question: 'hi' },
+      onEvent: (e) => e.type === 'retry' && reasons.push(e.reason),
+    });
+    expect(result.data).toEqual({ answer: 42 });
+    expect(reasons).toEqual(['request-body-incomplete']);
+    expect(sent).toEqual([
+      [result.requestId, '{"question":"hi"}'],
+      [result.requestId, '{"question":"hi"}'],
+    ]);
+  });
+
+  it('rejects a body that never arrives whole, past retry.limit, with a retryable ResponseError naming the code', async () => {
+    const ids = scripted([() => problem(400, 'request-body-incomplete')]);
+    const error = await createClient({ baseUrl: ORIGIN, retry: { limit: 1, delay: 0 } })
+      .send('chat', { json: {} })
+      .catch((e: unknown) => e);
+    expect(isResponseError(error) && error.problem?.code === 'request-body-incomplete').toBe(true);
+    expect(error).toMatchObject({ name: 'ResponseError', status: 400, retryable: true, attempts: 2 });
+    expect(ids).toHaveLength(2);
   });
 
   it('retries a POST only because the key makes it safe (plain ky would not)', async () => {

@@ -45,6 +45,7 @@ describe('nextAfter', () => {
     [503, 'intent-failed', 'resend'],
     [400, 'intent-failed', 'resend'],
     [404, 'intent-not-found', 'resend'],
+    [400, 'request-body-incomplete', 'resend'],
     [410, 'intent-not-found', 'final'],
     [503, 'store-unavailable', 'retry'],
     [500, 'request-id-reused', 'retry'],

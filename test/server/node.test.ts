@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { createClient } from 'answer-once';
 import { createIdempotencyHandler } from 'answer-once/server';
 import { serve, toNodeListener } from 'answer-once/server/node';
@@ -114,6 +114,56 @@ describe('serve(createIdempotencyHandler(…))', () => {
       expect(replay.headers.get('x-idempotent-replayed')).toBe('true');
       expect(replay.headers.get('content-type')).toBe('text/event-stream');
       expect(await replay.text()).toBe(firstText);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers a client that hangs up mid-upload 400 request-body-incomplete, no server failure reported, nothing run', async () => {
+    let calls = 0;
+    const handle = createIdempotencyHandler({
+      scope: () => ({ user: 'u' }),
+      handler: async () => {
+        calls += 1;
+        return Response.json({ ok: true });
+      },
+    });
+    let answered!: (outcome: Response | unknown) => void;
+    const outcome = new Promise<Response | unknown>((resolve) => (answered = resolve));
+    const failures: unknown[] = [];
+    const observed = async (request: Request): Promise<Response> => {
+      try {
+        const response = await handle(request);
+        answered(response.clone());
+        return response;
+      } catch (error) {
+        answered(error);
+        throw error;
+      }
+    };
+    const server = await serve(observed, { onError: (error) => failures.push(error) });
+    try {
+      const { hostname, port } = new URL(server.url);
+      const socket = connect(Number(port), hostname, () => {
+        socket.write('POST /api/chat HTTP/1.1\r\nHost: app\r\nX-Request-Id: req-node-cut-1\r\nContent-Length: 100\r\n\r\n');
+        socket.end('{"question":'); // 12 of the 100 bytes, then the client is gone
+      });
+      socket.on('error', () => {}); // the server may reset the half-closed socket
+      const response = (await outcome) as Response;
+      expect(response).toBeInstanceOf(Response);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({
+        code: 'request-body-incomplete',
+        // As many of the 12 bytes sent as the runtime handed on before the stream broke.
+        detail: expect.stringMatching(
+          /^answer-once: the request body broke after \d+ bytes of the 100 its Content-Length declared\.$/,
+        ),
+        requestId: 'req-node-cut-1',
+      });
+      await new Promise((resolve) => setImmediate(resolve)); // serve() would report a rejection by now
+      expect(failures).toEqual([]);
+      expect(calls).toBe(0);
+      socket.destroy();
     } finally {
       await server.close();
     }

@@ -1,9 +1,11 @@
 import { concat } from '../../core/bytes.js';
-import { PayloadTooLargeError } from '../errors.js';
+import { PayloadTooLargeError, RequestBodyIncompleteError } from '../errors.js';
 
 /**
  * Reads the whole request body, refusing more than `maxBytes`: a `Content-Length` over
- * the limit is refused before reading, a stream is cancelled as soon as it crosses it.
+ * the limit is refused before reading, a stream is cancelled as soon as it crosses it. A
+ * body whose stream breaks before its end (the client's connection closed mid-upload) is
+ * refused as incomplete, never read as the intent's body nor thrown as the server's failure.
  */
 export async function readRequestBody(
   request: Request,
@@ -18,8 +20,15 @@ export async function readRequestBody(
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let length = 0;
+  const incomplete = (cause: unknown) =>
+    new RequestBodyIncompleteError(
+      `answer-once: the request body broke after ${length} bytes${declared >= 0 ? ` of the ${declared} its Content-Length declared` : ''}.`,
+      { cause, requestId },
+    );
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch((error: unknown) => {
+      throw incomplete(error);
+    });
     if (done) break;
     length += value.byteLength;
     if (length > maxBytes) {

@@ -61,3 +61,56 @@ describe('createIdempotencyHandler: maxBodyBytes', () => {
     expect(app.calls).toHaveLength(0);
   });
 });
+
+/** A request whose body stream breaks after its first `sent` bytes, as a client's that hangs up mid-upload does. */
+function brokenRequest(body: string, sent: number): Request {
+  const bytes = new TextEncoder().encode(body);
+  let arrived = false;
+  return new Request('http://app.test/api/chat', {
+    method: 'POST',
+    headers: {
+      Authorization: 'Bearer alice',
+      'X-Request-Id': ID,
+      'Content-Type': 'application/json',
+      'Content-Length': String(bytes.byteLength),
+    },
+    body: new ReadableStream<Uint8Array>({
+      pull(controller) {
+        // The first read gets the bytes that came; the next finds the connection gone.
+        if (arrived) controller.error(new TypeError('terminated: other side closed'));
+        else controller.enqueue(bytes.subarray(0, sent));
+        arrived = true;
+      },
+    }),
+    duplex: 'half',
+  } as RequestInit);
+}
+
+describe('createIdempotencyHandler: a request body that breaks', () => {
+  it('answers 400 request-body-incomplete, saying how far the body got, and runs nothing', async () => {
+    const app = chatApp();
+    const response = await app.handle(brokenRequest(bodyOf(LIMIT), 10));
+    expect(response.status).toBe(400);
+    expect(response.headers.get('Content-Type')).toBe('application/problem+json');
+    expect(response.headers.get('X-Request-Id')).toBe(ID);
+    expect(await response.json()).toEqual({
+      type: 'https://answer-once.dev/problems/request-body-incomplete',
+      title: 'answer-once: the request body did not arrive whole; nothing was run.',
+      status: 400,
+      code: 'request-body-incomplete',
+      detail: `answer-once: the request body broke after 10 bytes of the ${LIMIT} its Content-Length declared.`,
+      requestId: ID,
+    });
+    expect(app.calls).toHaveLength(0);
+  });
+
+  it('keeps nothing of the broken body: the same request sent again whole runs once and is answered', async () => {
+    const app = chatApp();
+    const body = bodyOf(LIMIT);
+    expect((await app.handle(brokenRequest(body, 10))).status).toBe(400);
+    const resent = await app.handle(chatRequest({ body }));
+    expect(resent.status).toBe(200); // not 422: the broken bytes were never fingerprinted
+    expect(resent.headers.get('X-Idempotent-Replayed')).toBeNull();
+    expect(app.calls.map((call) => call.question)).toEqual([JSON.parse(body).question]);
+  });
+});
